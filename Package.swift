@@ -1,0 +1,65 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+/// Settings shared by every Swift target: Swift 6 language mode plus upcoming features that keep
+/// public API explicit.
+let swiftSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+]
+
+let package = Package(
+    name: "GeoQuery",
+    platforms: [.macOS(.v13)],
+    products: [
+        .library(name: "GeoCore", targets: ["GeoCore"]),
+        .library(name: "PlaceModel", targets: ["PlaceModel"]),
+        .library(name: "PlaceStore", targets: ["PlaceStore"]),
+        .library(name: "PlaceImport", targets: ["PlaceImport"]),
+        .executable(name: "geoquery", targets: ["GeoQueryCLI"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+    ],
+    targets: [
+        // C shims: the system libsqlite3 (Debian's build can load extensions) and libspatialite.
+        .systemLibrary(
+            name: "CSpatiaLite",
+            pkgConfig: "spatialite",
+            providers: [.apt(["libspatialite-dev", "libsqlite3-dev"])]
+        ),
+        .target(name: "GeoCore", swiftSettings: swiftSettings),
+        .target(name: "PlaceModel", dependencies: ["GeoCore"], swiftSettings: swiftSettings),
+        .target(
+            name: "PlaceStore",
+            dependencies: ["GeoCore", "PlaceModel", "CSpatiaLite"],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "PlaceImport",
+            dependencies: ["GeoCore", "PlaceModel", "PlaceStore"],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "GeoQueryCLI",
+            dependencies: [
+                "GeoCore", "PlaceModel", "PlaceStore", "PlaceImport",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // `make bench`: synthetic 1 M place index, library vs raw engine. Not run by `make test`.
+        .executableTarget(
+            name: "GeoQueryBench",
+            dependencies: ["GeoCore", "PlaceModel", "PlaceStore", "CSpatiaLite"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(name: "GeoCoreTests", dependencies: ["GeoCore"],
+                    resources: [.copy("Fixtures")], swiftSettings: swiftSettings),
+        .testTarget(name: "PlaceModelTests", dependencies: ["PlaceModel"], swiftSettings: swiftSettings),
+        .testTarget(name: "PlaceStoreTests", dependencies: ["PlaceStore"], swiftSettings: swiftSettings),
+        .testTarget(name: "PlaceImportTests", dependencies: ["PlaceImport"], swiftSettings: swiftSettings),
+        .testTarget(name: "GeoQueryCLITests", dependencies: ["GeoCore"], swiftSettings: swiftSettings),
+    ]
+)

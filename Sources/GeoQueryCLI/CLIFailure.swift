@@ -1,0 +1,52 @@
+import Foundation
+import GeoCore
+import PlaceImport
+import PlaceModel
+import PlaceStore
+
+/// A failure to report as one line on stderr with a sysexits-style code.
+struct CLIFailure: Error {
+    var message: String
+    var exitCode: Int32
+
+    static let usage: Int32 = 64       // EX_USAGE: bad arguments or input values
+    static let dataError: Int32 = 65   // EX_DATAERR: a data file that cannot be used
+    static let noInput: Int32 = 66     // EX_NOINPUT: no index to query
+    static let ioError: Int32 = 74     // EX_IOERR: the database or a file failed
+
+    init(_ message: String, exitCode: Int32) {
+        self.message = message
+        self.exitCode = exitCode
+    }
+
+    /// Maps a library error to its message and exit code. Library errors know nothing of exit
+    /// codes; this is the one place that decides them.
+    init(_ error: any Error) {
+        switch error {
+        case let failure as CLIFailure:
+            self = failure
+        case let error as GeoCoreError:
+            self.init(error.description, exitCode: Self.usage)
+        case let error as PlaceModelError:
+            self.init(error.description, exitCode: Self.usage)
+        case let error as PlaceStoreError:
+            switch error {
+            case .indexNotFound, .notAnIndex: self.init(error.description, exitCode: Self.noInput)
+            case .invalidCursor, .invalidArgument: self.init(error.description, exitCode: Self.usage)
+            default: self.init(error.description, exitCode: Self.ioError)
+            }
+        case let error as ImportError:
+            switch error {
+            case .unreadableFile, .unknownFormat: self.init(error.description, exitCode: Self.usage)
+            default: self.init(error.description, exitCode: Self.dataError)
+            }
+        default:
+            self.init(String(describing: error), exitCode: Self.ioError)
+        }
+    }
+}
+
+/// Runs `body`, turning any error into a ``CLIFailure``.
+func reportingFailures<T>(_ body: () throws -> T) throws -> T {
+    do { return try body() } catch { throw CLIFailure(error) }
+}

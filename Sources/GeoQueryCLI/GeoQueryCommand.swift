@@ -1,0 +1,39 @@
+import ArgumentParser
+import Foundation
+import Logging
+
+/// `geoquery`: find places near a point, in a box, or nearest to a point, and build the index.
+@main
+struct GeoQueryCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "geoquery",
+        abstract: "Find places near a point, in a box or nearest to a point, from a local SpatiaLite index.",
+        discussion: """
+            The index is --db, else $GEOQUERY_DB, else geodata/places.sqlite. Build it with \
+            `geoquery import FILE --format geonames-csv` or `make run`.
+
+            Exit codes: 0 success (an empty answer too), 1 place not found, 64 bad usage or input, \
+            65 bad data file, 66 no index, 74 I/O or database failure.
+            """,
+        version: "0.1.0",
+        subcommands: [Near.self, BBox.self, Nearest.self, PlaceLookup.self, Stats.self, Import.self]
+    )
+
+    static func main() {
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            let level = ProcessInfo.processInfo.environment["GEOQUERY_LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:))
+            handler.logLevel = level ?? .notice
+            return handler
+        }
+        do {
+            var command = try parseAsRoot()
+            try command.run()
+        } catch let failure as CLIFailure {
+            FileHandle.standardError.write(Data("geoquery: \(failure.message)\n".utf8))
+            Foundation.exit(failure.exitCode)
+        } catch {
+            exit(withError: error)
+        }
+    }
+}

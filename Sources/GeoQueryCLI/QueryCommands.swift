@@ -1,0 +1,202 @@
+import ArgumentParser
+import Foundation
+import GeoCore
+import PlaceModel
+import PlaceStore
+
+/// `geoquery near`: places within a radius, nearest first.
+struct Near: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Places within a radius of a point, nearest first (WGS84 ellipsoidal distance).",
+        discussion: """
+            Example: geoquery near --lat 48.8584 --lon 2.2945 --radius 20mi --limit 15
+            Radius units: m, km, mi, ft, yd, nmi; a bare number is metres.
+            With --batch FILE, each line of FILE is `lat,lon,radius` and the output is one JSON \
+            answer per line, in input order.
+            """)
+
+    @Option(parsing: .unconditional, help: "Latitude of the centre, -90 to 90.") var lat: Double?
+    @Option(parsing: .unconditional, help: "Longitude of the centre, -180 to 180.") var lon: Double?
+    @Option(help: "Radius, e.g. 20mi, 5km, 800m.") var radius: String?
+    @Option(help: "CSV file of `lat,lon,radius` queries; answers as JSON Lines.") var batch: String?
+    @OptionGroup var filters: FilterOptions
+    @OptionGroup var paging: PagingOptions
+    @OptionGroup var output: OutputOptions
+    @OptionGroup var index: IndexOptions
+
+    func validate() throws {
+        if batch != nil {
+            if lat != nil || lon != nil || radius != nil {
+                throw ValidationError("--batch reads lat, lon and radius from the file; do not also give --lat, --lon or --radius")
+            }
+        } else {
+            guard let lat, let lon, let radius else {
+                throw ValidationError("give --lat, --lon and --radius (or --batch FILE)")
+            }
+            _ = try parseCoordinate(latitude: lat, longitude: lon)
+            _ = try parseDistance(radius, option: "--radius")
+        }
+        _ = try paging.parsedLimit()
+        _ = try filters.filter()
+    }
+
+    func run() throws {
+        let filter = try filters.filter()
+        let limit = try paging.parsedLimit()
+        let index = try index.openIndex()
+        if let batch { return try runBatch(batch, index: index, filter: filter, limit: limit) }
+        let center = try parseCoordinate(latitude: lat!, longitude: lon!)
+        let radiusValue = try parseDistance(radius!, option: "--radius")
+        let page = try reportingFailures {
+            try index.near(center, radius: radiusValue, filter: filter, limit: limit, cursor: paging.cursor)
+        }
+        let query = QueryDescription(kind: "near", lat: center.latitude, lon: center.longitude,
+                                     radiusMeters: radiusValue.meters, filter: filter, limit: limit)
+        try Renderer.write(Answer(query: query, page: page), format: output.resolved)
+    }
+
+    private func runBatch(_ path: String, index: SpatiaLitePlaceIndex, filter: PlaceFilter, limit: Int?) throws {
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
+            throw CLIFailure("cannot read --batch file \(path): no such file or not UTF-8 text", exitCode: CLIFailure.usage)
+        }
+        var output = ""
+        var badLines = 0
+        let stdout = FileHandle.standardOutput
+        for (offset, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let line = rawLine.trimmingCharacters(in: .whitespacesAndNewlines)
+            if line.isEmpty || line.hasPrefix("#") { continue }
+            do {
+                let parts = line.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+                guard parts.count == 3, let latitude = Double(parts[0]), let longitude = Double(parts[1]) else {
+                    throw CLIFailure("expected lat,lon,radius, found '\(line)'", exitCode: CLIFailure.dataError)
+                }
+                let center = try Coordinate(latitude: latitude, longitude: longitude)
+                let radiusValue = try Distance(parsing: parts[2])
+                let page = try index.near(center, radius: radiusValue, filter: filter, limit: limit)
+                let query = QueryDescription(kind: "near", lat: latitude, lon: longitude,
+                                             radiusMeters: radiusValue.meters, filter: filter, limit: limit, line: offset + 1)
+                output += try Renderer.jsonLine(Answer(query: query, page: page))
+            } catch {
+                badLines += 1
+                let message = (error as? CLIFailure)?.message ?? CLIFailure(error).message
+                output += try Renderer.jsonLine(BatchError(line: offset + 1, error: message))
+            }
+            output += "\n"
+            if output.utf8.count > 1 << 16 {
+                stdout.write(Data(output.utf8))
+                output = ""
+            }
+        }
+        stdout.write(Data(output.utf8))
+        if badLines > 0 {
+            throw CLIFailure("\(badLines) line(s) of \(path) were not valid queries (see their \"error\" answers)",
+                             exitCode: CLIFailure.dataError)
+        }
+    }
+}
+
+struct BatchError: Encodable {
+    var line: Int
+    var error: String
+}
+
+/// `geoquery bbox`: places in a box.
+struct BBox: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "bbox",
+        abstract: "Places inside a box W,S,E,N (W > E crosses the antimeridian), sorted by id.")
+
+    @Option(parsing: .unconditional, help: "The box as west,south,east,north in degrees, e.g. 2.2,48.8,2.4,48.9.")
+    var bbox: String
+    @OptionGroup var filters: FilterOptions
+    @OptionGroup var paging: PagingOptions
+    @OptionGroup var output: OutputOptions
+    @OptionGroup var index: IndexOptions
+
+    func validate() throws {
+        do { _ = try BoundingBox(parsing: bbox) } catch { throw ValidationError("--bbox: \(error)") }
+        _ = try paging.parsedLimit()
+        _ = try filters.filter()
+    }
+
+    func run() throws {
+        let box = try BoundingBox(parsing: bbox)
+        let filter = try filters.filter()
+        let limit = try paging.parsedLimit()
+        let index = try index.openIndex()
+        let page = try reportingFailures { try index.within(box, filter: filter, limit: limit, cursor: paging.cursor) }
+        let query = QueryDescription(kind: "bbox", bbox: [box.west, box.south, box.east, box.north], filter: filter, limit: limit)
+        try Renderer.write(Answer(query: query, page: page), format: output.resolved)
+    }
+}
+
+/// `geoquery nearest`: the k nearest places.
+struct Nearest: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "The k places nearest to a point.")
+
+    @Option(parsing: .unconditional, help: "Latitude, -90 to 90.") var lat: Double
+    @Option(parsing: .unconditional, help: "Longitude, -180 to 180.") var lon: Double
+    @Option(name: .customShort("k"), help: "How many places, 1 to 10000.") var k: Int = 10
+    @Option(name: .customLong("max-distance"), help: "Ignore places further than this, e.g. 50km.") var maxDistance: String?
+    @OptionGroup var filters: FilterOptions
+    @OptionGroup var output: OutputOptions
+    @OptionGroup var index: IndexOptions
+
+    func validate() throws {
+        _ = try parseCoordinate(latitude: lat, longitude: lon)
+        guard (1...10_000).contains(k) else { throw ValidationError("-k \(k) is invalid: it must be from 1 to 10000") }
+        if let maxDistance { _ = try parseDistance(maxDistance, option: "--max-distance") }
+        _ = try filters.filter()
+    }
+
+    func run() throws {
+        let center = try parseCoordinate(latitude: lat, longitude: lon)
+        let ceiling = try maxDistance.map { try parseDistance($0, option: "--max-distance") }
+        let filter = try filters.filter()
+        let index = try index.openIndex()
+        let matches = try reportingFailures {
+            try index.nearest(center, count: k, maxDistance: ceiling, filter: filter)
+        }
+        let query = QueryDescription(kind: "nearest", lat: lat, lon: lon, radiusMeters: ceiling?.meters,
+                                     filter: filter, limit: k)
+        try Renderer.write(Answer(query: query, page: PlacePage(matches: matches, nextCursor: nil)), format: output.resolved)
+    }
+}
+
+/// `geoquery place ID`.
+struct PlaceLookup: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "place", abstract: "One place by id, e.g. geonames:2988507.")
+
+    @Argument(help: "The place id, source:localId.") var id: String
+    @OptionGroup var output: OutputOptions
+    @OptionGroup var index: IndexOptions
+
+    func validate() throws {
+        do { _ = try PlaceID(id) } catch { throw ValidationError(String(describing: error)) }
+    }
+
+    func run() throws {
+        let placeID = try PlaceID(id)
+        let index = try index.openIndex()
+        guard let place = try reportingFailures({ try index.place(placeID) }) else {
+            throw CLIFailure("no place with id \(id) in \(index.path)", exitCode: 1)
+        }
+        let query = QueryDescription(kind: "place", id: id)
+        try Renderer.write(Answer(query: query, page: PlacePage(matches: [PlaceMatch(place: place, distance: nil)], nextCursor: nil)),
+                           format: output.resolved, detailed: true)
+    }
+}
+
+/// `geoquery stats`.
+struct Stats: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "What the index holds: places per source, extent, size.")
+
+    @OptionGroup var output: OutputOptions
+    @OptionGroup var index: IndexOptions
+
+    func run() throws {
+        let index = try index.openIndex()
+        let statistics = try reportingFailures { try index.statistics() }
+        try Renderer.write(statistics, format: output.resolved)
+    }
+}

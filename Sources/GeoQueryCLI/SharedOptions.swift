@@ -1,0 +1,95 @@
+import ArgumentParser
+import Foundation
+import GeoCore
+import PlaceModel
+import PlaceStore
+
+/// `--db`: which index file.
+struct IndexOptions: ParsableArguments {
+    @Option(help: ArgumentHelp("Index file.", discussion: "Default: $GEOQUERY_DB, else geodata/places.sqlite."))
+    var db: String?
+
+    var path: String {
+        if let db { return db }
+        if let environment = ProcessInfo.processInfo.environment["GEOQUERY_DB"], !environment.isEmpty { return environment }
+        return "geodata/places.sqlite"
+    }
+
+    func openIndex() throws -> SpatiaLitePlaceIndex {
+        try reportingFailures { try SpatiaLitePlaceIndex(path: path, mode: .readOnly) }
+    }
+}
+
+/// Output format of a query.
+enum OutputFormat: String, ExpressibleByArgument, CaseIterable {
+    case table, json, geojson, csv
+}
+
+/// `--format`: table on a terminal, JSON otherwise.
+struct OutputOptions: ParsableArguments {
+    @Option(help: "Output format: table, json, geojson or csv (default: table on a terminal, else json).")
+    var format: OutputFormat?
+
+    var resolved: OutputFormat {
+        format ?? (isatty(STDOUT_FILENO) != 0 ? .table : .json)
+    }
+}
+
+/// Filters shared by the query commands.
+struct FilterOptions: ParsableArguments {
+    @Option(name: .customLong("category"), help: "Keep places in this category or its children (repeatable: any of).")
+    var categories: [String] = []
+
+    @Option(name: .customLong("query"), help: "Words that must begin words of the name (case and accents ignored).")
+    var text: String?
+
+    @Option(name: .customLong("source"), help: "Keep places from this source (repeatable), e.g. geonames, airport.")
+    var sources: [String] = []
+
+    @Option(name: .customLong("min-rating"), help: "Minimum rating, 0 to 5.")
+    var minimumRating: Double?
+
+    func filter() throws -> PlaceFilter {
+        let categories = try categories.map { text in
+            do { return try Category(text) } catch { throw ValidationError(String(describing: error)) }
+        }
+        if let minimumRating, !(0...5).contains(minimumRating) {
+            throw ValidationError("--min-rating \(minimumRating) is invalid: it must be from 0 to 5")
+        }
+        return PlaceFilter(categories: categories, text: text, minimumRating: minimumRating, sources: sources)
+    }
+}
+
+/// `--limit N|all` and `--cursor`.
+struct PagingOptions: ParsableArguments {
+    @Option(help: "Most places to return: a number from 1, or 'all'.")
+    var limit: String = "50"
+
+    @Option(help: "The next_cursor of the previous page of the same query.")
+    var cursor: String?
+
+    func parsedLimit() throws -> Int? {
+        if limit.lowercased() == "all" { return nil }
+        guard let value = Int(limit), value >= 1 else {
+            throw ValidationError("--limit '\(limit)' is invalid: use a whole number from 1, or 'all'")
+        }
+        return value
+    }
+}
+
+/// Parses a latitude/longitude pair as a validated coordinate, with messages naming the option.
+func parseCoordinate(latitude: Double, longitude: Double) throws -> Coordinate {
+    do {
+        return try Coordinate(latitude: latitude, longitude: longitude)
+    } catch let error as GeoCoreError {
+        switch error {
+        case .invalidLatitude: throw ValidationError("--lat: \(error)")
+        case .invalidLongitude: throw ValidationError("--lon: \(error)")
+        default: throw ValidationError(error.description)
+        }
+    }
+}
+
+func parseDistance(_ text: String, option: String) throws -> Distance {
+    do { return try Distance(parsing: text) } catch { throw ValidationError("\(option): \(error)") }
+}

@@ -1,0 +1,42 @@
+/// Errors that stop an import. A stopped import changes nothing in the index.
+public enum ImportError: Error, Sendable, CustomStringConvertible {
+    case unreadableFile(path: String, reason: String)
+    /// The header lacks columns the format needs.
+    case missingColumns(path: String, format: String, missing: [String], found: [String])
+    /// An empty file, or one without a header.
+    case emptyFile(path: String)
+    /// More rows were rejected than allowed; the import was rolled back.
+    case tooManyRejects(rejected: Int, total: Int, maximumRatio: Double, firstProblems: [RowProblem])
+    /// `--format` names no known format.
+    case unknownFormat(String)
+
+    public var description: String {
+        switch self {
+        case .unreadableFile(let path, let reason):
+            return "cannot read \(path): \(reason)"
+        case .missingColumns(let path, let format, let missing, let found):
+            return "\(path) is not a \(format) file: missing column(s) \(missing.joined(separator: ", ")); found \(found.joined(separator: ", "))"
+        case .emptyFile(let path):
+            return "\(path) is empty: expected a header row and data rows"
+        case .tooManyRejects(let rejected, let total, let ratio, let problems):
+            let shown = problems.prefix(5).map { "  \($0)" }.joined(separator: "\n")
+            return "rejected \(rejected) of \(total) rows, more than the allowed \(ratio * 100)%; nothing was changed\n\(shown)"
+        case .unknownFormat(let name):
+            return "unknown format '\(name)'; valid formats are \(ImportFormat.allCases.map(\.rawValue).joined(separator: ", "))"
+        }
+    }
+}
+
+/// Why one row was not imported.
+public struct RowProblem: Sendable, Hashable, CustomStringConvertible {
+    /// 1-based line in the file.
+    public var line: Int
+    public var reason: String
+
+    public init(line: Int, reason: String) {
+        self.line = line
+        self.reason = reason
+    }
+
+    public var description: String { "line \(line): \(reason)" }
+}

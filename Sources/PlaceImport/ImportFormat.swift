@@ -1,0 +1,111 @@
+import Foundation
+import GeoCore
+import PlaceModel
+
+/// The dump formats `geoquery import` reads.
+public enum ImportFormat: String, Sendable, CaseIterable {
+    /// GeoNames cities as CSV: `geonameid,name,lat,lon,country_code,admin1,population,timezone`
+    /// (the shipped `cities15000.csv`). Ids `geonames:<geonameid>`, category `city`.
+    case geonamesCSV = "geonames-csv"
+    /// The airportsdata table: `icao,iata,name,city,subd,country,elevation,lat,lon,tz,lid`.
+    /// Ids `airport:<icao>`, category `transport.airport`.
+    case airportsCSV = "airports-csv"
+
+    /// The id namespace the format's places get.
+    public var source: String {
+        switch self {
+        case .geonamesCSV: return "geonames"
+        case .airportsCSV: return "airport"
+        }
+    }
+
+    /// Columns the header must have.
+    var requiredColumns: [String] {
+        switch self {
+        case .geonamesCSV: return ["geonameid", "name", "lat", "lon"]
+        case .airportsCSV: return ["icao", "name", "lat", "lon"]
+        }
+    }
+
+    /// Parses a `--format` value.
+    /// - Throws: ``ImportError/unknownFormat(_:)``.
+    public init(name: String) throws {
+        guard let format = ImportFormat(rawValue: name.lowercased()) else { throw ImportError.unknownFormat(name) }
+        self = format
+    }
+
+    /// Turns one CSV row into a place, or says why it cannot.
+    func place(from row: CSVRow, importedAt: Date) throws(RowRejection) -> Place {
+        let coordinate = try row.coordinate()
+        switch self {
+        case .geonamesCSV:
+            let geonameID = try row.required("geonameid")
+            guard geonameID.allSatisfy(\.isNumber) else { throw RowRejection("geonameid '\(geonameID)' is not a number") }
+            let id = try row.placeID(source: source, localID: geonameID)
+            var tags: [String: String] = [:]
+            tags["population"] = row.optional("population")
+            tags["timezone"] = row.optional("timezone")
+            tags["admin1"] = row.optional("admin1")
+            return Place(id: id, name: try row.required("name"), coordinate: coordinate, categories: [.city],
+                         address: row.optional("country_code").map { Address(countryCode: $0) },
+                         provenance: Provenance(source: source, sourceID: geonameID, importedAt: importedAt),
+                         tags: tags)
+        case .airportsCSV:
+            let icao = try row.required("icao")
+            let id = try row.placeID(source: source, localID: icao)
+            var tags: [String: String] = ["icao": icao]
+            tags["iata"] = row.optional("iata")
+            if let elevation = row.optional("elevation") {
+                guard Double(elevation) != nil else { throw RowRejection("elevation '\(elevation)' is not a number") }
+                tags["elevation_ft"] = elevation
+            }
+            tags["timezone"] = row.optional("tz")
+            tags["faa_lid"] = row.optional("lid")
+            let address = Address(locality: row.optional("city"), region: row.optional("subd"),
+                                  countryCode: row.optional("country"))
+            return Place(id: id, name: try row.required("name"), coordinate: coordinate, categories: [.airport],
+                         address: address.isEmpty ? nil : address,
+                         provenance: Provenance(source: source, sourceID: icao, importedAt: importedAt),
+                         tags: tags)
+        }
+    }
+}
+
+/// Why a row was rejected.
+struct RowRejection: Error {
+    var reason: String
+    init(_ reason: String) { self.reason = reason }
+}
+
+/// One CSV row with its header, read by column name. Every value is read as text (so `NA` stays
+/// Namibia, not a missing value).
+struct CSVRow {
+    let fields: [String]
+    let columns: [String: Int]
+
+    func optional(_ name: String) -> String? {
+        guard let index = columns[name], index < fields.count else { return nil }
+        let value = fields[index].trimmingCharacters(in: .whitespaces)
+        return value.isEmpty ? nil : value
+    }
+
+    func required(_ name: String) throws(RowRejection) -> String {
+        guard let value = optional(name) else { throw RowRejection("\(name) is empty") }
+        return value
+    }
+
+    func coordinate() throws(RowRejection) -> Coordinate {
+        let latText = try required("lat"), lonText = try required("lon")
+        guard let latitude = Double(latText) else { throw RowRejection("lat '\(latText)' is not a number") }
+        guard let longitude = Double(lonText) else { throw RowRejection("lon '\(lonText)' is not a number") }
+        do {
+            return try Coordinate(latitude: latitude, longitude: longitude)
+        } catch {
+            throw RowRejection(String(describing: error))
+        }
+    }
+
+    func placeID(source: String, localID: String) throws(RowRejection) -> PlaceID {
+        do { return try PlaceID(source: source, localID: localID) } catch { throw RowRejection(String(describing: error)) }
+    }
+}

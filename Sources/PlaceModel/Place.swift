@@ -1,0 +1,212 @@
+import Foundation
+import GeoCore
+
+/// One place, whatever it came from: a dump reader, a provider adapter or a user's hidden gem.
+///
+/// Missing values are `nil` (or empty collections), never a made-up default.
+public struct Place: Sendable, Hashable, Codable, Identifiable {
+    public var id: PlaceID
+    public var name: String
+    public var coordinate: Coordinate
+    /// Categories in the common taxonomy, most specific first as the source gave them.
+    public var categories: [Category]
+    public var address: Address?
+    public var rating: Rating?
+    public var priceLevel: PriceLevel?
+    public var phone: String?
+    public var website: String?
+    public var openingHours: OpeningHours?
+    public var photos: [PhotoReference]
+    public var provenance: Provenance
+    /// Free source tags (`iata`, `population`, `wikidata`…), text values.
+    public var tags: [String: String]
+    /// Set for user-submitted hidden gems.
+    public var gem: HiddenGem?
+
+    public init(id: PlaceID, name: String, coordinate: Coordinate, categories: [Category] = [],
+                address: Address? = nil, rating: Rating? = nil, priceLevel: PriceLevel? = nil,
+                phone: String? = nil, website: String? = nil, openingHours: OpeningHours? = nil,
+                photos: [PhotoReference] = [], provenance: Provenance? = nil,
+                tags: [String: String] = [:], gem: HiddenGem? = nil) {
+        self.id = id
+        self.name = name
+        self.coordinate = coordinate
+        self.categories = categories
+        self.address = address
+        self.rating = rating
+        self.priceLevel = priceLevel
+        self.phone = phone
+        self.website = website
+        self.openingHours = openingHours
+        self.photos = photos
+        self.provenance = provenance ?? Provenance(source: id.source, sourceID: id.localID)
+        self.tags = tags
+        self.gem = gem
+    }
+
+    /// Whether any of the place's categories is within `category` (a parent matches children).
+    public func isIn(_ category: Category) -> Bool {
+        categories.contains { $0.isWithin(category) }
+    }
+}
+
+/// Address parts; any may be missing.
+public struct Address: Sendable, Hashable, Codable {
+    public var street: String?
+    public var locality: String?
+    public var region: String?
+    public var postcode: String?
+    /// ISO 3166-1 alpha-2, upper case (`FR`, `NA` for Namibia).
+    public var countryCode: String?
+    /// The source's own one-line address.
+    public var formatted: String?
+
+    public init(street: String? = nil, locality: String? = nil, region: String? = nil,
+                postcode: String? = nil, countryCode: String? = nil, formatted: String? = nil) {
+        self.street = street
+        self.locality = locality
+        self.region = region
+        self.postcode = postcode
+        self.countryCode = countryCode
+        self.formatted = formatted
+    }
+
+    /// True when every part is nil.
+    public var isEmpty: Bool {
+        street == nil && locality == nil && region == nil && postcode == nil && countryCode == nil && formatted == nil
+    }
+}
+
+/// A rating normalised to 0–5, keeping the source's own value scale and count.
+public struct Rating: Sendable, Hashable, Codable {
+    /// 0...5.
+    public let value: Double
+    /// How many ratings it summarises, when the source says.
+    public let count: Int?
+    /// The top of the source's scale: 5 for Google and Yelp, 10 for Foursquare.
+    public let originalScale: Double
+
+    /// Creates a rating from a source value on `scale` (0...scale), normalised to 0–5.
+    /// - Throws: ``PlaceModelError/invalidRating(_:scale:)``.
+    public init(sourceValue: Double, scale: Double = 5, count: Int? = nil) throws {
+        guard scale > 0, sourceValue.isFinite, sourceValue >= 0, sourceValue <= scale else {
+            throw PlaceModelError.invalidRating(sourceValue, scale: scale)
+        }
+        self.value = sourceValue / scale * 5
+        self.count = count
+        self.originalScale = scale
+    }
+
+    /// Creates a rating from an already normalised 0–5 value (as stored by an index).
+    /// - Throws: ``PlaceModelError/invalidRating(_:scale:)``.
+    public init(normalizedValue: Double, count: Int?, originalScale: Double) throws {
+        guard originalScale > 0, normalizedValue.isFinite, (0...5).contains(normalizedValue) else {
+            throw PlaceModelError.invalidRating(normalizedValue, scale: 5)
+        }
+        self.value = normalizedValue
+        self.count = count
+        self.originalScale = originalScale
+    }
+
+    /// The value on the source's own scale.
+    public var sourceValue: Double { value / 5 * originalScale }
+}
+
+/// Price level 1 (inexpensive) to 4 (very expensive).
+public struct PriceLevel: Sendable, Hashable, Comparable, Codable {
+    public let level: Int
+
+    /// - Throws: ``PlaceModelError/invalidPriceLevel(_:)`` outside 1...4.
+    public init(_ level: Int) throws {
+        guard (1...4).contains(level) else { throw PlaceModelError.invalidPriceLevel(level) }
+        self.level = level
+    }
+
+    public static func < (lhs: PriceLevel, rhs: PriceLevel) -> Bool { lhs.level < rhs.level }
+
+    public init(from decoder: any Decoder) throws { try self.init(try decoder.singleValueContainer().decode(Int.self)) }
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(level)
+    }
+}
+
+/// Opening hours: the source's text and, where it could be read, weekly periods.
+public struct OpeningHours: Sendable, Hashable, Codable {
+    /// The source's own text, e.g. OSM's `Mo-Fr 09:00-18:00`.
+    public var text: String?
+    public var periods: [Period]
+
+    /// One opening interval; days count from Monday = 1 to Sunday = 7 (ISO 8601), minutes from
+    /// midnight. A period that closes after midnight has `closeDay` the next day.
+    public struct Period: Sendable, Hashable, Codable {
+        public var openDay: Int
+        public var openMinute: Int
+        public var closeDay: Int
+        public var closeMinute: Int
+
+        public init(openDay: Int, openMinute: Int, closeDay: Int, closeMinute: Int) {
+            self.openDay = openDay
+            self.openMinute = openMinute
+            self.closeDay = closeDay
+            self.closeMinute = closeMinute
+        }
+    }
+
+    public init(text: String? = nil, periods: [Period] = []) {
+        self.text = text
+        self.periods = periods
+    }
+}
+
+/// A photo: a fetchable URL or a provider reference to resolve later.
+public struct PhotoReference: Sendable, Hashable, Codable {
+    public var url: String?
+    public var reference: String?
+    public var width: Int?
+    public var height: Int?
+    public var attribution: String?
+
+    public init(url: String? = nil, reference: String? = nil, width: Int? = nil, height: Int? = nil,
+                attribution: String? = nil) {
+        self.url = url
+        self.reference = reference
+        self.width = width
+        self.height = height
+        self.attribution = attribution
+    }
+}
+
+/// Where a place's data came from and when.
+public struct Provenance: Sendable, Hashable, Codable {
+    /// `geonames`, `airport`, `osm`, `yelp`, `gem`…
+    public var source: String
+    /// The id within that source.
+    public var sourceID: String
+    /// When it was fetched from a provider.
+    public var fetchedAt: Date?
+    /// When it was imported from a dump.
+    public var importedAt: Date?
+
+    public init(source: String, sourceID: String, fetchedAt: Date? = nil, importedAt: Date? = nil) {
+        self.source = source
+        self.sourceID = sourceID
+        self.fetchedAt = fetchedAt
+        self.importedAt = importedAt
+    }
+}
+
+/// The part of a place only user-submitted hidden gems have.
+public struct HiddenGem: Sendable, Hashable, Codable {
+    public enum Visibility: String, Sendable, Hashable, Codable, CaseIterable {
+        case `private`, friends, `public`
+    }
+
+    public var owner: String
+    public var visibility: Visibility
+
+    public init(owner: String, visibility: Visibility) {
+        self.owner = owner
+        self.visibility = visibility
+    }
+}

@@ -1,0 +1,55 @@
+/// A place identifier namespaced by its source: `source:localId`.
+///
+/// Examples: `geonames:2988507`, `airport:LFPG`, `osm:n123`, `yelp:abc`, `gem:42`. The source is
+/// lower-case ASCII letters, digits, `-` and `_`; the local id is any non-empty text (it may
+/// itself contain `:`).
+public struct PlaceID: Sendable, Hashable, Comparable, Codable, CustomStringConvertible {
+    /// The full `source:localId` text.
+    public let rawValue: String
+    /// Number of UTF-8 bytes before the first `:`.
+    private let sourceLength: Int
+
+    /// Parses `source:localId`.
+    /// - Throws: ``PlaceModelError/invalidPlaceID(_:)``.
+    public init(_ rawValue: String) throws {
+        let bytes = Array(rawValue.utf8)
+        guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")), colon > 0, colon < bytes.count - 1,
+              bytes[..<colon].allSatisfy(PlaceID.isSourceByte) else {
+            throw PlaceModelError.invalidPlaceID(rawValue)
+        }
+        self.rawValue = rawValue
+        self.sourceLength = colon
+    }
+
+    /// Builds an id from a source and a local id.
+    /// - Throws: ``PlaceModelError/invalidPlaceID(_:)`` if either part is unusable.
+    public init(source: String, localID: String) throws {
+        try self.init(source + ":" + localID)
+    }
+
+    private static func isSourceByte(_ byte: UInt8) -> Bool {
+        (byte >= 0x61 && byte <= 0x7A) || (byte >= 0x30 && byte <= 0x39) || byte == 0x2D || byte == 0x5F
+    }
+
+    /// The namespace: `geonames` in `geonames:2988507`.
+    public var source: String { String(decoding: rawValue.utf8.prefix(sourceLength), as: UTF8.self) }
+    /// The id within the source: `2988507` in `geonames:2988507`.
+    public var localID: String { String(decoding: rawValue.utf8.dropFirst(sourceLength + 1), as: UTF8.self) }
+
+    public var description: String { rawValue }
+
+    /// Ordered by the UTF-8 bytes of the raw value, like SQLite's BINARY collation, so that the
+    /// order in Swift and in the index agree.
+    public static func < (lhs: PlaceID, rhs: PlaceID) -> Bool {
+        lhs.rawValue.utf8.lexicographicallyPrecedes(rhs.rawValue.utf8)
+    }
+
+    public init(from decoder: any Decoder) throws {
+        try self.init(try decoder.singleValueContainer().decode(String.self))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(rawValue)
+    }
+}

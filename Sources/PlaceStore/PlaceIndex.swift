@@ -1,0 +1,95 @@
+import Foundation
+import GeoCore
+import PlaceModel
+
+/// A store of places that answers spatial queries exactly.
+///
+/// Semantics every implementation follows (DESIGN.md "Query semantics"):
+/// - ``near(_:radius:filter:limit:cursor:)`` returns every place whose WGS84 ellipsoidal distance
+///   (``Geodesic/distance(_:_:)``) to the centre is at most the radius — a place exactly on the
+///   radius is in — sorted by distance, then by id.
+/// - Filters apply before the limit; a page's ``PlacePage/nextCursor`` continues exactly after
+///   its last place (keyset paging: no duplicates, no gaps).
+/// - ``within(_:filter:limit:cursor:)`` returns the places inside a box (crossing the
+///   antimeridian when `west > east`), sorted by id.
+/// - ``nearest(_:count:maxDistance:filter:)`` returns the `count` nearest places.
+///
+/// Requirements are `async` so that networked implementations (PostGIS) fit the same protocol;
+/// the SpatiaLite index satisfies them with synchronous methods callable directly.
+public protocol PlaceIndex: Sendable {
+    func near(_ center: Coordinate, radius: Distance, filter: PlaceFilter, limit: Int?, cursor: String?) async throws -> PlacePage
+    func within(_ box: BoundingBox, filter: PlaceFilter, limit: Int?, cursor: String?) async throws -> PlacePage
+    func nearest(_ center: Coordinate, count: Int, maxDistance: Distance?, filter: PlaceFilter) async throws -> [PlaceMatch]
+    func place(_ id: PlaceID) async throws -> Place?
+    @discardableResult func upsert(_ places: [Place]) async throws -> Int
+    @discardableResult func delete(_ ids: [PlaceID]) async throws -> Int
+    func count(source: String?) async throws -> Int
+}
+
+/// What a query keeps besides where a place is. Every condition must hold (AND); within one
+/// list, any value may match (OR).
+public struct PlaceFilter: Sendable, Hashable, Codable {
+    /// Any of these categories; a parent matches its children (`transport` finds airports).
+    public var categories: [Category]
+    /// Words that must each begin a word of the name (`eiff tow` finds "Eiffel Tower"); case
+    /// and diacritics are ignored (`sao` finds "São Paulo").
+    public var text: String?
+    /// Normalised 0–5 rating at least this; places without a rating are left out.
+    public var minimumRating: Double?
+    /// Price levels allowed; places without a price level are left out.
+    public var priceLevels: ClosedRange<Int>?
+    /// Any of these sources (`geonames`, `airport`, …).
+    public var sources: [String]
+
+    public init(categories: [Category] = [], text: String? = nil, minimumRating: Double? = nil,
+                priceLevels: ClosedRange<Int>? = nil, sources: [String] = []) {
+        self.categories = categories
+        self.text = text
+        self.minimumRating = minimumRating
+        self.priceLevels = priceLevels
+        self.sources = sources
+    }
+
+    /// No conditions.
+    public static let none = PlaceFilter()
+
+    /// True when nothing is filtered.
+    public var isEmpty: Bool {
+        categories.isEmpty && (text?.isEmpty ?? true) && minimumRating == nil && priceLevels == nil && sources.isEmpty
+    }
+
+    /// Whether a place passes every condition but ``text`` (which needs the text index).
+    public func matchesAttributes(of place: Place) -> Bool {
+        if !categories.isEmpty && !categories.contains(where: place.isIn) { return false }
+        if let minimumRating, (place.rating?.value ?? -1) < minimumRating { return false }
+        if let priceLevels {
+            guard let level = place.priceLevel?.level, priceLevels.contains(level) else { return false }
+        }
+        if !sources.isEmpty && !sources.contains(place.provenance.source) { return false }
+        return true
+    }
+}
+
+/// A place in an answer, with its distance from the query centre when there is one.
+public struct PlaceMatch: Sendable, Hashable {
+    public var place: Place
+    /// Ellipsoidal distance from the centre (nil for box queries).
+    public var distance: Distance?
+
+    public init(place: Place, distance: Distance?) {
+        self.place = place
+        self.distance = distance
+    }
+}
+
+/// One page of an answer.
+public struct PlacePage: Sendable, Hashable {
+    public var matches: [PlaceMatch]
+    /// Pass to the same query to get the next page; nil when this is the last.
+    public var nextCursor: String?
+
+    public init(matches: [PlaceMatch], nextCursor: String?) {
+        self.matches = matches
+        self.nextCursor = nextCursor
+    }
+}

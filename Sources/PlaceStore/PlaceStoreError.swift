@@ -1,0 +1,47 @@
+/// Errors from the place index.
+///
+/// `description` says what went wrong and what to do; SQL text is included where it helps a
+/// developer, bound values never are.
+public enum PlaceStoreError: Error, Sendable, CustomStringConvertible {
+    /// The index file does not exist (and was opened without `create`).
+    case indexNotFound(path: String)
+    /// SQLite could not open the file.
+    case cannotOpen(path: String, message: String)
+    /// SpatiaLite could not be initialised in a connection.
+    case spatiaLiteUnavailable(String)
+    /// A SQLite call failed.
+    case sqlite(code: Int32, message: String, sql: String?)
+    /// The file was written by a newer GeoQuery whose schema this build does not know.
+    case schemaTooNew(found: Int, supported: Int)
+    /// The file is a SQLite database but not a GeoQuery index.
+    case notAnIndex(path: String)
+    /// A page cursor that is malformed or belongs to another query.
+    case invalidCursor(String, reason: String)
+    /// A stored row that cannot be turned back into a place (a damaged or hand-edited file).
+    case corruptRow(id: String, reason: String)
+    /// An argument outside its valid range.
+    case invalidArgument(String)
+
+    public var description: String {
+        switch self {
+        case .indexNotFound(let path):
+            return "no place index at \(path); build one with `geoquery import FILE --format geonames-csv --db \(path)` or `make run`"
+        case .cannotOpen(let path, let message):
+            return "cannot open place index \(path): \(message)"
+        case .spatiaLiteUnavailable(let message):
+            return "SpatiaLite is unavailable (\(message)); install libspatialite-dev / libsqlite3-mod-spatialite"
+        case .sqlite(let code, let message, let sql):
+            return "SQLite error \(code): \(message)" + (sql.map { " in: \($0)" } ?? "")
+        case .schemaTooNew(let found, let supported):
+            return "the index has schema version \(found), newer than the \(supported) this geoquery supports; upgrade geoquery"
+        case .notAnIndex(let path):
+            return "\(path) is a SQLite file but not a GeoQuery place index"
+        case .invalidCursor(let text, let reason):
+            return "cursor '\(text)' is invalid: \(reason); start again without --cursor"
+        case .corruptRow(let id, let reason):
+            return "stored place \(id) is damaged: \(reason)"
+        case .invalidArgument(let message):
+            return message
+        }
+    }
+}

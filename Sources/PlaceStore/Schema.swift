@@ -1,0 +1,117 @@
+/// The index's schema and its migrations.
+///
+/// The schema version is SQLite's `PRAGMA user_version`. Each migration moves a file from
+/// version `n - 1` to `n` inside the transaction that opens it for writing; a file newer than
+/// ``currentVersion`` is refused rather than misread.
+///
+/// Layout (version 1):
+/// - `places`: one row per place. `pk` is the rowid the spatial index points at; `id` is the
+///   `source:localId` text. Scalar fields are columns; structured ones (hours periods, photos,
+///   tags) are JSON text. `geom` is a SpatiaLite POINT (SRID 4326) with the R*Tree
+///   `idx_places_geom`, so QGIS, ogr2ogr and `spatialite` read the file as a layer.
+/// - `place_categories(category, pk)`: a covering index, so a category filter is a range probe
+///   (`transport` matches `transport` and `transport.*`), never a scan.
+/// - `places_fts`: FTS5 over names (external content, kept in sync by triggers; diacritics
+///   folded, so `Sao` finds `São`).
+enum Schema {
+    static let currentVersion = 1
+
+    /// The columns a query reads, in the order ``PlaceRowCodec`` decodes them.
+    static let selectColumns = """
+        p.pk, p.lat, p.lon, p.id, p.name, p.source, p.categories, p.rating, p.rating_count, \
+        p.rating_scale, p.price_level, p.phone, p.website, p.street, p.locality, p.region, \
+        p.postcode, p.country_code, p.formatted_address, p.hours_text, p.hours_periods, p.photos, \
+        p.tags, p.gem_owner, p.gem_visibility, p.source_id, p.fetched_at, p.imported_at
+        """
+
+    static let migrations: [Int: String] = [
+        1: """
+        CREATE TABLE places (
+            pk INTEGER PRIMARY KEY,
+            id TEXT NOT NULL UNIQUE,
+            source TEXT NOT NULL,
+            source_id TEXT NOT NULL,
+            name TEXT NOT NULL,
+            lat REAL NOT NULL CHECK (lat BETWEEN -90 AND 90),
+            lon REAL NOT NULL CHECK (lon BETWEEN -180 AND 180),
+            categories TEXT NOT NULL DEFAULT '',
+            rating REAL CHECK (rating BETWEEN 0 AND 5),
+            rating_count INTEGER,
+            rating_scale REAL,
+            price_level INTEGER CHECK (price_level BETWEEN 1 AND 4),
+            phone TEXT,
+            website TEXT,
+            street TEXT,
+            locality TEXT,
+            region TEXT,
+            postcode TEXT,
+            country_code TEXT,
+            formatted_address TEXT,
+            hours_text TEXT,
+            hours_periods TEXT,
+            photos TEXT,
+            tags TEXT,
+            gem_owner TEXT,
+            gem_visibility TEXT,
+            fetched_at REAL,
+            imported_at REAL
+        );
+        SELECT AddGeometryColumn('places', 'geom', 4326, 'POINT', 'XY', 1);
+        SELECT CreateSpatialIndex('places', 'geom');
+        CREATE INDEX places_source ON places (source);
+        CREATE TABLE place_categories (
+            category TEXT NOT NULL,
+            pk INTEGER NOT NULL,
+            PRIMARY KEY (category, pk)
+        ) WITHOUT ROWID;
+        CREATE INDEX place_categories_pk ON place_categories (pk);
+        CREATE VIRTUAL TABLE places_fts USING fts5(
+            name, content = 'places', content_rowid = 'pk', tokenize = 'unicode61 remove_diacritics 2'
+        );
+        CREATE TRIGGER places_after_insert AFTER INSERT ON places BEGIN
+            INSERT INTO places_fts (rowid, name) VALUES (new.pk, new.name);
+        END;
+        CREATE TRIGGER places_after_delete AFTER DELETE ON places BEGIN
+            INSERT INTO places_fts (places_fts, rowid, name) VALUES ('delete', old.pk, old.name);
+            DELETE FROM place_categories WHERE pk = old.pk;
+        END;
+        CREATE TRIGGER places_after_rename AFTER UPDATE OF name ON places BEGIN
+            INSERT INTO places_fts (places_fts, rowid, name) VALUES ('delete', old.pk, old.name);
+            INSERT INTO places_fts (rowid, name) VALUES (new.pk, new.name);
+        END;
+        CREATE TABLE geoquery_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+        """,
+    ]
+
+    /// Brings a writable connection to ``currentVersion``.
+    static func migrate(_ connection: SQLiteConnection) throws {
+        let version = Int(try connection.scalarInt("PRAGMA user_version") ?? 0)
+        if version > currentVersion {
+            throw PlaceStoreError.schemaTooNew(found: version, supported: currentVersion)
+        }
+        if version == currentVersion { return }
+        if version == 0 {
+            let hasPlaces = try connection.scalarInt(
+                "SELECT count(*) FROM sqlite_master WHERE name = 'places'") ?? 0
+            if hasPlaces > 0 { throw PlaceStoreError.notAnIndex(path: connection.path) }
+        }
+        try connection.execute("BEGIN IMMEDIATE")
+        do {
+            let hasMetadata = try connection.scalarInt(
+                "SELECT count(*) FROM sqlite_master WHERE name = 'spatial_ref_sys'") ?? 0
+            if hasMetadata == 0 {
+                // 'WGS84' writes only the SRIDs needed (~6 ms) rather than the whole EPSG table.
+                try connection.execute("SELECT InitSpatialMetadata(0, 'WGS84')")
+            }
+            for next in (version + 1)...currentVersion {
+                guard let sql = migrations[next] else { continue }
+                try connection.execute(sql)
+                try connection.execute("PRAGMA user_version = \(next)")
+            }
+            try connection.execute("COMMIT")
+        } catch {
+            try? connection.execute("ROLLBACK")
+            throw error
+        }
+    }
+}

@@ -1,0 +1,259 @@
+import Foundation
+import GeoCore
+import PlaceModel
+
+extension SpatiaLitePlaceIndex {
+    /// Relative error band of the haversine distance against the ellipsoidal one. The true bound
+    /// on WGS84 is about 0.56 %; candidates whose haversine distance exceeds the radius by more
+    /// than this are certainly outside and skip the exact computation.
+    static let cheapDistanceBand = 0.01
+
+    /// Every place within `radius` (ellipsoidal distance, the radius itself included) of
+    /// `center`, sorted by distance then id, `limit` at a time.
+    ///
+    /// - Parameters:
+    ///   - limit: the most places to return; nil for all.
+    ///   - cursor: ``PlacePage/nextCursor`` of the previous page of the same query.
+    /// - Throws: ``PlaceStoreError/invalidCursor(_:reason:)``, ``PlaceStoreError/invalidArgument(_:)``
+    ///   for a limit below 1, or a SQLite error.
+    public func near(_ center: Coordinate, radius: Distance, filter: PlaceFilter = .none,
+                     limit: Int? = nil, cursor: String? = nil) throws -> PlacePage {
+        try Self.validate(limit: limit)
+        let fingerprint = PageCursor.fingerprint(["near", center.description, String(radius.meters.bitPattern),
+                                                  Self.describe(filter)])
+        let after = try cursor.map { try PageCursor(decoding: $0, expectedFingerprint: fingerprint) }
+        let box = BoundingBox.covering(center: center, radius: radius)
+        let origin = Geodesic.Origin(center)
+        let r = radius.meters
+        let cheapLimit = r * (1 + Self.cheapDistanceBand) + 1
+        var matches: [PlaceMatch] = []
+        try locked {
+            try scan(box: box, filter: filter) { row, latitude, longitude in
+                let cheap = haversineDistance(center, Coordinate(uncheckedLatitude: latitude, longitude: longitude))
+                if cheap > cheapLimit { return }
+                let d = Geodesic.distance(from: origin, latitude: latitude, longitude: longitude)
+                if d > r { return }
+                if let after, !Self.isAfter(distance: d, idBytes: row.bytes(3), cursor: after) { return }
+                guard Self.passesAttributes(row, filter) else { return }
+                matches.append(PlaceMatch(place: try PlaceRowCodec.decode(row), distance: Distance(uncheckedMeters: d)))
+            }
+        }
+        matches.sort { a, b in
+            let da = a.distance!.meters, db = b.distance!.meters
+            return da != db ? da < db : a.place.id < b.place.id
+        }
+        return Self.page(matches, limit: limit, fingerprint: fingerprint)
+    }
+
+    /// Every place inside `box` (crossing the antimeridian when west > east), sorted by id.
+    public func within(_ box: BoundingBox, filter: PlaceFilter = .none, limit: Int? = nil,
+                       cursor: String? = nil) throws -> PlacePage {
+        try Self.validate(limit: limit)
+        let fingerprint = PageCursor.fingerprint(["within", box.description, Self.describe(filter)])
+        let after = try cursor.map { try PageCursor(decoding: $0, expectedFingerprint: fingerprint) }
+        var matches: [PlaceMatch] = []
+        try locked {
+            try scan(box: box, filter: filter) { row, latitude, longitude in
+                guard box.contains(latitude: latitude, longitude: longitude) else { return }
+                if let after, !Self.isAfter(distance: 0, idBytes: row.bytes(3), cursor: after) { return }
+                guard Self.passesAttributes(row, filter) else { return }
+                matches.append(PlaceMatch(place: try PlaceRowCodec.decode(row), distance: nil))
+            }
+        }
+        matches.sort { $0.place.id < $1.place.id }
+        return Self.page(matches, limit: limit, fingerprint: fingerprint)
+    }
+
+    /// The `count` places nearest to `center` (ellipsoidal distance), no further than
+    /// `maxDistance`, sorted by distance then id.
+    ///
+    /// Searches growing radii (×4 from 500 m): the places within a radius, sorted, begin with the
+    /// nearest ones overall as soon as there are `count` of them.
+    public func nearest(_ center: Coordinate, count: Int, maxDistance: Distance? = nil,
+                        filter: PlaceFilter = .none) throws -> [PlaceMatch] {
+        guard count >= 1 else { throw PlaceStoreError.invalidArgument("k must be at least 1, got \(count)") }
+        let ceiling = min(maxDistance?.meters ?? WGS84.halfMeridianLength, WGS84.halfMeridianLength)
+        var radius = min(500, ceiling)
+        while true {
+            let page = try near(center, radius: Distance(uncheckedMeters: radius), filter: filter, limit: count)
+            if page.matches.count == count || radius >= ceiling { return page.matches }
+            radius = min(radius * 4, ceiling)
+        }
+    }
+
+    // MARK: - Candidate scan
+
+    /// Calls `body` for every stored place whose coordinates may lie in `box`, with the row
+    /// positioned on ``Schema/selectColumns``. Must be called with the lock held.
+    ///
+    /// Candidates come from the spatial index; with a text or category filter that matches
+    /// fewer places than the spatial index would offer, they come from those places instead.
+    func scan(box: BoundingBox, filter: PlaceFilter,
+              _ body: (SQLiteStatement, Double, Double) throws -> Void) throws {
+        var textMatches: Set<Int64>?
+        if let text = filter.text, !text.trimmingCharacters(in: .whitespaces).isEmpty {
+            textMatches = try fullTextMatches(text)
+            if textMatches!.isEmpty { return }
+        }
+        var driver: [Int64]?
+        if textMatches != nil || !filter.categories.isEmpty {
+            let spatialCount = try spatialCandidateCount(box)
+            if let textMatches, textMatches.count < spatialCount {
+                driver = Array(textMatches)
+            } else if !filter.categories.isEmpty, let byCategory = try categoryMatches(filter.categories, atMost: spatialCount) {
+                driver = byCategory
+            }
+        }
+        if let driver {
+            let row = try statement("SELECT \(Schema.selectColumns) FROM places p WHERE p.pk = ?1")
+            for pk in driver.sorted() {
+                if let textMatches, !textMatches.contains(pk) { continue }
+                row.reset()
+                row.bind(pk, at: 1)
+                guard try row.step() else { continue }
+                let latitude = row.double(1), longitude = row.double(2)
+                if box.contains(latitude: latitude, longitude: longitude) { try body(row, latitude, longitude) }
+            }
+            row.reset()
+            return
+        }
+        let row = try statement("""
+            SELECT \(Schema.selectColumns) FROM idx_places_geom r CROSS JOIN places p ON p.pk = r.pkid
+            WHERE r.xmin <= ?3 AND r.xmax >= ?1 AND r.ymin <= ?4 AND r.ymax >= ?2
+            """)
+        defer { row.reset() }
+        for part in box.nonWrappingParts {
+            row.reset()
+            row.bind(part.west, at: 1)
+            row.bind(part.south, at: 2)
+            row.bind(part.east, at: 3)
+            row.bind(part.north, at: 4)
+            while try row.step() {
+                if let textMatches, !textMatches.contains(row.int64(0)) { continue }
+                try body(row, row.double(1), row.double(2))
+            }
+        }
+    }
+
+    /// How many R*Tree entries intersect the box (bounded, it only steers the plan).
+    private func spatialCandidateCount(_ box: BoundingBox) throws -> Int {
+        let count = try statement("""
+            SELECT count(*) FROM (SELECT 1 FROM idx_places_geom r
+            WHERE r.xmin <= ?3 AND r.xmax >= ?1 AND r.ymin <= ?4 AND r.ymax >= ?2 LIMIT 200000)
+            """)
+        var total = 0
+        for part in box.nonWrappingParts {
+            count.reset()
+            count.bind(part.west, at: 1)
+            count.bind(part.south, at: 2)
+            count.bind(part.east, at: 3)
+            count.bind(part.north, at: 4)
+            if try count.step() { total += Int(count.int64(0)) }
+        }
+        count.reset()
+        return total
+    }
+
+    /// The pks of places in any of the categories (children included), or nil when there are
+    /// more than `limit`.
+    private func categoryMatches(_ categories: [Category], atMost limit: Int) throws -> [Int64]? {
+        let lookup = try statement("""
+            SELECT pk FROM place_categories WHERE category = ?1 OR (category > ?2 AND category < ?3) LIMIT ?4
+            """)
+        var pks = Set<Int64>()
+        for category in categories {
+            lookup.reset()
+            lookup.bind(category.identifier, at: 1)
+            lookup.bind(category.identifier + ".", at: 2)
+            lookup.bind(category.identifier + "/", at: 3)  // "/" sorts right after "."
+            lookup.bind(Int64(limit + 1), at: 4)
+            while try lookup.step() {
+                pks.insert(lookup.int64(0))
+                if pks.count > limit { lookup.reset(); return nil }
+            }
+        }
+        lookup.reset()
+        return Array(pks)
+    }
+
+    /// The pks whose names match every word of `text` as a word prefix.
+    private func fullTextMatches(_ text: String) throws -> Set<Int64> {
+        let words = text.split(whereSeparator: { $0.isWhitespace || $0.isPunctuation })
+        guard !words.isEmpty else { return [] }
+        let query = words.map { "\"" + $0.replacingOccurrences(of: "\"", with: "\"\"") + "\"*" }.joined(separator: " ")
+        let lookup = try statement("SELECT rowid FROM places_fts WHERE places_fts MATCH ?1")
+        lookup.reset()
+        lookup.bind(query, at: 1)
+        var result = Set<Int64>()
+        while try lookup.step() { result.insert(lookup.int64(0)) }
+        lookup.reset()
+        return result
+    }
+
+    // MARK: - Row tests on raw columns
+
+    /// Category, rating, price and source conditions, read from the row without decoding it.
+    static func passesAttributes(_ row: SQLiteStatement, _ filter: PlaceFilter) -> Bool {
+        if !filter.categories.isEmpty {
+            let stored = row.bytes(6)
+            guard filter.categories.contains(where: { hasCategory(stored, within: $0.identifier) }) else { return false }
+        }
+        if let minimum = filter.minimumRating {
+            if row.isNull(7) || row.double(7) < minimum { return false }
+        }
+        if let levels = filter.priceLevels {
+            if row.isNull(10) || !levels.contains(Int(row.int64(10))) { return false }
+        }
+        if !filter.sources.isEmpty {
+            let source = row.bytes(5)
+            guard filter.sources.contains(where: { $0.utf8.elementsEqual(source) }) else { return false }
+        }
+        return true
+    }
+
+    /// Whether the space-separated list holds `category` or one of its children.
+    static func hasCategory(_ list: UnsafeBufferPointer<UInt8>, within category: String) -> Bool {
+        let wanted = Array(category.utf8)
+        var start = 0
+        while start < list.count {
+            var end = start
+            while end < list.count && list[end] != 0x20 { end += 1 }
+            let length = end - start
+            if length >= wanted.count {
+                var same = true
+                for i in 0..<wanted.count where list[start + i] != wanted[i] { same = false; break }
+                if same && (length == wanted.count || list[start + wanted.count] == UInt8(ascii: ".")) { return true }
+            }
+            start = end + 1
+        }
+        return false
+    }
+
+    /// Whether (distance, id) sorts after the cursor.
+    static func isAfter(distance: Double, idBytes: UnsafeBufferPointer<UInt8>, cursor: PageCursor) -> Bool {
+        if distance != cursor.distance { return distance > cursor.distance }
+        return cursor.id.utf8.lexicographicallyPrecedes(idBytes)
+    }
+
+    static func validate(limit: Int?) throws {
+        if let limit, limit < 1 {
+            throw PlaceStoreError.invalidArgument("limit must be at least 1 (or all), got \(limit)")
+        }
+    }
+
+    static func page(_ sorted: [PlaceMatch], limit: Int?, fingerprint: UInt64) -> PlacePage {
+        guard let limit, sorted.count > limit else { return PlacePage(matches: sorted, nextCursor: nil) }
+        let kept = Array(sorted.prefix(limit))
+        let last = kept[kept.count - 1]
+        let cursor = PageCursor(distance: last.distance?.meters ?? 0, id: last.place.id.rawValue,
+                                queryFingerprint: fingerprint)
+        return PlacePage(matches: kept, nextCursor: cursor.encoded())
+    }
+
+    static func describe(_ filter: PlaceFilter) -> String {
+        [filter.categories.map(\.identifier).sorted().joined(separator: ","),
+         filter.text ?? "", filter.minimumRating.map { String($0) } ?? "",
+         filter.priceLevels.map { "\($0.lowerBound)-\($0.upperBound)" } ?? "",
+         filter.sources.sorted().joined(separator: ",")].joined(separator: "|")
+    }
+}

@@ -1,0 +1,189 @@
+import CSpatiaLite
+import Foundation
+import GeoCore
+import PlaceModel
+
+/// The default ``PlaceIndex``: a single SpatiaLite file.
+///
+/// ## Concurrency
+/// One `SpatiaLitePlaceIndex` owns one SQLite connection and serialises every call on it with
+/// a lock, so an instance may be shared between tasks and threads. The file is in WAL mode:
+/// many readers and one writer at a time, across threads and processes. Readers never block
+/// the writer and keep seeing the snapshot they started on. For parallel reads open one
+/// read-only instance per thread (each has its own connection and prepared statements); a
+/// second writer waits up to 10 s for the first.
+///
+/// ## Speed
+/// Queries join SpatiaLite's R*Tree (`idx_places_geom`) by bounding box, read the exact
+/// coordinates from the table (the R*Tree's 32-bit floats are only an outward-rounded hint),
+/// drop candidates whose cheap haversine distance is clearly outside the radius, and decide
+/// the rest by ``Geodesic/distance(_:_:)``. Statements are prepared once and reused.
+public final class SpatiaLitePlaceIndex: PlaceIndex, @unchecked Sendable {
+    // @unchecked Sendable: the connection and statement cache are touched only while `lock` is
+    // held, which makes every use of them serial.
+    private let lock = NSLock()
+    let connection: SQLiteConnection
+    private var statements: [String: SQLiteStatement] = [:]
+
+    /// Path of the index file.
+    public let path: String
+    /// True when opened with ``OpenMode/readOnly``.
+    public let isReadOnly: Bool
+
+    /// How to open an index file.
+    public enum OpenMode: Sendable {
+        /// The file must exist and be an index; nothing is written.
+        case readOnly
+        /// The file must exist; it is migrated to the current schema if older.
+        case readWrite
+        /// The file is created (with its schema) if missing.
+        case createIfMissing
+    }
+
+    /// Opens (or creates) an index.
+    /// - Throws: ``PlaceStoreError/indexNotFound(path:)`` when the file is missing and `mode` is not
+    ///   `.createIfMissing`; ``PlaceStoreError/notAnIndex(path:)`` for other SQLite files;
+    ///   ``PlaceStoreError/schemaTooNew(found:supported:)``.
+    public init(path: String, mode: OpenMode = .readOnly) throws {
+        self.path = path
+        isReadOnly = mode == .readOnly
+        let exists = FileManager.default.fileExists(atPath: path)
+        if !exists && mode != .createIfMissing { throw PlaceStoreError.indexNotFound(path: path) }
+        connection = try SQLiteConnection(path: path, readOnly: isReadOnly, create: mode == .createIfMissing)
+        try connection.execute("""
+            PRAGMA synchronous = NORMAL; PRAGMA cache_size = -131072; PRAGMA temp_store = MEMORY;
+            PRAGMA mmap_size = 4294967296;
+            """)
+        if isReadOnly {
+            let version = Int(try connection.scalarInt("PRAGMA user_version") ?? 0)
+            if version == 0 { throw PlaceStoreError.notAnIndex(path: path) }
+            if version > Schema.currentVersion {
+                throw PlaceStoreError.schemaTooNew(found: version, supported: Schema.currentVersion)
+            }
+        } else {
+            if try connection.scalarText("PRAGMA journal_mode = WAL") != "wal" {
+                throw PlaceStoreError.cannotOpen(path: path, message: "cannot switch to WAL journal mode")
+            }
+            try Schema.migrate(connection)
+        }
+    }
+
+    /// Runs `body` with the lock held.
+    func locked<T>(_ body: () throws -> T) rethrows -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body()
+    }
+
+    /// A cached prepared statement (call with the lock held).
+    func statement(_ sql: String) throws -> SQLiteStatement {
+        if let cached = statements[sql] { return cached }
+        let prepared = try connection.prepare(sql)
+        statements[sql] = prepared
+        return prepared
+    }
+
+    // MARK: - Writing
+
+    /// Runs `body` in one write transaction: everything it does is committed together, or —
+    /// when it throws, or the process dies — not at all.
+    public func write<T>(_ body: (PlaceWriter) throws -> T) throws -> T {
+        guard !isReadOnly else { throw PlaceStoreError.invalidArgument("the index \(path) was opened read-only") }
+        return try locked {
+            try connection.execute("BEGIN IMMEDIATE")
+            do {
+                let result = try body(PlaceWriter(index: self))
+                try connection.execute("COMMIT")
+                return result
+            } catch {
+                try? connection.execute("ROLLBACK")
+                throw error
+            }
+        }
+    }
+
+    /// Inserts the places, or replaces those whose id exists, in one transaction.
+    /// - Returns: how many places were written.
+    @discardableResult
+    public func upsert(_ places: [Place]) throws -> Int {
+        try write { try $0.upsert(places) }
+    }
+
+    /// Deletes places by id in one transaction. - Returns: how many existed.
+    @discardableResult
+    public func delete(_ ids: [PlaceID]) throws -> Int {
+        try write { try $0.delete(ids) }
+    }
+
+    // MARK: - Reading
+
+    /// The place with this id, or nil.
+    public func place(_ id: PlaceID) throws -> Place? {
+        try locked {
+            let row = try statement("SELECT \(Schema.selectColumns) FROM places p WHERE p.id = ?1")
+            row.reset()
+            row.bind(id.rawValue, at: 1)
+            defer { row.reset() }
+            return try row.step() ? try PlaceRowCodec.decode(row) : nil
+        }
+    }
+
+    /// How many places the index holds, from one source or all.
+    public func count(source: String? = nil) throws -> Int {
+        try locked {
+            let row: SQLiteStatement
+            if let source {
+                row = try statement("SELECT count(*) FROM places WHERE source = ?1")
+                row.reset()
+                row.bind(source, at: 1)
+            } else {
+                row = try statement("SELECT count(*) FROM places")
+                row.reset()
+            }
+            defer { row.reset() }
+            return try row.step() ? Int(row.int64(0)) : 0
+        }
+    }
+
+    /// Per-source counts, last import times and file facts, for `geoquery stats`.
+    public func statistics() throws -> IndexStatistics {
+        try locked {
+            var sources: [IndexStatistics.Source] = []
+            let rows = try statement("""
+                SELECT p.source, count(*), min(p.lat), min(p.lon), max(p.lat), max(p.lon),
+                       (SELECT value FROM geoquery_meta WHERE key = 'imported:' || p.source)
+                FROM places p GROUP BY p.source ORDER BY p.source
+                """)
+            rows.reset()
+            while try rows.step() {
+                sources.append(IndexStatistics.Source(
+                    name: rows.text(0) ?? "", count: Int(rows.int64(1)),
+                    extent: BoundingBox(uncheckedWest: rows.double(3), south: rows.double(2),
+                                        east: rows.double(5), north: rows.double(4)),
+                    lastImport: rows.text(6)))
+            }
+            rows.reset()
+            let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? nil
+            return IndexStatistics(path: path, schemaVersion: Int(try connection.scalarInt("PRAGMA user_version") ?? 0),
+                                   fileSize: size ?? 0, sources: sources)
+        }
+    }
+}
+
+/// Facts about an index file.
+public struct IndexStatistics: Sendable, Hashable, Codable {
+    public struct Source: Sendable, Hashable, Codable {
+        public var name: String
+        public var count: Int
+        /// The box holding every place of the source.
+        public var extent: BoundingBox
+        /// ISO 8601 time of the last import, if one was recorded.
+        public var lastImport: String?
+    }
+
+    public var path: String
+    public var schemaVersion: Int
+    public var fileSize: Int
+    public var sources: [Source]
+    public var total: Int { sources.reduce(0) { $0 + $1.count } }
+}
