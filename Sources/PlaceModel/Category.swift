@@ -49,6 +49,9 @@ public struct Category: Sendable, Hashable, Comparable, Codable, CustomStringCon
 
     init(unchecked identifier: String) { self.identifier = identifier }
 
+    /// A category read back from storage that validated it on the way in.
+    public init(trustedIdentifier identifier: String) { self.identifier = identifier }
+
     public var description: String { identifier }
     public static func < (lhs: Category, rhs: Category) -> Bool { lhs.identifier < rhs.identifier }
 

@@ -4,50 +4,132 @@ import GeoCore
 /// One place, whatever it came from: a dump reader, a provider adapter or a user's hidden gem.
 ///
 /// Missing values are `nil` (or empty collections), never a made-up default.
+///
+/// `Place` is a value type with copy-on-write storage: copying one (into an answer, a sorted
+/// array) costs a reference-count increment, not a copy of its dozen fields; the first
+/// mutation of a shared copy copies the fields once.
 public struct Place: Sendable, Hashable, Codable, Identifiable {
-    public var id: PlaceID
-    public var name: String
-    public var coordinate: Coordinate
-    /// Categories in the common taxonomy, most specific first as the source gave them.
-    public var categories: [Category]
-    public var address: Address?
-    public var rating: Rating?
-    public var priceLevel: PriceLevel?
-    public var phone: String?
-    public var website: String?
-    public var openingHours: OpeningHours?
-    public var photos: [PhotoReference]
-    public var provenance: Provenance
-    /// Free source tags (`iata`, `population`, `wikidata`…), text values.
-    public var tags: [String: String]
-    /// Set for user-submitted hidden gems.
-    public var gem: HiddenGem?
+    /// The stored fields; `Place` forwards to them.
+    struct Fields: Sendable, Hashable, Codable {
+        var id: PlaceID
+        var name: String
+        var coordinate: Coordinate
+        var categories: [Category]
+        var address: Address?
+        var rating: Rating?
+        var priceLevel: PriceLevel?
+        var phone: String?
+        var website: String?
+        var openingHours: OpeningHours?
+        var photos: [PhotoReference]
+        var provenance: Provenance
+        var tags: [String: String]
+        var gem: HiddenGem?
+    }
+
+    // @unchecked Sendable: `fields` is mutated only through `Place`'s setters, and only after
+    // `isKnownUniquelyReferenced` proved no other `Place` (on any thread) shares the box.
+    final class Storage: @unchecked Sendable {
+        var fields: Fields
+        init(_ fields: Fields) { self.fields = fields }
+    }
+
+    private var storage: Storage
+
+    private mutating func unique() -> Storage {
+        if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
+        return storage
+    }
 
     public init(id: PlaceID, name: String, coordinate: Coordinate, categories: [Category] = [],
                 address: Address? = nil, rating: Rating? = nil, priceLevel: PriceLevel? = nil,
                 phone: String? = nil, website: String? = nil, openingHours: OpeningHours? = nil,
                 photos: [PhotoReference] = [], provenance: Provenance? = nil,
                 tags: [String: String] = [:], gem: HiddenGem? = nil) {
-        self.id = id
-        self.name = name
-        self.coordinate = coordinate
-        self.categories = categories
-        self.address = address
-        self.rating = rating
-        self.priceLevel = priceLevel
-        self.phone = phone
-        self.website = website
-        self.openingHours = openingHours
-        self.photos = photos
-        self.provenance = provenance ?? Provenance(source: id.source, sourceID: id.localID)
-        self.tags = tags
-        self.gem = gem
+        storage = Storage(Fields(
+            id: id, name: name, coordinate: coordinate, categories: categories, address: address,
+            rating: rating, priceLevel: priceLevel, phone: phone, website: website,
+            openingHours: openingHours, photos: photos,
+            provenance: provenance ?? Provenance(source: id.source, sourceID: id.localID),
+            tags: tags, gem: gem))
+    }
+
+    public var id: PlaceID {
+        get { storage.fields.id }
+        set { unique().fields.id = newValue }
+    }
+    public var name: String {
+        get { storage.fields.name }
+        set { unique().fields.name = newValue }
+    }
+    public var coordinate: Coordinate {
+        get { storage.fields.coordinate }
+        set { unique().fields.coordinate = newValue }
+    }
+    /// Categories in the common taxonomy, most specific first as the source gave them.
+    public var categories: [Category] {
+        get { storage.fields.categories }
+        set { unique().fields.categories = newValue }
+    }
+    public var address: Address? {
+        get { storage.fields.address }
+        set { unique().fields.address = newValue }
+    }
+    public var rating: Rating? {
+        get { storage.fields.rating }
+        set { unique().fields.rating = newValue }
+    }
+    public var priceLevel: PriceLevel? {
+        get { storage.fields.priceLevel }
+        set { unique().fields.priceLevel = newValue }
+    }
+    public var phone: String? {
+        get { storage.fields.phone }
+        set { unique().fields.phone = newValue }
+    }
+    public var website: String? {
+        get { storage.fields.website }
+        set { unique().fields.website = newValue }
+    }
+    public var openingHours: OpeningHours? {
+        get { storage.fields.openingHours }
+        set { unique().fields.openingHours = newValue }
+    }
+    public var photos: [PhotoReference] {
+        get { storage.fields.photos }
+        set { unique().fields.photos = newValue }
+    }
+    public var provenance: Provenance {
+        get { storage.fields.provenance }
+        set { unique().fields.provenance = newValue }
+    }
+    /// Free source tags (`iata`, `population`, `wikidata`…), text values.
+    public var tags: [String: String] {
+        get { storage.fields.tags }
+        set { unique().fields.tags = newValue }
+    }
+    /// Set for user-submitted hidden gems.
+    public var gem: HiddenGem? {
+        get { storage.fields.gem }
+        set { unique().fields.gem = newValue }
     }
 
     /// Whether any of the place's categories is within `category` (a parent matches children).
     public func isIn(_ category: Category) -> Bool {
-        categories.contains { $0.isWithin(category) }
+        storage.fields.categories.contains { $0.isWithin(category) }
     }
+
+    public static func == (lhs: Place, rhs: Place) -> Bool {
+        lhs.storage === rhs.storage || lhs.storage.fields == rhs.storage.fields
+    }
+
+    public func hash(into hasher: inout Hasher) { storage.fields.hash(into: &hasher) }
+
+    public init(from decoder: any Decoder) throws {
+        storage = Storage(try Fields(from: decoder))
+    }
+
+    public func encode(to encoder: any Encoder) throws { try storage.fields.encode(to: encoder) }
 }
 
 /// Address parts; any may be missing.

@@ -1,3 +1,5 @@
+import Foundation
+
 /// A place identifier namespaced by its source: `source:localId`.
 ///
 /// Examples: `geonames:2988507`, `airport:LFPG`, `osm:n123`, `yelp:abc`, `gem:42`. The source is
@@ -17,6 +19,18 @@ public struct PlaceID: Sendable, Hashable, Comparable, Codable, CustomStringConv
               bytes[..<colon].allSatisfy(PlaceID.isSourceByte) else {
             throw PlaceModelError.invalidPlaceID(rawValue)
         }
+        self.rawValue = rawValue
+        self.sourceLength = colon
+    }
+
+    /// An id read back from storage that validated it on the way in. Checked in debug builds.
+    public init(trustedRawValue rawValue: String) {
+        var colon = 0
+        for byte in rawValue.utf8 {
+            if byte == UInt8(ascii: ":") { break }
+            colon += 1
+        }
+        assert(colon > 0 && colon < rawValue.utf8.count - 1, "invalid stored place id \(rawValue)")
         self.rawValue = rawValue
         self.sourceLength = colon
     }
@@ -41,7 +55,22 @@ public struct PlaceID: Sendable, Hashable, Comparable, Codable, CustomStringConv
     /// Ordered by the UTF-8 bytes of the raw value, like SQLite's BINARY collation, so that the
     /// order in Swift and in the index agree.
     public static func < (lhs: PlaceID, rhs: PlaceID) -> Bool {
-        lhs.rawValue.utf8.lexicographicallyPrecedes(rhs.rawValue.utf8)
+        PlaceID.utf8Precedes(lhs.rawValue, rhs.rawValue)
+    }
+
+    /// Byte-wise UTF-8 order (SQLite's BINARY collation), by `memcmp` on contiguous storage.
+    public static func utf8Precedes(_ lhs: String, _ rhs: String) -> Bool {
+        var left = lhs, right = rhs
+        return left.withUTF8 { a in
+            right.withUTF8 { b in
+                let common = min(a.count, b.count)
+                if common > 0 {
+                    let order = memcmp(a.baseAddress!, b.baseAddress!, common)
+                    if order != 0 { return order < 0 }
+                }
+                return a.count < b.count
+            }
+        }
     }
 
     public init(from decoder: any Decoder) throws {

@@ -93,6 +93,9 @@ final class SQLiteConnection {
     }
 
     var changes: Int { Int(sqlite3_changes(handle)) }
+
+    /// True outside an explicit transaction.
+    var isAutocommit: Bool { sqlite3_get_autocommit(handle) != 0 }
 }
 
 /// A value to bind.
@@ -187,5 +190,19 @@ final class SQLiteStatement {
     func bytes(_ column: Int32) -> UnsafeBufferPointer<UInt8> {
         guard let pointer = sqlite3_column_text(handle, column) else { return UnsafeBufferPointer(start: nil, count: 0) }
         return UnsafeBufferPointer(start: pointer, count: Int(sqlite3_column_bytes(handle, column)))
+    }
+}
+
+extension SQLiteStatement {
+    /// The bytes of a BLOB column, valid until the next step/reset; empty for NULL.
+    @inline(__always)
+    func blob(_ column: Int32) -> UnsafeRawBufferPointer {
+        guard let pointer = sqlite3_column_blob(handle, column) else { return UnsafeRawBufferPointer(start: nil, count: 0) }
+        return UnsafeRawBufferPointer(start: pointer, count: Int(sqlite3_column_bytes(handle, column)))
+    }
+
+    @inline(__always) func bind(blob: [UInt8]?, at index: Int32) {
+        guard let blob else { sqlite3_bind_null(handle, index); return }
+        blob.withUnsafeBytes { sqlite3_bind_blob(handle, index, $0.baseAddress, Int32($0.count), geoquery_sqlite_transient()) }
     }
 }

@@ -6,9 +6,11 @@
 ///
 /// Layout (version 1):
 /// - `places`: one row per place. `pk` is the rowid the spatial index points at; `id` is the
-///   `source:localId` text. Scalar fields are columns; structured ones (hours periods, photos,
-///   tags) are JSON text. `geom` is a SpatiaLite POINT (SRID 4326) with the R*Tree
-///   `idx_places_geom`, so QGIS, ogr2ogr and `spatialite` read the file as a layer.
+///   `source:localId` text. What queries filter or show in lists (name, source, categories,
+///   rating, price level, country) are columns; every other field is in `details`, one compact
+///   record (``PlaceDetailsCodec``), so a decoded row costs a dozen column reads, not thirty.
+///   `geom` is a SpatiaLite POINT (SRID 4326) with the R*Tree `idx_places_geom`, so QGIS,
+///   ogr2ogr and `spatialite` read the file as a layer.
 /// - `place_categories(category, pk)`: a covering index, so a category filter is a range probe
 ///   (`transport` matches `transport` and `transport.*`), never a scan.
 /// - `places_fts`: FTS5 over names (external content, kept in sync by triggers; diacritics
@@ -17,12 +19,11 @@ enum Schema {
     static let currentVersion = 1
 
     /// The columns a query reads, in the order ``PlaceRowCodec`` decodes them.
-    static let selectColumns = """
-        p.pk, p.lat, p.lon, p.id, p.name, p.source, p.categories, p.rating, p.rating_count, \
-        p.rating_scale, p.price_level, p.phone, p.website, p.street, p.locality, p.region, \
-        p.postcode, p.country_code, p.formatted_address, p.hours_text, p.hours_periods, p.photos, \
-        p.tags, p.gem_owner, p.gem_visibility, p.source_id, p.fetched_at, p.imported_at
-        """
+    static let selectColumns = "p.pk, p.lat, p.lon, p.id, p.name, p.source, p.categories, p.rating, p.price_level, p.country_code, p.details"
+
+    /// The leading columns of ``selectColumns``: enough to place, filter and sort a row. Queries
+    /// with a limit scan these and fetch whole rows only for the page they return.
+    static let keyColumns = "p.pk, p.lat, p.lon, p.id, p.name, p.source, p.categories, p.rating, p.price_level"
 
     static let migrations: [Int: String] = [
         1: """
@@ -30,31 +31,14 @@ enum Schema {
             pk INTEGER PRIMARY KEY,
             id TEXT NOT NULL UNIQUE,
             source TEXT NOT NULL,
-            source_id TEXT NOT NULL,
             name TEXT NOT NULL,
             lat REAL NOT NULL CHECK (lat BETWEEN -90 AND 90),
             lon REAL NOT NULL CHECK (lon BETWEEN -180 AND 180),
             categories TEXT NOT NULL DEFAULT '',
             rating REAL CHECK (rating BETWEEN 0 AND 5),
-            rating_count INTEGER,
-            rating_scale REAL,
             price_level INTEGER CHECK (price_level BETWEEN 1 AND 4),
-            phone TEXT,
-            website TEXT,
-            street TEXT,
-            locality TEXT,
-            region TEXT,
-            postcode TEXT,
             country_code TEXT,
-            formatted_address TEXT,
-            hours_text TEXT,
-            hours_periods TEXT,
-            photos TEXT,
-            tags TEXT,
-            gem_owner TEXT,
-            gem_visibility TEXT,
-            fetched_at REAL,
-            imported_at REAL
+            details BLOB
         );
         SELECT AddGeometryColumn('places', 'geom', 4326, 'POINT', 'XY', 1);
         SELECT CreateSpatialIndex('places', 'geom');

@@ -19,49 +19,45 @@ extension SpatiaLitePlaceIndex {
     public func near(_ center: Coordinate, radius: Distance, filter: PlaceFilter = .none,
                      limit: Int? = nil, cursor: String? = nil) throws -> PlacePage {
         try Self.validate(limit: limit)
-        let fingerprint = PageCursor.fingerprint(["near", center.description, String(radius.meters.bitPattern),
-                                                  Self.describe(filter)])
-        let after = try cursor.map { try PageCursor(decoding: $0, expectedFingerprint: fingerprint) }
+        let fingerprint = {
+            PageCursor.fingerprint(["near", center.description, String(radius.meters.bitPattern), Self.describe(filter)])
+        }
+        let after = try cursor.map { try PageCursor(decoding: $0, expectedFingerprint: fingerprint()) }
         let box = BoundingBox.covering(center: center, radius: radius)
         let origin = Geodesic.Origin(center)
         let r = radius.meters
         let cheapLimit = r * (1 + Self.cheapDistanceBand) + 1
-        var matches: [PlaceMatch] = []
-        try locked {
-            try scan(box: box, filter: filter) { row, latitude, longitude in
+        return try reading {
+            var hits = HitCollector(decodesDuringScan: limit == nil)
+            try scan(box: box, filter: filter, wholeRows: hits.decodesDuringScan) { row, latitude, longitude in
                 let cheap = haversineDistance(center, Coordinate(uncheckedLatitude: latitude, longitude: longitude))
                 if cheap > cheapLimit { return }
                 let d = Geodesic.distance(from: origin, latitude: latitude, longitude: longitude)
                 if d > r { return }
                 if let after, !Self.isAfter(distance: d, idBytes: row.bytes(3), cursor: after) { return }
                 guard Self.passesAttributes(row, filter) else { return }
-                matches.append(PlaceMatch(place: try PlaceRowCodec.decode(row), distance: Distance(uncheckedMeters: d)))
+                try hits.add(row, distance: d)
             }
+            return try hits.page(limit: limit, fingerprint: fingerprint, withDistances: true, index: self)
         }
-        matches.sort { a, b in
-            let da = a.distance!.meters, db = b.distance!.meters
-            return da != db ? da < db : a.place.id < b.place.id
-        }
-        return Self.page(matches, limit: limit, fingerprint: fingerprint)
     }
 
     /// Every place inside `box` (crossing the antimeridian when west > east), sorted by id.
     public func within(_ box: BoundingBox, filter: PlaceFilter = .none, limit: Int? = nil,
                        cursor: String? = nil) throws -> PlacePage {
         try Self.validate(limit: limit)
-        let fingerprint = PageCursor.fingerprint(["within", box.description, Self.describe(filter)])
-        let after = try cursor.map { try PageCursor(decoding: $0, expectedFingerprint: fingerprint) }
-        var matches: [PlaceMatch] = []
-        try locked {
-            try scan(box: box, filter: filter) { row, latitude, longitude in
+        let fingerprint = { PageCursor.fingerprint(["within", box.description, Self.describe(filter)]) }
+        let after = try cursor.map { try PageCursor(decoding: $0, expectedFingerprint: fingerprint()) }
+        return try reading {
+            var hits = HitCollector(decodesDuringScan: limit == nil)
+            try scan(box: box, filter: filter, wholeRows: hits.decodesDuringScan) { row, latitude, longitude in
                 guard box.contains(latitude: latitude, longitude: longitude) else { return }
                 if let after, !Self.isAfter(distance: 0, idBytes: row.bytes(3), cursor: after) { return }
                 guard Self.passesAttributes(row, filter) else { return }
-                matches.append(PlaceMatch(place: try PlaceRowCodec.decode(row), distance: nil))
+                try hits.add(row, distance: 0)
             }
+            return try hits.page(limit: limit, fingerprint: fingerprint, withDistances: false, index: self)
         }
-        matches.sort { $0.place.id < $1.place.id }
-        return Self.page(matches, limit: limit, fingerprint: fingerprint)
     }
 
     /// The `count` places nearest to `center` (ellipsoidal distance), no further than
@@ -74,10 +70,12 @@ extension SpatiaLitePlaceIndex {
         guard count >= 1 else { throw PlaceStoreError.invalidArgument("k must be at least 1, got \(count)") }
         let ceiling = min(maxDistance?.meters ?? WGS84.halfMeridianLength, WGS84.halfMeridianLength)
         var radius = min(500, ceiling)
-        while true {
-            let page = try near(center, radius: Distance(uncheckedMeters: radius), filter: filter, limit: count)
-            if page.matches.count == count || radius >= ceiling { return page.matches }
-            radius = min(radius * 4, ceiling)
+        return try reading {
+            while true {
+                let page = try near(center, radius: Distance(uncheckedMeters: radius), filter: filter, limit: count)
+                if page.matches.count == count || radius >= ceiling { return page.matches }
+                radius = min(radius * 4, ceiling)
+            }
         }
     }
 
@@ -88,7 +86,7 @@ extension SpatiaLitePlaceIndex {
     ///
     /// Candidates come from the spatial index; with a text or category filter that matches
     /// fewer places than the spatial index would offer, they come from those places instead.
-    func scan(box: BoundingBox, filter: PlaceFilter,
+    func scan(box: BoundingBox, filter: PlaceFilter, wholeRows: Bool,
               _ body: (SQLiteStatement, Double, Double) throws -> Void) throws {
         var textMatches: Set<Int64>?
         if let text = filter.text, !text.trimmingCharacters(in: .whitespaces).isEmpty {
@@ -105,7 +103,7 @@ extension SpatiaLitePlaceIndex {
             }
         }
         if let driver {
-            let row = try statement("SELECT \(Schema.selectColumns) FROM places p WHERE p.pk = ?1")
+            let row = try wholeRows ? hot.rowByPK(self) : hot.keysByPK(self)
             for pk in driver.sorted() {
                 if let textMatches, !textMatches.contains(pk) { continue }
                 row.reset()
@@ -117,10 +115,7 @@ extension SpatiaLitePlaceIndex {
             row.reset()
             return
         }
-        let row = try statement("""
-            SELECT \(Schema.selectColumns) FROM idx_places_geom r CROSS JOIN places p ON p.pk = r.pkid
-            WHERE r.xmin <= ?3 AND r.xmax >= ?1 AND r.ymin <= ?4 AND r.ymax >= ?2
-            """)
+        let row = try wholeRows ? hot.rowsInBox(self) : hot.keysInBox(self)
         defer { row.reset() }
         for part in box.nonWrappingParts {
             row.reset()
@@ -202,7 +197,7 @@ extension SpatiaLitePlaceIndex {
             if row.isNull(7) || row.double(7) < minimum { return false }
         }
         if let levels = filter.priceLevels {
-            if row.isNull(10) || !levels.contains(Int(row.int64(10))) { return false }
+            if row.isNull(8) || !levels.contains(Int(row.int64(8))) { return false }
         }
         if !filter.sources.isEmpty {
             let source = row.bytes(5)
@@ -239,15 +234,6 @@ extension SpatiaLitePlaceIndex {
         if let limit, limit < 1 {
             throw PlaceStoreError.invalidArgument("limit must be at least 1 (or all), got \(limit)")
         }
-    }
-
-    static func page(_ sorted: [PlaceMatch], limit: Int?, fingerprint: UInt64) -> PlacePage {
-        guard let limit, sorted.count > limit else { return PlacePage(matches: sorted, nextCursor: nil) }
-        let kept = Array(sorted.prefix(limit))
-        let last = kept[kept.count - 1]
-        let cursor = PageCursor(distance: last.distance?.meters ?? 0, id: last.place.id.rawValue,
-                                queryFingerprint: fingerprint)
-        return PlacePage(matches: kept, nextCursor: cursor.encoded())
     }
 
     static func describe(_ filter: PlaceFilter) -> String {

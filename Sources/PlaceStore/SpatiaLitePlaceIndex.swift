@@ -21,9 +21,11 @@ import PlaceModel
 public final class SpatiaLitePlaceIndex: PlaceIndex, @unchecked Sendable {
     // @unchecked Sendable: the connection and statement cache are touched only while `lock` is
     // held, which makes every use of them serial.
-    private let lock = NSLock()
+    private let lock = NSRecursiveLock()
     let connection: SQLiteConnection
     private var statements: [String: SQLiteStatement] = [:]
+    /// Hot statements, prepared on first use and kept (reached with the lock held).
+    var hot = HotStatements()
 
     /// Path of the index file.
     public let path: String
@@ -73,6 +75,28 @@ public final class SpatiaLitePlaceIndex: PlaceIndex, @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         return try body()
+    }
+
+    /// Runs `body` with the lock held inside one read transaction, so that every statement of a
+    /// query reads the same snapshot and the file locks are taken once, not per statement.
+    /// Nested calls join the outer transaction.
+    func reading<T>(_ body: () throws -> T) throws -> T {
+        try locked {
+            guard connection.isAutocommit else { return try body() }
+            let begin = try hot.begin(self)
+            begin.reset()
+            try begin.run()
+            do {
+                let result = try body()
+                let commit = try hot.commit(self)
+                commit.reset()
+                try commit.run()
+                return result
+            } catch {
+                try? connection.execute("ROLLBACK")
+                throw error
+            }
+        }
     }
 
     /// A cached prepared statement (call with the lock held).

@@ -1,0 +1,53 @@
+# GeoQuery — set-up, build, test, benchmark. Run as root on Debian (or with sudo available).
+#   make run    install system packages, build (release), build the default index, example query
+#   make test   install system packages, run the test suite
+#   make bench  1 M synthetic places: load rate, query latencies, library vs raw SQLite
+
+SHELL := /bin/bash
+APT_PACKAGES := pkg-config libsqlite3-dev libspatialite-dev libsqlite3-mod-spatialite libcurl4-openssl-dev
+DB := geodata/places.sqlite
+GEOQUERY := .build/release/geoquery
+SHIPPED := geodata/cities15000.csv geodata/airports.csv
+
+.PHONY: deps build run test bench index clean
+
+# Idempotent: installs only what dpkg says is missing; apt-get update only then, and once.
+deps:
+	@missing=""; \
+	for package in $(APT_PACKAGES); do \
+	  dpkg -s "$$package" >/dev/null 2>&1 || missing="$$missing $$package"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing system packages:$$missing"; \
+	  sudo=""; [ "$$(id -u)" -ne 0 ] && sudo=sudo; \
+	  $$sudo apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq --no-install-recommends $$missing; \
+	fi
+
+build: deps
+	swift build -c release --product geoquery
+
+# Rebuilt when the binary or the shipped data change; written to a temporary file first so an
+# interrupted build never leaves a half-made index behind.
+$(DB): $(GEOQUERY) $(SHIPPED)
+	@rm -f $(DB).tmp $(DB).tmp-wal $(DB).tmp-shm
+	$(GEOQUERY) import geodata/cities15000.csv --format geonames-csv --db $(DB).tmp
+	$(GEOQUERY) import geodata/airports.csv --format airports-csv --db $(DB).tmp
+	@rm -f $(DB)-wal $(DB)-shm
+	@mv $(DB).tmp $(DB)
+
+index: build $(DB)
+
+run: build index
+	$(GEOQUERY) near --lat 48.8584 --lon 2.2945 --radius 20mi --limit 15 --db $(DB) --format table
+
+test: deps
+	swift build --build-tests
+	swift test
+
+bench: deps
+	swift build -c release --product GeoQueryBench
+	.build/release/GeoQueryBench $(BENCH_ARGS)
+
+clean:
+	rm -rf .build $(DB) $(DB)-wal $(DB)-shm

@@ -1,0 +1,51 @@
+import CSpatiaLite
+import Foundation
+import GeoCore
+
+/// The raw engine baseline: one hand-prepared statement joining SpatiaLite's R*Tree to the
+/// table, the same exact distance decision as the library, and no model decoding: it returns
+/// only (id, name, distance), sorted.
+final class RawBaseline {
+    private var db: OpaquePointer?
+    private var statement: OpaquePointer?
+
+    init(path: String) {
+        sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, nil)
+        sqlite3_exec(db, "PRAGMA cache_size = -131072; PRAGMA mmap_size = 4294967296", nil, nil, nil)
+        let sql = """
+            SELECT p.id, p.name, p.lat, p.lon FROM idx_places_geom r CROSS JOIN places p ON p.pk = r.pkid
+            WHERE r.xmin <= ?3 AND r.xmax >= ?1 AND r.ymin <= ?4 AND r.ymax >= ?2
+            """
+        sqlite3_prepare_v2(db, sql, -1, &statement, nil)
+    }
+
+    deinit {
+        sqlite3_finalize(statement)
+        sqlite3_close(db)
+    }
+
+    struct Row { var id: String; var name: String; var distance: Double }
+
+    func near(_ center: Coordinate, radius: Double) -> [Row] {
+        let box = BoundingBox.covering(center: center, radius: Distance(uncheckedMeters: radius))
+        let origin = Geodesic.Origin(center)
+        var rows: [Row] = []
+        for part in box.nonWrappingParts {
+            sqlite3_reset(statement)
+            sqlite3_bind_double(statement, 1, part.west)
+            sqlite3_bind_double(statement, 2, part.south)
+            sqlite3_bind_double(statement, 3, part.east)
+            sqlite3_bind_double(statement, 4, part.north)
+            while sqlite3_step(statement) == SQLITE_ROW {
+                let latitude = sqlite3_column_double(statement, 2), longitude = sqlite3_column_double(statement, 3)
+                if haversineDistance(center, Coordinate(uncheckedLatitude: latitude, longitude: longitude)) > radius * 1.01 + 1 { continue }
+                let d = Geodesic.distance(from: origin, latitude: latitude, longitude: longitude)
+                guard d <= radius else { continue }
+                rows.append(Row(id: String(cString: sqlite3_column_text(statement, 0)),
+                                name: String(cString: sqlite3_column_text(statement, 1)), distance: d))
+            }
+        }
+        rows.sort { $0.distance != $1.distance ? $0.distance < $1.distance : $0.id.utf8.lexicographicallyPrecedes($1.id.utf8) }
+        return rows
+    }
+}

@@ -1,0 +1,154 @@
+import Foundation
+import GeoCore
+import PlaceModel
+import PlaceStore
+
+// `make bench`: builds a deterministic synthetic index of 1 000 000 places clustered around the
+// shipped cities and prints load rate, file size and query latencies, library against the raw
+// engine baseline (RawBaseline.swift) on the same file in the same run.
+//
+// Options: --places N (default 1000000), --queries N per row (default 2000), --db PATH,
+// --keep (reuse an existing bench index of the right size).
+
+let arguments = CommandLine.arguments
+func option(_ name: String) -> String? {
+    guard let index = arguments.firstIndex(of: name), index + 1 < arguments.count else { return nil }
+    return arguments[index + 1]
+}
+let placeCount = Int(option("--places") ?? "") ?? 1_000_000
+let queryCount = Int(option("--queries") ?? "") ?? 2000
+let path = option("--db") ?? ".build/bench-\(placeCount).sqlite"
+let keep = arguments.contains("--keep")
+
+@inline(never) func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
+
+func percentile(_ values: [Double], _ p: Double) -> Double {
+    let sorted = values.sorted()
+    return sorted[min(sorted.count - 1, Int(Double(sorted.count - 1) * p))]
+}
+
+func micros(_ ns: Double) -> String {
+    ns >= 1_000_000 ? String(format: "%.2f ms", ns / 1_000_000) : String(format: "%.1f µs", ns / 1000)
+}
+
+print("GeoQuery benchmark: \(placeCount) places, \(queryCount) queries per row, index \(path)")
+let cities = try SyntheticPlaces.loadCities("geodata/cities15000.csv")
+let places = SyntheticPlaces.generate(count: placeCount, cities: cities, seed: 42)
+
+var loadLine = "reused existing index"
+if !(keep && FileManager.default.fileExists(atPath: path)) {
+    for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+    let index = try SpatiaLitePlaceIndex(path: path, mode: .createIfMissing)
+    let start = now()
+    try index.write { writer in
+        var offset = 0
+        while offset < places.count {
+            let end = min(offset + 50_000, places.count)
+            try writer.upsert(Array(places[offset..<end]))
+            offset = end
+        }
+    }
+    let seconds = Double(now() - start) / 1e9
+    loadLine = String(format: "load: %d places in %.1f s = %.0f rows/s (spatial index, category index and FTS included)",
+                      placeCount, seconds, Double(placeCount) / seconds)
+}
+let size = (try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+print(loadLine)
+print(String(format: "file size: %.1f MB", Double(size) / 1_000_000))
+
+let index = try SpatiaLitePlaceIndex(path: path, mode: .readOnly)
+let raw = RawBaseline(path: path)
+var random = SplitMix64(seed: 7)
+let centres: [Coordinate] = (0..<queryCount).map { _ in
+    // Query where people are: at a random place, moved up to 500 m.
+    let place = places[Int(random.next() % UInt64(places.count))]
+    return Coordinate(uncheckedLatitude: (place.coordinate.latitude + (random.unit() - 0.5) * 0.009).clamped(to: -90...90),
+                      longitude: Coordinate.normalizedLongitude(place.coordinate.longitude + (random.unit() - 0.5) * 0.009))
+}
+
+if let probeLimit = option("--probe") {
+    try probe(index: index, centres: centres, limit: Int(probeLimit), meters: 32186.88)
+    exit(0)
+}
+
+struct Row { var name: String; var library: [Double]; var raw: [Double]?; var results: Double }
+var rows: [Row] = []
+var mismatches = 0
+
+for (label, meters) in [("1 km", 1000.0), ("5 km", 5000.0), ("20 mi", 32186.88)] {
+    let radius = Distance(uncheckedMeters: meters)
+    // Warm up both paths once over the centres.
+    for centre in centres.prefix(200) { _ = try index.near(centre, radius: radius); _ = raw.near(centre, radius: meters) }
+    var libraryTimes: [Double] = [], rawTimes: [Double] = [], total = 0
+    for centre in centres {
+        let t0 = now()
+        let page = try index.near(centre, radius: radius)
+        let t1 = now()
+        let baseline = raw.near(centre, radius: meters)
+        let t2 = now()
+        libraryTimes.append(Double(t1 - t0))
+        rawTimes.append(Double(t2 - t1))
+        total += page.matches.count
+        if page.matches.map(\.place.id.rawValue) != baseline.map(\.id) { mismatches += 1 }
+    }
+    rows.append(Row(name: "near \(label)", library: libraryTimes, raw: rawTimes, results: Double(total) / Double(centres.count)))
+}
+
+for (label, meters) in [("1 km", 1000.0), ("5 km", 5000.0), ("20 mi", 32186.88)] {
+    var times: [Double] = [], total = 0
+    for centre in centres {
+        let box = BoundingBox.covering(center: centre, radius: Distance(uncheckedMeters: meters))
+        let t0 = now()
+        let page = try index.within(box)
+        times.append(Double(now() - t0))
+        total += page.matches.count
+    }
+    rows.append(Row(name: "within box ±\(label)", library: times, raw: nil, results: Double(total) / Double(centres.count)))
+}
+
+var nearestTimes: [Double] = []
+for centre in centres {
+    let t0 = now()
+    _ = try index.nearest(centre, count: 10)
+    nearestTimes.append(Double(now() - t0))
+}
+rows.append(Row(name: "nearest k=10", library: nearestTimes, raw: nil, results: 10))
+
+var pagedTimes: [Double] = [], pagedTotal = 0
+for centre in centres {
+    let t0 = now()
+    pagedTotal += try index.near(centre, radius: Distance(uncheckedMeters: 32186.88), limit: 50).matches.count
+    pagedTimes.append(Double(now() - t0))
+}
+rows.append(Row(name: "near 20 mi, first 50", library: pagedTimes, raw: nil, results: Double(pagedTotal) / Double(centres.count)))
+
+var filteredTimes: [Double] = [], filteredTotal = 0
+let filter = PlaceFilter(categories: [try Category("food")], minimumRating: 3)
+for centre in centres {
+    let t0 = now()
+    filteredTotal += try index.near(centre, radius: Distance(uncheckedMeters: 5000), filter: filter).matches.count
+    filteredTimes.append(Double(now() - t0))
+}
+rows.append(Row(name: "near 5 km food ★≥3", library: filteredTimes, raw: nil, results: Double(filteredTotal) / Double(centres.count)))
+
+func pad(_ text: String, _ width: Int, right: Bool = false) -> String {
+    let padding = String(repeating: " ", count: max(0, width - text.count))
+    return right ? padding + text : text + padding
+}
+print("")
+print([pad("query", 22), pad("results", 8, right: true), pad("p50", 10, right: true), pad("p95", 10, right: true),
+       pad("raw p50", 10, right: true), pad("raw p95", 10, right: true), pad("lib/raw", 8, right: true)].joined(separator: "  "))
+for row in rows {
+    let p50 = percentile(row.library, 0.5), p95 = percentile(row.library, 0.95)
+    var cells = [pad(row.name, 22), pad(String(format: "%.1f", row.results), 8, right: true),
+                 pad(micros(p50), 10, right: true), pad(micros(p95), 10, right: true)]
+    if let rawTimes = row.raw {
+        let r50 = percentile(rawTimes, 0.5)
+        cells += [pad(micros(r50), 10, right: true), pad(micros(percentile(rawTimes, 0.95)), 10, right: true),
+                  pad(String(format: "%.2f×", p50 / r50), 8, right: true)]
+    }
+    print(cells.joined(separator: "  "))
+}
+print("")
+print("library and raw baseline answers differ in \(mismatches) of \(centres.count * 3) near queries (must be 0)")
+if mismatches > 0 { exit(1) }

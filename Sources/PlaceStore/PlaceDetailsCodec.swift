@@ -1,0 +1,171 @@
+import Foundation
+import PlaceModel
+
+/// The `details` column: every field of a place that queries never filter on, in one compact
+/// binary record, so that reading a place touches a dozen columns rather than thirty.
+///
+/// Format: a sequence of fields, each `tag` (1 byte), `length` (LEB128 varint), `payload`.
+/// Text payloads are UTF-8; numbers are 8-byte little-endian IEEE doubles. Unknown tags are
+/// skipped, so later versions can add fields. NULL when a place has none of these fields.
+///
+/// | tag | field | | tag | field |
+/// |---|---|---|---|---|
+/// | 1 | phone | | 10 | photos (JSON array) |
+/// | 2 | website | | 11 | tags (pairs: varint length + key, varint length + value) |
+/// | 3 | street | | 12 | gem owner |
+/// | 4 | locality | | 13 | gem visibility |
+/// | 5 | region | | 14 | source id, when it differs from the id's local part |
+/// | 6 | postcode | | 15 | fetched at (seconds since 1970) |
+/// | 7 | formatted address | | 16 | imported at (seconds since 1970) |
+/// | 8 | opening hours text | | 17 | rating count |
+/// | 9 | opening hours periods (JSON) | | 18 | rating scale |
+enum PlaceDetailsCodec {
+    enum Tag: UInt8 {
+        case phone = 1, website, street, locality, region, postcode, formattedAddress, hoursText, hoursPeriods
+        case photos, tags, gemOwner, gemVisibility, sourceID, fetchedAt, importedAt, ratingCount, ratingScale
+    }
+
+    private static let jsonEncoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return encoder
+    }()
+    private static let jsonDecoder = JSONDecoder()
+
+    // MARK: Encoding
+
+    static func encode(_ place: Place) throws -> [UInt8]? {
+        var out: [UInt8] = []
+        func text(_ tag: Tag, _ value: String?) {
+            guard let value else { return }
+            out.append(tag.rawValue)
+            appendVarint(UInt64(value.utf8.count), to: &out)
+            out.append(contentsOf: value.utf8)
+        }
+        func number(_ tag: Tag, _ value: Double?) {
+            guard let value else { return }
+            out.append(tag.rawValue)
+            out.append(8)
+            withUnsafeBytes(of: value.bitPattern.littleEndian) { out.append(contentsOf: $0) }
+        }
+        text(.phone, place.phone)
+        text(.website, place.website)
+        text(.street, place.address?.street)
+        text(.locality, place.address?.locality)
+        text(.region, place.address?.region)
+        text(.postcode, place.address?.postcode)
+        text(.formattedAddress, place.address?.formatted)
+        text(.hoursText, place.openingHours?.text)
+        if let periods = place.openingHours?.periods, !periods.isEmpty {
+            text(.hoursPeriods, String(decoding: try jsonEncoder.encode(periods), as: UTF8.self))
+        }
+        if !place.photos.isEmpty {
+            text(.photos, String(decoding: try jsonEncoder.encode(place.photos), as: UTF8.self))
+        }
+        if !place.tags.isEmpty {
+            var pairs: [UInt8] = []
+            for key in place.tags.keys.sorted() {
+                appendVarint(UInt64(key.utf8.count), to: &pairs)
+                pairs.append(contentsOf: key.utf8)
+                let value = place.tags[key]!
+                appendVarint(UInt64(value.utf8.count), to: &pairs)
+                pairs.append(contentsOf: value.utf8)
+            }
+            out.append(Tag.tags.rawValue)
+            appendVarint(UInt64(pairs.count), to: &out)
+            out.append(contentsOf: pairs)
+        }
+        text(.gemOwner, place.gem?.owner)
+        text(.gemVisibility, place.gem?.visibility.rawValue)
+        if place.provenance.sourceID != place.id.localID { text(.sourceID, place.provenance.sourceID) }
+        number(.fetchedAt, place.provenance.fetchedAt?.timeIntervalSince1970)
+        number(.importedAt, place.provenance.importedAt?.timeIntervalSince1970)
+        number(.ratingCount, place.rating?.count.map(Double.init))
+        if let scale = place.rating?.originalScale, scale != 5 { number(.ratingScale, scale) }
+        return out.isEmpty ? nil : out
+    }
+
+    static func appendVarint(_ value: UInt64, to out: inout [UInt8]) {
+        var v = value
+        while v >= 0x80 {
+            out.append(UInt8(v & 0x7F) | 0x80)
+            v >>= 7
+        }
+        out.append(UInt8(v))
+    }
+
+    // MARK: Decoding
+
+    /// Fields read from a details record; applied to a place by ``apply(_:to:)``.
+    struct Fields {
+        var phone, website, street, locality, region, postcode, formatted, hoursText: String?
+        var hoursPeriods: [OpeningHours.Period] = []
+        var photos: [PhotoReference] = []
+        var tags: [String: String] = [:]
+        var gemOwner, gemVisibility, sourceID: String?
+        var fetchedAt, importedAt, ratingCount, ratingScale: Double?
+    }
+
+    /// Parses a record. - Throws: ``PlaceStoreError/corruptRow(id:reason:)`` on a truncated one.
+    static func decode(_ bytes: UnsafeRawBufferPointer, id: String) throws -> Fields {
+        var fields = Fields()
+        var index = 0
+        func varint() throws -> Int {
+            var result: UInt64 = 0, shift: UInt64 = 0
+            while true {
+                guard index < bytes.count, shift < 64 else { throw PlaceStoreError.corruptRow(id: id, reason: "truncated details") }
+                let byte = bytes[index]
+                index += 1
+                result |= UInt64(byte & 0x7F) << shift
+                if byte < 0x80 { return Int(result) }
+                shift += 7
+            }
+        }
+        func slice(_ length: Int) throws -> UnsafeRawBufferPointer {
+            guard length >= 0, index + length <= bytes.count else { throw PlaceStoreError.corruptRow(id: id, reason: "truncated details") }
+            defer { index += length }
+            return UnsafeRawBufferPointer(rebasing: bytes[index..<(index + length)])
+        }
+        while index < bytes.count {
+            let tag = bytes[index]
+            index += 1
+            let payload = try slice(try varint())
+            func text() -> String { String(decoding: payload, as: UTF8.self) }
+            func number() -> Double? {
+                guard payload.count == 8 else { return nil }
+                return Double(bitPattern: UInt64(littleEndian: payload.loadUnaligned(as: UInt64.self)))
+            }
+            switch Tag(rawValue: tag) {
+            case .phone: fields.phone = text()
+            case .website: fields.website = text()
+            case .street: fields.street = text()
+            case .locality: fields.locality = text()
+            case .region: fields.region = text()
+            case .postcode: fields.postcode = text()
+            case .formattedAddress: fields.formatted = text()
+            case .hoursText: fields.hoursText = text()
+            case .hoursPeriods: fields.hoursPeriods = (try? jsonDecoder.decode([OpeningHours.Period].self, from: Data(payload))) ?? []
+            case .photos: fields.photos = (try? jsonDecoder.decode([PhotoReference].self, from: Data(payload))) ?? []
+            case .tags:
+                let outer = index
+                index -= payload.count
+                let end = outer
+                while index < end {
+                    let key = String(decoding: try slice(try varint()), as: UTF8.self)
+                    let value = String(decoding: try slice(try varint()), as: UTF8.self)
+                    fields.tags[key] = value
+                }
+                index = outer
+            case .gemOwner: fields.gemOwner = text()
+            case .gemVisibility: fields.gemVisibility = text()
+            case .sourceID: fields.sourceID = text()
+            case .fetchedAt: fields.fetchedAt = number()
+            case .importedAt: fields.importedAt = number()
+            case .ratingCount: fields.ratingCount = number()
+            case .ratingScale: fields.ratingScale = number()
+            case nil: continue  // a field from a newer version
+            }
+        }
+        return fields
+    }
+}
