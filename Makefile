@@ -41,9 +41,13 @@ index: build $(DB)
 run: build index
 	$(GEOQUERY) near --lat 48.8584 --lon 2.2945 --radius 20mi --limit 15 --db $(DB) --format table
 
+# Tests run optimised (with testability): the property tests compare against brute force over
+# 20 000 places, and optimised builds also catch optimiser-only bugs.
+TEST_FLAGS := -c release -Xswiftc -enable-testing
+
 test: deps
-	swift build --build-tests
-	swift test
+	swift build --build-tests $(TEST_FLAGS)
+	swift test $(TEST_FLAGS)
 
 bench: deps
 	swift build -c release --product GeoQueryBench

@@ -60,6 +60,7 @@ let package = Package(
         .testTarget(name: "PlaceModelTests", dependencies: ["PlaceModel"], swiftSettings: swiftSettings),
         .testTarget(name: "PlaceStoreTests", dependencies: ["PlaceStore"], swiftSettings: swiftSettings),
         .testTarget(name: "PlaceImportTests", dependencies: ["PlaceImport"], swiftSettings: swiftSettings),
-        .testTarget(name: "GeoQueryCLITests", dependencies: ["GeoCore"], swiftSettings: swiftSettings),
+        // Runs the built `geoquery` executable as a user would.
+        .testTarget(name: "GeoQueryCLITests", dependencies: ["GeoQueryCLI"], swiftSettings: swiftSettings),
     ]
 )

@@ -17,7 +17,7 @@ struct Near: ParsableCommand {
 
     @Option(parsing: .unconditional, help: "Latitude of the centre, -90 to 90.") var lat: Double?
     @Option(parsing: .unconditional, help: "Longitude of the centre, -180 to 180.") var lon: Double?
-    @Option(help: "Radius, e.g. 20mi, 5km, 800m.") var radius: String?
+    @Option(parsing: .unconditional, help: "Radius, e.g. 20mi, 5km, 800m.") var radius: String?
     @Option(help: "CSV file of `lat,lon,radius` queries; answers as JSON Lines.") var batch: String?
     @OptionGroup var filters: FilterOptions
     @OptionGroup var paging: PagingOptions
@@ -137,7 +137,7 @@ struct Nearest: ParsableCommand {
     @Option(parsing: .unconditional, help: "Latitude, -90 to 90.") var lat: Double
     @Option(parsing: .unconditional, help: "Longitude, -180 to 180.") var lon: Double
     @Option(name: .customShort("k"), help: "How many places, 1 to 10000.") var k: Int = 10
-    @Option(name: .customLong("max-distance"), help: "Ignore places further than this, e.g. 50km.") var maxDistance: String?
+    @Option(name: .customLong("max-distance"), parsing: .unconditional, help: "Ignore places further than this, e.g. 50km.") var maxDistance: String?
     @OptionGroup var filters: FilterOptions
     @OptionGroup var output: OutputOptions
     @OptionGroup var index: IndexOptions

@@ -55,7 +55,7 @@ public struct CSVReader: Sequence, IteratorProtocol {
         var field: [UInt8] = []
         var inQuotes = false
         var sawAnything = false
-        let startLine = line
+        var startLine = line
         while true {
             if position >= buffer.count {
                 if !refill() {
@@ -91,7 +91,10 @@ public struct CSVReader: Sequence, IteratorProtocol {
                 sawAnything = true
             case 0x0A:
                 line += 1
-                if !sawAnything && field.isEmpty { continue }  // blank line
+                if !sawAnything && field.isEmpty {  // blank line
+                    startLine = line
+                    continue
+                }
                 fields.append(String(decoding: field, as: UTF8.self))
                 return Record(fields: fields, line: startLine)
             case 0x0D:

@@ -203,6 +203,6 @@ extension SQLiteStatement {
 
     @inline(__always) func bind(blob: [UInt8]?, at index: Int32) {
         guard let blob else { sqlite3_bind_null(handle, index); return }
-        blob.withUnsafeBytes { sqlite3_bind_blob(handle, index, $0.baseAddress, Int32($0.count), geoquery_sqlite_transient()) }
+        _ = blob.withUnsafeBytes { sqlite3_bind_blob(handle, index, $0.baseAddress, Int32($0.count), geoquery_sqlite_transient()) }
     }
 }

@@ -1,0 +1,205 @@
+import Foundation
+import Testing
+
+/// Runs the built `geoquery` executable (next to the test bundle in .build/…/debug).
+struct CLI {
+    static let executable: URL = {
+        let candidates = [URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent(),
+                          Bundle.main.bundleURL, Bundle.main.bundleURL.deletingLastPathComponent()]
+        for directory in candidates {
+            let url = directory.appendingPathComponent("geoquery")
+            if FileManager.default.isExecutableFile(atPath: url.path) { return url }
+        }
+        return candidates[0].appendingPathComponent("geoquery")
+    }()
+
+    struct Result {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+        var json: [String: Any] { (try? JSONSerialization.jsonObject(with: Data(stdout.utf8))) as? [String: Any] ?? [:] }
+    }
+
+    static func run(_ arguments: [String], environment: [String: String] = [:]) throws -> Result {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        var env = ProcessInfo.processInfo.environment
+        env.removeValue(forKey: "GEOQUERY_DB")
+        for (key, value) in environment { env[key] = value }
+        process.environment = env
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let stdout = out.fileHandleForReading.readDataToEndOfFile()
+        let stderr = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Result(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
+                      stderr: String(decoding: stderr, as: UTF8.self))
+    }
+}
+
+/// A small index built through the CLI itself from a handful of real cities and airports.
+final class CLIFixture: @unchecked Sendable {
+    let directory: URL
+    let db: String
+
+    init() throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("geoquery-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        db = directory.appendingPathComponent("cli.sqlite").path
+        let cities = """
+            geonameid,name,lat,lon,country_code,admin1,population,timezone
+            2988507,Paris,48.85341,2.3488,FR,11,2138551,Europe/Paris
+            2990611,Neuilly-sur-Seine,48.8846,2.26965,FR,11,60501,Europe/Paris
+            2970761,Vanves,48.82345,2.29025,FR,11,27414,Europe/Paris
+            5391959,San Francisco,37.77493,-122.41942,US,CA,864816,America/Los_Angeles
+            4180439,"Atlanta, GA test",33.749,-84.38798,US,GA,463878,America/New_York
+            2193733,Auckland,-36.84853,174.76349,NZ,E7,417910,Pacific/Auckland
+            4032243,Nuku'alofa,-21.13938,-175.2018,TO,04,22400,Pacific/Tongatapu
+            """
+        let airports = """
+            icao,iata,name,city,subd,country,elevation,lat,lon,tz,lid
+            "LFPG","CDG","Charles de Gaulle International Airport","Paris","Ile-de-France","FR",392,49.0127983093,2.5499999523,"Europe/Paris",""
+            "LFPO","ORY","Paris-Orly Airport","Paris","Ile-de-France","FR",291,48.7233333,2.3794444,"Europe/Paris",""
+            "KSFO","SFO","San Francisco International Airport","San Francisco","California","US",13,37.6189994812,-122.375,"America/Los_Angeles","SFO"
+            """
+        try Data(cities.utf8).write(to: directory.appendingPathComponent("cities.csv"))
+        try Data(airports.utf8).write(to: directory.appendingPathComponent("airports.csv"))
+        for (file, format) in [("cities.csv", "geonames-csv"), ("airports.csv", "airports-csv")] {
+            let result = try CLI.run(["import", directory.appendingPathComponent(file).path, "--format", format, "--db", db])
+            precondition(result.status == 0, "import failed: \(result.stderr)")
+        }
+    }
+
+    deinit { try? FileManager.default.removeItem(at: directory) }
+}
+
+@Suite(.serialized) struct CLITests {
+    static let fixture = Result { try CLIFixture() }
+    var db: String { get throws { try Self.fixture.get().db } }
+
+    @Test func nearAsJSONFollowsTheContract() throws {
+        let result = try CLI.run(["near", "--lat", "48.8584", "--lon", "2.2945", "--radius", "20mi", "--format", "json", "--db", try db])
+        #expect(result.status == 0, "\(result.stderr)")
+        let json = result.json
+        let places = try #require(json["places"] as? [[String: Any]])
+        #expect(json["count"] as? Int == places.count && places.count == 5)
+        #expect(places.map { $0["id"] as? String } == ["geonames:2990611", "geonames:2970761", "geonames:2988507", "airport:LFPO", "airport:LFPG"])
+        let first = places[0]
+        for key in ["id", "name", "lat", "lon", "distance_m", "categories", "source"] { #expect(first[key] != nil, "\(key)") }
+        #expect(first["categories"] as? [String] == ["city"] && first["source"] as? String == "geonames")
+        let distances = places.compactMap { $0["distance_m"] as? Double }
+        #expect(distances == distances.sorted() && distances.count == 5)
+        #expect(json["next_cursor"] is NSNull)
+        let query = try #require(json["query"] as? [String: Any])
+        #expect(query["radius_m"] as? Double == 32186.88 && query["kind"] as? String == "near")
+    }
+
+    @Test func categoryAndTextFiltersAndPaging() throws {
+        let airports = try CLI.run(["near", "--lat", "48.8584", "--lon", "2.2945", "--radius", "50km", "--category", "transport",
+                                    "--format", "json", "--db", try db])
+        #expect((airports.json["places"] as? [[String: Any]])?.compactMap { $0["id"] as? String } == ["airport:LFPO", "airport:LFPG"])
+        let text = try CLI.run(["near", "--lat", "48.8584", "--lon", "2.2945", "--radius", "50km", "--query", "orly", "--format", "json", "--db", try db])
+        #expect((text.json["places"] as? [[String: Any]])?.count == 1)
+        let first = try CLI.run(["near", "--lat", "48.8584", "--lon", "2.2945", "--radius", "20mi", "--limit", "2", "--format", "json", "--db", try db])
+        let cursor = try #require(first.json["next_cursor"] as? String)
+        let second = try CLI.run(["near", "--lat", "48.8584", "--lon", "2.2945", "--radius", "20mi", "--limit", "2", "--cursor", cursor,
+                                  "--format", "json", "--db", try db])
+        #expect((second.json["places"] as? [[String: Any]])?.compactMap { $0["id"] as? String } == ["geonames:2988507", "airport:LFPO"])
+    }
+
+    @Test func negativeCoordinatesWorkBothWays() throws {
+        for arguments in [["--lat", "37.7749", "--lon", "-122.4194"], ["--lat=37.7749", "--lon=-122.4194"]] {
+            let result = try CLI.run(["near"] + arguments + ["--radius", "15mi", "--format", "csv", "--db", try db])
+            #expect(result.status == 0, "\(result.stderr)")
+            let lines = result.stdout.split(separator: "\n")
+            #expect(lines.first == "id,name,lat,lon,distance_m,categories,source")
+            #expect(lines.dropFirst().map { $0.split(separator: ",")[0] } == ["geonames:5391959", "airport:KSFO"])
+        }
+    }
+
+    @Test func geojsonIsRFC7946() throws {
+        let result = try CLI.run(["near", "--lat", "48.8584", "--lon", "2.2945", "--radius", "5km", "--format", "geojson", "--db", try db])
+        let json = result.json
+        #expect(json["type"] as? String == "FeatureCollection")
+        let features = try #require(json["features"] as? [[String: Any]])
+        #expect(features.count == 3)
+        let geometry = try #require(features[0]["geometry"] as? [String: Any])
+        #expect(geometry["type"] as? String == "Point")
+        #expect(geometry["coordinates"] as? [Double] == [2.26965, 48.8846])
+        #expect((features[0]["properties"] as? [String: Any])?["name"] as? String == "Neuilly-sur-Seine")
+    }
+
+    @Test func tableIsReadable() throws {
+        let result = try CLI.run(["near", "--lat", "48.8584", "--lon", "2.2945", "--radius", "20mi", "--format", "table", "--db", try db])
+        #expect(result.stdout.contains("Charles de Gaulle") && result.stdout.contains("distance"))
+        #expect(result.stdout.contains("5 places"))
+    }
+
+    @Test func bboxAcrossTheAntimeridianNearestPlaceAndStats() throws {
+        let box = try CLI.run(["bbox", "--bbox", "170,-40,-170,-10", "--format", "json", "--db", try db])
+        #expect((box.json["places"] as? [[String: Any]])?.compactMap { $0["id"] as? String } == ["geonames:2193733", "geonames:4032243"])
+        #expect((box.json["places"] as? [[String: Any]])?.first?["distance_m"] is NSNull)
+        let nearest = try CLI.run(["nearest", "--lat", "-21", "--lon", "179.9", "-k", "1", "--format", "json", "--db", try db])
+        #expect((nearest.json["places"] as? [[String: Any]])?.first?["id"] as? String == "geonames:4032243")
+        let place = try CLI.run(["place", "airport:LFPG", "--format", "json", "--db", try db])
+        let cdg = try #require((place.json["places"] as? [[String: Any]])?.first)
+        #expect((cdg["tags"] as? [String: String])?["iata"] == "CDG")
+        let quoted = try CLI.run(["place", "geonames:4180439", "--format", "json", "--db", try db])
+        #expect((quoted.json["places"] as? [[String: Any]])?.first?["name"] as? String == "Atlanta, GA test")
+        let missing = try CLI.run(["place", "airport:NOPE", "--db", try db])
+        #expect(missing.status == 1 && missing.stderr.contains("airport:NOPE"))
+        let stats = try CLI.run(["stats", "--format", "json", "--db", try db])
+        #expect((stats.json["sources"] as? [[String: Any]])?.compactMap { $0["count"] as? Int } == [3, 7])
+    }
+
+    @Test func emptyAnswersSucceed() throws {
+        let result = try CLI.run(["near", "--lat", "0", "--lon", "0", "--radius", "1km", "--format", "json", "--db", try db])
+        #expect(result.status == 0 && result.json["count"] as? Int == 0)
+        let table = try CLI.run(["near", "--lat", "0", "--lon", "0", "--radius", "1km", "--format", "table", "--db", try db])
+        #expect(table.status == 0 && table.stdout.contains("no places found"))
+    }
+
+    @Test(arguments: [
+        (["near", "--lat", "91", "--lon", "0", "--radius", "1km"], "91"),
+        (["near", "--lat", "0", "--lon", "-181", "--radius", "1km"], "-181"),
+        (["near", "--lat", "0", "--lon", "0", "--radius", "-3km"], "-3km"),
+        (["near", "--lat", "0", "--lon", "0", "--radius", "5parsecs"], "parsecs"),
+        (["near", "--lat", "0", "--lon", "0", "--radius", "1km", "--limit", "0"], "--limit"),
+        (["near", "--lat", "0", "--lon", "0", "--radius", "1km", "--category", "spaceship"], "spaceship"),
+        (["near", "--lat", "0", "--lon", "0", "--radius", "1km", "--cursor", "nonsense"], "nonsense"),
+        (["bbox", "--bbox", "1,2,3"], "1,2,3"),
+        (["nearest", "--lat", "0", "--lon", "0", "-k", "0"], "-k 0"),
+        (["nearest", "--lat", "0", "--lon", "0", "--max-distance", "-5km"], "-5km"),
+        (["import", "/nonexistent/file.csv", "--format", "geonames-csv"], "/nonexistent/file.csv"),
+        (["import", "/nonexistent/file.csv", "--format", "kml"], "kml"),
+    ])
+    func badInputIsExit64WithAMessageNamingIt(arguments: [String], named: String) throws {
+        let result = try CLI.run(arguments + ["--db", try db])
+        #expect(result.status == 64, "\(arguments): \(result.stderr)")
+        #expect(result.stderr.contains(named), "\(result.stderr)")
+        #expect(!result.stderr.contains("Fatal error") && result.stdout.isEmpty)
+    }
+
+    @Test func aMissingIndexSaysHowToBuildOne() throws {
+        let result = try CLI.run(["near", "--lat", "0", "--lon", "0", "--radius", "1km", "--db", "/nonexistent/x.sqlite"])
+        #expect(result.status == 66 && result.stderr.contains("geoquery import"))
+        let fromEnvironment = try CLI.run(["stats"], environment: ["GEOQUERY_DB": try db])
+        #expect(fromEnvironment.status == 0 && fromEnvironment.stdout.contains("geonames"))
+    }
+
+    @Test func batchAnswersEachLineInOrder() throws {
+        let fixture = try Self.fixture.get()
+        let batch = fixture.directory.appendingPathComponent("batch.csv")
+        try Data("48.8584,2.2945,20mi\n# comment\n37.7749,-122.4194,15mi\n91,0,1km\n0,0,1km\n".utf8).write(to: batch)
+        let result = try CLI.run(["near", "--batch", batch.path, "--db", fixture.db])
+        let lines = result.stdout.split(separator: "\n").map { (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any] ?? [:] }
+        #expect(lines.count == 4)
+        #expect(lines[0]["count"] as? Int == 5 && lines[1]["count"] as? Int == 2 && lines[3]["count"] as? Int == 0)
+        #expect((lines[2]["error"] as? String)?.contains("91") == true && lines[2]["line"] as? Int == 4)
+        #expect((lines[1]["query"] as? [String: Any])?["line"] as? Int == 3)
+        #expect(result.status == 65 && result.stderr.contains("1 line(s)"))
+    }
+}

@@ -1,0 +1,178 @@
+import Foundation
+import GeoCore
+import PlaceModel
+import Testing
+@testable import PlaceStore
+
+@Suite struct SchemaAndStorageTests {
+    @Test func fileIsASpatiaLiteLayerWithItsIndexes() throws {
+        try withTemporaryIndex { index, path in
+            try index.upsert([try makePlace("t:1", 48.85, 2.35), try makePlace("t:2", -33.86, 151.2)])
+            try index.locked {
+                let c = index.connection
+                #expect(try c.scalarInt("PRAGMA user_version") == 1)
+                #expect(try c.scalarText("SELECT geometry_type || ':' || srid FROM geometry_columns WHERE f_table_name = 'places'") == "1:4326")
+                #expect(try c.scalarInt("SELECT spatial_index_enabled FROM geometry_columns WHERE f_table_name = 'places'") == 1)
+                #expect(try c.scalarInt("SELECT count(*) FROM idx_places_geom") == 2)
+                #expect(try c.scalarInt("SELECT count(*) FROM spatial_ref_sys WHERE srid = 4326") == 1)
+                // The stored geometry is the point, and SpatiaLite measures it in metres.
+                let metres = try c.scalarText("SELECT ST_Distance(geom, MakePoint(2.35, 48.86, 4326), 1) FROM places WHERE id = 't:1'")
+                #expect(abs((Double(metres ?? "") ?? 0) - 1112) < 5)
+                #expect(try c.scalarText("PRAGMA journal_mode") == "wal")
+                // A category filter is an index range probe, never a scan of places.
+                let plan = try c.prepare("EXPLAIN QUERY PLAN SELECT pk FROM place_categories WHERE category = 'food' OR (category > 'food.' AND category < 'food/')")
+                var details: [String] = []
+                while try plan.step() { details.append(plan.text(3) ?? "") }
+                #expect(details.allSatisfy { !$0.hasPrefix("SCAN") }, "\(details)")
+            }
+            // Reopening read-only works; a second migration is a no-op.
+            _ = try SpatiaLitePlaceIndex(path: path, mode: .readWrite)
+            let reader = try SpatiaLitePlaceIndex(path: path, mode: .readOnly)
+            #expect(try reader.count() == 2)
+            #expect(throws: PlaceStoreError.self) { try reader.upsert([try makePlace("t:3", 0, 0)]) }
+        }
+    }
+
+    @Test func everyFieldRoundTrips() throws {
+        try withTemporaryIndex { index, _ in
+            var place = try Place(
+                id: PlaceID("yelp:café-1"), name: "Café \"Été\"", coordinate: Coordinate(latitude: -0.000001, longitude: -179.999999),
+                categories: [Category("food.cafe"), Category("drink.bar")],
+                address: Address(street: "1 rue X", locality: "Paris", region: "IDF", postcode: "75001", countryCode: "NA", formatted: "1 rue X, Paris"),
+                rating: Rating(sourceValue: 8.6, scale: 10, count: 120), priceLevel: PriceLevel(2), phone: "+33 1", website: "https://x.example",
+                openingHours: OpeningHours(text: "Mo 08:00-18:00", periods: [.init(openDay: 1, openMinute: 480, closeDay: 1, closeMinute: 1080)]),
+                photos: [PhotoReference(url: "https://p.example/1.jpg", width: 10, height: 20, attribution: "me")],
+                provenance: Provenance(source: "yelp", sourceID: "other-id", fetchedAt: Date(timeIntervalSince1970: 1_700_000_000.5),
+                                       importedAt: Date(timeIntervalSince1970: 1_800_000_000)),
+                tags: ["wifi": "yes", "ключ": "значение", "quote\"": "line\nbreak"],
+                gem: HiddenGem(owner: "user-7", visibility: .friends))
+            try index.upsert([place])
+            #expect(try index.place(place.id) == place)
+            // Replacing by id changes fields and moves the point in the spatial index.
+            place.name = "Moved"
+            place.coordinate = try Coordinate(latitude: 10, longitude: 10)
+            place.tags = [:]
+            place.rating = nil
+            try index.upsert([place])
+            #expect(try index.place(place.id) == place)
+            #expect(try index.count() == 1)
+            #expect(try index.near(try Coordinate(latitude: 10, longitude: 10), radius: try Distance(parsing: "1km")).matches.count == 1)
+            #expect(try index.near(try Coordinate(latitude: 0, longitude: -180), radius: try Distance(parsing: "1km")).matches.isEmpty)
+            #expect(try index.delete([place.id, try PlaceID("yelp:absent")]) == 1)
+            #expect(try index.place(place.id) == nil && index.count() == 0)
+        }
+    }
+
+    @Test func aFailedWriteChangesNothing() throws {
+        struct Boom: Error {}
+        try withTemporaryIndex { index, _ in
+            try index.upsert([try makePlace("t:1", 1, 1)])
+            #expect(throws: Boom.self) {
+                try index.write { writer in
+                    try writer.upsert([try makePlace("t:2", 2, 2)])
+                    try writer.delete([try PlaceID("t:1")])
+                    throw Boom()
+                }
+            }
+            #expect(try index.count() == 1)
+            #expect(try index.place(PlaceID("t:1")) != nil && index.place(PlaceID("t:2")) == nil)
+            #expect(try index.near(try Coordinate(latitude: 2, longitude: 2), radius: try Distance(parsing: "1km")).matches.isEmpty)
+        }
+    }
+
+    @Test func openingErrorsSayWhatToDo() throws {
+        let missing = FileManager.default.temporaryDirectory.appendingPathComponent("absent-\(UUID()).sqlite").path
+        do { _ = try SpatiaLitePlaceIndex(path: missing); Issue.record("opened") } catch {
+            #expect(String(describing: error).contains("geoquery import"))
+        }
+        let other = FileManager.default.temporaryDirectory.appendingPathComponent("other-\(UUID()).sqlite").path
+        defer { try? FileManager.default.removeItem(atPath: other) }
+        let connection = try SQLiteConnection(path: other, readOnly: false, create: true)
+        try connection.execute("CREATE TABLE places (x)")
+        connection.close()
+        #expect(throws: PlaceStoreError.self) { try SpatiaLitePlaceIndex(path: other, mode: .readWrite) }
+        #expect(throws: PlaceStoreError.self) { try SpatiaLitePlaceIndex(path: other, mode: .readOnly) }
+    }
+}
+
+@Suite struct QueryEdgeCaseTests {
+    @Test func antimeridianQueriesFindPlacesOnTheOtherSide() throws {
+        try withTemporaryIndex { index, _ in
+            try index.upsert([try makePlace("t:west", 0, -179.95), try makePlace("t:east", 0, 179.9), try makePlace("t:far", 0, 170)])
+            let answer = try index.near(try Coordinate(latitude: 0, longitude: 179.95), radius: try Distance(parsing: "20km"))
+            #expect(answer.matches.map(\.place.id.rawValue) == ["t:east", "t:west"])
+            #expect(abs(answer.matches[1].distance!.meters - Geodesic.distance(latitude1: 0, longitude1: 179.95, latitude2: 0, longitude2: -179.95)) < 1e-9)
+            let box = try index.within(try BoundingBox(west: 179, south: -1, east: -179, north: 1))
+            #expect(box.matches.map(\.place.id.rawValue) == ["t:east", "t:west"])
+        }
+    }
+
+    @Test func circlesAroundThePolesAndThePoleItself() throws {
+        try withTemporaryIndex { index, _ in
+            try index.upsert([try makePlace("t:pole", 90, 0), try makePlace("t:a", 89.9, 0), try makePlace("t:b", 89.9, 180),
+                              try makePlace("t:c", 89.5, -90), try makePlace("t:south", -90, 0)])
+            let answer = try index.near(try Coordinate(latitude: 89.95, longitude: 45), radius: try Distance(parsing: "30km"))
+            #expect(Set(answer.matches.map(\.place.id.rawValue)) == ["t:pole", "t:a", "t:b"])
+            let fromPole = try index.near(try Coordinate(latitude: 90, longitude: 0), radius: try Distance(parsing: "56km"))
+            #expect(Set(fromPole.matches.map(\.place.id.rawValue)) == ["t:pole", "t:a", "t:b", "t:c"])
+        }
+    }
+
+    @Test func zeroRadiusAndExactlyOnTheRadius() throws {
+        try withTemporaryIndex { index, _ in
+            let center = try Coordinate(latitude: 48.8584, longitude: 2.2945)
+            try index.upsert([try makePlace("t:here", 48.8584, 2.2945), try makePlace("t:near", 48.8584001, 2.2945),
+                              try makePlace("t:ring", 48.9, 2.3)])
+            #expect(try index.near(center, radius: .zero).matches.map(\.place.id.rawValue) == ["t:here"])
+            let ring = Geodesic.distance(center, try Coordinate(latitude: 48.9, longitude: 2.3))
+            let onRadius = try index.near(center, radius: try Distance(meters: ring))
+            #expect(onRadius.matches.last?.place.id.rawValue == "t:ring")
+            let justInside = try index.near(center, radius: try Distance(meters: ring.nextDown))
+            #expect(!justInside.matches.contains { $0.place.id.rawValue == "t:ring" })
+        }
+    }
+
+    @Test func aRadiusCoveringTheEarthFindsEverything() throws {
+        try withTemporaryIndex { index, _ in
+            let places = try [(90.0, 0.0), (-90, 0), (0, 180), (0, -180), (0, 0), (-45, 100)].enumerated().map {
+                try makePlace("t:\($0.offset)", $0.element.0, $0.element.1)
+            }
+            try index.upsert(places)
+            let answer = try index.near(try Coordinate(latitude: 12, longitude: -34), radius: .halfMeridian)
+            #expect(answer.matches.count == places.count)
+            #expect(try index.near(try Coordinate(latitude: 12, longitude: -34), radius: try Distance(parsing: "25000km")).matches.count == places.count)
+            #expect(try index.nearest(try Coordinate(latitude: 0, longitude: 179.99), count: 2).map(\.place.id.rawValue) == ["t:2", "t:3"])
+        }
+    }
+
+    @Test func textSearchIgnoresCaseAndAccentsAndMatchesWordPrefixes() throws {
+        try withTemporaryIndex { index, _ in
+            try index.upsert([try makePlace("t:1", -23.55, -46.63, name: "São Paulo"), try makePlace("t:2", -23.56, -46.64, name: "Parque Ibirapuera"),
+                              try makePlace("t:3", -23.57, -46.65, name: "Museu de Arte de São Paulo")])
+            let center = try Coordinate(latitude: -23.56, longitude: -46.64)
+            let radius = try Distance(parsing: "10km")
+            func ids(_ text: String) throws -> [String] {
+                try index.near(center, radius: radius, filter: PlaceFilter(text: text)).matches.map(\.place.id.rawValue).sorted()
+            }
+            #expect(try ids("sao paulo") == ["t:1", "t:3"])
+            #expect(try ids("PAUL") == ["t:1", "t:3"])
+            #expect(try ids("museu sao") == ["t:3"])
+            #expect(try ids("ibira") == ["t:2"])
+            #expect(try ids("\"quoted\" OR x") == [])
+            #expect(try ids("lisboa") == [])
+        }
+    }
+
+    @Test func cursorsAreCheckedAgainstTheirQuery() throws {
+        try withTemporaryIndex { index, _ in
+            try index.upsert((0..<5).map { try makePlace("t:\($0)", 0, Double($0) * 0.001) })
+            let center = try Coordinate(latitude: 0, longitude: 0)
+            let first = try index.near(center, radius: try Distance(parsing: "1km"), limit: 2)
+            let cursor = try #require(first.nextCursor)
+            #expect(throws: PlaceStoreError.self) { try index.near(center, radius: try Distance(parsing: "2km"), limit: 2, cursor: cursor) }
+            #expect(throws: PlaceStoreError.self) { try index.near(center, radius: try Distance(parsing: "1km"), limit: 2, cursor: "garbage!") }
+            #expect(throws: PlaceStoreError.self) { try index.near(center, radius: try Distance(parsing: "1km"), limit: 0) }
+            #expect(throws: PlaceStoreError.self) { try index.nearest(center, count: 0) }
+        }
+    }
+}

@@ -1,0 +1,33 @@
+import Foundation
+import GeoCore
+import PlaceModel
+@testable import PlaceStore
+
+/// Runs `body` with a new index in a temporary directory that is always removed.
+func withTemporaryIndex<T>(_ body: (SpatiaLitePlaceIndex, String) throws -> T) throws -> T {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("geoquery-test-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let path = directory.appendingPathComponent("places.sqlite").path
+    let index = try SpatiaLitePlaceIndex(path: path, mode: .createIfMissing)
+    return try body(index, path)
+}
+
+/// SplitMix64, seeded, for reproducible random tests.
+struct SeededGenerator: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+func makePlace(_ id: String, _ latitude: Double, _ longitude: Double, name: String? = nil,
+               categories: [String] = ["landmark"], rating: Double? = nil) throws -> Place {
+    try Place(id: PlaceID(id), name: name ?? "Place \(id)", coordinate: Coordinate(latitude: latitude, longitude: longitude),
+              categories: categories.map(Category.init), rating: rating.map { try Rating(sourceValue: $0) })
+}
