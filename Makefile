@@ -15,7 +15,8 @@ SHIPPED := geodata/cities15000.csv geodata/airports.csv
 deps:
 	@missing=""; \
 	for package in $(APT_PACKAGES); do \
-	  dpkg -s "$$package" >/dev/null 2>&1 || missing="$$missing $$package"; \
+	  dpkg-query -W -f='$${Status}' "$$package" 2>/dev/null | grep -q "install ok installed" \
+	    || missing="$$missing $$package"; \
 	done; \
 	if [ -n "$$missing" ]; then \
 	  echo "installing system packages:$$missing"; \
