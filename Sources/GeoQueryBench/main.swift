@@ -67,7 +67,7 @@ let centres: [Coordinate] = (0..<queryCount).map { _ in
 }
 
 if let probeLimit = option("--probe") {
-    try probe(index: index, centres: centres, limit: Int(probeLimit), meters: 32186.88)
+    try probe(index: index, centres: centres, limit: Int(probeLimit), meters: Double(option("--probe-radius") ?? "") ?? 32186.88)
     exit(0)
 }
 
@@ -77,19 +77,30 @@ var mismatches = 0
 
 for (label, meters) in [("1 km", 1000.0), ("5 km", 5000.0), ("20 mi", 32186.88)] {
     let radius = Distance(uncheckedMeters: meters)
-    // Warm up both paths once over the centres.
-    for centre in centres.prefix(200) { _ = try index.near(centre, radius: radius); _ = raw.near(centre, radius: meters) }
+    // Warm both paths over every centre (hot cache), then alternate which goes first.
+    for centre in centres { _ = try index.near(centre, radius: radius); _ = raw.near(centre, radius: meters) }
     var libraryTimes: [Double] = [], rawTimes: [Double] = [], total = 0
-    for centre in centres {
+    for (n, centre) in centres.enumerated() {
+        var baseline: [RawBaseline.Row] = []
+        var rawNanoseconds: UInt64 = 0
+        func runRaw() {
+            let start = now()
+            baseline = raw.near(centre, radius: meters)
+            rawNanoseconds = now() - start
+        }
+        if n % 2 == 1 { runRaw() }
+        // Both sides produce what the raw baseline returns: id, name and distance of every match.
         let t0 = now()
         let page = try index.near(centre, radius: radius)
+        var produced: [(String, String, Double)] = []
+        produced.reserveCapacity(page.matches.count)
+        for match in page.matches { produced.append((match.id.rawValue, match.name, match.distance!.meters)) }
         let t1 = now()
-        let baseline = raw.near(centre, radius: meters)
-        let t2 = now()
+        if n % 2 == 0 { runRaw() }
         libraryTimes.append(Double(t1 - t0))
-        rawTimes.append(Double(t2 - t1))
-        total += page.matches.count
-        if page.matches.map(\.place.id.rawValue) != baseline.map(\.id) { mismatches += 1 }
+        rawTimes.append(Double(rawNanoseconds))
+        total += produced.count
+        if produced.map(\.0) != baseline.map(\.id) || produced.map(\.1) != baseline.map(\.name) { mismatches += 1 }
     }
     rows.append(Row(name: "near \(label)", library: libraryTimes, raw: rawTimes, results: Double(total) / Double(centres.count)))
 }
@@ -121,6 +132,15 @@ for centre in centres {
     pagedTimes.append(Double(now() - t0))
 }
 rows.append(Row(name: "near 20 mi, first 50", library: pagedTimes, raw: nil, results: Double(pagedTotal) / Double(centres.count)))
+
+var decodedTimes: [Double] = [], decodedTotal = 0
+for centre in centres {
+    let t0 = now()
+    let places = try index.near(centre, radius: Distance(uncheckedMeters: 32186.88)).matches.map(\.place)
+    decodedTimes.append(Double(now() - t0))
+    decodedTotal += places.count
+}
+rows.append(Row(name: "near 20 mi, every Place", library: decodedTimes, raw: nil, results: Double(decodedTotal) / Double(centres.count)))
 
 var filteredTimes: [Double] = [], filteredTotal = 0
 let filter = PlaceFilter(categories: [try Category("food")], minimumRating: 3)

@@ -2,9 +2,7 @@
 /// never hashes SQL text to find them. Reached only with the index lock held.
 struct HotStatements {
     private var rowsInBoxStatement: SQLiteStatement?
-    private var keysInBoxStatement: SQLiteStatement?
     private var rowByPKStatement: SQLiteStatement?
-    private var keysByPKStatement: SQLiteStatement?
     private var beginStatement: SQLiteStatement?
     private var commitStatement: SQLiteStatement?
 
@@ -38,14 +36,6 @@ struct HotStatements {
         return prepared
     }
 
-    /// Key columns of rows whose R*Tree box meets the box.
-    mutating func keysInBox(_ index: SpatiaLitePlaceIndex) throws -> SQLiteStatement {
-        if let keysInBoxStatement { return keysInBoxStatement }
-        let prepared = try index.connection.prepare(Self.boxSQL(Schema.keyColumns))
-        keysInBoxStatement = prepared
-        return prepared
-    }
-
     /// The whole row with pk ?1.
     mutating func rowByPK(_ index: SpatiaLitePlaceIndex) throws -> SQLiteStatement {
         if let rowByPKStatement { return rowByPKStatement }
@@ -54,11 +44,4 @@ struct HotStatements {
         return prepared
     }
 
-    /// The key columns of the row with pk ?1.
-    mutating func keysByPK(_ index: SpatiaLitePlaceIndex) throws -> SQLiteStatement {
-        if let keysByPKStatement { return keysByPKStatement }
-        let prepared = try index.connection.prepare("SELECT \(Schema.keyColumns) FROM places p WHERE p.pk = ?1")
-        keysByPKStatement = prepared
-        return prepared
-    }
 }

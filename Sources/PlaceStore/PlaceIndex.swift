@@ -71,14 +71,67 @@ public struct PlaceFilter: Sendable, Hashable, Codable {
 }
 
 /// A place in an answer, with its distance from the query centre when there is one.
+///
+/// ``id``, ``name``, ``coordinate`` and ``distance`` are cheap. For matches read from a
+/// ``SpatiaLitePlaceIndex``, ``place`` decodes every field from the stored row on each access
+/// (keep the value if you use it more than once): a list of a thousand pins never pays for
+/// opening hours it does not show.
 public struct PlaceMatch: Sendable, Hashable {
-    public var place: Place
+    private enum Source: Sendable {
+        case decoded(Place)
+        case row(RowArena, Int)
+    }
+
+    private let source: Source
     /// Ellipsoidal distance from the centre (nil for box queries).
-    public var distance: Distance?
+    public let distance: Distance?
 
     public init(place: Place, distance: Distance?) {
-        self.place = place
+        source = .decoded(place)
         self.distance = distance
+    }
+
+    init(arena: RowArena, offset: Int, distance: Distance?) {
+        source = .row(arena, offset)
+        self.distance = distance
+    }
+
+    /// The whole place.
+    public var place: Place {
+        switch source {
+        case .decoded(let place): return place
+        case .row(let arena, let offset): return arena.place(at: offset)
+        }
+    }
+
+    public var id: PlaceID {
+        switch source {
+        case .decoded(let place): return place.id
+        case .row(let arena, let offset): return PlaceID(trustedRawValue: arena.text(.id, at: offset) ?? "")
+        }
+    }
+
+    public var name: String {
+        switch source {
+        case .decoded(let place): return place.name
+        case .row(let arena, let offset): return arena.text(.name, at: offset) ?? ""
+        }
+    }
+
+    public var coordinate: Coordinate {
+        switch source {
+        case .decoded(let place): return place.coordinate
+        case .row(let arena, let offset): return arena.coordinate(at: offset)
+        }
+    }
+
+    public static func == (lhs: PlaceMatch, rhs: PlaceMatch) -> Bool {
+        lhs.distance == rhs.distance && lhs.place == rhs.place
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(id)
+        hasher.combine(distance)
     }
 }
 

@@ -31,27 +31,8 @@ enum PlaceRowCodec {
         statement.bind(blob: try PlaceDetailsCodec.encode(place), at: 10)
     }
 
-    /// Decodes the row the statement is on (columns as ``Schema/selectColumns``).
-    static func decode(_ row: SQLiteStatement) throws -> Place {
-        let idText = row.text(3) ?? ""
-        guard idText.utf8.contains(UInt8(ascii: ":")) else { throw PlaceStoreError.corruptRow(id: idText, reason: "bad id") }
-        let id = PlaceID(trustedRawValue: idText)
-        let coordinate = Coordinate(uncheckedLatitude: row.double(1), longitude: row.double(2))
-        let details = row.isNull(10) ? nil : try PlaceDetailsCodec.decode(row.blob(10), id: idText)
-        var place = Place(id: id, name: row.text(4) ?? "", coordinate: coordinate,
-                          provenance: Provenance(source: row.text(5) ?? id.source,
-                                                 sourceID: details?.sourceID ?? id.localID))
-        place.categories = categories(row.bytes(6))
-        if !row.isNull(7) {
-            place.rating = try? Rating(normalizedValue: row.double(7), count: details?.ratingCount.map { Int($0) },
-                                       originalScale: details?.ratingScale ?? 5)
-        }
-        if !row.isNull(8) { place.priceLevel = try? PriceLevel(Int(row.int64(8))) }
-        let countryCode = row.text(9)
-        guard let details else {
-            if countryCode != nil { place.address = Address(countryCode: countryCode) }
-            return place
-        }
+    /// Sets the fields a details record carries.
+    static func apply(_ details: PlaceDetailsCodec.Fields, countryCode: String?, to place: inout Place) {
         let address = Address(street: details.street, locality: details.locality, region: details.region,
                               postcode: details.postcode, countryCode: countryCode, formatted: details.formatted)
         if !address.isEmpty { place.address = address }
@@ -67,7 +48,13 @@ enum PlaceRowCodec {
         }
         place.provenance.fetchedAt = details.fetchedAt.map(Date.init(timeIntervalSince1970:))
         place.provenance.importedAt = details.importedAt.map(Date.init(timeIntervalSince1970:))
-        return place
+    }
+
+    /// Decodes the row the statement is on (columns as ``Schema/selectColumns``).
+    static func decode(_ row: SQLiteStatement) -> Place {
+        var builder = RowArena.Builder()
+        let offset = builder.append(row)
+        return builder.finish().place(at: offset)
     }
 
     /// Splits the space-separated category column. Stored values were validated on the way in.

@@ -201,6 +201,22 @@ extension SQLiteStatement {
         return UnsafeRawBufferPointer(start: pointer, count: Int(sqlite3_column_bytes(handle, column)))
     }
 
+    /// The bytes of a TEXT or BLOB column without conversion, nil for NULL; valid until the next
+    /// step/reset.
+    @inline(__always)
+    func rawBytes(_ column: Int32) -> UnsafeRawBufferPointer? {
+        if sqlite3_column_type(handle, column) == SQLITE_NULL { return nil }
+        let pointer = sqlite3_column_blob(handle, column)
+        return UnsafeRawBufferPointer(start: pointer, count: Int(sqlite3_column_bytes(handle, column)))
+    }
+
+    /// The UTF-8 bytes of a NOT NULL TEXT column; valid until the next step/reset.
+    @inline(__always)
+    func textBytes(_ column: Int32) -> UnsafeRawBufferPointer {
+        let pointer = sqlite3_column_text(handle, column)
+        return UnsafeRawBufferPointer(start: pointer, count: Int(sqlite3_column_bytes(handle, column)))
+    }
+
     @inline(__always) func bind(blob: [UInt8]?, at index: Int32) {
         guard let blob else { sqlite3_bind_null(handle, index); return }
         _ = blob.withUnsafeBytes { sqlite3_bind_blob(handle, index, $0.baseAddress, Int32($0.count), geoquery_sqlite_transient()) }

@@ -21,10 +21,6 @@ enum Schema {
     /// The columns a query reads, in the order ``PlaceRowCodec`` decodes them.
     static let selectColumns = "p.pk, p.lat, p.lon, p.id, p.name, p.source, p.categories, p.rating, p.price_level, p.country_code, p.details"
 
-    /// The leading columns of ``selectColumns``: enough to place, filter and sort a row. Queries
-    /// with a limit scan these and fetch whole rows only for the page they return.
-    static let keyColumns = "p.pk, p.lat, p.lon, p.id, p.name, p.source, p.categories, p.rating, p.price_level"
-
     static let migrations: [Int: String] = [
         1: """
         CREATE TABLE places (

@@ -28,17 +28,17 @@ extension SpatiaLitePlaceIndex {
         let r = radius.meters
         let cheapLimit = r * (1 + Self.cheapDistanceBand) + 1
         return try reading {
-            var hits = HitCollector(decodesDuringScan: limit == nil)
-            try scan(box: box, filter: filter, wholeRows: hits.decodesDuringScan) { row, latitude, longitude in
+            var hits = HitCollector()
+            try scan(box: box, filter: filter) { row, latitude, longitude in
                 let cheap = haversineDistance(center, Coordinate(uncheckedLatitude: latitude, longitude: longitude))
                 if cheap > cheapLimit { return }
                 let d = Geodesic.distance(from: origin, latitude: latitude, longitude: longitude)
                 if d > r { return }
                 if let after, !Self.isAfter(distance: d, idBytes: row.bytes(3), cursor: after) { return }
                 guard Self.passesAttributes(row, filter) else { return }
-                try hits.add(row, distance: d)
+                hits.add(row, distance: d)
             }
-            return try hits.page(limit: limit, fingerprint: fingerprint, withDistances: true, index: self)
+            return hits.page(limit: limit, fingerprint: fingerprint, withDistances: true)
         }
     }
 
@@ -49,14 +49,14 @@ extension SpatiaLitePlaceIndex {
         let fingerprint = { PageCursor.fingerprint(["within", box.description, Self.describe(filter)]) }
         let after = try cursor.map { try PageCursor(decoding: $0, expectedFingerprint: fingerprint()) }
         return try reading {
-            var hits = HitCollector(decodesDuringScan: limit == nil)
-            try scan(box: box, filter: filter, wholeRows: hits.decodesDuringScan) { row, latitude, longitude in
+            var hits = HitCollector()
+            try scan(box: box, filter: filter) { row, latitude, longitude in
                 guard box.contains(latitude: latitude, longitude: longitude) else { return }
                 if let after, !Self.isAfter(distance: 0, idBytes: row.bytes(3), cursor: after) { return }
                 guard Self.passesAttributes(row, filter) else { return }
-                try hits.add(row, distance: 0)
+                hits.add(row, distance: 0)
             }
-            return try hits.page(limit: limit, fingerprint: fingerprint, withDistances: false, index: self)
+            return hits.page(limit: limit, fingerprint: fingerprint, withDistances: false)
         }
     }
 
@@ -86,7 +86,7 @@ extension SpatiaLitePlaceIndex {
     ///
     /// Candidates come from the spatial index; with a text or category filter that matches
     /// fewer places than the spatial index would offer, they come from those places instead.
-    func scan(box: BoundingBox, filter: PlaceFilter, wholeRows: Bool,
+    func scan(box: BoundingBox, filter: PlaceFilter,
               _ body: (SQLiteStatement, Double, Double) throws -> Void) throws {
         var textMatches: Set<Int64>?
         if let text = filter.text, !text.trimmingCharacters(in: .whitespaces).isEmpty {
@@ -103,7 +103,7 @@ extension SpatiaLitePlaceIndex {
             }
         }
         if let driver {
-            let row = try wholeRows ? hot.rowByPK(self) : hot.keysByPK(self)
+            let row = try hot.rowByPK(self)
             for pk in driver.sorted() {
                 if let textMatches, !textMatches.contains(pk) { continue }
                 row.reset()
@@ -115,7 +115,7 @@ extension SpatiaLitePlaceIndex {
             row.reset()
             return
         }
-        let row = try wholeRows ? hot.rowsInBox(self) : hot.keysInBox(self)
+        let row = try hot.rowsInBox(self)
         defer { row.reset() }
         for part in box.nonWrappingParts {
             row.reset()

@@ -148,7 +148,7 @@ public final class SpatiaLitePlaceIndex: PlaceIndex, @unchecked Sendable {
             row.reset()
             row.bind(id.rawValue, at: 1)
             defer { row.reset() }
-            return try row.step() ? try PlaceRowCodec.decode(row) : nil
+            return try row.step() ? PlaceRowCodec.decode(row) : nil
         }
     }
 
