@@ -6,42 +6,33 @@ struct HotStatements {
     private var beginStatement: SQLiteStatement?
     private var commitStatement: SQLiteStatement?
 
-    /// `BEGIN` (deferred: a read transaction once the first statement reads).
-    mutating func begin(_ index: SpatiaLitePlaceIndex) throws -> SQLiteStatement {
-        if let beginStatement { return beginStatement }
-        let prepared = try index.connection.prepare("BEGIN")
-        beginStatement = prepared
-        return prepared
-    }
-
-    mutating func commit(_ index: SpatiaLitePlaceIndex) throws -> SQLiteStatement {
-        if let commitStatement { return commitStatement }
-        let prepared = try index.connection.prepare("COMMIT")
-        commitStatement = prepared
-        return prepared
-    }
-
-    private static func boxSQL(_ columns: String) -> String {
-        """
-        SELECT \(columns) FROM idx_places_geom r CROSS JOIN places p ON p.pk = r.pkid
-        WHERE r.xmin <= ?3 AND r.xmax >= ?1 AND r.ymin <= ?4 AND r.ymax >= ?2
-        """
+    private static func prepared(_ slot: inout SQLiteStatement?, _ sql: @autoclosure () -> String,
+                                 _ index: SpatiaLitePlaceIndex) throws -> SQLiteStatement {
+        if let slot { return slot }
+        let statement = try index.connection.prepare(sql())
+        slot = statement
+        return statement
     }
 
     /// Whole rows whose R*Tree box meets (?1 west, ?2 south, ?3 east, ?4 north).
     mutating func rowsInBox(_ index: SpatiaLitePlaceIndex) throws -> SQLiteStatement {
-        if let rowsInBoxStatement { return rowsInBoxStatement }
-        let prepared = try index.connection.prepare(Self.boxSQL(Schema.selectColumns))
-        rowsInBoxStatement = prepared
-        return prepared
+        try Self.prepared(&rowsInBoxStatement, """
+            SELECT \(Schema.selectColumns) FROM idx_places_geom r CROSS JOIN places p ON p.pk = r.pkid
+            WHERE r.xmin <= ?3 AND r.xmax >= ?1 AND r.ymin <= ?4 AND r.ymax >= ?2
+            """, index)
     }
 
     /// The whole row with pk ?1.
     mutating func rowByPK(_ index: SpatiaLitePlaceIndex) throws -> SQLiteStatement {
-        if let rowByPKStatement { return rowByPKStatement }
-        let prepared = try index.connection.prepare("SELECT \(Schema.selectColumns) FROM places p WHERE p.pk = ?1")
-        rowByPKStatement = prepared
-        return prepared
+        try Self.prepared(&rowByPKStatement, "SELECT \(Schema.selectColumns) FROM places p WHERE p.pk = ?1", index)
     }
 
+    /// `BEGIN` (deferred: a read transaction once the first statement reads).
+    mutating func begin(_ index: SpatiaLitePlaceIndex) throws -> SQLiteStatement {
+        try Self.prepared(&beginStatement, "BEGIN", index)
+    }
+
+    mutating func commit(_ index: SpatiaLitePlaceIndex) throws -> SQLiteStatement {
+        try Self.prepared(&commitStatement, "COMMIT", index)
+    }
 }

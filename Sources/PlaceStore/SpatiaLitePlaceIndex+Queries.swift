@@ -23,23 +23,48 @@ extension SpatiaLitePlaceIndex {
             PageCursor.fingerprint(["near", center.description, String(radius.meters.bitPattern), Self.describe(filter)])
         }
         let after = try cursor.map { try PageCursor(decoding: $0, expectedFingerprint: fingerprint()) }
-        let box = BoundingBox.covering(center: center, radius: radius)
-        let origin = Geodesic.Origin(center)
-        let r = radius.meters
-        let cheapLimit = r * (1 + Self.cheapDistanceBand) + 1
         return try reading {
-            var hits = HitCollector()
-            try scan(box: box, filter: filter) { row, latitude, longitude in
-                let cheap = haversineDistance(center, Coordinate(uncheckedLatitude: latitude, longitude: longitude))
-                if cheap > cheapLimit { return }
-                let d = Geodesic.distance(from: origin, latitude: latitude, longitude: longitude)
-                if d > r { return }
-                if let after, !Self.isAfter(distance: d, idBytes: row.bytes(3), cursor: after) { return }
-                guard Self.passesAttributes(row, filter) else { return }
-                hits.add(row, distance: d)
+            // A first page needs only the nearest `limit` places plus proof that more exist: search
+            // growing discs and stop as soon as one holds more than a page. Same page, same cursor.
+            if let limit, after == nil {
+                var probe = Self.firstProbeRadius
+                while probe < radius.meters {
+                    let page = try collect(center, radius: probe, filter: filter, limit: limit, after: nil, fingerprint: fingerprint)
+                    if page.nextCursor != nil { return page }
+                    probe = Self.nextProbeRadius(probe, found: page.matches.count, wanted: limit + 1)
+                }
             }
-            return hits.page(limit: limit, fingerprint: fingerprint, withDistances: true)
+            return try collect(center, radius: radius.meters, filter: filter, limit: limit, after: after, fingerprint: fingerprint)
         }
+    }
+
+    static let firstProbeRadius = 500.0
+
+    /// The next disc to search: grown by the density the last one saw (area ∝ r²) with a
+    /// margin, ×4 when it saw nothing.
+    static func nextProbeRadius(_ radius: Double, found: Int, wanted: Int) -> Double {
+        let factor = found == 0 ? 4 : min(4, max(1.25, (Double(wanted) / Double(found)).squareRoot() * 1.25))
+        return radius * factor
+    }
+
+    /// Scans one disc: every match after `after`, sorted, the first `limit` of them. Call with
+    /// the lock held (inside ``reading(_:)``).
+    private func collect(_ center: Coordinate, radius r: Double, filter: PlaceFilter, limit: Int?,
+                         after: PageCursor?, fingerprint: () -> UInt64) throws -> PlacePage {
+        let box = BoundingBox.covering(center: center, radius: Distance(uncheckedMeters: r))
+        let origin = Geodesic.Origin(center)
+        let cheapLimit = r * (1 + Self.cheapDistanceBand) + 1
+        var hits = HitCollector()
+        try scan(box: box, filter: filter) { row, latitude, longitude in
+            let cheap = haversineDistance(center, Coordinate(uncheckedLatitude: latitude, longitude: longitude))
+            if cheap > cheapLimit { return }
+            let d = Geodesic.distance(from: origin, latitude: latitude, longitude: longitude)
+            if d > r { return }
+            if let after, !Self.isAfter(distance: d, idBytes: row.bytes(3), cursor: after) { return }
+            guard Self.passesAttributes(row, filter) else { return }
+            hits.add(row, distance: d)
+        }
+        return hits.page(limit: limit, fingerprint: fingerprint, withDistances: true)
     }
 
     /// Every place inside `box` (crossing the antimeridian when west > east), sorted by id.
@@ -63,18 +88,20 @@ extension SpatiaLitePlaceIndex {
     /// The `count` places nearest to `center` (ellipsoidal distance), no further than
     /// `maxDistance`, sorted by distance then id.
     ///
-    /// Searches growing radii (×4 from 500 m): the places within a radius, sorted, begin with the
-    /// nearest ones overall as soon as there are `count` of them.
+    /// Searches growing radii from 500 m, each step sized by the density the previous one saw:
+    /// the places within a radius, sorted, begin with the nearest ones overall as soon as there
+    /// are `count` of them. All steps read one snapshot.
     public func nearest(_ center: Coordinate, count: Int, maxDistance: Distance? = nil,
                         filter: PlaceFilter = .none) throws -> [PlaceMatch] {
         guard count >= 1 else { throw PlaceStoreError.invalidArgument("k must be at least 1, got \(count)") }
         let ceiling = min(maxDistance?.meters ?? WGS84.halfMeridianLength, WGS84.halfMeridianLength)
-        var radius = min(500, ceiling)
         return try reading {
+            var radius = min(Self.firstProbeRadius, ceiling)
+            let unused = { UInt64(0) }
             while true {
-                let page = try near(center, radius: Distance(uncheckedMeters: radius), filter: filter, limit: count)
+                let page = try collect(center, radius: radius, filter: filter, limit: count, after: nil, fingerprint: unused)
                 if page.matches.count == count || radius >= ceiling { return page.matches }
-                radius = min(radius * 4, ceiling)
+                radius = min(Self.nextProbeRadius(radius, found: page.matches.count, wanted: count), ceiling)
             }
         }
     }

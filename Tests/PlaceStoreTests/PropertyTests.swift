@@ -16,7 +16,7 @@ import Testing
         let directory: URL
 
         init() throws {
-            var random = SeededGenerator(seed: 20_261_122)
+            var random = SplitMix64(seed: 20_261_122)
             func unit() -> Double { Double(random.next() >> 11) / Double(1 << 53) }
             let clusters = (0..<25).map { _ in (asin(unit() * 2 - 1) * 180 / .pi, unit() * 360 - 180) }
                 + [(0.0, 179.9), (0.0, -179.9), (89.8, 0.0), (-89.8, 0.0), (65, 179.99)]
@@ -59,7 +59,7 @@ import Testing
     }
 
     static func queries(count: Int, seed: UInt64, places: [Place]) throws -> [Query] {
-        var random = SeededGenerator(seed: seed)
+        var random = SplitMix64(seed: seed)
         func unit() -> Double { Double(random.next() >> 11) / Double(1 << 53) }
         return try (0..<count).map { n in
             let center: Coordinate

@@ -13,19 +13,6 @@ func withTemporaryIndex<T>(_ body: (SpatiaLitePlaceIndex, String) throws -> T) t
     return try body(index, path)
 }
 
-/// SplitMix64, seeded, for reproducible random tests.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 func makePlace(_ id: String, _ latitude: Double, _ longitude: Double, name: String? = nil,
                categories: [String] = ["landmark"], rating: Double? = nil) throws -> Place {
     try Place(id: PlaceID(id), name: name ?? "Place \(id)", coordinate: Coordinate(latitude: latitude, longitude: longitude),
