@@ -75,11 +75,11 @@ struct Near: ParsableCommand {
                 let page = try index.near(center, radius: radiusValue, filter: filter, limit: limit)
                 let query = QueryDescription(kind: "near", lat: latitude, lon: longitude,
                                              radiusMeters: radiusValue.meters, filter: filter, limit: limit, line: offset + 1)
-                output += try Renderer.jsonLine(Answer(query: query, page: page))
+                output += Answer(query: query, page: page).json.rendered(pretty: false)
             } catch {
                 badLines += 1
                 let message = (error as? CLIFailure)?.message ?? CLIFailure(error).message
-                output += try Renderer.jsonLine(BatchError(line: offset + 1, error: message))
+                output += OrderedJSON.object([("line", .int(offset + 1)), ("error", .string(message))]).rendered(pretty: false)
             }
             output += "\n"
             if output.utf8.count > 1 << 16 {
@@ -93,11 +93,6 @@ struct Near: ParsableCommand {
                              exitCode: CLIFailure.dataError)
         }
     }
-}
-
-struct BatchError: Encodable {
-    var line: Int
-    var error: String
 }
 
 /// `geoquery bbox`: places in a box.

@@ -4,17 +4,14 @@ import PlaceModel
 import PlaceStore
 
 /// What the query was, echoed in JSON answers.
-struct QueryDescription: Encodable {
+struct QueryDescription {
     var kind: String
     var lat: Double?
     var lon: Double?
     var radiusMeters: Double?
     var bbox: [Double]?
     var id: String?
-    var categories: [String]?
-    var text: String?
-    var sources: [String]?
-    var minimumRating: Double?
+    var filter: PlaceFilter
     var limit: Int?
     var line: Int?
 
@@ -26,100 +23,120 @@ struct QueryDescription: Encodable {
         self.radiusMeters = radiusMeters
         self.bbox = bbox
         self.id = id
-        categories = filter.categories.isEmpty ? nil : filter.categories.map(\.identifier)
-        text = filter.text
-        sources = filter.sources.isEmpty ? nil : filter.sources
-        minimumRating = filter.minimumRating
+        self.filter = filter
         self.limit = limit
         self.line = line
     }
 
-    enum CodingKeys: String, CodingKey {
-        case kind, lat, lon, radiusMeters = "radius_m", bbox, id, categories, text = "query", sources
-        case minimumRating = "min_rating", limit, line
+    var json: OrderedJSON {
+        var members: [(String, OrderedJSON)] = [("kind", .string(kind))]
+        if let line { members.append(("line", .int(line))) }
+        if let id { members.append(("id", .string(id))) }
+        if let lat { members.append(("lat", .double(lat))) }
+        if let lon { members.append(("lon", .double(lon))) }
+        if let radiusMeters { members.append(("radius_m", .double(radiusMeters))) }
+        if let bbox { members.append(("bbox", .array(bbox.map(OrderedJSON.double)))) }
+        if !filter.categories.isEmpty { members.append(("categories", .array(filter.categories.map { .string($0.identifier) }))) }
+        if let text = filter.text { members.append(("query", .string(text))) }
+        if !filter.sources.isEmpty { members.append(("sources", .array(filter.sources.map(OrderedJSON.string)))) }
+        if let rating = filter.minimumRating { members.append(("min_rating", .double(rating))) }
+        if kind != "place" { members.append(("limit", limit.map(OrderedJSON.int) ?? .null)) }
+        return .object(members)
     }
 }
 
 /// The JSON answer contract: `{"query":{…},"count":N,"places":[…],"next_cursor":string|null}`.
-struct Answer: Encodable {
+struct Answer {
     var query: QueryDescription
     var page: PlacePage
 
-    enum CodingKeys: String, CodingKey { case query, count, places, nextCursor = "next_cursor" }
-
-    func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(query, forKey: .query)
-        try container.encode(page.matches.count, forKey: .count)
-        try container.encode(page.matches.map(PlaceJSON.init), forKey: .places)
-        if let cursor = page.nextCursor { try container.encode(cursor, forKey: .nextCursor) } else { try container.encodeNil(forKey: .nextCursor) }
+    var json: OrderedJSON {
+        .object([("query", query.json), ("count", .int(page.matches.count)),
+                 ("places", .array(page.matches.map { placeJSON($0, includeCoordinates: true) })),
+                 ("next_cursor", .optional(page.nextCursor))])
     }
 }
 
-/// One place in JSON: `id, name, lat, lon, distance_m, categories, source` always (distance_m is
-/// null without a centre), then the optional fields that are known.
-struct PlaceJSON: Encodable {
-    var match: PlaceMatch
-
-    init(_ match: PlaceMatch) { self.match = match }
-
-    enum CodingKeys: String, CodingKey {
-        case id, name, lat, lon, distanceMeters = "distance_m", categories, source, address, rating
-        case priceLevel = "price_level", phone, website, openingHours = "opening_hours", photos, tags, gem
-        case importedAt = "imported_at", fetchedAt = "fetched_at"
+/// One place: `id, name, lat, lon, distance_m, categories, source` always (distance_m is null
+/// without a centre), then the optional fields that are known.
+func placeJSON(_ match: PlaceMatch, includeCoordinates: Bool) -> OrderedJSON {
+    let place = match.place
+    var members: [(String, OrderedJSON)] = [("id", .string(place.id.rawValue)), ("name", .string(place.name))]
+    if includeCoordinates {
+        members += [("lat", .double(place.coordinate.latitude)), ("lon", .double(place.coordinate.longitude))]
     }
-
-    func encode(to encoder: any Encoder) throws {
-        let place = match.place
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(place.id.rawValue, forKey: .id)
-        try container.encode(place.name, forKey: .name)
-        try container.encode(place.coordinate.latitude, forKey: .lat)
-        try container.encode(place.coordinate.longitude, forKey: .lon)
-        if let distance = match.distance {
-            try container.encode((distance.meters * 1000).rounded() / 1000, forKey: .distanceMeters)
-        } else {
-            try container.encodeNil(forKey: .distanceMeters)
-        }
-        try container.encode(place.categories.map(\.identifier), forKey: .categories)
-        try container.encode(place.provenance.source, forKey: .source)
-        if let address = place.address { try container.encode(AddressJSON(address), forKey: .address) }
-        if let rating = place.rating { try container.encode(RatingJSON(rating), forKey: .rating) }
-        try container.encodeIfPresent(place.priceLevel?.level, forKey: .priceLevel)
-        try container.encodeIfPresent(place.phone, forKey: .phone)
-        try container.encodeIfPresent(place.website, forKey: .website)
-        try container.encodeIfPresent(place.openingHours, forKey: .openingHours)
-        if !place.photos.isEmpty { try container.encode(place.photos, forKey: .photos) }
-        if !place.tags.isEmpty { try container.encode(place.tags, forKey: .tags) }
-        try container.encodeIfPresent(place.gem, forKey: .gem)
-        try container.encodeIfPresent(place.provenance.importedAt.map(iso8601), forKey: .importedAt)
-        try container.encodeIfPresent(place.provenance.fetchedAt.map(iso8601), forKey: .fetchedAt)
+    members.append(("distance_m", match.distance.map { .double(($0.meters * 1000).rounded() / 1000) } ?? .null))
+    members.append(("categories", .array(place.categories.map { .string($0.identifier) })))
+    members.append(("source", .string(place.provenance.source)))
+    if let address = place.address {
+        let parts: [(String, String?)] = [("street", address.street), ("locality", address.locality), ("region", address.region),
+                                          ("postcode", address.postcode), ("country_code", address.countryCode),
+                                          ("formatted", address.formatted)]
+        members.append(("address", .object(parts.compactMap { key, value in value.map { (key, .string($0)) } })))
     }
+    if let rating = place.rating {
+        var parts: [(String, OrderedJSON)] = [("value", .double(rating.value))]
+        if let count = rating.count { parts.append(("count", .int(count))) }
+        parts.append(("scale", .double(rating.originalScale)))
+        members.append(("rating", .object(parts)))
+    }
+    if let level = place.priceLevel { members.append(("price_level", .int(level.level))) }
+    if let phone = place.phone { members.append(("phone", .string(phone))) }
+    if let website = place.website { members.append(("website", .string(website))) }
+    if let hours = place.openingHours {
+        var parts: [(String, OrderedJSON)] = []
+        if let text = hours.text { parts.append(("text", .string(text))) }
+        parts.append(("periods", .array(hours.periods.map { period in
+            .object([("open_day", .int(period.openDay)), ("open_minute", .int(period.openMinute)),
+                     ("close_day", .int(period.closeDay)), ("close_minute", .int(period.closeMinute))])
+        })))
+        members.append(("opening_hours", .object(parts)))
+    }
+    if !place.photos.isEmpty {
+        members.append(("photos", .array(place.photos.map { photo in
+            let parts: [(String, OrderedJSON?)] = [
+                ("url", photo.url.map(OrderedJSON.string)), ("reference", photo.reference.map(OrderedJSON.string)),
+                ("width", photo.width.map(OrderedJSON.int)), ("height", photo.height.map(OrderedJSON.int)),
+                ("attribution", photo.attribution.map(OrderedJSON.string)),
+            ]
+            return .object(parts.compactMap { key, value in value.map { (key, $0) } })
+        })))
+    }
+    if !place.tags.isEmpty {
+        members.append(("tags", .object(place.tags.keys.sorted().map { ($0, .string(place.tags[$0]!)) })))
+    }
+    if let gem = place.gem {
+        members.append(("gem", .object([("owner", .string(gem.owner)), ("visibility", .string(gem.visibility.rawValue))])))
+    }
+    if let importedAt = place.provenance.importedAt { members.append(("imported_at", .string(iso8601(importedAt)))) }
+    if let fetchedAt = place.provenance.fetchedAt { members.append(("fetched_at", .string(iso8601(fetchedAt)))) }
+    return .object(members)
 }
 
 private func iso8601(_ date: Date) -> String { ISO8601DateFormatter().string(from: date) }
 
-struct AddressJSON: Encodable {
-    var street, locality, region, postcode, countryCode, formatted: String?
-    init(_ address: Address) {
-        street = address.street; locality = address.locality; region = address.region
-        postcode = address.postcode; countryCode = address.countryCode; formatted = address.formatted
-    }
-    enum CodingKeys: String, CodingKey { case street, locality, region, postcode, countryCode = "country_code", formatted }
-}
-
-struct RatingJSON: Encodable {
-    var value: Double
-    var count: Int?
-    var scale: Double
-    init(_ rating: Rating) { value = rating.value; count = rating.count; scale = rating.originalScale }
+/// RFC 7946 FeatureCollection with the JSON answer's place properties; `query` and
+/// `next_cursor` ride along as foreign members (§6.1).
+func geoJSON(_ answer: Answer) -> OrderedJSON {
+    .object([
+        ("type", .string("FeatureCollection")),
+        ("features", .array(answer.page.matches.map { match in
+            .object([("type", .string("Feature")), ("id", .string(match.id.rawValue)),
+                     ("geometry", .object([("type", .string("Point")),
+                                           ("coordinates", .array([.double(match.coordinate.longitude),
+                                                                   .double(match.coordinate.latitude)]))])),
+                     ("properties", placeJSON(match, includeCoordinates: false))])
+        })),
+        ("query", answer.query.json),
+        ("next_cursor", .optional(answer.page.nextCursor)),
+    ])
 }
 
 /// Writes answers in the requested format to standard output.
 enum Renderer {
     static func encoder(pretty: Bool) -> JSONEncoder {
         let encoder = JSONEncoder()
-        encoder.outputFormatting = pretty ? [.prettyPrinted, .withoutEscapingSlashes] : [.withoutEscapingSlashes]
+        encoder.outputFormatting = pretty ? [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes] : [.sortedKeys, .withoutEscapingSlashes]
         return encoder
     }
 
@@ -134,9 +151,9 @@ enum Renderer {
     static func write(_ answer: Answer, format: OutputFormat, detailed: Bool = false) throws {
         switch format {
         case .json:
-            emit(String(decoding: try encoder(pretty: true).encode(answer), as: UTF8.self) + "\n")
+            emit(answer.json.rendered(pretty: true) + "\n")
         case .geojson:
-            emit(String(decoding: try encoder(pretty: true).encode(GeoJSONAnswer(answer: answer)), as: UTF8.self) + "\n")
+            emit(geoJSON(answer).rendered(pretty: true) + "\n")
         case .csv:
             emit(csv(answer))
         case .table:
@@ -220,34 +237,6 @@ enum Renderer {
                 .map(field).joined(separator: ",") + "\n"
         }
         return out
-    }
-}
-
-/// RFC 7946 FeatureCollection with the JSON answer's place properties; `query` and
-/// `next_cursor` ride along as foreign members (§6.1).
-struct GeoJSONAnswer: Encodable {
-    var answer: Answer
-
-    enum CodingKeys: String, CodingKey { case type, features, query, nextCursor = "next_cursor" }
-
-    struct Feature: Encodable {
-        var match: PlaceMatch
-        enum CodingKeys: String, CodingKey { case type, id, geometry, properties }
-        func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encode("Feature", forKey: .type)
-            try container.encode(match.place.id.rawValue, forKey: .id)
-            try container.encode(GeoJSON.Point(match.place.coordinate), forKey: .geometry)
-            try container.encode(PlaceJSON(match), forKey: .properties)
-        }
-    }
-
-    func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode("FeatureCollection", forKey: .type)
-        try container.encode(answer.page.matches.map(Feature.init), forKey: .features)
-        try container.encode(answer.query, forKey: .query)
-        if let cursor = answer.page.nextCursor { try container.encode(cursor, forKey: .nextCursor) } else { try container.encodeNil(forKey: .nextCursor) }
     }
 }
 

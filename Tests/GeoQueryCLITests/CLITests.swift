@@ -97,6 +97,21 @@ final class CLIFixture: @unchecked Sendable {
         #expect(query["radius_m"] as? Double == 32186.88 && query["kind"] as? String == "near")
     }
 
+    @Test func jsonMembersComeInContractOrder() throws {
+        let result = try CLI.run(["near", "--lat", "48.8584", "--lon", "2.2945", "--radius", "5km", "--limit", "1", "--format", "json", "--db", try db])
+        func position(_ key: String) -> Int {
+            result.stdout.range(of: "\"\(key)\":").map { result.stdout.distance(from: result.stdout.startIndex, to: $0.lowerBound) } ?? -1
+        }
+        let top = ["query", "count", "places", "next_cursor"].map(position)
+        #expect(top.allSatisfy { $0 >= 0 } && top == top.sorted(), "\(top)")
+        let place = ["\"id\": \"geonames", "\"name\": \"Neuilly", "\"lat\": 48.8846", "\"lon\": 2.26965", "\"distance_m\"", "\"categories\"", "\"source\""]
+            .map { result.stdout.range(of: $0).map { result.stdout.distance(from: result.stdout.startIndex, to: $0.lowerBound) } ?? -1 }
+        #expect(place.allSatisfy { $0 >= 0 } && place == place.sorted(), "\(place)")
+        // Same query, same bytes.
+        let again = try CLI.run(["near", "--lat", "48.8584", "--lon", "2.2945", "--radius", "5km", "--limit", "1", "--format", "json", "--db", try db])
+        #expect(again.stdout == result.stdout)
+    }
+
     @Test func categoryAndTextFiltersAndPaging() throws {
         let airports = try CLI.run(["near", "--lat", "48.8584", "--lon", "2.2945", "--radius", "50km", "--category", "transport",
                                     "--format", "json", "--db", try db])
