@@ -80,6 +80,33 @@ import Testing
         }
     }
 
+    @Test func readersKeepTheirSnapshotWhileAWriterWrites() throws {
+        try withTemporaryIndex { writer, path in
+            try writer.upsert([try makePlace("t:1", 1, 1)])
+            let reader = try SpatiaLitePlaceIndex(path: path, mode: .readOnly)
+            let center = try Coordinate(latitude: 1, longitude: 1)
+            try writer.write { transaction in
+                try transaction.upsert([try makePlace("t:2", 1.001, 1)])
+                try transaction.delete([try PlaceID("t:1")])
+                // Uncommitted: the other connection still sees the old snapshot and is not blocked.
+                #expect(try reader.near(center, radius: try Distance(parsing: "1km")).matches.map(\.id.rawValue) == ["t:1"])
+                #expect(try reader.count() == 1)
+            }
+            #expect(try reader.near(center, radius: try Distance(parsing: "1km")).matches.map(\.id.rawValue) == ["t:2"])
+        }
+    }
+
+    @Test func aFileFromANewerGeoQueryIsRefused() throws {
+        try withTemporaryIndex { index, path in
+            try index.locked { try index.connection.execute("PRAGMA user_version = 99") }
+            for mode in [SpatiaLitePlaceIndex.OpenMode.readOnly, .readWrite] {
+                do { _ = try SpatiaLitePlaceIndex(path: path, mode: mode); Issue.record("opened") } catch {
+                    #expect(String(describing: error).contains("schema version 99"))
+                }
+            }
+        }
+    }
+
     @Test func openingErrorsSayWhatToDo() throws {
         let missing = FileManager.default.temporaryDirectory.appendingPathComponent("absent-\(UUID()).sqlite").path
         do { _ = try SpatiaLitePlaceIndex(path: missing); Issue.record("opened") } catch {
