@@ -55,13 +55,14 @@ extension SpatiaLitePlaceIndex {
         let origin = Geodesic.Origin(center)
         let cheapLimit = r * (1 + Self.cheapDistanceBand) + 1
         var hits = HitCollector()
+        let rowFilter = RowFilter(filter)
         try scan(box: box, filter: filter) { row, latitude, longitude in
             let cheap = haversineDistance(center, Coordinate(uncheckedLatitude: latitude, longitude: longitude))
             if cheap > cheapLimit { return }
             let d = Geodesic.distance(from: origin, latitude: latitude, longitude: longitude)
             if d > r { return }
             if let after, !Self.isAfter(distance: d, idBytes: row.bytes(3), cursor: after) { return }
-            guard Self.passesAttributes(row, filter) else { return }
+            guard rowFilter.passes(row) else { return }
             hits.add(row, distance: d)
         }
         return hits.page(limit: limit, fingerprint: fingerprint, withDistances: true)
@@ -75,10 +76,11 @@ extension SpatiaLitePlaceIndex {
         let after = try cursor.map { try PageCursor(decoding: $0, expectedFingerprint: fingerprint()) }
         return try reading {
             var hits = HitCollector()
+            let rowFilter = RowFilter(filter)
             try scan(box: box, filter: filter) { row, latitude, longitude in
                 guard box.contains(latitude: latitude, longitude: longitude) else { return }
                 if let after, !Self.isAfter(distance: 0, idBytes: row.bytes(3), cursor: after) { return }
-                guard Self.passesAttributes(row, filter) else { return }
+                guard rowFilter.passes(row) else { return }
                 hits.add(row, distance: 0)
             }
             return hits.page(limit: limit, fingerprint: fingerprint, withDistances: false)
@@ -213,43 +215,6 @@ extension SpatiaLitePlaceIndex {
     }
 
     // MARK: - Row tests on raw columns
-
-    /// Category, rating, price and source conditions, read from the row without decoding it.
-    static func passesAttributes(_ row: SQLiteStatement, _ filter: PlaceFilter) -> Bool {
-        if !filter.categories.isEmpty {
-            let stored = row.bytes(6)
-            guard filter.categories.contains(where: { hasCategory(stored, within: $0.identifier) }) else { return false }
-        }
-        if let minimum = filter.minimumRating {
-            if row.isNull(7) || row.double(7) < minimum { return false }
-        }
-        if let levels = filter.priceLevels {
-            if row.isNull(8) || !levels.contains(Int(row.int64(8))) { return false }
-        }
-        if !filter.sources.isEmpty {
-            let source = row.bytes(5)
-            guard filter.sources.contains(where: { $0.utf8.elementsEqual(source) }) else { return false }
-        }
-        return true
-    }
-
-    /// Whether the space-separated list holds `category` or one of its children.
-    static func hasCategory(_ list: UnsafeBufferPointer<UInt8>, within category: String) -> Bool {
-        let wanted = Array(category.utf8)
-        var start = 0
-        while start < list.count {
-            var end = start
-            while end < list.count && list[end] != 0x20 { end += 1 }
-            let length = end - start
-            if length >= wanted.count {
-                var same = true
-                for i in 0..<wanted.count where list[start + i] != wanted[i] { same = false; break }
-                if same && (length == wanted.count || list[start + wanted.count] == UInt8(ascii: ".")) { return true }
-            }
-            start = end + 1
-        }
-        return false
-    }
 
     /// Whether (distance, id) sorts after the cursor.
     static func isAfter(distance: Double, idBytes: UnsafeBufferPointer<UInt8>, cursor: PageCursor) -> Bool {

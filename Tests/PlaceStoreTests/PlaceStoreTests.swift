@@ -190,6 +190,23 @@ import Testing
         }
     }
 
+    @Test func categoriesMatchBySegmentNotByPrefix() throws {
+        try withTemporaryIndex { index, _ in
+            try index.upsert([try makePlace("t:cafe", 0, 0, categories: ["food.cafe"]),
+                              try makePlace("t:cafeteria", 0, 0.001, categories: ["food.cafeteria"]),
+                              try makePlace("t:both", 0, 0.002, categories: ["drink.bar", "food.cafe.internet"])])
+            let center = try Coordinate(latitude: 0, longitude: 0)
+            func ids(_ category: String) throws -> [String] {
+                try index.near(center, radius: try Distance(parsing: "1km"), filter: PlaceFilter(categories: [Category(category)]))
+                    .matches.map(\.id.rawValue)
+            }
+            #expect(try ids("food.cafe") == ["t:cafe", "t:both"])
+            #expect(try ids("food") == ["t:cafe", "t:cafeteria", "t:both"])
+            #expect(try ids("drink") == ["t:both"])
+            #expect(try ids("water").isEmpty)
+        }
+    }
+
     @Test func cursorsAreCheckedAgainstTheirQuery() throws {
         try withTemporaryIndex { index, _ in
             try index.upsert((0..<5).map { try makePlace("t:\($0)", 0, Double($0) * 0.001) })

@@ -1,0 +1,51 @@
+import PlaceModel
+
+/// A ``PlaceFilter``'s category, rating, price and source conditions, prepared once per query
+/// and checked on each candidate row's raw columns without decoding it.
+struct RowFilter {
+    private let categories: [[UInt8]]
+    private let sources: [[UInt8]]
+    private let minimumRating: Double?
+    private let priceLevels: ClosedRange<Int>?
+
+    init(_ filter: PlaceFilter) {
+        categories = filter.categories.map { Array($0.identifier.utf8) }
+        sources = filter.sources.map { Array($0.utf8) }
+        minimumRating = filter.minimumRating
+        priceLevels = filter.priceLevels
+    }
+
+    /// Whether the row (columns as ``Schema/selectColumns``) passes every condition.
+    @inline(__always)
+    func passes(_ row: SQLiteStatement) -> Bool {
+        if !categories.isEmpty {
+            let stored = row.bytes(6)
+            guard categories.contains(where: { RowFilter.list(stored, hasCategoryWithin: $0) }) else { return false }
+        }
+        if let minimumRating, row.isNull(7) || row.double(7) < minimumRating { return false }
+        if let priceLevels, row.isNull(8) || !priceLevels.contains(Int(row.int64(8))) { return false }
+        if !sources.isEmpty {
+            let source = row.bytes(5)
+            guard sources.contains(where: { $0.elementsEqual(source) }) else { return false }
+        }
+        return true
+    }
+
+    /// Whether the space-separated category list holds `wanted` or one of its children
+    /// (`water.beach` is within `water`; `waterfall` is not).
+    static func list(_ list: UnsafeBufferPointer<UInt8>, hasCategoryWithin wanted: [UInt8]) -> Bool {
+        var start = 0
+        while start < list.count {
+            var end = start
+            while end < list.count && list[end] != 0x20 { end += 1 }
+            let length = end - start
+            if length >= wanted.count {
+                var same = true
+                for i in 0..<wanted.count where list[start + i] != wanted[i] { same = false; break }
+                if same && (length == wanted.count || list[start + wanted.count] == UInt8(ascii: ".")) { return true }
+            }
+            start = end + 1
+        }
+        return false
+    }
+}
