@@ -21,6 +21,22 @@ enum Schema {
     /// The columns a query reads, in the order ``PlaceRowCodec`` decodes them.
     static let selectColumns = "p.pk, p.lat, p.lon, p.id, p.name, p.source, p.categories, p.rating, p.price_level, p.country_code, p.details"
 
+    /// Keep the name index in step with the table. Dropped during a bulk load and recreated after
+    /// the index is rebuilt in one pass (``PlaceWriter``).
+    static let ftsTriggerNames = ["places_fts_after_insert", "places_fts_after_delete", "places_fts_after_rename"]
+    static let ftsTriggers = """
+        CREATE TRIGGER places_fts_after_insert AFTER INSERT ON places BEGIN
+            INSERT INTO places_fts (rowid, name) VALUES (new.pk, new.name);
+        END;
+        CREATE TRIGGER places_fts_after_delete AFTER DELETE ON places BEGIN
+            INSERT INTO places_fts (places_fts, rowid, name) VALUES ('delete', old.pk, old.name);
+        END;
+        CREATE TRIGGER places_fts_after_rename AFTER UPDATE OF name ON places BEGIN
+            INSERT INTO places_fts (places_fts, rowid, name) VALUES ('delete', old.pk, old.name);
+            INSERT INTO places_fts (rowid, name) VALUES (new.pk, new.name);
+        END;
+        """
+
     static let migrations: [Int: String] = [
         1: """
         CREATE TABLE places (
@@ -48,16 +64,9 @@ enum Schema {
         CREATE VIRTUAL TABLE places_fts USING fts5(
             name, content = 'places', content_rowid = 'pk', tokenize = 'unicode61 remove_diacritics 2'
         );
-        CREATE TRIGGER places_after_insert AFTER INSERT ON places BEGIN
-            INSERT INTO places_fts (rowid, name) VALUES (new.pk, new.name);
-        END;
+        \(ftsTriggers)
         CREATE TRIGGER places_after_delete AFTER DELETE ON places BEGIN
-            INSERT INTO places_fts (places_fts, rowid, name) VALUES ('delete', old.pk, old.name);
             DELETE FROM place_categories WHERE pk = old.pk;
-        END;
-        CREATE TRIGGER places_after_rename AFTER UPDATE OF name ON places BEGIN
-            INSERT INTO places_fts (places_fts, rowid, name) VALUES ('delete', old.pk, old.name);
-            INSERT INTO places_fts (rowid, name) VALUES (new.pk, new.name);
         END;
         CREATE TABLE geoquery_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
         """,

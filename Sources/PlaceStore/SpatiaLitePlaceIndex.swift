@@ -116,7 +116,9 @@ public final class SpatiaLitePlaceIndex: PlaceIndex, @unchecked Sendable {
         return try locked {
             try connection.execute("BEGIN IMMEDIATE")
             do {
-                let result = try body(PlaceWriter(index: self))
+                let writer = PlaceWriter(index: self)
+                let result = try body(writer)
+                try writer.finish()
                 try connection.execute("COMMIT")
                 return result
             } catch {

@@ -107,6 +107,56 @@ import Testing
         }
     }
 
+    @Test func bulkLoadsBuildEveryIndexAndRestoreTheTriggers() throws {
+        try withTemporaryIndex { index, _ in
+            let first = try (0..<1500).map { try makePlace("t:\($0)", Double($0 % 30), Double($0 / 30), name: "Bulk \($0)", categories: ["food.cafe"]) }
+            // The second batch updates 100 rows of the first, moving them and changing categories.
+            let second = try (0..<100).map { try makePlace("t:\($0)", -10, -10 - Double($0) * 0.001, name: "Moved \($0)", categories: ["water.beach"]) }
+            try index.write { writer in
+                try writer.upsert(first)
+                #expect(writer.isBulkLoad)
+                try writer.upsert(second)
+            }
+            #expect(try index.count() == 1500)
+            try index.locked {
+                let c = index.connection
+                #expect(try c.scalarInt("SELECT count(*) FROM idx_places_geom") == 1500)
+                #expect(try c.scalarInt("SELECT count(*) FROM place_categories") == 1500)
+                #expect(try c.scalarInt("SELECT count(*) FROM sqlite_master WHERE type = 'trigger' AND name IN ('gii_places_geom', 'giu_places_geom', 'gid_places_geom', 'places_fts_after_insert', 'places_fts_after_delete', 'places_fts_after_rename', 'places_after_delete')") == 7)
+                #expect(try c.scalarText("PRAGMA integrity_check") == "ok")
+                try c.execute("INSERT INTO places_fts (places_fts) VALUES ('integrity-check')")
+            }
+            let moved = try index.near(try Coordinate(latitude: -10, longitude: -10.05), radius: try Distance(parsing: "10km"),
+                                       filter: PlaceFilter(categories: [.beach], text: "moved"))
+            #expect(moved.matches.count == 100)
+            #expect(try index.near(try Coordinate(latitude: 0, longitude: 0), radius: try Distance(parsing: "1km"),
+                                   filter: PlaceFilter(categories: [.food])).matches.isEmpty, "t:0 moved away")
+            // After the bulk load, ordinary writes keep every index in step again.
+            try index.upsert([try makePlace("t:new", 50, 50, name: "Fresh cafe", categories: ["food.cafe"])])
+            #expect(try index.near(try Coordinate(latitude: 50, longitude: 50), radius: try Distance(parsing: "1km"),
+                                   filter: PlaceFilter(categories: [.food], text: "fresh")).matches.count == 1)
+        }
+    }
+
+    @Test func aFailedBulkLoadLeavesTheEmptyIndexIntact() throws {
+        struct Boom: Error {}
+        try withTemporaryIndex { index, _ in
+            #expect(throws: Boom.self) {
+                try index.write { writer in
+                    try writer.upsert(try (0..<2000).map { try makePlace("t:\($0)", 0, Double($0) * 0.0001) })
+                    throw Boom()
+                }
+            }
+            #expect(try index.count() == 0)
+            try index.upsert([try makePlace("t:1", 1, 1)])
+            #expect(try index.near(try Coordinate(latitude: 1, longitude: 1), radius: try Distance(parsing: "1km")).matches.count == 1)
+            let enabled = try index.locked {
+                try index.connection.scalarInt("SELECT spatial_index_enabled FROM geometry_columns WHERE f_table_name = 'places'")
+            }
+            #expect(enabled == 1)
+        }
+    }
+
     @Test func openingErrorsSayWhatToDo() throws {
         let missing = FileManager.default.temporaryDirectory.appendingPathComponent("absent-\(UUID()).sqlite").path
         do { _ = try SpatiaLitePlaceIndex(path: missing); Issue.record("opened") } catch {
