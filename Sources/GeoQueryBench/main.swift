@@ -33,7 +33,8 @@ func micros(_ ns: Double) -> String {
 
 print("GeoQuery benchmark: \(placeCount) places, \(queryCount) queries per row, index \(path)")
 let cities = try SyntheticPlaces.loadCities("geodata/cities15000.csv")
-let places = SyntheticPlaces.generate(count: placeCount, cities: cities, seed: 42)
+let weightExponent = Double(option("--weight-exponent") ?? "") ?? 0.5
+let places = SyntheticPlaces.generate(count: placeCount, cities: cities, seed: 42, weightExponent: weightExponent)
 
 var loadLine = "reused existing index"
 if !(keep && FileManager.default.fileExists(atPath: path)) {

@@ -270,3 +270,25 @@ import Testing
         }
     }
 }
+
+@Suite struct ProtocolTests {
+    /// Code written against `PlaceIndex` (as a PostGIS implementation will be) works through the
+    /// async requirements the SpatiaLite index satisfies synchronously.
+    @Test func theIndexWorksThroughTheProtocol() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("geoquery-proto-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let index: any PlaceIndex = try SpatiaLitePlaceIndex(path: directory.appendingPathComponent("p.sqlite").path, mode: .createIfMissing)
+        try await index.upsert([try makePlace("t:a", 10, 10), try makePlace("t:b", 10, 10.01)])
+        let center = try Coordinate(latitude: 10, longitude: 10)
+        let page = try await index.near(center, radius: try Distance(parsing: "5km"), filter: .none, limit: 1, cursor: nil)
+        #expect(page.matches.map(\.id.rawValue) == ["t:a"] && page.nextCursor != nil)
+        let rest = try await index.near(center, radius: try Distance(parsing: "5km"), filter: .none, limit: 1, cursor: page.nextCursor)
+        #expect(rest.matches.map(\.id.rawValue) == ["t:b"] && rest.nextCursor == nil)
+        #expect(try await index.nearest(center, count: 1, maxDistance: nil, filter: .none).first?.id.rawValue == "t:a")
+        #expect(try await index.within(try BoundingBox(west: 9, south: 9, east: 11, north: 11), filter: .none, limit: nil, cursor: nil).matches.count == 2)
+        #expect(try await index.place(try PlaceID("t:b"))?.name == "Place t:b")
+        #expect(try await index.delete([try PlaceID("t:a")]) == 1)
+        #expect(try await index.count(source: "t") == 1)
+    }
+}
