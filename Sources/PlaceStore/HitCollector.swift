@@ -13,8 +13,8 @@ struct HitCollector: ~Copyable {
 
     /// Records the row the statement is on (columns as ``Schema/selectColumns``).
     @inline(__always)
-    mutating func add(_ row: SQLiteStatement, distance: Double) {
-        keys.append((distance, rows.append(row)))
+    mutating func add(_ row: SQLiteStatement, latitude: Double, longitude: Double, distance: Double) {
+        keys.append((distance, rows.append(row, latitude: latitude, longitude: longitude)))
     }
 
     /// The first `limit` hits in (distance, id) order and the cursor after them.

@@ -7,12 +7,10 @@ import PlaceModel
 /// Column order is ``Schema/selectColumns`` for reads and ``insertSQL`` for writes.
 enum PlaceRowCodec {
     static let insertSQL = """
-        INSERT INTO places (id, source, name, lat, lon, categories, rating, price_level, country_code, details, geom)
-        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, MakePoint(?5, ?4, 4326))
+        INSERT INTO places (id, source, name, lat, lon, details, geom)
+        VALUES (?1, ?2, ?3, ?4, ?5, ?6, MakePoint(?5, ?4, 4326))
         ON CONFLICT (id) DO UPDATE SET source = excluded.source, name = excluded.name,
-            lat = excluded.lat, lon = excluded.lon, categories = excluded.categories,
-            rating = excluded.rating, price_level = excluded.price_level,
-            country_code = excluded.country_code, details = excluded.details, geom = excluded.geom
+            lat = excluded.lat, lon = excluded.lon, details = excluded.details, geom = excluded.geom
         RETURNING pk
         """
 
@@ -24,17 +22,19 @@ enum PlaceRowCodec {
         statement.bind(place.name, at: 3)
         statement.bind(place.coordinate.latitude, at: 4)
         statement.bind(place.coordinate.longitude, at: 5)
-        statement.bind(place.categories.map(\.identifier).joined(separator: " "), at: 6)
-        statement.bindOptional(place.rating?.value, at: 7)
-        statement.bindOptional(place.priceLevel?.level, at: 8)
-        statement.bind(place.address?.countryCode, at: 9)
-        statement.bind(blob: try PlaceDetailsCodec.encode(place), at: 10)
+        statement.bind(blob: try PlaceDetailsCodec.encode(place), at: 6)
     }
 
     /// Sets the fields a details record carries.
-    static func apply(_ details: PlaceDetailsCodec.Fields, countryCode: String?, to place: inout Place) {
+    static func apply(_ details: PlaceDetailsCodec.Fields, to place: inout Place) {
+        place.categories = details.categories
+        if let rating = details.rating {
+            place.rating = try? Rating(normalizedValue: rating, count: details.ratingCount.map { Int($0) },
+                                       originalScale: details.ratingScale ?? 5)
+        }
+        if let level = details.priceLevel { place.priceLevel = try? PriceLevel(level) }
         let address = Address(street: details.street, locality: details.locality, region: details.region,
-                              postcode: details.postcode, countryCode: countryCode, formatted: details.formatted)
+                              postcode: details.postcode, countryCode: details.countryCode, formatted: details.formatted)
         if !address.isEmpty { place.address = address }
         place.phone = details.phone
         place.website = details.website
@@ -53,7 +53,7 @@ enum PlaceRowCodec {
     /// Decodes the row the statement is on (columns as ``Schema/selectColumns``).
     static func decode(_ row: SQLiteStatement) -> Place {
         var builder = RowArena.Builder()
-        let offset = builder.append(row)
+        let offset = builder.append(row, latitude: row.double(1), longitude: row.double(2))
         return builder.finish().place(at: offset)
     }
 

@@ -6,9 +6,8 @@ import PlaceModel
 /// match costs a `memcpy` rather than a dozen allocations. A ``PlaceMatch`` points into it and
 /// decodes its ``Place`` only when asked.
 ///
-/// Layout of one row at `offset`: latitude, longitude and rating as 8-byte doubles (rating NaN
-/// when missing), price level as 1 byte (0 when missing), then six 4-byte lengths and the bytes
-/// of id, name, source, categories, country code and details (length `UInt32.max` = NULL).
+/// Layout of one row at `offset`: latitude and longitude as 8-byte doubles, then four 4-byte
+/// lengths and the bytes of id, name, source and details (length `UInt32.max` = NULL).
 final class RowArena: @unchecked Sendable {
     // @unchecked Sendable: the bytes are written only by the `Builder` that creates the arena,
     // before any `PlaceMatch` can see it, and never again.
@@ -22,10 +21,10 @@ final class RowArena: @unchecked Sendable {
 
     deinit { free(base) }
 
-    static let headerSize = 8 * 3 + 1 + 4 * 6
+    static let headerSize = 8 * 2 + 4 * 4
     static let null = UInt32.max
 
-    enum Field: Int { case id = 0, name, source, categories, country, details }
+    enum Field: Int { case id = 0, name, source, details }
 
     /// The arena's bytes, for reading.
     @inline(__always)
@@ -65,27 +64,23 @@ final class RowArena: @unchecked Sendable {
             count += field.count
         }
 
-        /// Copies the current row of a statement whose columns are ``Schema/selectColumns``.
+        /// Copies the current row of a statement whose columns are ``Schema/selectColumns``; the
+        /// caller passes the coordinates it has already read.
         /// - Returns: the row's offset.
         @inline(__always)
-        mutating func append(_ row: SQLiteStatement) -> Int {
+        mutating func append(_ row: SQLiteStatement, latitude: Double, longitude: Double) -> Int {
             let offset = count
-            // id, name, source and categories are NOT NULL columns.
-            let id = row.textBytes(3), name = row.textBytes(4), source = row.textBytes(5), categories = row.textBytes(6)
-            let country = row.rawBytes(9), details = row.rawBytes(10)
-            reserve(RowArena.headerSize + id.count + name.count + source.count + categories.count
-                    + (country?.count ?? 0) + (details?.count ?? 0))
-            put(row.double(1).bitPattern.littleEndian)
-            put(row.double(2).bitPattern.littleEndian)
-            put((row.isNull(7) ? Double.nan : row.double(7)).bitPattern.littleEndian)
-            put(row.isNull(8) ? UInt8(0) : UInt8(clamping: row.int64(8)))
+            // id, name and source are NOT NULL columns.
+            let id = row.textBytes(3), name = row.textBytes(4), source = row.textBytes(5)
+            let details = row.rawBytes(6)
+            reserve(RowArena.headerSize + id.count + name.count + source.count + (details?.count ?? 0))
+            put(latitude.bitPattern.littleEndian)
+            put(longitude.bitPattern.littleEndian)
             put(UInt32(id.count).littleEndian)
             put(UInt32(name.count).littleEndian)
             put(UInt32(source.count).littleEndian)
-            put(UInt32(categories.count).littleEndian)
-            put((country.map { UInt32($0.count) } ?? RowArena.null).littleEndian)
             put((details.map { UInt32($0.count) } ?? RowArena.null).littleEndian)
-            copy(id); copy(name); copy(source); copy(categories); copy(country); copy(details)
+            copy(id); copy(name); copy(source); copy(details)
             return offset
         }
 
@@ -108,7 +103,7 @@ final class RowArena: @unchecked Sendable {
     @inline(__always)
     static func field(_ field: Field, in buffer: UnsafeRawBufferPointer, at offset: Int) -> UnsafeRawBufferPointer? {
         var start = offset + headerSize
-        let lengths = offset + 25
+        let lengths = offset + 16
         for index in 0..<field.rawValue {
             let length = UInt32(littleEndian: buffer.loadUnaligned(fromByteOffset: lengths + 4 * index, as: UInt32.self))
             if length != null { start += Int(length) }
@@ -154,28 +149,13 @@ final class RowArena: @unchecked Sendable {
             let details = RowArena.field(.details, in: buffer, at: offset).flatMap {
                 try? PlaceDetailsCodec.decode($0, id: idText)
             }
-            var fields = Place(id: id, name: text(.name) ?? "",
-                               coordinate: Coordinate(uncheckedLatitude: RowArena.double(buffer, offset),
-                                                      longitude: RowArena.double(buffer, offset + 8)),
-                               provenance: Provenance(source: text(.source) ?? id.source,
-                                                      sourceID: details?.sourceID ?? id.localID))
-            if let categories = RowArena.field(.categories, in: buffer, at: offset) {
-                fields.categories = PlaceRowCodec.categories(categories.assumingMemoryBound(to: UInt8.self))
-            }
-            let rating = RowArena.double(buffer, offset + 16)
-            if !rating.isNaN {
-                fields.rating = try? Rating(normalizedValue: rating, count: details?.ratingCount.map { Int($0) },
-                                            originalScale: details?.ratingScale ?? 5)
-            }
-            let price = buffer[offset + 24]
-            if price != 0 { fields.priceLevel = try? PriceLevel(Int(price)) }
-            let countryCode = text(.country)
-            guard let details else {
-                if countryCode != nil { fields.address = Address(countryCode: countryCode) }
-                return fields
-            }
-            PlaceRowCodec.apply(details, countryCode: countryCode, to: &fields)
-            return fields
+            var place = Place(id: id, name: text(.name) ?? "",
+                              coordinate: Coordinate(uncheckedLatitude: RowArena.double(buffer, offset),
+                                                     longitude: RowArena.double(buffer, offset + 8)),
+                              provenance: Provenance(source: text(.source) ?? id.source,
+                                                     sourceID: details?.sourceID ?? id.localID))
+            if let details { PlaceRowCodec.apply(details, to: &place) }
+            return place
         }
     }
 }

@@ -1,38 +1,43 @@
 import PlaceModel
 
 /// A ``PlaceFilter``'s category, rating, price and source conditions, prepared once per query
-/// and checked on each candidate row's raw columns without decoding it.
+/// and checked on each candidate row's raw bytes without decoding it.
 struct RowFilter {
     private let categories: [[UInt8]]
     private let sources: [[UInt8]]
     private let minimumRating: Double?
     private let priceLevels: ClosedRange<Int>?
+    private let needsDetails: Bool
 
     init(_ filter: PlaceFilter) {
         categories = filter.categories.map { Array($0.identifier.utf8) }
         sources = filter.sources.map { Array($0.utf8) }
         minimumRating = filter.minimumRating
         priceLevels = filter.priceLevels
+        needsDetails = !categories.isEmpty || minimumRating != nil || priceLevels != nil
     }
 
     /// Whether the row (columns as ``Schema/selectColumns``) passes every condition.
     @inline(__always)
     func passes(_ row: SQLiteStatement) -> Bool {
-        if !categories.isEmpty {
-            let stored = row.bytes(6)
-            guard categories.contains(where: { RowFilter.list(stored, hasCategoryWithin: $0) }) else { return false }
-        }
-        if let minimumRating, row.isNull(7) || row.double(7) < minimumRating { return false }
-        if let priceLevels, row.isNull(8) || !priceLevels.contains(Int(row.int64(8))) { return false }
         if !sources.isEmpty {
             let source = row.bytes(5)
             guard sources.contains(where: { $0.elementsEqual(source) }) else { return false }
+        }
+        guard needsDetails else { return true }
+        let fields = PlaceDetailsCodec.filterFields(row.rawBytes(6))
+        if !categories.isEmpty {
+            guard categories.contains(where: { RowFilter.list(fields.categories, hasCategoryWithin: $0) }) else { return false }
+        }
+        if let minimumRating, (fields.rating ?? -1) < minimumRating { return false }
+        if let priceLevels {
+            guard let level = fields.priceLevel, priceLevels.contains(level) else { return false }
         }
         return true
     }
 
     /// Whether the space-separated category list holds `wanted` or one of its children
-    /// (`water.beach` is within `water`; `waterfall` is not).
+    /// (`water.beach` is within `water`; `food.cafeteria` is not within `food.cafe`).
     static func list(_ list: UnsafeBufferPointer<UInt8>, hasCategoryWithin wanted: [UInt8]) -> Bool {
         var start = 0
         while start < list.count {

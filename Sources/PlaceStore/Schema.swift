@@ -6,9 +6,9 @@
 ///
 /// Layout (version 1):
 /// - `places`: one row per place. `pk` is the rowid the spatial index points at; `id` is the
-///   `source:localId` text. What queries filter or show in lists (name, source, categories,
-///   rating, price level, country) are columns; every other field is in `details`, one compact
-///   record (``PlaceDetailsCodec``), so a decoded row costs a dozen column reads, not thirty.
+///   `source:localId` text. Id, source, name and coordinates are columns (the unique key, the
+///   per-source index, the text index's content, the exact position); every other field is in
+///   `details`, one compact record (``PlaceDetailsCodec``), so a query reads seven columns a row.
 ///   `geom` is a SpatiaLite POINT (SRID 4326) with the R*Tree `idx_places_geom`, so QGIS,
 ///   ogr2ogr and `spatialite` read the file as a layer.
 /// - `place_categories(category, pk)`: a covering index, so a category filter is a range probe
@@ -19,7 +19,7 @@ enum Schema {
     static let currentVersion = 1
 
     /// The columns a query reads, in the order ``PlaceRowCodec`` decodes them.
-    static let selectColumns = "p.pk, p.lat, p.lon, p.id, p.name, p.source, p.categories, p.rating, p.price_level, p.country_code, p.details"
+    static let selectColumns = "p.pk, p.lat, p.lon, p.id, p.name, p.source, p.details"
 
     /// Keep the name index in step with the table. Dropped during a bulk load and recreated after
     /// the index is rebuilt in one pass (``PlaceWriter``).
@@ -46,10 +46,6 @@ enum Schema {
             name TEXT NOT NULL,
             lat REAL NOT NULL CHECK (lat BETWEEN -90 AND 90),
             lon REAL NOT NULL CHECK (lon BETWEEN -180 AND 180),
-            categories TEXT NOT NULL DEFAULT '',
-            rating REAL CHECK (rating BETWEEN 0 AND 5),
-            price_level INTEGER CHECK (price_level BETWEEN 1 AND 4),
-            country_code TEXT,
             details BLOB
         );
         SELECT AddGeometryColumn('places', 'geom', 4326, 'POINT', 'XY', 1);

@@ -63,7 +63,7 @@ extension SpatiaLitePlaceIndex {
             if d > r { return }
             if let after, !Self.isAfter(distance: d, idBytes: row.bytes(3), cursor: after) { return }
             guard rowFilter.passes(row) else { return }
-            hits.add(row, distance: d)
+            hits.add(row, latitude: latitude, longitude: longitude, distance: d)
         }
         return hits.page(limit: limit, fingerprint: fingerprint, withDistances: true)
     }
@@ -81,7 +81,7 @@ extension SpatiaLitePlaceIndex {
                 guard box.contains(latitude: latitude, longitude: longitude) else { return }
                 if let after, !Self.isAfter(distance: 0, idBytes: row.bytes(3), cursor: after) { return }
                 guard rowFilter.passes(row) else { return }
-                hits.add(row, distance: 0)
+                hits.add(row, latitude: latitude, longitude: longitude, distance: 0)
             }
             return hits.page(limit: limit, fingerprint: fingerprint, withDistances: false)
         }
