@@ -14,6 +14,7 @@ import PlaceModel
 /// |---|---|---|---|---|
 /// | 19 | categories (space-separated ids) | | 21 | price level (1 byte) |
 /// | 20 | rating, normalised 0–5 | | 22 | country code |
+/// | 23 | source, when it differs from the id's namespace | | | |
 /// | 1 | phone | | 10 | photos (JSON array) |
 /// | 2 | website | | 11 | tags (pairs: varint length + key, varint length + value) |
 /// | 3 | street | | 12 | gem owner |
@@ -27,7 +28,7 @@ enum PlaceDetailsCodec {
     enum Tag: UInt8 {
         case phone = 1, website, street, locality, region, postcode, formattedAddress, hoursText, hoursPeriods
         case photos, tags, gemOwner, gemVisibility, sourceID, fetchedAt, importedAt, ratingCount, ratingScale
-        case categories, rating, priceLevel, countryCode
+        case categories, rating, priceLevel, countryCode, source
     }
 
     private static let jsonEncoder: JSONEncoder = {
@@ -60,6 +61,7 @@ enum PlaceDetailsCodec {
             out.append(1)
             out.append(UInt8(level))
         }
+        if place.provenance.source != place.id.source { text(.source, place.provenance.source) }
         text(.countryCode, place.address?.countryCode)
         text(.phone, place.phone)
         text(.website, place.website)
@@ -112,6 +114,8 @@ enum PlaceDetailsCodec {
     /// The fields filters test, found in place: no allocation, no decoding of the rest.
     struct FilterFields {
         var categories = UnsafeBufferPointer<UInt8>(start: nil, count: 0)
+        /// Set only when the place's source is not its id's namespace.
+        var source: UnsafeBufferPointer<UInt8>?
         var rating: Double?
         var priceLevel: Int?
     }
@@ -140,6 +144,8 @@ enum PlaceDetailsCodec {
                 found.rating = Double(bitPattern: UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self)))
             case .priceLevel where length == 1:
                 found.priceLevel = Int(bytes[index])
+            case .source:
+                found.source = UnsafeRawBufferPointer(rebasing: bytes[index..<(index + length)]).assumingMemoryBound(to: UInt8.self)
             default:
                 return found  // the filter fields are written first: nothing more to find
             }
@@ -154,6 +160,7 @@ enum PlaceDetailsCodec {
         var rating: Double?
         var priceLevel: Int?
         var countryCode: String?
+        var source: String?
         var phone, website, street, locality, region, postcode, formatted, hoursText: String?
         var hoursPeriods: [OpeningHours.Period] = []
         var photos: [PhotoReference] = []
@@ -197,6 +204,7 @@ enum PlaceDetailsCodec {
             case .rating: fields.rating = number()
             case .priceLevel: fields.priceLevel = payload.count == 1 ? Int(payload[0]) : nil
             case .countryCode: fields.countryCode = text()
+            case .source: fields.source = text()
             case .phone: fields.phone = text()
             case .website: fields.website = text()
             case .street: fields.street = text()

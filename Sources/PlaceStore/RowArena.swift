@@ -6,8 +6,8 @@ import PlaceModel
 /// match costs a `memcpy` rather than a dozen allocations. A ``PlaceMatch`` points into it and
 /// decodes its ``Place`` only when asked.
 ///
-/// Layout of one row at `offset`: latitude and longitude as 8-byte doubles, then four 4-byte
-/// lengths and the bytes of id, name, source and details (length `UInt32.max` = NULL).
+/// Layout of one row at `offset`: latitude and longitude as 8-byte doubles, then three 4-byte
+/// lengths and the bytes of id, name and details (length `UInt32.max` = NULL).
 final class RowArena: @unchecked Sendable {
     // @unchecked Sendable: the bytes are written only by the `Builder` that creates the arena,
     // before any `PlaceMatch` can see it, and never again.
@@ -21,10 +21,10 @@ final class RowArena: @unchecked Sendable {
 
     deinit { free(base) }
 
-    static let headerSize = 8 * 2 + 4 * 4
+    static let headerSize = 8 * 2 + 4 * 3
     static let null = UInt32.max
 
-    enum Field: Int { case id = 0, name, source, details }
+    enum Field: Int { case id = 0, name, details }
 
     /// The arena's bytes, for reading.
     @inline(__always)
@@ -70,17 +70,15 @@ final class RowArena: @unchecked Sendable {
         @inline(__always)
         mutating func append(_ row: SQLiteStatement, latitude: Double, longitude: Double) -> Int {
             let offset = count
-            // id, name and source are NOT NULL columns.
-            let id = row.textBytes(3), name = row.textBytes(4), source = row.textBytes(5)
-            let details = row.rawBytes(6)
-            reserve(RowArena.headerSize + id.count + name.count + source.count + (details?.count ?? 0))
+            // id and name are NOT NULL columns; details is never an empty blob.
+            let id = row.textBytes(3), name = row.textBytes(4), details = row.nonEmptyBlob(5)
+            reserve(RowArena.headerSize + id.count + name.count + (details?.count ?? 0))
             put(latitude.bitPattern.littleEndian)
             put(longitude.bitPattern.littleEndian)
             put(UInt32(id.count).littleEndian)
             put(UInt32(name.count).littleEndian)
-            put(UInt32(source.count).littleEndian)
             put((details.map { UInt32($0.count) } ?? RowArena.null).littleEndian)
-            copy(id); copy(name); copy(source); copy(details)
+            copy(id); copy(name); copy(details)
             return offset
         }
 
@@ -152,7 +150,7 @@ final class RowArena: @unchecked Sendable {
             var place = Place(id: id, name: text(.name) ?? "",
                               coordinate: Coordinate(uncheckedLatitude: RowArena.double(buffer, offset),
                                                      longitude: RowArena.double(buffer, offset + 8)),
-                              provenance: Provenance(source: text(.source) ?? id.source,
+                              provenance: Provenance(source: details?.source ?? id.source,
                                                      sourceID: details?.sourceID ?? id.localID))
             if let details { PlaceRowCodec.apply(details, to: &place) }
             return place

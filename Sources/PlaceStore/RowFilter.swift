@@ -14,18 +14,19 @@ struct RowFilter {
         sources = filter.sources.map { Array($0.utf8) }
         minimumRating = filter.minimumRating
         priceLevels = filter.priceLevels
-        needsDetails = !categories.isEmpty || minimumRating != nil || priceLevels != nil
+        needsDetails = !categories.isEmpty || minimumRating != nil || priceLevels != nil || !sources.isEmpty
     }
 
     /// Whether the row (columns as ``Schema/selectColumns``) passes every condition.
     @inline(__always)
     func passes(_ row: SQLiteStatement) -> Bool {
+        guard needsDetails else { return true }
+        let fields = PlaceDetailsCodec.filterFields(row.nonEmptyBlob(5))
         if !sources.isEmpty {
-            let source = row.bytes(5)
+            // The source is the id's namespace unless the details record overrides it.
+            let source = fields.source ?? RowFilter.namespace(of: row.bytes(3))
             guard sources.contains(where: { $0.elementsEqual(source) }) else { return false }
         }
-        guard needsDetails else { return true }
-        let fields = PlaceDetailsCodec.filterFields(row.rawBytes(6))
         if !categories.isEmpty {
             guard categories.contains(where: { RowFilter.list(fields.categories, hasCategoryWithin: $0) }) else { return false }
         }
@@ -34,6 +35,12 @@ struct RowFilter {
             guard let level = fields.priceLevel, priceLevels.contains(level) else { return false }
         }
         return true
+    }
+
+    /// The bytes of `id` before its first `:`.
+    static func namespace(of id: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8> {
+        let colon = id.firstIndex(of: UInt8(ascii: ":")) ?? id.count
+        return UnsafeBufferPointer(rebasing: id[..<colon])
     }
 
     /// Whether the space-separated category list holds `wanted` or one of its children

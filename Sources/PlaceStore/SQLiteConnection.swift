@@ -210,6 +210,14 @@ extension SQLiteStatement {
         return UnsafeRawBufferPointer(start: pointer, count: Int(sqlite3_column_bytes(handle, column)))
     }
 
+    /// The bytes of a BLOB column that is either NULL or non-empty (one call: SQLite returns no
+    /// pointer for both NULL and an empty blob); valid until the next step/reset.
+    @inline(__always)
+    func nonEmptyBlob(_ column: Int32) -> UnsafeRawBufferPointer? {
+        guard let pointer = sqlite3_column_blob(handle, column) else { return nil }
+        return UnsafeRawBufferPointer(start: pointer, count: Int(sqlite3_column_bytes(handle, column)))
+    }
+
     /// The UTF-8 bytes of a NOT NULL TEXT column; valid until the next step/reset.
     @inline(__always)
     func textBytes(_ column: Int32) -> UnsafeRawBufferPointer {

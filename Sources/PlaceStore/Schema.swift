@@ -8,7 +8,8 @@
 /// - `places`: one row per place. `pk` is the rowid the spatial index points at; `id` is the
 ///   `source:localId` text. Id, source, name and coordinates are columns (the unique key, the
 ///   per-source index, the text index's content, the exact position); every other field is in
-///   `details`, one compact record (``PlaceDetailsCodec``), so a query reads seven columns a row.
+///   `details`, one compact record (``PlaceDetailsCodec``). A query reads six columns a row; the
+///   source is the id's namespace unless `details` says otherwise.
 ///   `geom` is a SpatiaLite POINT (SRID 4326) with the R*Tree `idx_places_geom`, so QGIS,
 ///   ogr2ogr and `spatialite` read the file as a layer.
 /// - `place_categories(category, pk)`: a covering index, so a category filter is a range probe
@@ -19,7 +20,7 @@ enum Schema {
     static let currentVersion = 1
 
     /// The columns a query reads, in the order ``PlaceRowCodec`` decodes them.
-    static let selectColumns = "p.pk, p.lat, p.lon, p.id, p.name, p.source, p.details"
+    static let selectColumns = "p.pk, p.lat, p.lon, p.id, p.name, p.details"
 
     /// Keep the name index in step with the table. Dropped during a bulk load and recreated after
     /// the index is rebuilt in one pass (``PlaceWriter``).

@@ -257,6 +257,22 @@ import Testing
         }
     }
 
+    @Test func sourceFiltersFollowProvenanceEvenWhenItDiffersFromTheIDNamespace() throws {
+        try withTemporaryIndex { index, _ in
+            var odd = try makePlace("gem:7", 0, 0)
+            odd.provenance = Provenance(source: "partner-feed", sourceID: "abc")
+            try index.upsert([odd, try makePlace("gem:8", 0, 0.001)])
+            let center = try Coordinate(latitude: 0, longitude: 0)
+            func ids(_ source: String) throws -> [String] {
+                try index.near(center, radius: try Distance(parsing: "1km"), filter: PlaceFilter(sources: [source])).matches.map(\.id.rawValue)
+            }
+            #expect(try ids("partner-feed") == ["gem:7"])
+            #expect(try ids("gem") == ["gem:8"])
+            #expect(try index.place(PlaceID("gem:7"))?.provenance == odd.provenance)
+            #expect(try index.count(source: "partner-feed") == 1)
+        }
+    }
+
     @Test func cursorsAreCheckedAgainstTheirQuery() throws {
         try withTemporaryIndex { index, _ in
             try index.upsert((0..<5).map { try makePlace("t:\($0)", 0, Double($0) * 0.001) })
