@@ -9,7 +9,12 @@ import PlaceModel
 /// ``PlaceMatch`` decodes its place when asked.
 struct HitCollector: ~Copyable {
     private var rows = RowArena.Builder()
-    private var keys: [(distance: Double, offset: Int)] = []
+    private var keys: [(distance: Double, offset: Int)]
+
+    init() {
+        keys = []
+        keys.reserveCapacity(256)
+    }
 
     /// Records the row the statement is on (columns as ``Schema/selectColumns``).
     @inline(__always)

@@ -46,7 +46,7 @@ final class RowArena: @unchecked Sendable {
         @inline(__always)
         private mutating func reserve(_ extra: Int) {
             guard count + extra > capacity else { return }
-            capacity = max(4096, capacity * 2, count + extra)
+            capacity = max(65_536, capacity * 2, count + extra)
             base = realloc(base, capacity)
             precondition(base != nil, "out of memory collecting query results")
         }
