@@ -15,7 +15,9 @@ struct Import: ParsableCommand {
             """)
 
     @Argument(help: "The file to import.") var file: String
-    @Option(help: "Input format: \(ImportFormat.allCases.map(\.rawValue).joined(separator: " or ")).") var format: String
+    @Option(help: "Input format: \(ImportFormat.allCases.map(\.rawValue).joined(separator: ", ")).") var format: String
+    @Option(help: "The source this dump is a complete snapshot of (default: the format's, e.g. geonames).")
+    var source: String?
     @Option(name: .customLong("max-reject-ratio"), help: "Fail when more than this share of rows is bad (0 to 1).")
     var maximumRejectRatio: Double = 0.01
     @Flag(help: "Fail on the first bad row.") var strict = false
@@ -24,6 +26,11 @@ struct Import: ParsableCommand {
 
     func validate() throws {
         do { _ = try ImportFormat(name: format) } catch { throw ValidationError("--format: \(error)") }
+        if let source {
+            guard !source.isEmpty, source.utf8.allSatisfy({ ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2D || $0 == 0x5F }) else {
+                throw ValidationError("--source '\(source)' is invalid: use lower-case letters, digits, '-' and '_', e.g. osm-andorra")
+            }
+        }
         guard (0...1).contains(maximumRejectRatio) else {
             throw ValidationError("--max-reject-ratio \(maximumRejectRatio) is invalid: it must be from 0 to 1")
         }
@@ -34,7 +41,7 @@ struct Import: ParsableCommand {
         let format = try ImportFormat(name: self.format)
         let summary = try reportingFailures {
             let store = try SpatiaLitePlaceIndex(path: index.path, mode: .createIfMissing)
-            return try PlaceImporter.importFile(file, format: format, into: store,
+            return try PlaceImporter.importFile(file, format: format, into: store, source: source,
                                                 options: ImportOptions(maximumRejectRatio: maximumRejectRatio, strict: strict))
         }
         for problem in summary.problems { logger.warning("rejected \(summary.file) \(problem)") }

@@ -195,3 +195,28 @@ struct Stats: ParsableCommand {
         try Renderer.write(statistics, format: output.resolved)
     }
 }
+
+/// `geoquery sources`.
+struct Sources: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Each source in the index with its place count and last import time.")
+
+    @OptionGroup var output: OutputOptions
+    @OptionGroup var index: IndexOptions
+
+    func run() throws {
+        let index = try index.openIndex()
+        let statistics = try reportingFailures { try index.statistics() }
+        switch output.resolved {
+        case .json, .geojson:
+            Renderer.emit(OrderedJSON.array(statistics.sources.map { source in
+                .object([("source", .string(source.name)), ("places", .int(source.count)),
+                         ("last_import", .optional(source.lastImport))])
+            }).rendered(pretty: true) + "\n")
+        case .table, .csv:
+            let rows = statistics.sources.map { [$0.name, String($0.count), $0.lastImport ?? "-"] }
+            Renderer.emit(output.resolved == .csv
+                ? "source,places,last_import\n" + rows.map { $0.joined(separator: ",") }.joined(separator: "\n") + "\n"
+                : TextTable(headers: ["source", "places", "last import"], rows: rows, rightAligned: [1]).rendered)
+        }
+    }
+}

@@ -17,7 +17,7 @@ public enum ImportError: Error, Sendable, CustomStringConvertible {
         case .missingColumns(let path, let format, let missing, let found):
             return "\(path) is not a \(format) file: missing column(s) \(missing.joined(separator: ", ")); found \(found.joined(separator: ", "))"
         case .emptyFile(let path):
-            return "\(path) is empty: expected a header row and data rows"
+            return "\(path) has no places (is the download truncated?); an empty dump would empty its source, so nothing was changed"
         case .tooManyRejects(let rejected, let total, let ratio, let problems):
             let shown = problems.prefix(5).map { "  \($0)" }.joined(separator: "\n")
             return "rejected \(rejected) of \(total) rows, more than the allowed \(ratio * 100)%; nothing was changed\n\(shown)"

@@ -10,20 +10,33 @@ public enum ImportFormat: String, Sendable, CaseIterable {
     /// The airportsdata table: `icao,iata,name,city,subd,country,elevation,lat,lon,tz,lid`.
     /// Ids `airport:<icao>`, category `transport.airport`.
     case airportsCSV = "airports-csv"
+    /// The raw GeoNames dump (`allCountries.txt`, `cities15000.txt`): 19 tab-separated columns,
+    /// no header. Ids `geonames:<geonameid>`; feature class and code map to the taxonomy.
+    case geonames = "geonames"
 
-    /// The id namespace the format's places get.
+    /// The id namespace the format's places get, and the default source of an import.
     public var source: String {
         switch self {
-        case .geonamesCSV: return "geonames"
+        case .geonamesCSV, .geonames: return "geonames"
         case .airportsCSV: return "airport"
         }
     }
 
-    /// Columns the header must have.
+    /// Columns the header must have (header-driven formats).
     var requiredColumns: [String] {
         switch self {
         case .geonamesCSV: return ["geonameid", "name", "lat", "lon"]
         case .airportsCSV: return ["icao", "name", "lat", "lon"]
+        case .geonames: return []
+        }
+    }
+
+    /// A reader for a dump in this format.
+    /// - Throws: ``ImportError`` when the file cannot be read or its header does not fit.
+    public func reader(path: String, importedAt: Date) throws -> any DumpReader {
+        switch self {
+        case .geonamesCSV, .airportsCSV: return try CSVTableReader(path: path, format: self, importedAt: importedAt)
+        case .geonames: return try GeoNamesDumpReader(path: path, importedAt: importedAt)
         }
     }
 
@@ -67,6 +80,8 @@ public enum ImportFormat: String, Sendable, CaseIterable {
                          address: address.isEmpty ? nil : address,
                          provenance: Provenance(source: source, sourceID: icao, importedAt: importedAt),
                          tags: tags)
+        case .geonames:
+            throw RowRejection("the GeoNames dump has no header; it is read by GeoNamesDumpReader")
         }
     }
 }

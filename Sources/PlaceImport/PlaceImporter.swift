@@ -7,21 +7,30 @@ import PlaceStore
 public struct ImportSummary: Sendable, Hashable, Codable {
     public var file: String
     public var format: String
+    /// The source the dump is a snapshot of.
     public var source: String
-    /// Data rows read (the header excluded).
+    /// Data rows read (a header excluded).
     public var rowsRead: Int
-    /// Places inserted or replaced.
-    public var imported: Int
+    public var added: Int
+    public var updated: Int
+    public var unchanged: Int
+    /// Places of the source that were not in the dump.
+    public var removed: Int
     public var rejected: Int
     /// The first rejected rows, with their line numbers and reasons.
     public var problems: [String]
     public var seconds: Double
     public var rowsPerSecond: Double { seconds > 0 ? Double(rowsRead) / seconds : 0 }
+    /// Whether the import changed the index.
+    public var changedAnything: Bool { added + updated + removed > 0 }
 
     /// One line for a terminal.
     public var line: String {
-        String(format: "imported %d places from %@ (%@): %d rows read, %d rejected, %.2f s, %.0f rows/s",
-               imported, file, source, rowsRead, rejected, seconds, rowsPerSecond)
+        let outcome = changedAnything
+            ? "\(added) added, \(updated) updated, \(unchanged) unchanged, \(removed) removed"
+            : "nothing changed (\(unchanged) unchanged)"
+        return String(format: "%@ from %@: %d rows, %@, %d rejected; %.2f s, %.0f rows/s",
+                      source, file, rowsRead, outcome, rejected, seconds, rowsPerSecond)
     }
 }
 
@@ -42,58 +51,62 @@ public struct ImportOptions: Sendable {
     }
 }
 
-/// Reads a dump and writes its places to an index in one transaction.
+/// Imports a dump as a complete snapshot of one source (DESIGN.md "Import semantics").
 ///
-/// A crash, a kill or a thrown error at any point leaves the index as it was before.
+/// After an import the index holds exactly the dump's places for that source: new places added,
+/// changed ones rewritten, unchanged ones left alone, places missing from the dump removed;
+/// other sources are untouched. It is one transaction: a thrown error, too many bad rows, a
+/// crash or a kill leaves the previous snapshot. Running the same dump again changes nothing.
 public enum PlaceImporter {
-    /// Imports `path` in `format` into `index`.
-    /// - Throws: ``ImportError`` (unreadable file, wrong header, too many rejects) or a store error;
-    ///   in every case the index is unchanged.
+    /// Imports `path` in `format` into `index` as the snapshot of `source` (default: the
+    /// format's own, e.g. `geonames`).
+    /// - Throws: ``ImportError`` (unreadable file, wrong header, empty dump, too many rejects) or a
+    ///   store error; in every case the index is unchanged.
     public static func importFile(_ path: String, format: ImportFormat, into index: SpatiaLitePlaceIndex,
-                                  options: ImportOptions = ImportOptions()) throws -> ImportSummary {
+                                  source: String? = nil, options: ImportOptions = ImportOptions()) throws -> ImportSummary {
         let started = Date()
-        var reader = try CSVReader(path: path)
-        guard let header = reader.next() else { throw ImportError.emptyFile(path: path) }
-        let names = header.fields.map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
-        var columns: [String: Int] = [:]
-        for (offset, name) in names.enumerated() where columns[name] == nil { columns[name] = offset }
-        let missing = format.requiredColumns.filter { columns[$0] == nil }
-        guard missing.isEmpty else {
-            throw ImportError.missingColumns(path: path, format: format.rawValue, missing: missing, found: names)
-        }
-        var summary = ImportSummary(file: (path as NSString).lastPathComponent, format: format.rawValue,
-                                    source: format.source, rowsRead: 0, imported: 0, rejected: 0,
+        let sourceName = source ?? format.source
+        var reader = try format.reader(path: path, importedAt: started)
+        var summary = ImportSummary(file: (path as NSString).lastPathComponent, format: format.rawValue, source: sourceName,
+                                    rowsRead: 0, added: 0, updated: 0, unchanged: 0, removed: 0, rejected: 0,
                                     problems: [], seconds: 0)
         var problems: [RowProblem] = []
         try index.write { writer in
+            try writer.beginSnapshot(source: sourceName)
             var batch: [Place] = []
             batch.reserveCapacity(options.batchSize)
-            while let record = reader.next() {
+            func flush() throws {
+                let counts = try writer.merge(batch)
+                summary.added += counts.added
+                summary.updated += counts.updated
+                summary.unchanged += counts.unchanged
+                batch.removeAll(keepingCapacity: true)
+            }
+            while let record = try reader.next() {
                 summary.rowsRead += 1
-                do throws(RowRejection) {
-                    guard record.fields.count == names.count else {
-                        throw RowRejection("expected \(names.count) fields, found \(record.fields.count)")
-                    }
-                    batch.append(try format.place(from: CSVRow(fields: record.fields, columns: columns), importedAt: started))
-                } catch {
+                switch record {
+                case .place(var place):
+                    if place.provenance.source != sourceName { place.provenance.source = sourceName }
+                    batch.append(place)
+                    if batch.count >= options.batchSize { try flush() }
+                case .rejected(let problem):
                     summary.rejected += 1
-                    problems.append(RowProblem(line: record.line, reason: error.reason))
+                    if problems.count < max(options.problemsToReport, 5) { problems.append(problem) }
                     if options.strict {
                         throw ImportError.tooManyRejects(rejected: 1, total: summary.rowsRead, maximumRatio: 0,
                                                          firstProblems: problems)
                     }
                 }
-                if batch.count >= options.batchSize {
-                    summary.imported += try writer.upsert(batch)
-                    batch.removeAll(keepingCapacity: true)
-                }
             }
-            summary.imported += try writer.upsert(batch)
-            if summary.rowsRead > 0, Double(summary.rejected) / Double(summary.rowsRead) > options.maximumRejectRatio {
+            try flush()
+            // An empty dump would empty the source: refuse, as a truncated download looks just like it.
+            guard summary.rowsRead > 0 else { throw ImportError.emptyFile(path: path) }
+            if Double(summary.rejected) / Double(summary.rowsRead) > options.maximumRejectRatio {
                 throw ImportError.tooManyRejects(rejected: summary.rejected, total: summary.rowsRead,
                                                  maximumRatio: options.maximumRejectRatio, firstProblems: problems)
             }
-            try writer.setMetadata(ISO8601DateFormatter().string(from: started), forKey: "imported:" + format.source)
+            summary.removed = try writer.finishSnapshot()
+            try writer.setMetadata(ISO8601DateFormatter().string(from: started), forKey: "imported:" + sourceName)
         }
         summary.problems = problems.prefix(options.problemsToReport).map(\.description)
         summary.seconds = Date().timeIntervalSince(started)

@@ -16,6 +16,8 @@ public final class PlaceWriter {
     /// The highest pk written so far: a new row's rowid is always above it, so a returned pk at
     /// or below it means the upsert updated a row, whose old categories must go.
     private var highestPK: Int64 = 0
+    /// The source of the snapshot under way (``beginSnapshot(source:)``).
+    var snapshotSource: String?
 
     init(index: SpatiaLitePlaceIndex) { self.index = index }
 

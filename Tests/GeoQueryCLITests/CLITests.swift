@@ -170,6 +170,34 @@ final class CLIFixture: @unchecked Sendable {
         #expect((stats.json["sources"] as? [[String: Any]])?.compactMap { $0["count"] as? Int } == [3, 7])
     }
 
+    @Test func sourcesAndSnapshotImports() throws {
+        let fixture = try Self.fixture.get()
+        // Its own copy of the index: this test adds a source.
+        let db = fixture.directory.appendingPathComponent("sources-\(UUID().uuidString).sqlite").path
+        try FileManager.default.copyItem(atPath: fixture.db, toPath: db)
+        let sources = try CLI.run(["sources", "--format", "json", "--db", db])
+        let list = (try? JSONSerialization.jsonObject(with: Data(sources.stdout.utf8))) as? [[String: Any]] ?? []
+        #expect(list.compactMap { $0["source"] as? String } == ["airport", "geonames"])
+        #expect(list.compactMap { $0["places"] as? Int } == [3, 7])
+        // A dump imported under its own source name adds a source and leaves the others alone.
+        let extra = fixture.directory.appendingPathComponent("extra.csv")
+        try Data("geonameid,name,lat,lon\n1,Extra,10,10\n".utf8).write(to: extra)
+        let imported = try CLI.run(["import", extra.path, "--format", "geonames-csv", "--source", "extra-towns", "--json", "--db", db])
+        #expect(imported.status == 0, "\(imported.stderr)")
+        let summary = (try? JSONSerialization.jsonObject(with: Data(imported.stdout.utf8))) as? [String: Any] ?? [:]
+        #expect(summary["added"] as? Int == 1 && summary["removed"] as? Int == 0 && summary["source"] as? String == "extra-towns")
+        let again = try CLI.run(["import", extra.path, "--format", "geonames-csv", "--source", "extra-towns", "--db", db])
+        #expect(again.stdout.contains("nothing changed"))
+        let bad = try CLI.run(["import", extra.path, "--format", "geonames-csv", "--source", "Bad Name", "--db", db])
+        #expect(bad.status == 64 && bad.stderr.contains("Bad Name"))
+        // An empty dump is refused rather than emptying the source.
+        let empty = fixture.directory.appendingPathComponent("remove.csv")
+        try Data("geonameid,name,lat,lon\n".utf8).write(to: empty)
+        #expect(try CLI.run(["import", empty.path, "--format", "geonames-csv", "--source", "extra-towns", "--db", db]).status == 65)
+        let after = try CLI.run(["sources", "--format", "csv", "--db", db])
+        #expect(after.stdout.contains("extra-towns,1,"))
+    }
+
     @Test func emptyAnswersSucceed() throws {
         let result = try CLI.run(["near", "--lat", "0", "--lon", "0", "--radius", "1km", "--format", "json", "--db", try db])
         #expect(result.status == 0 && result.json["count"] as? Int == 0)

@@ -57,7 +57,7 @@ func write(_ text: String, to url: URL) throws -> String {
             let index = try SpatiaLitePlaceIndex(path: directory.appendingPathComponent("i.sqlite").path, mode: .createIfMissing)
             let cities = try PlaceImporter.importFile(repositoryRoot.appendingPathComponent("geodata/cities15000.csv").path,
                                                       format: .geonamesCSV, into: index)
-            #expect(cities.rowsRead == 34_006 && cities.imported == 34_006 && cities.rejected == 0)
+            #expect(cities.rowsRead == 34_006 && cities.added == 34_006 && cities.rejected == 0)
             let airports = try PlaceImporter.importFile(repositoryRoot.appendingPathComponent("geodata/airports.csv").path,
                                                         format: .airportsCSV, into: index)
             #expect(airports.rowsRead == 28_298 && airports.rejected == 0)
@@ -73,10 +73,10 @@ func write(_ text: String, to url: URL) throws -> String {
             let windhoek = try index.near(try Coordinate(latitude: -22.5594, longitude: 17.0832), radius: try Distance(parsing: "10km"),
                                           filter: PlaceFilter(categories: [.city])).matches.first
             #expect(windhoek?.place.address?.countryCode == "NA")
-            // Re-importing the same file changes nothing.
+            // Re-importing the same file changes nothing, and says so.
             let again = try PlaceImporter.importFile(repositoryRoot.appendingPathComponent("geodata/cities15000.csv").path,
                                                      format: .geonamesCSV, into: index)
-            #expect(again.imported == 34_006)
+            #expect(again.unchanged == 34_006 && !again.changedAnything && again.line.contains("nothing changed"))
             #expect(try index.count() == 34_006 + 28_298)
             #expect(try index.statistics().sources.map(\.name) == ["airport", "geonames"])
         }
@@ -91,7 +91,7 @@ func write(_ text: String, to url: URL) throws -> String {
             let path = try write(text, to: directory.appendingPathComponent("c.csv"))
             let index = try SpatiaLitePlaceIndex(path: directory.appendingPathComponent("i.sqlite").path, mode: .createIfMissing)
             let summary = try PlaceImporter.importFile(path, format: .geonamesCSV, into: index)
-            #expect(summary.rowsRead == 302 && summary.imported == 300 && summary.rejected == 2)
+            #expect(summary.rowsRead == 302 && summary.added == 300 && summary.rejected == 2)
             #expect(summary.problems.count == 2)
             #expect(summary.problems[0].hasPrefix("line 302:") && summary.problems[0].contains("91.5"))
             #expect(summary.problems[1].hasPrefix("line 303:") && summary.problems[1].contains("expected 8 fields, found 4"))
@@ -119,7 +119,8 @@ func write(_ text: String, to url: URL) throws -> String {
             }
             #expect(try index.count() == 1)
             let tolerated = try PlaceImporter.importFile(bad, format: .airportsCSV, into: index, options: ImportOptions(maximumRejectRatio: 0.5))
-            #expect(try tolerated.imported == 1 && index.count() == 2)
+            // The tolerated import is the snapshot of airports: BBBB in, AAAA (not in this dump) out.
+            #expect(try tolerated.added == 1 && tolerated.removed == 1 && index.count() == 1)
         }
     }
 
@@ -132,8 +133,114 @@ func write(_ text: String, to url: URL) throws -> String {
             }
             let empty = try write("", to: directory.appendingPathComponent("empty.csv"))
             #expect(throws: ImportError.self) { try PlaceImporter.importFile(empty, format: .geonamesCSV, into: index) }
+            let headerOnly = try write("geonameid,name,lat,lon\n", to: directory.appendingPathComponent("header.csv"))
+            #expect(throws: ImportError.self) { try PlaceImporter.importFile(headerOnly, format: .geonamesCSV, into: index) }
             #expect(throws: ImportError.self) { try ImportFormat(name: "shapefile") }
             #expect(try index.count() == 0)
         }
+    }
+}
+
+@Suite struct SnapshotTests {
+    static let header = "geonameid,name,lat,lon,country_code,admin1,population,timezone\n"
+    static func row(_ id: Int, _ name: String, population: Int = 1000) -> String {
+        "\(id),\(name),\(Double(id) / 100),\(Double(id) / 50),FR,11,\(population),Europe/Paris\n"
+    }
+
+    @Test func anImportMakesTheSourceExactlyTheDump() throws {
+        try withTemporaryDirectory { directory in
+            let index = try SpatiaLitePlaceIndex(path: directory.appendingPathComponent("i.sqlite").path, mode: .createIfMissing)
+            // Another source that must survive every geonames import untouched.
+            let airports = try write("icao,iata,name,city,subd,country,elevation,lat,lon,tz,lid\nAAAA,AAA,A,,,FR,10,1,1,,\n",
+                                     to: directory.appendingPathComponent("airports.csv"))
+            _ = try PlaceImporter.importFile(airports, format: .airportsCSV, into: index)
+            let a = try write(Self.header + (1...5).map { Self.row($0, "Town \($0)") }.joined(), to: directory.appendingPathComponent("a.csv"))
+            let first = try PlaceImporter.importFile(a, format: .geonamesCSV, into: index)
+            #expect(first.added == 5 && first.updated == 0 && first.removed == 0)
+            let keptTime = try #require(try index.place(PlaceID("geonames:2"))?.provenance.importedAt)
+
+            // A′: town 6 added, town 3 renamed, town 5 gone.
+            var rows = (1...4).map { Self.row($0, $0 == 3 ? "Renamed" : "Town \($0)") }
+            rows.append(Self.row(6, "Town 6"))
+            let aPrime = try write(Self.header + rows.joined(), to: directory.appendingPathComponent("a2.csv"))
+            let second = try PlaceImporter.importFile(aPrime, format: .geonamesCSV, into: index)
+            #expect(second.added == 1 && second.updated == 1 && second.unchanged == 3 && second.removed == 1)
+            #expect(try index.count(source: "geonames") == 5 && index.count(source: "airport") == 1)
+            #expect(try index.place(PlaceID("geonames:5")) == nil)
+            #expect(try index.place(PlaceID("geonames:3"))?.name == "Renamed")
+            #expect(try index.near(try Coordinate(latitude: 0.05, longitude: 0.1), radius: try Distance(parsing: "1km")).matches.isEmpty)
+            #expect(try index.near(try Coordinate(latitude: 0.03, longitude: 0.06), radius: try Distance(parsing: "1km"),
+                                   filter: PlaceFilter(text: "renamed")).matches.count == 1)
+            // Unchanged rows were not rewritten: they keep the import time of the first import.
+            #expect(try index.place(PlaceID("geonames:2"))?.provenance.importedAt == keptTime)
+
+            // The same dump again changes nothing.
+            let third = try PlaceImporter.importFile(aPrime, format: .geonamesCSV, into: index)
+            #expect(!third.changedAnything && third.unchanged == 5)
+            #expect(try index.count() == 6)
+        }
+    }
+
+    @Test func aSourceNameScopesTheSnapshot() throws {
+        try withTemporaryDirectory { directory in
+            let index = try SpatiaLitePlaceIndex(path: directory.appendingPathComponent("i.sqlite").path, mode: .createIfMissing)
+            let north = try write(Self.header + Self.row(1, "North"), to: directory.appendingPathComponent("n.csv"))
+            let south = try write(Self.header + Self.row(2, "South"), to: directory.appendingPathComponent("s.csv"))
+            _ = try PlaceImporter.importFile(north, format: .geonamesCSV, into: index, source: "geonames-north")
+            let summary = try PlaceImporter.importFile(south, format: .geonamesCSV, into: index, source: "geonames-south")
+            #expect(summary.removed == 0 && summary.added == 1)
+            #expect(try index.count(source: "geonames-north") == 1 && index.count(source: "geonames-south") == 1)
+            #expect(try index.place(PlaceID("geonames:1"))?.provenance.source == "geonames-north")
+        }
+    }
+}
+
+@Suite struct GeoNamesDumpTests {
+    @Test func importsTheRawDump() throws {
+        try withTemporaryDirectory { directory in
+            let index = try SpatiaLitePlaceIndex(path: directory.appendingPathComponent("i.sqlite").path, mode: .createIfMissing)
+            let dump = repositoryRoot.deletingLastPathComponent().appendingPathComponent("shared/data/geonames/geonames_cities15000_2014.txt").path
+            try #require(FileManager.default.fileExists(atPath: dump), "shared/data must sit beside the repository")
+            let summary = try PlaceImporter.importFile(dump, format: .geonames, into: index)
+            #expect(summary.rowsRead == 23_355 && summary.added == 23_355 && summary.rejected == 0)
+            let paris = try #require(try index.place(PlaceID("geonames:2988507")))
+            #expect(paris.name == "Paris" && paris.tags["capital"] == "yes" && paris.tags["feature_code"] == "P.PPLC")
+            #expect(paris.categories == [.city] && paris.address?.countryCode == "FR")
+            let capitals = try index.within(.world).matches.filter { $0.place.tags["capital"] == "yes" }
+            #expect(capitals.count == 241)
+        }
+    }
+
+    @Test func badLinesAreCountedWithTheirLineNumbers() throws {
+        try withTemporaryDirectory { directory in
+            func line(_ id: String, _ name: String, _ lat: String, _ lon: String, _ cls: String = "P", _ code: String = "PPL") -> String {
+                [id, name, name, "", lat, lon, cls, code, "FR", "", "11", "", "", "", "1000", "", "35", "Europe/Paris", "2014-01-01"]
+                    .joined(separator: "\t") + "\n"
+            }
+            var text = ""
+            for n in 1...200 { text += line(String(n), "Town \(n)", "45.\(n)", "5.\(n)") }
+            text += line("201", "Lake", "45", "6", "H", "LK")
+            text += "\n"                                            // line 202: blank, skipped
+            text += line("x9", "Bad id", "45", "6")                  // line 203
+            text += line("204", "Bad lat", "95", "6")                // line 204
+            text += "205\tshort\tline\n"                            // line 205
+            let path = try write(text, to: directory.appendingPathComponent("dump.txt"))
+            let index = try SpatiaLitePlaceIndex(path: directory.appendingPathComponent("i.sqlite").path, mode: .createIfMissing)
+            let summary = try PlaceImporter.importFile(path, format: .geonames, into: index, options: ImportOptions(maximumRejectRatio: 0.05))
+            #expect(summary.added == 201 && summary.rejected == 3)
+            #expect(summary.problems.map { $0.prefix(9) } == ["line 203:", "line 204:", "line 205:"])
+            #expect(try index.place(PlaceID("geonames:201"))?.categories == [try Category("water.lake")])
+        }
+    }
+
+    @Test(arguments: [("P", "PPLC", "city"), ("H", "LK", "water.lake"), ("S", "MUS", "culture.museum"),
+                      ("T", "BCH", "water.beach"), ("S", "CSTL", "historic.castle"), ("S", "AIRP", "transport.airport"),
+                      ("H", "XYZ", "water"), ("S", "XYZ", "landmark")])
+    func featureCodesMapToTheTaxonomy(featureClass: String, featureCode: String, category: String) throws {
+        #expect(GeoNamesDumpReader.category(featureClass: featureClass, featureCode: featureCode) == (try Category(category)))
+    }
+
+    @Test func administrativeAreasHaveNoCategory() {
+        #expect(GeoNamesDumpReader.category(featureClass: "A", featureCode: "ADM1") == nil)
     }
 }

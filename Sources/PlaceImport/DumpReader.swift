@@ -1,0 +1,97 @@
+import Foundation
+import PlaceModel
+
+/// One record of a dump: a place, or why a row could not be one.
+public enum DumpRecord: Sendable {
+    case place(Place)
+    case rejected(RowProblem)
+}
+
+/// Reads a dump one record at a time, in constant memory.
+public protocol DumpReader {
+    /// The next record, or nil at the end of the dump.
+    mutating func next() throws -> DumpRecord?
+}
+
+/// A dump of CSV rows with a header naming the columns (geonames-csv, airports-csv).
+struct CSVTableReader: DumpReader {
+    private var csv: CSVReader
+    private let format: ImportFormat
+    private let columnCount: Int
+    private let columns: [String: Int]
+    private let importedAt: Date
+
+    init(path: String, format: ImportFormat, importedAt: Date) throws {
+        csv = try CSVReader(path: path)
+        guard let header = csv.next() else { throw ImportError.emptyFile(path: path) }
+        let names = header.fields.map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+        var columns: [String: Int] = [:]
+        for (offset, name) in names.enumerated() where columns[name] == nil { columns[name] = offset }
+        let missing = format.requiredColumns.filter { columns[$0] == nil }
+        guard missing.isEmpty else {
+            throw ImportError.missingColumns(path: path, format: format.rawValue, missing: missing, found: names)
+        }
+        self.format = format
+        self.columns = columns
+        columnCount = names.count
+        self.importedAt = importedAt
+    }
+
+    mutating func next() throws -> DumpRecord? {
+        guard let record = csv.next() else { return nil }
+        do throws(RowRejection) {
+            guard record.fields.count == columnCount else {
+                throw RowRejection("expected \(columnCount) fields, found \(record.fields.count)")
+            }
+            return .place(try format.place(from: CSVRow(fields: record.fields, columns: columns), importedAt: importedAt))
+        } catch {
+            return .rejected(RowProblem(line: record.line, reason: error.reason))
+        }
+    }
+}
+
+/// Reads a text file line by line in 1 MiB chunks; lines end at LF (a CR before it is dropped).
+struct LineReader {
+    private let handle: FileHandle
+    private var buffer: [UInt8] = []
+    private var position = 0
+    private var atEnd = false
+    private(set) var lineNumber = 0
+
+    init(path: String) throws {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue,
+              let handle = FileHandle(forReadingAtPath: path) else {
+            let reason = isDirectory.boolValue ? "it is a directory"
+                : FileManager.default.fileExists(atPath: path) ? "permission denied" : "no such file"
+            throw ImportError.unreadableFile(path: path, reason: reason)
+        }
+        self.handle = handle
+    }
+
+    /// Calls `body` with the next line's bytes (without its line ending); false at the end.
+    mutating func next<T>(_ body: (ArraySlice<UInt8>) throws -> T) rethrows -> T? {
+        while true {
+            if let newline = buffer[position...].firstIndex(of: 0x0A) {
+                var end = newline
+                if end > position && buffer[end - 1] == 0x0D { end -= 1 }
+                let line = buffer[position..<end]
+                position = newline + 1
+                lineNumber += 1
+                return try body(line)
+            }
+            if atEnd {
+                guard position < buffer.count else { return nil }
+                let line = buffer[position...]
+                position = buffer.count
+                lineNumber += 1
+                return try body(line)
+            }
+            let chunk = handle.readData(ofLength: 1 << 20)
+            if chunk.isEmpty { atEnd = true; continue }
+            buffer.removeFirst(position)
+            position = 0
+            buffer.append(contentsOf: chunk)
+        }
+    }
+}
