@@ -8,6 +8,11 @@ import Testing
 /// The repository root, found from this file's path (Tests/PlaceImportTests/…).
 let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
+/// The project's shared real data: `$GEOQUERY_SHARED_DATA`, else `../shared/data` beside the
+/// repository (where CI puts it).
+let sharedData: URL = ProcessInfo.processInfo.environment["GEOQUERY_SHARED_DATA"].map { URL(fileURLWithPath: $0) }
+    ?? repositoryRoot.deletingLastPathComponent().appendingPathComponent("shared/data")
+
 func withTemporaryDirectory<T>(_ body: (URL) throws -> T) throws -> T {
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("geoquery-import-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -199,8 +204,9 @@ func write(_ text: String, to url: URL) throws -> String {
     @Test func importsTheRawDump() throws {
         try withTemporaryDirectory { directory in
             let index = try SpatiaLitePlaceIndex(path: directory.appendingPathComponent("i.sqlite").path, mode: .createIfMissing)
-            let dump = repositoryRoot.deletingLastPathComponent().appendingPathComponent("shared/data/geonames/geonames_cities15000_2014.txt").path
-            try #require(FileManager.default.fileExists(atPath: dump), "shared/data must sit beside the repository")
+            let dump = sharedData.appendingPathComponent("geonames/geonames_cities15000_2014.txt").path
+            try #require(FileManager.default.fileExists(atPath: dump),
+                         "the project's shared/data must sit beside the repository, or GEOQUERY_SHARED_DATA name it")
             let summary = try PlaceImporter.importFile(dump, format: .geonames, into: index)
             #expect(summary.rowsRead == 23_355 && summary.added == 23_355 && summary.rejected == 0)
             let paris = try #require(try index.place(PlaceID("geonames:2988507")))
