@@ -21,6 +21,11 @@ struct Import: ParsableCommand {
     @Option(name: .customLong("max-reject-ratio"), help: "Fail when more than this share of rows is bad (0 to 1).")
     var maximumRejectRatio: Double = 0.01
     @Flag(help: "Fail on the first bad row.") var strict = false
+    @Option(name: .customLong("id-field"), help: "GeoJSON property holding the id (default: id, else the feature's id).")
+    var idField = "id"
+    @Option(name: .customLong("name-field"), help: "GeoJSON property holding the name.") var nameField = "name"
+    @Option(name: .customLong("category-field"), help: "GeoJSON property holding a category id or a list of them (default: category, else categories).")
+    var categoryField = "category"
     @Flag(help: "Print the summary as JSON.") var json = false
     @OptionGroup var index: IndexOptions
 
@@ -41,8 +46,9 @@ struct Import: ParsableCommand {
         let format = try ImportFormat(name: self.format)
         let summary = try reportingFailures {
             let store = try SpatiaLitePlaceIndex(path: index.path, mode: .createIfMissing)
-            return try PlaceImporter.importFile(file, format: format, into: store, source: source,
-                                                options: ImportOptions(maximumRejectRatio: maximumRejectRatio, strict: strict))
+            var options = ImportOptions(maximumRejectRatio: maximumRejectRatio, strict: strict)
+            options.mapping = PropertyMapping(idField: idField, nameField: nameField, categoryField: categoryField)
+            return try PlaceImporter.importFile(file, format: format, into: store, source: source, options: options)
         }
         for problem in summary.problems { logger.warning("rejected \(summary.file) \(problem)") }
         if summary.rejected > summary.problems.count {

@@ -13,12 +13,17 @@ public enum ImportFormat: String, Sendable, CaseIterable {
     /// The raw GeoNames dump (`allCountries.txt`, `cities15000.txt`): 19 tab-separated columns,
     /// no header. Ids `geonames:<geonameid>`; feature class and code map to the taxonomy.
     case geonames = "geonames"
+    /// A GeoJSON FeatureCollection of Points, streamed. Ids `<source>:<id>`.
+    case geojson = "geojson"
+    /// GeoJSONSeq / newline-delimited GeoJSON (RS-separated too): one Feature per line.
+    case geojsonseq = "geojsonseq"
 
     /// The id namespace the format's places get, and the default source of an import.
     public var source: String {
         switch self {
         case .geonamesCSV, .geonames: return "geonames"
         case .airportsCSV: return "airport"
+        case .geojson, .geojsonseq: return "geojson"
         }
     }
 
@@ -27,16 +32,20 @@ public enum ImportFormat: String, Sendable, CaseIterable {
         switch self {
         case .geonamesCSV: return ["geonameid", "name", "lat", "lon"]
         case .airportsCSV: return ["icao", "name", "lat", "lon"]
-        case .geonames: return []
+        case .geonames, .geojson, .geojsonseq: return []
         }
     }
 
     /// A reader for a dump in this format.
     /// - Throws: ``ImportError`` when the file cannot be read or its header does not fit.
-    public func reader(path: String, importedAt: Date) throws -> any DumpReader {
+    public func reader(path: String, importedAt: Date, source: String? = nil,
+                       mapping: PropertyMapping = PropertyMapping()) throws -> any DumpReader {
+        let features = FeatureDecoder(source: source ?? self.source, mapping: mapping, importedAt: importedAt)
         switch self {
         case .geonamesCSV, .airportsCSV: return try CSVTableReader(path: path, format: self, importedAt: importedAt)
         case .geonames: return try GeoNamesDumpReader(path: path, importedAt: importedAt)
+        case .geojson: return try GeoJSONCollectionReader(path: path, decoder: features)
+        case .geojsonseq: return try GeoJSONSeqReader(path: path, decoder: features)
         }
     }
 
@@ -80,8 +89,8 @@ public enum ImportFormat: String, Sendable, CaseIterable {
                          address: address.isEmpty ? nil : address,
                          provenance: Provenance(source: source, sourceID: icao, importedAt: importedAt),
                          tags: tags)
-        case .geonames:
-            throw RowRejection("the GeoNames dump has no header; it is read by GeoNamesDumpReader")
+        case .geonames, .geojson, .geojsonseq:
+            throw RowRejection("\(rawValue) is not a CSV table")
         }
     }
 }

@@ -250,3 +250,74 @@ func write(_ text: String, to url: URL) throws -> String {
         #expect(GeoNamesDumpReader.category(featureClass: "A", featureCode: "ADM1") == nil)
     }
 }
+
+@Suite struct GeoJSONImportTests {
+    static func feature(_ id: Int, name: String, lon: Double, lat: Double, extra: String = "") -> String {
+        #"{"type":"Feature","id":\#(id),"geometry":{"type":"Point","coordinates":[\#(lon),\#(lat)]},"properties":{"name":"\#(name)","category":"food.cafe"\#(extra)}}"#
+    }
+
+    @Test func geoJSONSeqLinesRSSeparatorsAndBadLines() throws {
+        try withTemporaryDirectory { directory in
+            var text = ""
+            for n in 1...300 { text += "\u{1E}" + Self.feature(n, name: "Cafe \(n)", lon: 2 + Double(n) / 1000, lat: 48.8) + "\n" }
+            text += "\n"                                                                     // 301 blank
+            text += "{not json\n"                                                            // 302
+            text += #"{"type":"Feature","geometry":{"type":"Polygon","coordinates":[]},"properties":{"name":"Park","id":"p"}}"# + "\n"  // 303
+            text += #"{"type":"Feature","id":"x","geometry":{"type":"Point","coordinates":[2,48]},"properties":{}}"# + "\n"  // 304 no name
+            let path = try write(text, to: directory.appendingPathComponent("cafes.geojsonl"))
+            let index = try SpatiaLitePlaceIndex(path: directory.appendingPathComponent("i.sqlite").path, mode: .createIfMissing)
+            let summary = try PlaceImporter.importFile(path, format: .geojsonseq, into: index, source: "cafes",
+                                                       options: ImportOptions(maximumRejectRatio: 0.05))
+            #expect(summary.added == 300 && summary.rejected == 3)
+            #expect(summary.problems.count == 3)
+            #expect(summary.problems[0].hasPrefix("line 302:"))
+            #expect(summary.problems[1].hasPrefix("line 303:") && summary.problems[1].contains("Polygon"))
+            #expect(summary.problems[2].hasPrefix("line 304:") && summary.problems[2].contains("name"))
+            let cafe = try #require(try index.place(PlaceID("cafes:7")))
+            #expect(try cafe.name == "Cafe 7" && cafe.categories == [Category("food.cafe")] && cafe.provenance.source == "cafes")
+            #expect(abs(cafe.coordinate.longitude - 2.007) < 1e-12 && cafe.coordinate.latitude == 48.8)
+        }
+    }
+
+    @Test func featureCollectionsAreStreamedAcrossChunks() throws {
+        try withTemporaryDirectory { directory in
+            // ~4 MB: several 1 MiB chunks, strings holding braces, brackets and escaped quotes.
+            var text = #"{"type": "FeatureCollection", "name": "big {one]", "features": ["# + "\n"
+            let count = 30_000
+            for n in 0..<count {
+                let extra = #","note":"a } tricky ] \"quoted\" {value","rating_src":\#(n % 10),"open":true,"tags":{"x":[1,2,{"y":"}"}]}"#
+                text += Self.feature(n, name: "Place \(n)", lon: Double(n % 360) - 180 + 0.5, lat: Double(n % 170) - 85, extra: extra)
+                text += n == count - 1 ? "\n" : ",\n"
+            }
+            text += "]}\n"
+            let path = try write(text, to: directory.appendingPathComponent("big.geojson"))
+            let index = try SpatiaLitePlaceIndex(path: directory.appendingPathComponent("i.sqlite").path, mode: .createIfMissing)
+            let summary = try PlaceImporter.importFile(path, format: .geojson, into: index)
+            #expect(summary.added == count && summary.rejected == 0)
+            let place = try #require(try index.place(PlaceID("geojson:12345")))
+            #expect(place.name == "Place 12345" && place.tags["note"] == #"a } tricky ] "quoted" {value"#)
+            #expect(place.tags["rating_src"] == "5" && place.tags["open"] == "true" && place.tags["tags"] == nil)
+            // Same features as GeoJSONSeq give the same places: a re-import in the other format changes nothing.
+            let seq = try write(text.split(separator: "\n").dropFirst().dropLast()
+                .map { $0.hasSuffix(",") ? String($0.dropLast()) : String($0) }.joined(separator: "\n"),
+                                to: directory.appendingPathComponent("big.geojsonl"))
+            let again = try PlaceImporter.importFile(seq, format: .geojsonseq, into: index)
+            #expect(!again.changedAnything && again.unchanged == count)
+        }
+    }
+
+    @Test func propertyMappingAndCollectionsWithoutFeatures() throws {
+        try withTemporaryDirectory { directory in
+            let text = #"{"type":"FeatureCollection","features":[{"type":"Feature","geometry":{"type":"Point","coordinates":[1.52,42.5]},"properties":{"ref":"AD-1","title":"Casa","kind":["lodging.hotel","boutique"]}}]}"#
+            let path = try write(text, to: directory.appendingPathComponent("m.geojson"))
+            let index = try SpatiaLitePlaceIndex(path: directory.appendingPathComponent("i.sqlite").path, mode: .createIfMissing)
+            var options = ImportOptions()
+            options.mapping = PropertyMapping(idField: "ref", nameField: "title", categoryField: "kind")
+            _ = try PlaceImporter.importFile(path, format: .geojson, into: index, source: "andorra", options: options)
+            let place = try #require(try index.place(PlaceID("andorra:AD-1")))
+            #expect(try place.name == "Casa" && place.categories == [Category("lodging.hotel")] && place.tags["source_category"] == "boutique")
+            let noFeatures = try write(#"{"type":"FeatureCollection","items":[]}"#, to: directory.appendingPathComponent("n.geojson"))
+            #expect(throws: ImportError.self) { try PlaceImporter.importFile(noFeatures, format: .geojson, into: index) }
+        }
+    }
+}
