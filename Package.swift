@@ -61,6 +61,6 @@ let package = Package(
         .testTarget(name: "PlaceStoreTests", dependencies: ["PlaceStore"], swiftSettings: swiftSettings),
         .testTarget(name: "PlaceImportTests", dependencies: ["PlaceImport"], swiftSettings: swiftSettings),
         // Runs the built `geoquery` executable as a user would.
-        .testTarget(name: "GeoQueryCLITests", dependencies: ["GeoQueryCLI"], swiftSettings: swiftSettings),
+        .testTarget(name: "GeoQueryCLITests", dependencies: ["GeoQueryCLI", "PlaceStore", "GeoCore"], swiftSettings: swiftSettings),
     ]
 )

@@ -1,0 +1,75 @@
+import Foundation
+import Testing
+import GeoCore
+@testable import PlaceStore
+
+typealias GeoCoreCoordinate = Coordinate
+typealias GeoCoreDistance = Distance
+
+/// The promise of an import: a kill -9 at any moment leaves the previous snapshot, intact and
+/// queryable, and readers keep answering from it while the import runs.
+@Suite struct KillTests {
+    @Test func aKilledImportLeavesThePreviousSnapshot() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("geoquery-kill-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let db = directory.appendingPathComponent("k.sqlite").path
+
+        // The previous snapshot: 50 places of source "big".
+        let small = directory.appendingPathComponent("small.geojsonl")
+        try Data((0..<50).map { feature($0, lat: 10) }.joined(separator: "\n").utf8).write(to: small)
+        #expect(try CLI.run(["import", small.path, "--format", "geojsonseq", "--source", "big", "--db", db]).status == 0)
+
+        // A large new snapshot of the same source: long enough to be killed half-way.
+        let large = directory.appendingPathComponent("large.geojsonl")
+        FileManager.default.createFile(atPath: large.path, contents: nil)
+        let handle = try FileHandle(forWritingTo: large)
+        for chunk in 0..<40 {
+            let lines = (0..<10_000).map { feature(chunk * 10_000 + $0, lat: -10) }.joined(separator: "\n") + "\n"
+            handle.write(Data(lines.utf8))
+        }
+        try handle.close()
+
+        let process = Process()
+        process.executableURL = CLI.executable
+        process.arguments = ["import", large.path, "--format", "geojsonseq", "--source", "big", "--db", db]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        // Wait until the import has worked for 1 s of CPU (a full import of this file takes
+        // several), then query and kill it. SQLite writes its log only at commit or when its cache
+        // spills, so the log's size cannot tell "under way" from "committing".
+        let deadline = Date().addingTimeInterval(30)
+        while process.isRunning && Date() < deadline && cpuSeconds(process.processIdentifier) < 1.0 {
+            Thread.sleep(forTimeInterval: 0.01)
+        }
+        #expect(process.isRunning, "the import finished before it could be killed; make the file larger")
+        let during = try CLI.run(["near", "--lat", "10", "--lon", "0.5", "--radius", "200km", "--limit", "all", "--format", "json", "--db", db])
+        #expect(during.status == 0 && during.json["count"] as? Int == 50, "readers see the old snapshot during the import")
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        #expect(process.terminationReason == .uncaughtSignal)
+
+        let index = try SpatiaLitePlaceIndex(path: db, mode: .readWrite)
+        #expect(try index.count(source: "big") == 50)
+        #expect(try index.near(try GeoCoreCoordinate(latitude: -10, longitude: 0.5), radius: try GeoCoreDistance(parsing: "200km")).matches.isEmpty)
+        let check = try index.locked { try index.connection.scalarText("PRAGMA integrity_check") }
+        #expect(check == "ok")
+        let after = try CLI.run(["near", "--lat", "10", "--lon", "0.5", "--radius", "200km", "--limit", "all", "--format", "json", "--db", db])
+        #expect(after.json["count"] as? Int == 50)
+    }
+
+    /// User plus system CPU time of a process, from /proc/PID/stat (Linux).
+    func cpuSeconds(_ pid: Int32) -> Double {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let end = stat.lastIndex(of: ")") else { return 0 }
+        let fields = stat[stat.index(after: end)...].split(separator: " ")
+        // After the command name: state is field 3, utime 14 and stime 15 (1-based in proc(5)).
+        guard fields.count > 13, let user = Double(fields[11]), let system = Double(fields[12]) else { return 0 }
+        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+
+    func feature(_ n: Int, lat: Double) -> String {
+        #"{"type":"Feature","id":\#(n),"geometry":{"type":"Point","coordinates":[\#(Double(n % 1000) / 1000),\#(lat)]},"properties":{"name":"P\#(n)"}}"#
+    }
+}
