@@ -5,6 +5,8 @@ import PlaceModel
 public enum DumpRecord: Sendable {
     case place(Place)
     case rejected(RowProblem)
+    /// A row left out on purpose (a closed place): not a place of the snapshot, not an error.
+    case skipped(RowProblem)
 }
 
 /// Reads a dump one record at a time, in constant memory.
@@ -45,7 +47,8 @@ struct CSVTableReader: DumpReader {
             }
             return .place(try format.place(from: CSVRow(fields: record.fields, columns: columns), importedAt: importedAt))
         } catch {
-            return .rejected(RowProblem(line: record.line, reason: error.reason))
+            let problem = RowProblem(line: record.line, reason: error.reason)
+            return error.isSkip ? .skipped(problem) : .rejected(problem)
         }
     }
 }

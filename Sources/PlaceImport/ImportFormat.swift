@@ -13,6 +13,10 @@ public enum ImportFormat: String, Sendable, CaseIterable {
     /// The raw GeoNames dump (`allCountries.txt`, `cities15000.txt`): 19 tab-separated columns,
     /// no header. Ids `geonames:<geonameid>`; feature class and code map to the taxonomy.
     case geonames = "geonames"
+    /// Foursquare Open Source Places rows (`fsq_place_id,name,latitude,longitude,…,
+    /// date_closed,…,fsq_category_labels`). Ids `foursquare:<fsq_place_id>`; closed places are
+    /// skipped, not imported.
+    case foursquareCSV = "foursquare-csv"
     /// A GeoJSON FeatureCollection of Points, streamed. Ids `<source>:<id>`.
     case geojson = "geojson"
     /// GeoJSONSeq / newline-delimited GeoJSON (RS-separated too): one Feature per line.
@@ -24,6 +28,7 @@ public enum ImportFormat: String, Sendable, CaseIterable {
         case .geonamesCSV, .geonames: return "geonames"
         case .airportsCSV: return "airport"
         case .geojson, .geojsonseq: return "geojson"
+        case .foursquareCSV: return "foursquare"
         }
     }
 
@@ -32,6 +37,7 @@ public enum ImportFormat: String, Sendable, CaseIterable {
         switch self {
         case .geonamesCSV: return ["geonameid", "name", "lat", "lon"]
         case .airportsCSV: return ["icao", "name", "lat", "lon"]
+        case .foursquareCSV: return ["fsq_place_id", "name", "latitude", "longitude"]
         case .geonames, .geojson, .geojsonseq: return []
         }
     }
@@ -42,7 +48,7 @@ public enum ImportFormat: String, Sendable, CaseIterable {
                        mapping: PropertyMapping = PropertyMapping()) throws -> any DumpReader {
         let features = FeatureDecoder(source: source ?? self.source, mapping: mapping, importedAt: importedAt)
         switch self {
-        case .geonamesCSV, .airportsCSV: return try CSVTableReader(path: path, format: self, importedAt: importedAt)
+        case .geonamesCSV, .airportsCSV, .foursquareCSV: return try CSVTableReader(path: path, format: self, importedAt: importedAt)
         case .geonames: return try GeoNamesDumpReader(path: path, importedAt: importedAt)
         case .geojson: return try GeoJSONCollectionReader(path: path, decoder: features)
         case .geojsonseq: return try GeoJSONSeqReader(path: path, decoder: features)
@@ -58,6 +64,7 @@ public enum ImportFormat: String, Sendable, CaseIterable {
 
     /// Turns one CSV row into a place, or says why it cannot.
     func place(from row: CSVRow, importedAt: Date) throws(RowRejection) -> Place {
+        if self == .foursquareCSV { return try foursquarePlace(from: row, importedAt: importedAt) }
         let coordinate = try row.coordinate()
         switch self {
         case .geonamesCSV:
@@ -89,16 +96,40 @@ public enum ImportFormat: String, Sendable, CaseIterable {
                          address: address.isEmpty ? nil : address,
                          provenance: Provenance(source: source, sourceID: icao, importedAt: importedAt),
                          tags: tags)
-        case .geonames, .geojson, .geojsonseq:
-            throw RowRejection("\(rawValue) is not a CSV table")
+        case .geonames, .geojson, .geojsonseq, .foursquareCSV:
+            throw RowRejection("\(rawValue) is not read here")
         }
     }
 }
 
-/// Why a row was rejected.
+/// Why a row was rejected, or (`isSkip`) left out on purpose, like a closed place.
 struct RowRejection: Error {
     var reason: String
-    init(_ reason: String) { self.reason = reason }
+    var isSkip = false
+    init(_ reason: String, skip: Bool = false) {
+        self.reason = reason
+        isSkip = skip
+    }
+}
+
+extension ImportFormat {
+    func foursquarePlace(from row: CSVRow, importedAt: Date) throws(RowRejection) -> Place {
+        let localID = try row.required("fsq_place_id")
+        if let closed = row.optional("date_closed") { throw RowRejection("closed on \(closed)", skip: true) }
+        let coordinate = try row.coordinate(latitude: "latitude", longitude: "longitude")
+        let id = try row.placeID(source: "foursquare", localID: localID)
+        var tags: [String: String] = [:]
+        for key in ["email", "facebook_id", "instagram", "twitter", "date_created", "date_refreshed", "admin_region", "post_town", "po_box"] {
+            tags[key] = row.optional(key)
+        }
+        if let labels = row.optional("fsq_category_labels") { tags["fsq_category_labels"] = labels }
+        let address = Address(street: row.optional("address"), locality: row.optional("locality"), region: row.optional("region"),
+                              postcode: row.optional("postcode"), countryCode: row.optional("country"))
+        return Place(id: id, name: try row.required("name"), coordinate: coordinate,
+                     categories: row.optional("fsq_category_labels").map(FoursquareCategories.categories) ?? [],
+                     address: address.isEmpty ? nil : address, phone: row.optional("tel"), website: row.optional("website"),
+                     provenance: Provenance(source: "foursquare", sourceID: localID, importedAt: importedAt), tags: tags)
+    }
 }
 
 /// One CSV row with its header, read by column name. Every value is read as text (so `NA` stays
@@ -118,10 +149,10 @@ struct CSVRow {
         return value
     }
 
-    func coordinate() throws(RowRejection) -> Coordinate {
-        let latText = try required("lat"), lonText = try required("lon")
-        guard let latitude = Double(latText) else { throw RowRejection("lat '\(latText)' is not a number") }
-        guard let longitude = Double(lonText) else { throw RowRejection("lon '\(lonText)' is not a number") }
+    func coordinate(latitude latitudeColumn: String = "lat", longitude longitudeColumn: String = "lon") throws(RowRejection) -> Coordinate {
+        let latText = try required(latitudeColumn), lonText = try required(longitudeColumn)
+        guard let latitude = Double(latText) else { throw RowRejection("\(latitudeColumn) '\(latText)' is not a number") }
+        guard let longitude = Double(lonText) else { throw RowRejection("\(longitudeColumn) '\(lonText)' is not a number") }
         do {
             return try Coordinate(latitude: latitude, longitude: longitude)
         } catch {

@@ -17,6 +17,8 @@ public struct ImportSummary: Sendable, Hashable, Codable {
     /// Places of the source that were not in the dump.
     public var removed: Int
     public var rejected: Int
+    /// Rows left out on purpose (closed places).
+    public var skipped: Int = 0
     /// The first rejected rows, with their line numbers and reasons.
     public var problems: [String]
     public var seconds: Double
@@ -29,8 +31,9 @@ public struct ImportSummary: Sendable, Hashable, Codable {
         let outcome = changedAnything
             ? "\(added) added, \(updated) updated, \(unchanged) unchanged, \(removed) removed"
             : "nothing changed (\(unchanged) unchanged)"
-        return String(format: "%@ from %@: %d rows, %@, %d rejected; %.2f s, %.0f rows/s",
-                      source, file, rowsRead, outcome, rejected, seconds, rowsPerSecond)
+        let skippedText = skipped > 0 ? ", \(skipped) skipped (closed)" : ""
+        return String(format: "%@ from %@: %d rows, %@, %d rejected%@; %.2f s, %.0f rows/s",
+                      source, file, rowsRead, outcome, rejected, skippedText, seconds, rowsPerSecond)
     }
 }
 
@@ -91,6 +94,8 @@ public enum PlaceImporter {
                     if place.provenance.source != sourceName { place.provenance.source = sourceName }
                     batch.append(place)
                     if batch.count >= options.batchSize { try flush() }
+                case .skipped:
+                    summary.skipped += 1
                 case .rejected(let problem):
                     summary.rejected += 1
                     if problems.count < max(options.problemsToReport, 5) { problems.append(problem) }

@@ -321,3 +321,30 @@ func write(_ text: String, to url: URL) throws -> String {
         }
     }
 }
+
+@Suite struct FoursquareImportTests {
+    @Test func importsTheOpenSourcePlacesSample() throws {
+        try withTemporaryDirectory { directory in
+            let index = try SpatiaLitePlaceIndex(path: directory.appendingPathComponent("i.sqlite").path, mode: .createIfMissing)
+            let path = sharedData.appendingPathComponent("places/fsq_os_places_sample.csv").path
+            try #require(FileManager.default.fileExists(atPath: path))
+            let summary = try PlaceImporter.importFile(path, format: .foursquareCSV, into: index)
+            // shared/data/README.md: 10 000 rows, 36 without coordinates, 573 closed.
+            #expect(summary.rowsRead == 10_000 && summary.rejected == 36 && summary.skipped == 573 && summary.added == 9_391)
+            #expect(summary.problems.allSatisfy { $0.contains("is empty") })
+            #expect(try index.count(source: "foursquare") == 9_391)
+            let restaurants = try index.within(.world, filter: PlaceFilter(categories: [try Category("food.restaurant")])).matches
+            #expect(restaurants.count > 500)
+            #expect(restaurants.allSatisfy { $0.place.tags["fsq_category_labels"]?.contains("Restaurant") == true })
+        }
+    }
+
+    @Test func labelListsSplitOnlyBetweenLabels() throws {
+        let text = "[Dining and Drinking > Cafe, Coffee, and Tea House > Café, Retail > Fireworks Store]"
+        #expect(FoursquareCategories.labels(text) == ["Dining and Drinking > Cafe, Coffee, and Tea House > Café", "Retail > Fireworks Store"])
+        #expect(try FoursquareCategories.categories(text) == [Category("food.cafe"), Category("shopping")])
+        #expect(try FoursquareCategories.categories("[Travel and Transportation > Transport Hub > Airport > Airport Terminal]") == [Category("transport.airport")])
+        #expect(FoursquareCategories.categories("[Something New > Else]").isEmpty)
+        #expect(FoursquareCategories.categories("").isEmpty)
+    }
+}
