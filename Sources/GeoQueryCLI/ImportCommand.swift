@@ -15,12 +15,19 @@ struct Import: ParsableCommand {
             """)
 
     @Argument(help: "The file to import.") var file: String
-    @Option(help: "Input format: \(ImportFormat.allCases.map(\.rawValue).joined(separator: ", ")).") var format: String
+    @Option(help: "Input format: \(ImportFormat.allCases.map(\.rawValue).joined(separator: ", ")) (default: detected from the name and content).")
+    var format: String?
     @Option(help: "The source this dump is a complete snapshot of (default: the format's, e.g. geonames).")
     var source: String?
     @Option(name: .customLong("max-reject-ratio"), help: "Fail when more than this share of rows is bad (0 to 1).")
     var maximumRejectRatio: Double = 0.01
     @Flag(help: "Fail on the first bad row.") var strict = false
+    @Option(name: .customLong("lat-column"), help: "CSV column holding the latitude (default: lat, latitude or y).") var latColumn: String?
+    @Option(name: .customLong("lon-column"), help: "CSV column holding the longitude (default: lon, lng, longitude or x).") var lonColumn: String?
+    @Option(name: .customLong("id-column"), help: "CSV column holding the id (default: id).") var idColumn: String?
+    @Option(name: .customLong("name-column"), help: "CSV column holding the name (default: name or title).") var nameColumn: String?
+    @Option(name: .customLong("category-column"), help: "CSV column holding category ids (default: category or categories).") var categoryColumn: String?
+    @Option(help: "CSV field separator: one character, or 'tab'.") var delimiter: String = ","
     @Option(name: .customLong("id-field"), help: "GeoJSON property holding the id (default: id, else the feature's id).")
     var idField = "id"
     @Option(name: .customLong("name-field"), help: "GeoJSON property holding the name.") var nameField = "name"
@@ -30,7 +37,12 @@ struct Import: ParsableCommand {
     @OptionGroup var index: IndexOptions
 
     func validate() throws {
-        do { _ = try ImportFormat(name: format) } catch { throw ValidationError("--format: \(error)") }
+        if let format {
+            do { _ = try ImportFormat(name: format) } catch { throw ValidationError("--format: \(error)") }
+        }
+        guard delimiter == "tab" || delimiter.count == 1, delimiter.first?.isASCII ?? false else {
+            throw ValidationError("--delimiter '\(delimiter)' is invalid: use one ASCII character, or 'tab'")
+        }
         if let source {
             guard !source.isEmpty, source.utf8.allSatisfy({ ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2D || $0 == 0x5F }) else {
                 throw ValidationError("--source '\(source)' is invalid: use lower-case letters, digits, '-' and '_', e.g. osm-andorra")
@@ -43,11 +55,13 @@ struct Import: ParsableCommand {
 
     func run() throws {
         let logger = Logger(label: "geoquery.import")
-        let format = try ImportFormat(name: self.format)
         let summary = try reportingFailures {
+            let format = try self.format.map(ImportFormat.init(name:)) ?? ImportFormat.detect(path: file)
             let store = try SpatiaLitePlaceIndex(path: index.path, mode: .createIfMissing)
             var options = ImportOptions(maximumRejectRatio: maximumRejectRatio, strict: strict)
             options.mapping = PropertyMapping(idField: idField, nameField: nameField, categoryField: categoryField)
+            options.columns = CSVColumns(latitude: latColumn, longitude: lonColumn, id: idColumn, name: nameColumn,
+                                         category: categoryColumn, delimiter: delimiter == "tab" ? "\t" : Character(delimiter))
             return try PlaceImporter.importFile(file, format: format, into: store, source: source, options: options)
         }
         for problem in summary.problems { logger.warning("rejected \(summary.file) \(problem)") }

@@ -17,6 +17,10 @@ public enum ImportFormat: String, Sendable, CaseIterable {
     /// date_closed,…,fsq_category_labels`). Ids `foursquare:<fsq_place_id>`; closed places are
     /// skipped, not imported.
     case foursquareCSV = "foursquare-csv"
+    /// Any CSV with a header: columns chosen by ``CSVColumns`` (defaults `id`, `name`,
+    /// `lat`/`latitude`, `lon`/`lng`/`longitude`, `category`/`categories`), any delimiter. Other
+    /// columns become tags. Ids `<source>:<id>`.
+    case csv = "csv"
     /// A GeoJSON FeatureCollection of Points, streamed. Ids `<source>:<id>`.
     case geojson = "geojson"
     /// GeoJSONSeq / newline-delimited GeoJSON (RS-separated too): one Feature per line.
@@ -29,6 +33,7 @@ public enum ImportFormat: String, Sendable, CaseIterable {
         case .airportsCSV: return "airport"
         case .geojson, .geojsonseq: return "geojson"
         case .foursquareCSV: return "foursquare"
+        case .csv: return "csv"
         }
     }
 
@@ -38,21 +43,51 @@ public enum ImportFormat: String, Sendable, CaseIterable {
         case .geonamesCSV: return ["geonameid", "name", "lat", "lon"]
         case .airportsCSV: return ["icao", "name", "lat", "lon"]
         case .foursquareCSV: return ["fsq_place_id", "name", "latitude", "longitude"]
-        case .geonames, .geojson, .geojsonseq: return []
+        case .geonames, .geojson, .geojsonseq, .csv: return []
         }
     }
 
     /// A reader for a dump in this format.
     /// - Throws: ``ImportError`` when the file cannot be read or its header does not fit.
     public func reader(path: String, importedAt: Date, source: String? = nil,
-                       mapping: PropertyMapping = PropertyMapping()) throws -> any DumpReader {
+                       mapping: PropertyMapping = PropertyMapping(), columns: CSVColumns = CSVColumns()) throws -> any DumpReader {
         let features = FeatureDecoder(source: source ?? self.source, mapping: mapping, importedAt: importedAt)
         switch self {
+        case .csv: return try GenericCSVReader(path: path, columns: columns, source: source ?? self.source, importedAt: importedAt)
         case .geonamesCSV, .airportsCSV, .foursquareCSV: return try CSVTableReader(path: path, format: self, importedAt: importedAt)
         case .geonames: return try GeoNamesDumpReader(path: path, importedAt: importedAt)
         case .geojson: return try GeoJSONCollectionReader(path: path, decoder: features)
         case .geojsonseq: return try GeoJSONSeqReader(path: path, decoder: features)
         }
+    }
+
+    /// Guesses the format of a file from its name and first bytes: `.geojsonl`/`.geojsons`/
+    /// `.ndjson`/`.jsonl` or a first line that is a Feature → geojsonseq; `.geojson`/`.json` →
+    /// geojson; 19 tab-separated fields → geonames; a CSV header naming the columns of
+    /// airportsdata, GeoNames cities or Foursquare → that format; any other CSV → csv.
+    /// - Throws: ``ImportError`` when the file cannot be read or nothing fits.
+    public static func detect(path: String) throws -> ImportFormat {
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            throw ImportError.unreadableFile(path: path, reason: FileManager.default.fileExists(atPath: path) ? "permission denied" : "no such file")
+        }
+        defer { try? handle.close() }
+        let head = String(decoding: handle.readData(ofLength: 64 * 1024), as: UTF8.self)
+        let name = (path as NSString).lastPathComponent.lowercased()
+        let firstLine = head.split(separator: "\n", maxSplits: 1).first.map(String.init)?
+            .trimmingCharacters(in: CharacterSet(charactersIn: "\u{FEFF}\u{1E} \r\t")) ?? ""
+        if [".geojsonl", ".geojsons", ".geojsonseq", ".ndjson", ".jsonl"].contains(where: name.hasSuffix) { return .geojsonseq }
+        if name.hasSuffix(".geojson") || name.hasSuffix(".json") {
+            return firstLine.hasPrefix("{") && firstLine.contains("\"Feature\"") && !firstLine.contains("FeatureCollection")
+                && firstLine.hasSuffix("}") ? .geojsonseq : .geojson
+        }
+        if firstLine.hasPrefix("{") { return firstLine.contains("FeatureCollection") ? .geojson : .geojsonseq }
+        if firstLine.split(separator: "\t", omittingEmptySubsequences: false).count == 19 { return .geonames }
+        let header = Set(firstLine.lowercased().split(separator: ",").map { $0.trimmingCharacters(in: CharacterSet(charactersIn: "\" ")) })
+        if header.isSuperset(of: ["icao", "iata", "name", "lat", "lon"]) { return .airportsCSV }
+        if header.isSuperset(of: ["geonameid", "name", "lat", "lon"]) { return .geonamesCSV }
+        if header.isSuperset(of: ["fsq_place_id", "name", "latitude", "longitude"]) { return .foursquareCSV }
+        if !firstLine.isEmpty { return .csv }
+        throw ImportError.emptyFile(path: path)
     }
 
     /// Parses a `--format` value.
@@ -96,7 +131,7 @@ public enum ImportFormat: String, Sendable, CaseIterable {
                          address: address.isEmpty ? nil : address,
                          provenance: Provenance(source: source, sourceID: icao, importedAt: importedAt),
                          tags: tags)
-        case .geonames, .geojson, .geojsonseq, .foursquareCSV:
+        case .geonames, .geojson, .geojsonseq, .foursquareCSV, .csv:
             throw RowRejection("\(rawValue) is not read here")
         }
     }

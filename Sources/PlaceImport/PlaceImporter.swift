@@ -49,6 +49,8 @@ public struct ImportOptions: Sendable {
     public var problemsToReport = 20
     /// Which GeoJSON properties hold id, name and categories.
     public var mapping = PropertyMapping()
+    /// Which columns of a generic CSV hold what.
+    public var columns = CSVColumns()
 
     public init(maximumRejectRatio: Double = 0.01, strict: Bool = false) {
         self.maximumRejectRatio = maximumRejectRatio
@@ -71,7 +73,8 @@ public enum PlaceImporter {
                                   source: String? = nil, options: ImportOptions = ImportOptions()) throws -> ImportSummary {
         let started = Date()
         let sourceName = source ?? format.source
-        var reader = try format.reader(path: path, importedAt: started, source: sourceName, mapping: options.mapping)
+        var reader = try format.reader(path: path, importedAt: started, source: sourceName, mapping: options.mapping,
+                                       columns: options.columns)
         var summary = ImportSummary(file: (path as NSString).lastPathComponent, format: format.rawValue, source: sourceName,
                                     rowsRead: 0, added: 0, updated: 0, unchanged: 0, removed: 0, rejected: 0,
                                     problems: [], seconds: 0)

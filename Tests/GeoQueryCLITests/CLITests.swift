@@ -182,10 +182,12 @@ final class CLIFixture: @unchecked Sendable {
         // A dump imported under its own source name adds a source and leaves the others alone.
         let extra = fixture.directory.appendingPathComponent("extra.csv")
         try Data("geonameid,name,lat,lon\n1,Extra,10,10\n".utf8).write(to: extra)
-        let imported = try CLI.run(["import", extra.path, "--format", "geonames-csv", "--source", "extra-towns", "--json", "--db", db])
+        // No --format: detected from the header.
+        let imported = try CLI.run(["import", extra.path, "--source", "extra-towns", "--json", "--db", db])
         #expect(imported.status == 0, "\(imported.stderr)")
         let summary = (try? JSONSerialization.jsonObject(with: Data(imported.stdout.utf8))) as? [String: Any] ?? [:]
         #expect(summary["added"] as? Int == 1 && summary["removed"] as? Int == 0 && summary["source"] as? String == "extra-towns")
+        #expect(summary["format"] as? String == "geonames-csv")
         let again = try CLI.run(["import", extra.path, "--format", "geonames-csv", "--source", "extra-towns", "--db", db])
         #expect(again.stdout.contains("nothing changed"))
         let bad = try CLI.run(["import", extra.path, "--format", "geonames-csv", "--source", "Bad Name", "--db", db])

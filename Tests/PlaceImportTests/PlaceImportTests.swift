@@ -348,3 +348,45 @@ func write(_ text: String, to url: URL) throws -> String {
         #expect(FoursquareCategories.categories("").isEmpty)
     }
 }
+
+@Suite struct GenericCSVAndDetectionTests {
+    @Test func anyCSVWithChosenColumnsDelimiterBOMAndQuotes() throws {
+        try withTemporaryDirectory { directory in
+            let text = "\u{FEFF}ref;titre;Y;X;kind;stars\r\n" +
+                "a1;\"Plage; du \"\"Nord\"\"\";43.7;7.42;water.beach;4\r\n" +
+                "a2;\"Two\nlines\";43.71;7.43;food.cafe|terrace;\r\n" +
+                "a3;Far;91;7;landmark;1\r\n"
+            let path = try write(text, to: directory.appendingPathComponent("p.csv"))
+            let index = try SpatiaLitePlaceIndex(path: directory.appendingPathComponent("i.sqlite").path, mode: .createIfMissing)
+            var options = ImportOptions(maximumRejectRatio: 0.5)
+            options.columns = CSVColumns(id: "ref", name: "titre", category: "kind", delimiter: ";")
+            let summary = try PlaceImporter.importFile(path, format: .csv, into: index, source: "monaco-csv", options: options)
+            #expect(summary.added == 2 && summary.rejected == 1 && summary.problems.first?.hasPrefix("line 5:") == true)
+            let beach = try #require(try index.place(PlaceID("monaco-csv:a1")))
+            #expect(try beach.name == #"Plage; du "Nord""# && beach.categories == [Category("water.beach")] && beach.tags["stars"] == "4")
+            let cafe = try #require(try index.place(PlaceID("monaco-csv:a2")))
+            #expect(try cafe.name == "Two\nlines" && cafe.categories == [Category("food.cafe")] && cafe.tags["source_category"] == "terrace")
+            var wrong = ImportOptions()
+            wrong.columns = CSVColumns(latitude: "breite", delimiter: ";")
+            do { _ = try PlaceImporter.importFile(path, format: .csv, into: index, options: wrong); Issue.record("imported") } catch {
+                #expect(String(describing: error).contains("breite"))
+            }
+        }
+    }
+
+    @Test func formatsAreDetectedFromNameAndContent() throws {
+        #expect(try ImportFormat.detect(path: repositoryRoot.appendingPathComponent("geodata/cities15000.csv").path) == .geonamesCSV)
+        #expect(try ImportFormat.detect(path: repositoryRoot.appendingPathComponent("geodata/airports.csv").path) == .airportsCSV)
+        #expect(try ImportFormat.detect(path: sharedData.appendingPathComponent("geonames/geonames_cities15000_2014.txt").path) == .geonames)
+        #expect(try ImportFormat.detect(path: sharedData.appendingPathComponent("places/fsq_os_places_sample.csv").path) == .foursquareCSV)
+        try withTemporaryDirectory { (directory: URL) throws in
+            let feature = #"{"type":"Feature","id":1,"geometry":{"type":"Point","coordinates":[1,2]},"properties":{"name":"x"}}"#
+            #expect(try ImportFormat.detect(path: write(feature + "\n" + feature, to: directory.appendingPathComponent("a.json"))) == .geojsonseq)
+            #expect(try ImportFormat.detect(path: write(#"{"type":"FeatureCollection","features":[]}"#, to: directory.appendingPathComponent("b.json"))) == .geojson)
+            #expect(try ImportFormat.detect(path: write("{\n \"type\": \"FeatureCollection\"}", to: directory.appendingPathComponent("c.geojson"))) == .geojson)
+            #expect(try ImportFormat.detect(path: write("\u{1E}" + feature, to: directory.appendingPathComponent("d.txt"))) == .geojsonseq)
+            #expect(try ImportFormat.detect(path: write("id,name,lat,lon\n1,a,1,1\n", to: directory.appendingPathComponent("e.csv"))) == .csv)
+            #expect(throws: ImportError.self) { try ImportFormat.detect(path: write("", to: directory.appendingPathComponent("f.csv"))) }
+        }
+    }
+}
