@@ -62,7 +62,19 @@ struct Import: ParsableCommand {
             options.mapping = PropertyMapping(idField: idField, nameField: nameField, categoryField: categoryField)
             options.columns = CSVColumns(latitude: latColumn, longitude: lonColumn, id: idColumn, name: nameColumn,
                                          category: categoryColumn, delimiter: delimiter == "tab" ? "\t" : Character(delimiter))
-            return try PlaceImporter.importFile(file, format: format, into: store, source: source, options: options)
+            // A progress line on a terminal only: rows, rate, share of the file and time left.
+            let started = Date()
+            let onTerminal = isatty(STDERR_FILENO) != 0
+            defer { if onTerminal { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) } }
+            return try PlaceImporter.importFile(file, format: format, into: store, source: source, options: options,
+                                                progress: onTerminal ? { rows, fraction in
+                let seconds = max(Date().timeIntervalSince(started), 0.001)
+                var line = String(format: "\r\u{1B}[K%@: %d rows, %.0f rows/s", format.rawValue, rows, Double(rows) / seconds)
+                if let fraction, fraction > 0 {
+                    line += String(format: ", %.0f%%, about %.0f s left", fraction * 100, seconds / fraction - seconds)
+                }
+                FileHandle.standardError.write(Data(line.utf8))
+            } : nil)
         }
         for problem in summary.problems { logger.warning("rejected \(summary.file) \(problem)") }
         if summary.rejected > summary.problems.count {

@@ -17,6 +17,10 @@ public struct CSVReader: Sequence, IteratorProtocol {
     private var atEnd = false
     private var line = 1
     private var startedReading = false
+    private var fileSize = 0
+    private var consumed = 0
+    /// Share of the file handed out so far.
+    public var progress: Double? { fileSize > 0 ? Swift.min(1, Double(consumed - (buffer.count - position)) / Double(fileSize)) : nil }
 
     /// Opens a file for reading.
     /// - Throws: ``ImportError/unreadableFile(path:reason:)``.
@@ -31,12 +35,14 @@ public struct CSVReader: Sequence, IteratorProtocol {
         }
         self.handle = handle
         self.delimiter = delimiter.asciiValue ?? UInt8(ascii: ",")
+        fileSize = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
     }
 
     private mutating func refill() -> Bool {
         if atEnd { return false }
         let chunk = handle.readData(ofLength: 1 << 20)
         if chunk.isEmpty { atEnd = true; return false }
+        consumed += chunk.count
         if position > 0 {
             buffer.removeFirst(position)
             position = 0

@@ -13,11 +13,18 @@ public enum DumpRecord: Sendable {
 public protocol DumpReader {
     /// The next record, or nil at the end of the dump.
     mutating func next() throws -> DumpRecord?
+    /// How far through the file the reader is, 0…1, when it can tell.
+    var progress: Double? { get }
+}
+
+extension DumpReader {
+    public var progress: Double? { nil }
 }
 
 /// A dump of CSV rows with a header naming the columns (geonames-csv, airports-csv).
 struct CSVTableReader: DumpReader {
     private var csv: CSVReader
+    var progress: Double? { csv.progress }
     private let format: ImportFormat
     private let columnCount: Int
     private let columns: [String: Int]
@@ -56,6 +63,10 @@ struct CSVTableReader: DumpReader {
 /// Reads a text file line by line in 1 MiB chunks; lines end at LF (a CR before it is dropped).
 struct LineReader {
     private let handle: FileHandle
+    private let fileSize: Int
+    private var consumed = 0
+    /// Share of the file handed out so far.
+    var progress: Double? { fileSize > 0 ? min(1, Double(consumed - (buffer.count - position)) / Double(fileSize)) : nil }
     private var buffer: [UInt8] = []
     private var position = 0
     private var atEnd = false
@@ -70,6 +81,7 @@ struct LineReader {
             throw ImportError.unreadableFile(path: path, reason: reason)
         }
         self.handle = handle
+        fileSize = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
     }
 
     /// Calls `body` with the next line's bytes (without its line ending); false at the end.
@@ -92,6 +104,7 @@ struct LineReader {
             }
             let chunk = handle.readData(ofLength: 1 << 20)
             if chunk.isEmpty { atEnd = true; continue }
+            consumed += chunk.count
             buffer.removeFirst(position)
             position = 0
             buffer.append(contentsOf: chunk)

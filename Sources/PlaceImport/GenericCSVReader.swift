@@ -26,6 +26,7 @@ public struct CSVColumns: Sendable, Hashable {
 /// Any CSV with a header row: RFC 4180 quoting, UTF-8 with or without BOM, any delimiter.
 struct GenericCSVReader: DumpReader {
     private var csv: CSVReader
+    var progress: Double? { csv.progress }
     private let indexes: (latitude: Int, longitude: Int, id: Int, name: Int, category: Int?)
     private let names: [String]
     private let source: String

@@ -82,6 +82,7 @@ struct FeatureDecoder {
 /// RS character (RFC 8142). Streamed: memory stays flat whatever the file size.
 struct GeoJSONSeqReader: DumpReader {
     private var lines: LineReader
+    var progress: Double? { lines.progress }
     private let decoder: FeatureDecoder
 
     init(path: String, decoder: FeatureDecoder) throws {

@@ -9,6 +9,7 @@ struct GeoNamesDumpReader: DumpReader {
     static let columnCount = 19
     private var lines: LineReader
     private let importedAt: Date
+    var progress: Double? { lines.progress }
 
     init(path: String, importedAt: Date) throws {
         lines = try LineReader(path: path)

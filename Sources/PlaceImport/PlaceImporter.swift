@@ -69,8 +69,11 @@ public enum PlaceImporter {
     /// format's own, e.g. `geonames`).
     /// - Throws: ``ImportError`` (unreadable file, wrong header, empty dump, too many rejects) or a
     ///   store error; in every case the index is unchanged.
+    /// - Parameter progress: called about every 50 000 rows with the rows read and, when the
+    ///   reader can tell, the share of the file read (for a progress bar).
     public static func importFile(_ path: String, format: ImportFormat, into index: SpatiaLitePlaceIndex,
-                                  source: String? = nil, options: ImportOptions = ImportOptions()) throws -> ImportSummary {
+                                  source: String? = nil, options: ImportOptions = ImportOptions(),
+                                  progress: ((_ rows: Int, _ fraction: Double?) -> Void)? = nil) throws -> ImportSummary {
         let started = Date()
         let sourceName = source ?? format.source
         var reader = try format.reader(path: path, importedAt: started, source: sourceName, mapping: options.mapping,
@@ -92,6 +95,7 @@ public enum PlaceImporter {
             }
             while let record = try reader.next() {
                 summary.rowsRead += 1
+                if let progress, summary.rowsRead % 50_000 == 0 { progress(summary.rowsRead, reader.progress) }
                 switch record {
                 case .place(var place):
                     if place.provenance.source != sourceName { place.provenance.source = sourceName }
