@@ -25,17 +25,8 @@ public struct CSVReader: Sequence, IteratorProtocol {
     /// Opens a file for reading.
     /// - Throws: ``ImportError/unreadableFile(path:reason:)``.
     public init(path: String, delimiter: Character = ",") throws {
-        guard let handle = FileHandle(forReadingAtPath: path) else {
-            let reason = FileManager.default.fileExists(atPath: path) ? "permission denied or not a file" : "no such file"
-            throw ImportError.unreadableFile(path: path, reason: reason)
-        }
-        var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
-            throw ImportError.unreadableFile(path: path, reason: "it is a directory")
-        }
-        self.handle = handle
+        (handle, fileSize) = try openDump(path)
         self.delimiter = delimiter.asciiValue ?? UInt8(ascii: ",")
-        fileSize = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
     }
 
     private mutating func refill() -> Bool {

@@ -1,6 +1,21 @@
 import Foundation
 import PlaceModel
 
+/// Opens a dump for reading, or says why it cannot be read.
+/// - Throws: ``ImportError/unreadableFile(path:reason:)`` naming the path.
+func openDump(_ path: String) throws -> (handle: FileHandle, size: Int) {
+    var isDirectory: ObjCBool = false
+    guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+        throw ImportError.unreadableFile(path: path, reason: "no such file")
+    }
+    guard !isDirectory.boolValue else { throw ImportError.unreadableFile(path: path, reason: "it is a directory") }
+    guard let handle = FileHandle(forReadingAtPath: path) else {
+        throw ImportError.unreadableFile(path: path, reason: "permission denied")
+    }
+    let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+    return (handle, size ?? 0)
+}
+
 /// One record of a dump: a place, or why a row could not be one.
 public enum DumpRecord: Sendable {
     case place(Place)
@@ -73,15 +88,7 @@ struct LineReader {
     private(set) var lineNumber = 0
 
     init(path: String) throws {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue,
-              let handle = FileHandle(forReadingAtPath: path) else {
-            let reason = isDirectory.boolValue ? "it is a directory"
-                : FileManager.default.fileExists(atPath: path) ? "permission denied" : "no such file"
-            throw ImportError.unreadableFile(path: path, reason: reason)
-        }
-        self.handle = handle
-        fileSize = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+        (handle, fileSize) = try openDump(path)
     }
 
     /// Calls `body` with the next line's bytes (without its line ending); false at the end.

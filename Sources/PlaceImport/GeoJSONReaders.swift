@@ -121,10 +121,7 @@ struct GeoJSONCollectionReader: DumpReader {
     private var finished = false
 
     init(path: String, decoder: FeatureDecoder) throws {
-        guard let handle = FileHandle(forReadingAtPath: path) else {
-            throw ImportError.unreadableFile(path: path, reason: FileManager.default.fileExists(atPath: path) ? "permission denied" : "no such file")
-        }
-        self.handle = handle
+        handle = try openDump(path).handle
         self.path = path
         self.decoder = decoder
     }

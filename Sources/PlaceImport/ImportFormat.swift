@@ -67,9 +67,7 @@ public enum ImportFormat: String, Sendable, CaseIterable {
     /// airportsdata, GeoNames cities or Foursquare → that format; any other CSV → csv.
     /// - Throws: ``ImportError`` when the file cannot be read or nothing fits.
     public static func detect(path: String) throws -> ImportFormat {
-        guard let handle = FileHandle(forReadingAtPath: path) else {
-            throw ImportError.unreadableFile(path: path, reason: FileManager.default.fileExists(atPath: path) ? "permission denied" : "no such file")
-        }
+        let handle = try openDump(path).handle
         defer { try? handle.close() }
         let head = String(decoding: handle.readData(ofLength: 64 * 1024), as: UTF8.self)
         let name = (path as NSString).lastPathComponent.lowercased()
