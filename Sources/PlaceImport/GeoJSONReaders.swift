@@ -31,13 +31,20 @@ struct FeatureDecoder {
         guard object["type"] as? String == "Feature" else { return reject("not a GeoJSON Feature (type is \(object["type"] ?? "missing"))") }
         guard let geometry = object["geometry"] as? [String: Any] else { return reject("the feature has no geometry") }
         let geometryType = geometry["type"] as? String ?? "missing"
-        guard geometryType == "Point" else { return reject("geometry type \(geometryType) is not supported; only Point") }
-        guard let position = geometry["coordinates"] as? [Any], position.count >= 2,
-              let longitude = (position[0] as? NSNumber)?.doubleValue, let latitude = (position[1] as? NSNumber)?.doubleValue else {
-            return reject("Point coordinates must be [longitude, latitude]")
-        }
         let coordinate: Coordinate
-        do { coordinate = try Coordinate(latitude: latitude, longitude: longitude) } catch { return reject(String(describing: error)) }
+        if geometryType == "Point" {
+            guard let position = geometry["coordinates"] as? [Any], position.count >= 2,
+                  let longitude = (position[0] as? NSNumber)?.doubleValue, let latitude = (position[1] as? NSNumber)?.doubleValue else {
+                return reject("Point coordinates must be [longitude, latitude]")
+            }
+            do { coordinate = try Coordinate(latitude: latitude, longitude: longitude) } catch { return reject(String(describing: error)) }
+        } else {
+            // Lines, polygons and multi-geometries are placed at their centroid.
+            switch Centroid.of(geometry) {
+            case .success(let centre): coordinate = centre
+            case .failure(let reason): return reject(reason.text)
+            }
+        }
         let properties = object["properties"] as? [String: Any] ?? [:]
         guard let localID = Self.text(properties[mapping.idField]) ?? Self.text(object["id"]), !localID.isEmpty else {
             return reject("no id: neither property '\(mapping.idField)' nor the feature's id is set")
@@ -60,6 +67,7 @@ struct FeatureDecoder {
             if let text = Self.text(value) { tags[key] = text }
         }
         if !unknownCategories.isEmpty { tags["source_category"] = unknownCategories.joined(separator: ";") }
+        if geometryType != "Point" { tags["geometry"] = geometryType }
         return .place(Place(id: id, name: name, coordinate: coordinate, categories: categories,
                             provenance: Provenance(source: source, sourceID: localID, importedAt: importedAt), tags: tags))
     }

@@ -390,3 +390,48 @@ func write(_ text: String, to url: URL) throws -> String {
         }
     }
 }
+
+@Suite struct CentroidTests {
+    func centre(_ json: String) throws -> Coordinate {
+        let geometry = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
+        return try Centroid.of(geometry).mapError { $0 as any Error }.get()
+    }
+
+    @Test func polygonsUseTheirAreaWeightedCentroid() throws {
+        let square = try centre(#"{"type":"Polygon","coordinates":[[[0,0],[2,0],[2,2],[0,2],[0,0]]]}"#)
+        #expect(abs(square.longitude - 1) < 1e-12 && abs(square.latitude - 1) < 1e-12)
+        // An L: 2×1 bar plus a 1×1 block on its left end; the area centroid is not the vertex mean.
+        let l = try centre(#"{"type":"Polygon","coordinates":[[[0,0],[2,0],[2,1],[1,1],[1,2],[0,2],[0,0]]]}"#)
+        #expect(abs(l.longitude - 5.0 / 6) < 1e-12 && abs(l.latitude - 5.0 / 6) < 1e-12)
+        let multi = try centre(#"{"type":"MultiPolygon","coordinates":[[[[0,0],[1,0],[1,1],[0,1],[0,0]]],[[[10,0],[11,0],[11,1],[10,1],[10,0]]]]}"#)
+        #expect(abs(multi.longitude - 5.5) < 1e-12 && abs(multi.latitude - 0.5) < 1e-12)
+    }
+
+    @Test func linesAndShapesAcrossTheAntimeridian() throws {
+        let line = try centre(#"{"type":"LineString","coordinates":[[0,0],[3,0],[3,1]]}"#)
+        // Segments (0,0)-(3,0) and (3,0)-(3,1): midpoints (1.5, 0) and (3, 0.5), weights 3 and 1.
+        #expect(abs(line.longitude - 1.875) < 1e-12 && abs(line.latitude - 0.125) < 1e-12)
+        let fiji = try centre(#"{"type":"Polygon","coordinates":[[[179,-17],[-179,-17],[-179,-16],[179,-16],[179,-17]]]}"#)
+        #expect(abs(abs(fiji.longitude) - 180) < 1e-9 && abs(fiji.latitude + 16.5) < 1e-12)
+        let points = try centre(#"{"type":"MultiPoint","coordinates":[[1,1],[3,3]]}"#)
+        #expect(points.longitude == 2 && points.latitude == 2)
+    }
+
+    @Test func importedPolygonsArePlacedAtTheirCentroid() throws {
+        try withTemporaryDirectory { directory in
+            let text = #"{"type":"Feature","id":"park","geometry":{"type":"Polygon","coordinates":[[[7.40,43.70],[7.42,43.70],[7.42,43.72],[7.40,43.72],[7.40,43.70]]]},"properties":{"name":"Jardin","category":"nature.park"}}"#
+            let path = try write(text + "\n", to: directory.appendingPathComponent("parks.geojsonl"))
+            let index = try SpatiaLitePlaceIndex(path: directory.appendingPathComponent("i.sqlite").path, mode: .createIfMissing)
+            _ = try PlaceImporter.importFile(path, format: .geojsonseq, into: index)
+            let park = try #require(try index.place(PlaceID("geojson:park")))
+            #expect(abs(park.coordinate.longitude - 7.41) < 1e-9 && abs(park.coordinate.latitude - 43.71) < 1e-9)
+            #expect(park.tags["geometry"] == "Polygon")
+        }
+    }
+
+    @Test func unsupportedGeometriesAreRejectedWithTheirType() throws {
+        let geometry: [String: Any] = ["type": "GeometryCollection", "geometries": []]
+        guard case .failure(let reason) = Centroid.of(geometry) else { Issue.record("accepted"); return }
+        #expect(reason.text.contains("GeometryCollection"))
+    }
+}
