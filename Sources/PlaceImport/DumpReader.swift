@@ -91,6 +91,16 @@ struct LineReader {
         (handle, fileSize) = try openDump(path)
     }
 
+    /// The next record of a line-per-record dump: `parse` gets each line's bytes and 1-based
+    /// number and returns nil for a line to skip (blank); nil at the end of the file.
+    mutating func nextRecord(_ parse: (ArraySlice<UInt8>, _ line: Int) -> DumpRecord?) -> DumpRecord? {
+        while true {
+            let number = lineNumber + 1
+            guard let result = next({ parse($0, number) }) else { return nil }
+            if let record = result { return record }
+        }
+    }
+
     /// Calls `body` with the next line's bytes (without its line ending); false at the end.
     mutating func next<T>(_ body: (ArraySlice<UInt8>) throws -> T) rethrows -> T? {
         while true {

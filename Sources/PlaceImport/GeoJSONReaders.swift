@@ -100,16 +100,10 @@ struct GeoJSONSeqReader: DumpReader {
 
     mutating func next() throws -> DumpRecord? {
         let decoder = self.decoder
-        while true {
-            let lineNumber = lines.lineNumber + 1
-            let result: DumpRecord?? = lines.next { line -> DumpRecord? in
-                var body = line
-                while let first = body.first, first == 0x1E || first == 0x20 || first == 0x09 { body = body.dropFirst() }
-                if body.isEmpty { return nil }
-                return decoder.record(body, line: lineNumber)
-            }
-            guard let result else { return nil }
-            if let record = result { return record }
+        return lines.nextRecord { line, number in
+            var body = line
+            while let first = body.first, first == 0x1E || first == 0x20 || first == 0x09 { body = body.dropFirst() }
+            return body.isEmpty ? nil : decoder.record(body, line: number)
         }
     }
 }

@@ -18,27 +18,15 @@ struct GeoNamesDumpReader: DumpReader {
 
     mutating func next() throws -> DumpRecord? {
         let importedAt = self.importedAt
-        while true {
-            var blank = false
-            let record: DumpRecord?? = lines.next { line -> DumpRecord? in
-                if line.isEmpty { blank = true; return nil }
-                let fields = line.split(separator: 0x09, omittingEmptySubsequences: false)
-                    .map { String(decoding: $0, as: UTF8.self) }
-                return GeoNamesDumpReader.record(fields, importedAt: importedAt)
-            }
-            guard let record else { return nil }  // end of file
-            if blank { continue }
-            guard var found = record else { continue }
-            if case .rejected(var problem) = found {
-                problem.line = lines.lineNumber
-                found = .rejected(problem)
-            }
-            return found
+        return lines.nextRecord { line, number in
+            guard !line.isEmpty else { return nil }
+            let fields = line.split(separator: 0x09, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
+            return GeoNamesDumpReader.record(fields, line: number, importedAt: importedAt)
         }
     }
 
-    static func record(_ fields: [String], importedAt: Date) -> DumpRecord {
-        func reject(_ reason: String) -> DumpRecord { .rejected(RowProblem(line: 0, reason: reason)) }
+    static func record(_ fields: [String], line: Int, importedAt: Date) -> DumpRecord {
+        func reject(_ reason: String) -> DumpRecord { .rejected(RowProblem(line: line, reason: reason)) }
         guard fields.count == columnCount else { return reject("expected \(columnCount) tab-separated fields, found \(fields.count)") }
         let geonameID = fields[0]
         guard !geonameID.isEmpty, geonameID.allSatisfy(\.isASCII), geonameID.allSatisfy(\.isNumber) else {

@@ -97,10 +97,11 @@ public enum ImportFormat: String, Sendable, CaseIterable {
 
     /// Turns one CSV row into a place, or says why it cannot.
     func place(from row: CSVRow, importedAt: Date) throws(RowRejection) -> Place {
-        if self == .foursquareCSV { return try foursquarePlace(from: row, importedAt: importedAt) }
-        let coordinate = try row.coordinate()
         switch self {
+        case .foursquareCSV:
+            return try foursquarePlace(from: row, importedAt: importedAt)
         case .geonamesCSV:
+            let coordinate = try row.coordinate()
             let geonameID = try row.required("geonameid")
             guard geonameID.allSatisfy(\.isNumber) else { throw RowRejection("geonameid '\(geonameID)' is not a number") }
             let id = try row.placeID(source: source, localID: geonameID)
@@ -113,6 +114,7 @@ public enum ImportFormat: String, Sendable, CaseIterable {
                          provenance: Provenance(source: source, sourceID: geonameID, importedAt: importedAt),
                          tags: tags)
         case .airportsCSV:
+            let coordinate = try row.coordinate()
             let icao = try row.required("icao")
             let id = try row.placeID(source: source, localID: icao)
             var tags: [String: String] = ["icao": icao]
@@ -129,8 +131,8 @@ public enum ImportFormat: String, Sendable, CaseIterable {
                          address: address.isEmpty ? nil : address,
                          provenance: Provenance(source: source, sourceID: icao, importedAt: importedAt),
                          tags: tags)
-        case .geonames, .geojson, .geojsonseq, .foursquareCSV, .csv:
-            throw RowRejection("\(rawValue) is not read here")
+        case .geonames, .geojson, .geojsonseq, .csv:
+            throw RowRejection("\(rawValue) is not a fixed-column CSV table")
         }
     }
 }

@@ -33,21 +33,19 @@ public struct Category: Sendable, Hashable, Comparable, Codable, CustomStringCon
     /// The top-level category (`water` for `water.beach`).
     public var topLevel: Category {
         guard let dot = identifier.firstIndex(of: ".") else { return self }
-        return Category(unchecked: String(identifier[..<dot]))
+        return Category(trustedIdentifier: String(identifier[..<dot]))
     }
 
     /// The direct parent, or nil for a top level.
     public var parent: Category? {
         guard let dot = identifier.lastIndex(of: ".") else { return nil }
-        return Category(unchecked: String(identifier[..<dot]))
+        return Category(trustedIdentifier: String(identifier[..<dot]))
     }
 
     /// Whether `self` is `other` or one of its descendants: `water.beach` is within `water`.
     public func isWithin(_ other: Category) -> Bool {
         identifier == other.identifier || identifier.hasPrefix(other.identifier + ".")
     }
-
-    init(unchecked identifier: String) { self.identifier = identifier }
 
     /// A category read back from storage that validated it on the way in.
     public init(trustedIdentifier identifier: String) { self.identifier = identifier }
@@ -66,14 +64,14 @@ public struct Category: Sendable, Hashable, Comparable, Codable, CustomStringCon
 }
 
 extension Category {
-    public static let city = Category(unchecked: "city")
-    public static let transport = Category(unchecked: "transport")
-    public static let airport = Category(unchecked: "transport.airport")
-    public static let food = Category(unchecked: "food")
-    public static let water = Category(unchecked: "water")
-    public static let beach = Category(unchecked: "water.beach")
-    public static let historic = Category(unchecked: "historic")
-    public static let castle = Category(unchecked: "historic.castle")
-    public static let culture = Category(unchecked: "culture")
-    public static let museum = Category(unchecked: "culture.museum")
+    public static let city = Category(trustedIdentifier: "city")
+    public static let transport = Category(trustedIdentifier: "transport")
+    public static let airport = Category(trustedIdentifier: "transport.airport")
+    public static let food = Category(trustedIdentifier: "food")
+    public static let water = Category(trustedIdentifier: "water")
+    public static let beach = Category(trustedIdentifier: "water.beach")
+    public static let historic = Category(trustedIdentifier: "historic")
+    public static let castle = Category(trustedIdentifier: "historic.castle")
+    public static let culture = Category(trustedIdentifier: "culture")
+    public static let museum = Category(trustedIdentifier: "culture.museum")
 }

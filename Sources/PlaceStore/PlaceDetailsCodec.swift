@@ -40,7 +40,9 @@ enum PlaceDetailsCodec {
 
     // MARK: Encoding
 
-    static func encode(_ place: Place) throws -> [UInt8]? {
+    /// - Parameter importedAt: replaces the place's own import time (seconds since 1970) when
+    ///   set, so that a change check can encode a place with the stored time.
+    static func encode(_ place: Place, importedAt: Double?? = nil) throws -> [UInt8]? {
         var out: [UInt8] = []
         func text(_ tag: Tag, _ value: String?) {
             guard let value else { return }
@@ -94,7 +96,7 @@ enum PlaceDetailsCodec {
         text(.gemVisibility, place.gem?.visibility.rawValue)
         if place.provenance.sourceID != place.id.localID { text(.sourceID, place.provenance.sourceID) }
         number(.fetchedAt, place.provenance.fetchedAt?.timeIntervalSince1970)
-        number(.importedAt, place.provenance.importedAt?.timeIntervalSince1970)
+        number(.importedAt, importedAt ?? place.provenance.importedAt?.timeIntervalSince1970)
         number(.ratingCount, place.rating?.count.map(Double.init))
         if let scale = place.rating?.originalScale, scale != 5 { number(.ratingScale, scale) }
         return out.isEmpty ? nil : out
@@ -110,6 +112,30 @@ enum PlaceDetailsCodec {
     }
 
     // MARK: Decoding
+
+    /// The import time stored in a record, found without decoding the rest.
+    static func importedAt(_ bytes: UnsafeRawBufferPointer?) -> Double? {
+        guard let bytes else { return nil }
+        var index = 0
+        while index < bytes.count {
+            let tag = bytes[index]
+            index += 1
+            var length = 0, shift = 0
+            while index < bytes.count {
+                let byte = bytes[index]
+                index += 1
+                length |= Int(byte & 0x7F) << shift
+                if byte < 0x80 { break }
+                shift += 7
+            }
+            guard length >= 0, index + length <= bytes.count else { return nil }
+            if tag == Tag.importedAt.rawValue && length == 8 {
+                return Double(bitPattern: UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self)))
+            }
+            index += length
+        }
+        return nil
+    }
 
     /// The fields filters test, found in place: no allocation, no decoding of the rest.
     struct FilterFields {

@@ -44,14 +44,12 @@ extension PlaceWriter {
                 changed.append(place)
                 continue
             }
+            // Encode the new place with the stored import time: equal bytes mean equal content.
             let stored = lookup.nonEmptyBlob(4)
-            let storedImportTime = try stored.flatMap { try PlaceDetailsCodec.decode($0, id: place.id.rawValue).importedAt }
-            var comparable = place
-            comparable.provenance.importedAt = storedImportTime.map(Date.init(timeIntervalSince1970:))
-            let details = try PlaceDetailsCodec.encode(comparable)
-            let same = lookup.text(0) == place.provenance.source && lookup.text(1) == place.name
-                && lookup.double(2) == place.coordinate.latitude && lookup.double(3) == place.coordinate.longitude
-                && (stored.map { Array($0) } ?? []) == (details ?? [])
+            let details = try PlaceDetailsCodec.encode(place, importedAt: .some(PlaceDetailsCodec.importedAt(stored)))
+            let same = lookup.double(2) == place.coordinate.latitude && lookup.double(3) == place.coordinate.longitude
+                && place.name.utf8.elementsEqual(lookup.bytes(1)) && place.provenance.source.utf8.elementsEqual(lookup.bytes(0))
+                && (details ?? []).elementsEqual(stored ?? UnsafeRawBufferPointer(start: nil, count: 0))
             if same {
                 counts.unchanged += 1
             } else {

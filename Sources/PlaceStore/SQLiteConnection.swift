@@ -194,22 +194,6 @@ final class SQLiteStatement {
 }
 
 extension SQLiteStatement {
-    /// The bytes of a BLOB column, valid until the next step/reset; empty for NULL.
-    @inline(__always)
-    func blob(_ column: Int32) -> UnsafeRawBufferPointer {
-        guard let pointer = sqlite3_column_blob(handle, column) else { return UnsafeRawBufferPointer(start: nil, count: 0) }
-        return UnsafeRawBufferPointer(start: pointer, count: Int(sqlite3_column_bytes(handle, column)))
-    }
-
-    /// The bytes of a TEXT or BLOB column without conversion, nil for NULL; valid until the next
-    /// step/reset.
-    @inline(__always)
-    func rawBytes(_ column: Int32) -> UnsafeRawBufferPointer? {
-        if sqlite3_column_type(handle, column) == SQLITE_NULL { return nil }
-        let pointer = sqlite3_column_blob(handle, column)
-        return UnsafeRawBufferPointer(start: pointer, count: Int(sqlite3_column_bytes(handle, column)))
-    }
-
     /// The bytes of a BLOB column that is either NULL or non-empty (one call: SQLite returns no
     /// pointer for both NULL and an empty blob); valid until the next step/reset.
     @inline(__always)
