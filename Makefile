@@ -4,10 +4,11 @@
 #   make bench  1 M synthetic places: load rate, query latencies, library vs raw SQLite
 
 SHELL := /bin/bash
-APT_PACKAGES := pkg-config libsqlite3-dev libspatialite-dev libsqlite3-mod-spatialite libcurl4-openssl-dev
+APT_PACKAGES := pkg-config libsqlite3-dev libspatialite-dev libsqlite3-mod-spatialite libcurl4-openssl-dev \
+                libreadosm-dev libbz2-dev
 DB := geodata/places.sqlite
 GEOQUERY := .build/release/geoquery
-SHIPPED := geodata/cities15000.csv geodata/airports.csv
+SHIPPED := geodata/cities15000.csv geodata/airports.csv geodata/monaco.osm.pbf geodata/andorra.osm.pbf
 
 .PHONY: deps build run test bench index clean
 
@@ -34,6 +35,8 @@ $(DB): $(GEOQUERY) $(SHIPPED)
 	@rm -f $(DB).tmp $(DB).tmp-wal $(DB).tmp-shm
 	$(GEOQUERY) import geodata/cities15000.csv --format geonames-csv --db $(DB).tmp
 	$(GEOQUERY) import geodata/airports.csv --format airports-csv --db $(DB).tmp
+	$(GEOQUERY) import geodata/monaco.osm.pbf --source osm-monaco --db $(DB).tmp
+	$(GEOQUERY) import geodata/andorra.osm.pbf --source osm-andorra --db $(DB).tmp
 	@rm -f $(DB)-wal $(DB)-shm
 	@mv $(DB).tmp $(DB)
 
@@ -41,6 +44,7 @@ index: build $(DB)
 
 run: build index
 	$(GEOQUERY) near --lat 48.8584 --lon 2.2945 --radius 20mi --limit 15 --db $(DB) --format table
+	$(GEOQUERY) near --lat 43.7396 --lon 7.4276 --radius 300m --category food --limit 8 --db $(DB) --format table
 
 # Tests run optimised (with testability): the property tests compare against brute force over
 # 20 000 places, and optimised builds also catch optimiser-only bugs.

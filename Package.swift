@@ -28,6 +28,12 @@ let package = Package(
             pkgConfig: "spatialite",
             providers: [.apt(["libspatialite-dev", "libsqlite3-dev"])]
         ),
+        // readosm (OpenStreetMap PBF and XML) and libbz2 (`.osm.bz2`).
+        .systemLibrary(
+            name: "COSM",
+            pkgConfig: "readosm",
+            providers: [.apt(["libreadosm-dev", "libbz2-dev"])]
+        ),
         .target(name: "GeoCore", swiftSettings: swiftSettings),
         .target(name: "PlaceModel", dependencies: ["GeoCore"], swiftSettings: swiftSettings),
         .target(
@@ -37,7 +43,7 @@ let package = Package(
         ),
         .target(
             name: "PlaceImport",
-            dependencies: ["GeoCore", "PlaceModel", "PlaceStore"],
+            dependencies: ["GeoCore", "PlaceModel", "PlaceStore", "COSM"],
             swiftSettings: swiftSettings
         ),
         .executableTarget(
@@ -59,7 +65,8 @@ let package = Package(
                     resources: [.copy("Fixtures")], swiftSettings: swiftSettings),
         .testTarget(name: "PlaceModelTests", dependencies: ["PlaceModel"], swiftSettings: swiftSettings),
         .testTarget(name: "PlaceStoreTests", dependencies: ["PlaceStore"], swiftSettings: swiftSettings),
-        .testTarget(name: "PlaceImportTests", dependencies: ["PlaceImport"], swiftSettings: swiftSettings),
+        .testTarget(name: "PlaceImportTests", dependencies: ["PlaceImport"],
+                    resources: [.copy("Fixtures")], swiftSettings: swiftSettings),
         // Runs the built `geoquery` executable as a user would.
         .testTarget(name: "GeoQueryCLITests", dependencies: ["GeoQueryCLI", "PlaceStore", "GeoCore"], swiftSettings: swiftSettings),
     ]

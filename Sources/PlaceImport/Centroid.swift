@@ -31,8 +31,16 @@ enum Centroid {
         case "MultiPolygon": rings = (coordinates as? [Any] ?? []).compactMap { ($0 as? [Any])?.first.flatMap(positions) }
         default: return .failure(RowRejectionReason("geometry type \(type) is not supported"))
         }
+        return of(points: points, lines: lines, rings: rings, kind: type)
+    }
+
+    /// The centroid of shapes given as (longitude, latitude) pairs: the area-weighted centroid of
+    /// `rings` (outer rings), else the length-weighted centre of `lines`, else the mean of all
+    /// positions. `kind` names the shape in the failure reason.
+    static func of(points: [(Double, Double)], lines: [[(Double, Double)]], rings: [[(Double, Double)]],
+                   kind: String) -> Result<Coordinate, RowRejectionReason> {
         let all = points + lines.flatMap { $0 } + rings.flatMap { $0 }
-        guard !all.isEmpty else { return .failure(RowRejectionReason("\(type) has no usable coordinates")) }
+        guard !all.isEmpty else { return .failure(RowRejectionReason("\(kind) has no usable coordinates")) }
         // Unwrap across the antimeridian: if the shape spans more than half the world, move its
         // western longitudes east by 360° so it is contiguous.
         let longitudes = all.map(\.0)
@@ -58,7 +66,7 @@ enum Centroid {
             var length = 0.0, cx = 0.0, cy = 0.0
             for line in lines {
                 let l = line.map(shifted)
-                for i in 0..<(l.count - 1) {
+                for i in 0..<max(0, l.count - 1) {
                     let segment = hypot(l[i + 1].0 - l[i].0, l[i + 1].1 - l[i].1)
                     length += segment
                     cx += (l[i].0 + l[i + 1].0) / 2 * segment

@@ -9,6 +9,8 @@ public enum ImportError: Error, Sendable, CustomStringConvertible {
     case tooManyRejects(rejected: Int, total: Int, maximumRatio: Double, firstProblems: [RowProblem])
     /// `--format` names no known format.
     case unknownFormat(String)
+    /// The file is not what its format says, or is damaged past reading (a truncated PBF).
+    case corruptDump(path: String, reason: String)
 
     public var description: String {
         switch self {
@@ -21,6 +23,8 @@ public enum ImportError: Error, Sendable, CustomStringConvertible {
         case .tooManyRejects(let rejected, let total, let ratio, let problems):
             let shown = problems.prefix(5).map { "  \($0)" }.joined(separator: "\n")
             return "rejected \(rejected) of \(total) rows, more than the allowed \(ratio * 100)%; nothing was changed\n\(shown)"
+        case .corruptDump(let path, let reason):
+            return "cannot import \(path): \(reason); nothing was changed"
         case .unknownFormat(let name):
             return "unknown format '\(name)'; valid formats are \(ImportFormat.allCases.map(\.rawValue).joined(separator: ", "))"
         }
@@ -29,8 +33,10 @@ public enum ImportError: Error, Sendable, CustomStringConvertible {
 
 /// Why one row was not imported.
 public struct RowProblem: Sendable, Hashable, CustomStringConvertible {
-    /// 1-based line in the file.
+    /// 1-based line in the file; 0 for dumps without lines (OpenStreetMap PBF).
     public var line: Int
+    /// The element of a dump without lines, e.g. `way 4242`.
+    public var element: String?
     public var reason: String
 
     public init(line: Int, reason: String) {
@@ -38,5 +44,11 @@ public struct RowProblem: Sendable, Hashable, CustomStringConvertible {
         self.reason = reason
     }
 
-    public var description: String { "line \(line): \(reason)" }
+    public init(element: String, reason: String) {
+        line = 0
+        self.element = element
+        self.reason = reason
+    }
+
+    public var description: String { element.map { "\($0): \(reason)" } ?? "line \(line): \(reason)" }
 }

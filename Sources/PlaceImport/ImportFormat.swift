@@ -25,6 +25,9 @@ public enum ImportFormat: String, Sendable, CaseIterable {
     case geojson = "geojson"
     /// GeoJSONSeq / newline-delimited GeoJSON (RS-separated too): one Feature per line.
     case geojsonseq = "geojsonseq"
+    /// OpenStreetMap: `.osm.pbf`, `.osm` XML or `.osm.bz2`, told apart by content. Named POI
+    /// nodes, ways and multipolygons (``OSMTags``); ids `osm:n<id>`, `osm:w<id>`, `osm:r<id>`.
+    case osm = "osm"
 
     /// The id namespace the format's places get, and the default source of an import.
     public var source: String {
@@ -34,6 +37,16 @@ public enum ImportFormat: String, Sendable, CaseIterable {
         case .geojson, .geojsonseq: return "geojson"
         case .foursquareCSV: return "foursquare"
         case .csv: return "csv"
+        case .osm: return "osm"
+        }
+    }
+
+    /// What the rows a format leaves out on purpose are, for the summary line.
+    var skipDescription: String? {
+        switch self {
+        case .foursquareCSV: return "closed"
+        case .osm: return "unnamed POIs, relations other than multipolygons"
+        default: return nil
         }
     }
 
@@ -43,7 +56,7 @@ public enum ImportFormat: String, Sendable, CaseIterable {
         case .geonamesCSV: return ["geonameid", "name", "lat", "lon"]
         case .airportsCSV: return ["icao", "name", "lat", "lon"]
         case .foursquareCSV: return ["fsq_place_id", "name", "latitude", "longitude"]
-        case .geonames, .geojson, .geojsonseq, .csv: return []
+        case .geonames, .geojson, .geojsonseq, .csv, .osm: return []
         }
     }
 
@@ -58,10 +71,12 @@ public enum ImportFormat: String, Sendable, CaseIterable {
         case .geonames: return try GeoNamesDumpReader(path: path, importedAt: importedAt)
         case .geojson: return try GeoJSONCollectionReader(path: path, decoder: features)
         case .geojsonseq: return try GeoJSONSeqReader(path: path, decoder: features)
+        case .osm: return try OSMDumpReader(path: path, importedAt: importedAt)
         }
     }
 
-    /// Guesses the format of a file from its name and first bytes: `.geojsonl`/`.geojsons`/
+    /// Guesses the format of a file from its name and first bytes: `.osm.pbf`, `.osm`,
+    /// `.osm.bz2` or OSM content (a PBF header blob, `<osm` XML) → osm; `.geojsonl`/`.geojsons`/
     /// `.ndjson`/`.jsonl` or a first line that is a Feature → geojsonseq; `.geojson`/`.json` →
     /// geojson; 19 tab-separated fields → geonames; a CSV header naming the columns of
     /// airportsdata, GeoNames cities or Foursquare → that format; any other CSV → csv.
@@ -69,8 +84,11 @@ public enum ImportFormat: String, Sendable, CaseIterable {
     public static func detect(path: String) throws -> ImportFormat {
         let handle = try openDump(path).handle
         defer { try? handle.close() }
-        let head = String(decoding: handle.readData(ofLength: 64 * 1024), as: UTF8.self)
+        let headBytes = [UInt8](handle.readData(ofLength: 64 * 1024))
+        let head = String(decoding: headBytes, as: UTF8.self)
         let name = (path as NSString).lastPathComponent.lowercased()
+        let osmKind = OSMInput.kind(ofHead: Array(headBytes.prefix(512)))
+        if [".pbf", ".osm", ".osm.bz2"].contains(where: name.hasSuffix) || osmKind == .pbf || osmKind == .xml { return .osm }
         let firstLine = head.split(separator: "\n", maxSplits: 1).first.map(String.init)?
             .trimmingCharacters(in: CharacterSet(charactersIn: "\u{FEFF}\u{1E} \r\t")) ?? ""
         if [".geojsonl", ".geojsons", ".geojsonseq", ".ndjson", ".jsonl"].contains(where: name.hasSuffix) { return .geojsonseq }
@@ -131,7 +149,7 @@ public enum ImportFormat: String, Sendable, CaseIterable {
                          address: address.isEmpty ? nil : address,
                          provenance: Provenance(source: source, sourceID: icao, importedAt: importedAt),
                          tags: tags)
-        case .geonames, .geojson, .geojsonseq, .csv:
+        case .geonames, .geojson, .geojsonseq, .csv, .osm:
             throw RowRejection("\(rawValue) is not a fixed-column CSV table")
         }
     }

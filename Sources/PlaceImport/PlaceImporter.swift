@@ -17,7 +17,7 @@ public struct ImportSummary: Sendable, Hashable, Codable {
     /// Places of the source that were not in the dump.
     public var removed: Int
     public var rejected: Int
-    /// Rows left out on purpose (closed places).
+    /// Rows left out on purpose (closed places, unnamed OpenStreetMap POIs).
     public var skipped: Int = 0
     /// The first rejected rows, with their line numbers and reasons.
     public var problems: [String]
@@ -31,7 +31,8 @@ public struct ImportSummary: Sendable, Hashable, Codable {
         let outcome = changedAnything
             ? "\(added) added, \(updated) updated, \(unchanged) unchanged, \(removed) removed"
             : "nothing changed (\(unchanged) unchanged)"
-        let skippedText = skipped > 0 ? ", \(skipped) skipped (closed)" : ""
+        let why = ImportFormat(rawValue: format)?.skipDescription
+        let skippedText = skipped > 0 ? ", \(skipped) skipped" + (why.map { " (\($0))" } ?? "") : ""
         return String(format: "%@ from %@: %d rows, %@, %d rejected%@; %.2f s, %.0f rows/s",
                       source, file, rowsRead, outcome, rejected, skippedText, seconds, rowsPerSecond)
     }

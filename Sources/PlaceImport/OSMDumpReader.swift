@@ -1,0 +1,408 @@
+import COSM
+import Foundation
+import GeoCore
+import PlaceModel
+
+/// OpenStreetMap dumps — `.osm.pbf`, `.osm` XML and `.osm.bz2` — read with readosm, the C
+/// library by SpatiaLite's author.
+///
+/// Places are nodes, ways (at the centroid of their area when closed, of their line when not)
+/// and multipolygon relations (at the centroid of their outer rings) that carry a POI tag and a
+/// name (``OSMTags``). Ids are `osm:n<id>`, `osm:w<id>`, `osm:r<id>`.
+///
+/// readosm calls back once per element, in file order (nodes, then ways, then relations), so the
+/// reader makes up to three passes, keeping only what places need:
+/// 1. ways and relations: the POI ways with their node ids, the POI multipolygons with their
+///    outer ways' ids;
+/// 2. ways again, only when there are POI multipolygons: the node ids of their outer ways;
+/// 3. nodes: POI nodes become places; the coordinates of the nodes that step 1 and 2 asked for
+///    are kept, and then the ways and relations become places.
+/// Memory grows with the POIs of the dump, not with its nodes. The passes run on a thread of
+/// their own and hand records over through a bounded queue, so decoding the file overlaps with
+/// writing the index.
+final class OSMDumpReader: DumpReader {
+    private let queue = RecordQueue(capacity: 8192)
+
+    init(path: String, importedAt: Date) throws {
+        let input = try OSMInput(path: path)
+        let scan = OSMScan(path: path, input: input, importedAt: importedAt, queue: queue)
+        try scan.checkOpens()
+        let thread = Thread { [scan] in scan.run() }
+        thread.stackSize = 8 << 20
+        thread.start()
+    }
+
+    deinit { queue.cancel() }
+
+    func next() throws -> DumpRecord? { try queue.pop() }
+}
+
+/// A file readosm can open: readosm goes by suffix (`.osm`, `.pbf`) only, so other names are
+/// linked under one, and `.bz2` is decompressed to a temporary `.osm` first.
+struct OSMInput: Sendable {
+    /// The path handed to readosm.
+    let readablePath: String
+    /// A temporary directory to remove when done.
+    let temporaryDirectory: URL?
+
+    enum Kind { case pbf, xml, bzip2 }
+
+    /// What a file holds, by its first bytes: a PBF `OSMHeader` blob, XML, or a bzip2 stream.
+    static func kind(ofHead head: [UInt8]) -> Kind? {
+        if head.count >= 15, head[4] == 0x0A, head[5] == 0x09, Array(head[6..<15]) == Array("OSMHeader".utf8) { return .pbf }
+        if head.starts(with: Array("BZh".utf8)) { return .bzip2 }
+        let text = String(decoding: head.prefix(512), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        if text.hasPrefix("<?xml") || text.hasPrefix("<osm") { return text.contains("<osm") || text.count < 40 ? .xml : nil }
+        return nil
+    }
+
+    init(path: String) throws {
+        let handle = try openDump(path).handle
+        let head = [UInt8](handle.readData(ofLength: 512))
+        try? handle.close()
+        guard !head.isEmpty else { throw ImportError.emptyFile(path: path) }
+        guard let kind = OSMInput.kind(ofHead: head) else {
+            throw ImportError.corruptDump(path: path, reason: "not an OpenStreetMap file (neither PBF with an OSMHeader blob, nor <osm> XML, nor bzip2)")
+        }
+        let lowered = path.lowercased()
+        if (kind == .pbf && lowered.hasSuffix(".pbf")) || (kind == .xml && lowered.hasSuffix(".osm")) {
+            readablePath = path
+            temporaryDirectory = nil
+            return
+        }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("geoquery-osm-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        temporaryDirectory = directory
+        do {
+            switch kind {
+            case .pbf, .xml:
+                let link = directory.appendingPathComponent(kind == .pbf ? "dump.osm.pbf" : "dump.osm")
+                let absolute = URL(fileURLWithPath: path).standardizedFileURL.path
+                try FileManager.default.createSymbolicLink(atPath: link.path, withDestinationPath: absolute)
+                readablePath = link.path
+            case .bzip2:
+                let output = directory.appendingPathComponent("dump.osm")
+                try Bzip2.decompress(path, to: output.path)
+                readablePath = output.path
+            }
+        } catch {
+            try? FileManager.default.removeItem(at: directory)
+            throw error
+        }
+    }
+
+    func removeTemporaryFiles() {
+        if let temporaryDirectory { try? FileManager.default.removeItem(at: temporaryDirectory) }
+    }
+}
+
+/// The passes over one dump, run on the reader's thread; readosm's callbacks reach it through
+/// their user-data pointer.
+final class OSMScan: @unchecked Sendable {
+    enum Phase { case waysAndRelations, relationMembers, nodes }
+
+    struct PendingWay { let id: Int64; let tags: [String: String]; let refs: [Int64] }
+    struct PendingRelation { let id: Int64; let tags: [String: String]; let outerWays: [Int64] }
+
+    let path: String
+    let input: OSMInput
+    let importedAt: Date
+    let queue: RecordQueue
+    var phase = Phase.waysAndRelations
+    var ways: [PendingWay] = []
+    var relations: [PendingRelation] = []
+    var memberWays: [Int64: [Int64]] = [:]
+    var neededNodes = Set<Int64>()
+    var coordinates: [Int64: (Double, Double)] = [:]
+    /// Set when the consumer went away: the callbacks ask readosm to stop.
+    var cancelled = false
+
+    init(path: String, input: OSMInput, importedAt: Date, queue: RecordQueue) {
+        self.path = path
+        self.input = input
+        self.importedAt = importedAt
+        self.queue = queue
+    }
+
+    /// Opens the file once, so that a file readosm refuses fails the import before it starts.
+    func checkOpens() throws {
+        var handle: UnsafeRawPointer?
+        let status = readosm_open(input.readablePath, &handle)
+        readosm_close(handle)
+        guard status == READOSM_OK else {
+            input.removeTemporaryFiles()
+            throw ImportError.corruptDump(path: path, reason: OSMScan.describe(status))
+        }
+    }
+
+    func run() {
+        defer { input.removeTemporaryFiles() }
+        do {
+            try parse(.waysAndRelations)
+            if !relations.isEmpty && !cancelled { try parse(.relationMembers) }
+            if !cancelled { try parse(.nodes) }
+            if !cancelled { emitWaysAndRelations() }
+            queue.finish(error: nil)
+        } catch {
+            queue.finish(error: error)
+        }
+    }
+
+    private func parse(_ phase: Phase) throws {
+        self.phase = phase
+        var handle: UnsafeRawPointer?
+        var status = readosm_open(input.readablePath, &handle)
+        defer { readosm_close(handle) }
+        if status == READOSM_OK {
+            let context = UnsafeRawPointer(Unmanaged.passUnretained(self).toOpaque())
+            switch phase {
+            case .waysAndRelations: status = readosm_parse(handle, context, nil, OSMScan.onWay, OSMScan.onRelation)
+            case .relationMembers: status = readosm_parse(handle, context, nil, OSMScan.onWay, nil)
+            case .nodes: status = readosm_parse(handle, context, OSMScan.onNode, nil, nil)
+            }
+        }
+        guard status == READOSM_OK || (status == READOSM_ABORT && cancelled) else {
+            throw ImportError.corruptDump(path: path, reason: OSMScan.describe(status))
+        }
+    }
+
+    static func describe(_ status: Int32) -> String {
+        switch status {
+        case READOSM_INVALID_SUFFIX: return "readosm reads only .osm and .pbf files"
+        case READOSM_FILE_NOT_FOUND: return "no such file"
+        case READOSM_INSUFFICIENT_MEMORY: return "out of memory"
+        case READOSM_READ_ERROR: return "read error (is the file truncated?)"
+        case READOSM_XML_ERROR: return "malformed OSM XML"
+        case READOSM_INVALID_PBF_HEADER: return "invalid PBF header"
+        case READOSM_UNZIP_ERROR: return "a PBF block does not inflate (is the file truncated?)"
+        default: return "readosm error \(status)"
+        }
+    }
+
+    private static func scan(_ userData: UnsafeRawPointer?) -> OSMScan {
+        Unmanaged<OSMScan>.fromOpaque(userData!).takeUnretainedValue()
+    }
+
+    /// Hands a record to the consumer; false (abort) when it went away.
+    private func emit(_ record: DumpRecord) -> Int32 {
+        if queue.push(record) { return READOSM_OK }
+        cancelled = true
+        return READOSM_ABORT
+    }
+
+    private static let onNode: readosm_node_callback = { userData, node in
+        guard let node else { return READOSM_OK }
+        return scan(userData).node(node.pointee)
+    }
+
+    private static let onWay: readosm_way_callback = { userData, way in
+        guard let way else { return READOSM_OK }
+        return scan(userData).way(way.pointee)
+    }
+
+    private static let onRelation: readosm_relation_callback = { userData, relation in
+        guard let relation else { return READOSM_OK }
+        return scan(userData).relation(relation.pointee)
+    }
+
+    private func node(_ node: readosm_node) -> Int32 {
+        if neededNodes.contains(node.id) { coordinates[node.id] = (node.longitude, node.latitude) }
+        guard node.tag_count > 0, let tags = OSMScan.interestingTags(node.tags, count: node.tag_count) else { return READOSM_OK }
+        let coordinate: Coordinate
+        do {
+            coordinate = try Coordinate(latitude: node.latitude, longitude: node.longitude)
+        } catch {
+            guard !OSMTags.categories(tags).isEmpty else { return READOSM_OK }
+            return emit(.rejected(RowProblem(element: "node \(node.id)", reason: String(describing: error))))
+        }
+        return record(kind: "n", id: node.id, tags: tags, coordinate: coordinate).map(emit) ?? READOSM_OK
+    }
+
+    private func way(_ way: readosm_way) -> Int32 {
+        let refs = { Array(UnsafeBufferPointer(start: way.node_refs, count: Int(max(0, way.node_ref_count)))) }
+        if phase == .relationMembers {
+            if memberWays[way.id] != nil {
+                let nodes = refs()
+                memberWays[way.id] = nodes
+                neededNodes.formUnion(nodes)
+            }
+            return READOSM_OK
+        }
+        guard way.tag_count > 0, let tags = OSMScan.interestingTags(way.tags, count: way.tag_count) else { return READOSM_OK }
+        if let problem = OSMScan.notAPlace(tags) {
+            return problem.isSkip ? emit(.skipped(RowProblem(element: "way \(way.id)", reason: problem.reason))) : READOSM_OK
+        }
+        let nodes = refs()
+        guard !nodes.isEmpty else { return emit(.rejected(RowProblem(element: "way \(way.id)", reason: "no nodes"))) }
+        ways.append(PendingWay(id: way.id, tags: tags, refs: nodes))
+        neededNodes.formUnion(nodes)
+        return READOSM_OK
+    }
+
+    private func relation(_ relation: readosm_relation) -> Int32 {
+        guard relation.tag_count > 0, let tags = OSMScan.interestingTags(relation.tags, count: relation.tag_count, extra: "type")
+        else { return READOSM_OK }
+        let element = "relation \(relation.id)"
+        if let problem = OSMScan.notAPlace(tags) {
+            return problem.isSkip ? emit(.skipped(RowProblem(element: element, reason: problem.reason))) : READOSM_OK
+        }
+        guard tags["type"] == "multipolygon" else {
+            return emit(.skipped(RowProblem(element: element, reason: "a \(tags["type"] ?? "untyped") relation has no place of its own")))
+        }
+        var outer: [Int64] = []
+        for member in UnsafeBufferPointer(start: relation.members, count: Int(max(0, relation.member_count)))
+        where member.member_type == READOSM_MEMBER_WAY {
+            let role = member.role.map { String(cString: $0) } ?? ""
+            if role == "outer" || role.isEmpty { outer.append(member.id) }
+        }
+        guard !outer.isEmpty else { return emit(.rejected(RowProblem(element: element, reason: "a multipolygon without outer ways"))) }
+        relations.append(PendingRelation(id: relation.id, tags: tags, outerWays: outer))
+        for way in outer { memberWays[way] = [] }
+        return READOSM_OK
+    }
+
+    /// Why an element with these tags is not a place (skipped when it is a POI without a name),
+    /// or nil when it is one.
+    private static func notAPlace(_ tags: [String: String]) -> RowRejection? {
+        guard !OSMTags.categories(tags).isEmpty else { return RowRejection("no POI tag") }
+        let name = (tags["name"] ?? tags["name:en"])?.trimmingCharacters(in: .whitespaces) ?? ""
+        return name.isEmpty ? RowRejection("a POI without a name", skip: true) : nil
+    }
+
+    private func record(kind: Character, id: Int64, tags: [String: String], coordinate: Coordinate) -> DumpRecord? {
+        let element = "\(kind == "n" ? "node" : kind == "w" ? "way" : "relation") \(id)"
+        switch OSMTags.place(kind: kind, id: id, tags: tags, coordinate: coordinate, importedAt: importedAt) {
+        case .success(let place): return .place(place)
+        case .failure(let problem) where problem.reason == "no POI tag": return nil
+        case .failure(let problem):
+            let row = RowProblem(element: element, reason: problem.reason)
+            return problem.isSkip ? .skipped(row) : .rejected(row)
+        }
+    }
+
+    private func emitWaysAndRelations() {
+        func positions(_ refs: [Int64]) -> [(Double, Double)] { refs.compactMap { coordinates[$0] } }
+        for way in ways {
+            let points = positions(way.refs)
+            let closed = way.refs.count >= 4 && way.refs.first == way.refs.last
+            guard emitPlaced(kind: "w", id: way.id, tags: way.tags, points: points,
+                             rings: closed ? [points] : [], lines: closed ? [] : [points],
+                             missing: way.refs.count - points.count, total: way.refs.count) else { return }
+        }
+        for relation in relations {
+            let members = relation.outerWays.compactMap { memberWays[$0] }.filter { !$0.isEmpty }
+            let (ringRefs, lineRefs) = OSMScan.assembleRings(members)
+            let rings = ringRefs.map(positions).filter { $0.count >= 3 }
+            let lines = lineRefs.map(positions).filter { !$0.isEmpty }
+            let total = members.reduce(0) { $0 + $1.count }
+            let found = members.reduce(0) { $0 + positions($1).count }
+            guard emitPlaced(kind: "r", id: relation.id, tags: relation.tags, points: rings.flatMap { $0 } + lines.flatMap { $0 },
+                             rings: rings, lines: lines, missing: total - found, total: total) else { return }
+        }
+    }
+
+    /// Emits a way or relation at its centroid; false when the consumer went away.
+    private func emitPlaced(kind: Character, id: Int64, tags: [String: String], points: [(Double, Double)],
+                            rings: [[(Double, Double)]], lines: [[(Double, Double)]], missing: Int, total: Int) -> Bool {
+        let element = "\(kind == "w" ? "way" : "relation") \(id)"
+        guard !points.isEmpty else {
+            return emit(.rejected(RowProblem(element: element, reason: "none of its \(total) nodes is in the file"))) == READOSM_OK
+        }
+        switch Centroid.of(points: [], lines: lines, rings: rings, kind: element) {
+        case .failure(let reason):
+            return emit(.rejected(RowProblem(element: element, reason: reason.text))) == READOSM_OK
+        case .success(let centre):
+            guard let record = record(kind: kind, id: id, tags: tags, coordinate: centre) else { return true }
+            return emit(record) == READOSM_OK
+        }
+    }
+
+    /// Joins way segments that share end nodes into closed rings; what does not close is a line.
+    static func assembleRings(_ ways: [[Int64]]) -> (rings: [[Int64]], lines: [[Int64]]) {
+        var pending = ways
+        var rings: [[Int64]] = [], lines: [[Int64]] = []
+        while var chain = pending.popLast() {
+            while chain.first != chain.last,
+                  let index = pending.firstIndex(where: { $0.first == chain.last || $0.last == chain.last }) {
+                var next = pending.remove(at: index)
+                if next.first != chain.last { next.reverse() }
+                chain += next.dropFirst()
+            }
+            if chain.count >= 4 && chain.first == chain.last { rings.append(chain) } else { lines.append(chain) }
+        }
+        return (rings, lines)
+    }
+
+    /// The tags worth keeping, or nil when none is (most nodes: only `created_by`, `highway`…).
+    static func interestingTags(_ tags: UnsafePointer<readosm_tag>?, count: Int32, extra: String? = nil) -> [String: String]? {
+        guard let tags else { return nil }
+        var result: [String: String]?
+        for tag in UnsafeBufferPointer(start: tags, count: Int(count)) {
+            guard let keyPointer = tag.key, let valuePointer = tag.value else { continue }
+            let key = String(cString: keyPointer)
+            guard OSMTags.isInteresting(key: key) || key == extra else { continue }
+            result = result ?? [:]
+            result![key] = String(cString: valuePointer)
+        }
+        return result
+    }
+}
+
+/// A bounded hand-over of records from a producer thread to the importing thread.
+final class RecordQueue: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var items: [DumpRecord] = []
+    private var head = 0
+    private var finished = false
+    private var failure: (any Error)?
+    private var cancelled = false
+    private let capacity: Int
+
+    init(capacity: Int) { self.capacity = capacity }
+
+    /// Waits while the queue is full; false when the consumer cancelled.
+    func push(_ record: DumpRecord) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        while items.count - head >= capacity && !cancelled { condition.wait() }
+        guard !cancelled else { return false }
+        items.append(record)
+        condition.broadcast()
+        return true
+    }
+
+    /// The producer is done, with the error that stopped it if any.
+    func finish(error: (any Error)?) {
+        condition.lock()
+        finished = true
+        failure = error
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// The next record; nil at the end; the producer's error if it failed.
+    func pop() throws -> DumpRecord? {
+        condition.lock()
+        defer { condition.unlock() }
+        while head == items.count && !finished { condition.wait() }
+        if head < items.count {
+            let record = items[head]
+            head += 1
+            if head >= 4096 && head * 2 >= items.count {
+                items.removeFirst(head)
+                head = 0
+            }
+            condition.broadcast()
+            return record
+        }
+        if let failure { throw failure }
+        return nil
+    }
+
+    func cancel() {
+        condition.lock()
+        cancelled = true
+        condition.broadcast()
+        condition.unlock()
+    }
+}
