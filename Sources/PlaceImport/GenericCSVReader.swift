@@ -29,6 +29,8 @@ struct GenericCSVReader: DumpReader {
     var progress: Double? { csv.progress }
     private let indexes: (latitude: Int, longitude: Int, id: Int, name: Int, category: Int?)
     private let names: [String]
+    /// Columns that become tags: all but the ones read above.
+    private let tagColumns: [Int]
     private let source: String
     private let importedAt: Date
 
@@ -58,6 +60,8 @@ struct GenericCSVReader: DumpReader {
         guard missing.isEmpty else { throw ImportError.missingColumns(path: path, format: "csv", missing: missing, found: names) }
         indexes = (latitude!, longitude!, id!, name!, try find(columns.category, ["category", "categories"], "category"))
         self.names = names
+        let used = Set([indexes.latitude, indexes.longitude, indexes.id, indexes.name] + (indexes.category.map { [$0] } ?? []))
+        tagColumns = names.indices.filter { !used.contains($0) }
         self.source = source
         self.importedAt = importedAt
     }
@@ -67,7 +71,7 @@ struct GenericCSVReader: DumpReader {
         func reject(_ reason: String) -> DumpRecord { .rejected(RowProblem(line: record.line, reason: reason)) }
         let fields = record.fields
         guard fields.count == names.count else { return reject("expected \(names.count) fields, found \(fields.count)") }
-        func value(_ index: Int) -> String { fields[index].trimmingCharacters(in: .whitespaces) }
+        func value(_ index: Int) -> String { fields[index].trimmedWhitespace }
         guard let latitude = Double(value(indexes.latitude)) else { return reject("\(names[indexes.latitude]) '\(value(indexes.latitude))' is not a number") }
         guard let longitude = Double(value(indexes.longitude)) else { return reject("\(names[indexes.longitude]) '\(value(indexes.longitude))' is not a number") }
         let coordinate: Coordinate
@@ -84,9 +88,9 @@ struct GenericCSVReader: DumpReader {
             }
         }
         var tags: [String: String] = [:]
-        let used = Set([indexes.latitude, indexes.longitude, indexes.id, indexes.name] + (indexes.category.map { [$0] } ?? []))
-        for (offset, column) in names.enumerated() where !used.contains(offset) && !value(offset).isEmpty {
-            tags[column] = value(offset)
+        for offset in tagColumns {
+            let text = value(offset)
+            if !text.isEmpty { tags[names[offset]] = text }
         }
         if !unknown.isEmpty { tags["source_category"] = unknown.joined(separator: ";") }
         return .place(Place(id: id, name: name, coordinate: coordinate, categories: categories,

@@ -52,3 +52,14 @@ public struct RowProblem: Sendable, Hashable, CustomStringConvertible {
 
     public var description: String { element.map { "\($0): \(reason)" } ?? "line \(line): \(reason)" }
 }
+
+extension String {
+    /// The string without leading and trailing whitespace; free when there is none (the usual
+    /// case for a dump's fields), where Foundation's trimming always builds a new string.
+    var trimmedWhitespace: String {
+        guard let first = utf8.first, let last = utf8.last else { return self }
+        func isPlain(_ byte: UInt8) -> Bool { byte > 0x20 && byte < 0x80 }
+        if isPlain(first) && isPlain(last) { return self }
+        return trimmingCharacters(in: .whitespaces)
+    }
+}

@@ -193,7 +193,7 @@ struct CSVRow {
 
     func optional(_ name: String) -> String? {
         guard let index = columns[name], index < fields.count else { return nil }
-        let value = fields[index].trimmingCharacters(in: .whitespaces)
+        let value = fields[index].trimmedWhitespace
         return value.isEmpty ? nil : value
     }
 

@@ -265,7 +265,7 @@ final class OSMScan: @unchecked Sendable {
     /// or nil when it is one.
     private static func notAPlace(_ tags: [String: String]) -> RowRejection? {
         guard !OSMTags.categories(tags).isEmpty else { return RowRejection("no POI tag") }
-        let name = (tags["name"] ?? tags["name:en"])?.trimmingCharacters(in: .whitespaces) ?? ""
+        let name = (tags["name"] ?? tags["name:en"])?.trimmedWhitespace ?? ""
         return name.isEmpty ? RowRejection("a POI without a name", skip: true) : nil
     }
 

@@ -139,7 +139,7 @@ public enum OSMTags {
                       importedAt: Date) -> Result<Place, RowRejection> {
         let categories = categories(tags)
         guard !categories.isEmpty else { return .failure(RowRejection("no POI tag", skip: true)) }
-        guard let name = (tags["name"] ?? tags["name:en"]).map({ $0.trimmingCharacters(in: .whitespaces) }), !name.isEmpty else {
+        guard let name = (tags["name"] ?? tags["name:en"]).map(\.trimmedWhitespace), !name.isEmpty else {
             return .failure(RowRejection("unnamed", skip: true))
         }
         var kept: [String: String] = [:]

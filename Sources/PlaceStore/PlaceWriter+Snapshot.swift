@@ -19,6 +19,11 @@ extension PlaceWriter {
             DELETE FROM temp.snapshot_seen;
             """)
         snapshotSource = source
+        let existing = try index.statement("SELECT 1 FROM places WHERE source = ?1 LIMIT 1")
+        existing.reset()
+        existing.bind(source, at: 1)
+        snapshotIsFresh = try !existing.step()
+        existing.reset()
     }
 
     /// Writes the places that are new or differ from what is stored, and remembers every id for
@@ -29,6 +34,14 @@ extension PlaceWriter {
             throw PlaceStoreError.invalidArgument("merge needs beginSnapshot(source:) first")
         }
         var counts = SnapshotCounts()
+        if snapshotIsFresh {
+            // Nothing of the source to compare with or to remove later: write straight away. An
+            // id seen twice in the dump, or held by another source, is an update.
+            let written = try upsertCounting(places)
+            counts.added = written.inserted
+            counts.updated = written.updated
+            return counts
+        }
         let lookup = try index.statement("SELECT source, name, lat, lon, details FROM places WHERE id = ?1")
         let remember = try index.statement("INSERT OR IGNORE INTO temp.snapshot_seen (id) VALUES (?1)")
         var changed: [Place] = []
@@ -68,11 +81,14 @@ extension PlaceWriter {
         guard let source = snapshotSource else {
             throw PlaceStoreError.invalidArgument("finishSnapshot needs beginSnapshot(source:) first")
         }
-        let delete = try index.statement("DELETE FROM places WHERE source = ?1 AND id NOT IN (SELECT id FROM temp.snapshot_seen)")
-        delete.reset()
-        delete.bind(source, at: 1)
-        try delete.run()
-        let removed = index.connection.changes
+        var removed = 0
+        if !snapshotIsFresh {
+            let delete = try index.statement("DELETE FROM places WHERE source = ?1 AND id NOT IN (SELECT id FROM temp.snapshot_seen)")
+            delete.reset()
+            delete.bind(source, at: 1)
+            try delete.run()
+            removed = index.connection.changes
+        }
         try index.connection.execute("DROP TABLE temp.snapshot_seen")
         snapshotSource = nil
         return removed

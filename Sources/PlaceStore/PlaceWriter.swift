@@ -5,19 +5,27 @@ import PlaceModel
 /// Writes inside one transaction of ``SpatiaLitePlaceIndex/write(_:)``. Valid only inside that
 /// closure.
 ///
-/// A transaction whose first upsert finds the index empty is a bulk load: the spatial index and
-/// name index triggers are switched off while rows go in, and both indexes are built in one pass
-/// before the commit (about twice as fast as row by row). It is all one transaction, so a failure
-/// or a kill still leaves the previous contents, triggers included.
+/// A transaction whose first upsert finds the index empty is a bulk load: the triggers on
+/// `places` (SpatiaLite's geometry checks, timestamps and spatial-index upkeep, the name index's)
+/// are set aside while rows go in; before the commit the spatial index is built as a packed
+/// R*Tree (``PackedRTree``), the name index in one pass, and the triggers are put back exactly as
+/// they were. Every row's geometry is made by `MakePoint` from validated coordinates, so the
+/// checks the geometry triggers would make hold by construction. It is all one transaction, so a
+/// failure or a kill still leaves the previous contents, triggers included.
 public final class PlaceWriter {
     let index: SpatiaLitePlaceIndex
     private var decidedBulk = false
     private(set) var isBulkLoad = false
-    /// The highest pk written so far: a new row's rowid is always above it, so a returned pk at
-    /// or below it means the upsert updated a row, whose old categories must go.
-    private var highestPK: Int64 = 0
+    /// The triggers set aside during a bulk load, to recreate verbatim.
+    private var setAsideTriggers: [String] = []
+    /// The highest pk in the table (read at the first upsert, then kept up to date): a new row's
+    /// rowid is always above it, so a returned pk at or below it means the upsert updated an
+    /// existing row, whose old categories must go.
+    private var highestPK: Int64?
     /// The source of the snapshot under way (``beginSnapshot(source:)``).
     var snapshotSource: String?
+    /// True when the snapshot's source had no places when it began: nothing to compare or remove.
+    var snapshotIsFresh = false
 
     init(index: SpatiaLitePlaceIndex) { self.index = index }
 
@@ -28,23 +36,27 @@ public final class PlaceWriter {
         guard batchSize >= 1000, try index.connection.scalarInt("SELECT count(*) FROM (SELECT 1 FROM places LIMIT 1)") == 0 else {
             return
         }
-        try index.connection.execute("SELECT DisableSpatialIndex('places', 'geom')")
-        for trigger in Schema.ftsTriggerNames { try index.connection.execute("DROP TRIGGER \(trigger)") }
+        let triggers = try index.connection.prepare("SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'places'")
+        var names: [String] = []
+        while try triggers.step() {
+            names.append(triggers.text(0) ?? "")
+            setAsideTriggers.append(triggers.text(1) ?? "")
+        }
+        for name in names { try index.connection.execute("DROP TRIGGER \"\(name)\"") }
         isBulkLoad = true
     }
 
     /// Builds what a bulk load deferred. Called by ``SpatiaLitePlaceIndex/write(_:)`` before COMMIT.
     func finish() throws {
         guard isBulkLoad else { return }
+        try PackedRTree.build(index.connection)
+        try index.connection.execute("INSERT INTO places_fts (places_fts) VALUES ('rebuild')")
+        for sql in setAsideTriggers { try index.connection.execute(sql) }
         try index.connection.execute("""
-            DROP TABLE idx_places_geom;
-            SELECT CreateSpatialIndex('places', 'geom');
-            INSERT INTO places_fts (places_fts) VALUES ('rebuild');
-            \(Schema.ftsTriggers)
+            UPDATE geometry_columns_time SET last_insert = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
+            WHERE f_table_name = 'places' AND f_geometry_column = 'geom'
             """)
-        guard try index.connection.scalarInt("SELECT spatial_index_enabled FROM geometry_columns WHERE f_table_name = 'places'") == 1 else {
-            throw PlaceStoreError.sqlite(code: 0, message: "the spatial index could not be rebuilt", sql: nil)
-        }
+        setAsideTriggers = []
         isBulkLoad = false
     }
 
@@ -53,6 +65,12 @@ public final class PlaceWriter {
     /// - Returns: how many places were written.
     @discardableResult
     public func upsert(_ places: [Place]) throws -> Int {
+        let counts = try upsertCounting(places)
+        return counts.inserted + counts.updated
+    }
+
+    /// Upserts and tells new rows from rewritten ones.
+    func upsertCounting(_ places: [Place]) throws -> (inserted: Int, updated: Int) {
         let ordered = places
             .map { (HilbertCurve.index(latitude: $0.coordinate.latitude, longitude: $0.coordinate.longitude), $0) }
             .sorted { $0.0 < $1.0 }
@@ -60,6 +78,9 @@ public final class PlaceWriter {
         let insert = try index.statement(PlaceRowCodec.insertSQL)
         let clearCategories = try index.statement("DELETE FROM place_categories WHERE pk = ?1")
         let addCategory = try index.statement("INSERT OR IGNORE INTO place_categories (category, pk) VALUES (?1, ?2)")
+        var highest = try highestPK ?? index.connection.scalarInt("SELECT coalesce(max(pk), 0) FROM places") ?? 0
+        defer { highestPK = highest }
+        var updated = 0
         for (_, place) in ordered {
             try PlaceRowCodec.bind(place, to: insert)
             guard try insert.step() else {
@@ -67,12 +88,13 @@ public final class PlaceWriter {
             }
             let pk = insert.int64(0)
             try insert.run()
-            if !isBulkLoad || pk <= highestPK {  // a fresh row in a bulk load has nothing to clear
+            if pk <= highest {  // an existing row: its old categories go
+                updated += 1
                 clearCategories.reset()
                 clearCategories.bind(pk, at: 1)
                 try clearCategories.run()
             }
-            highestPK = max(highestPK, pk)
+            highest = max(highest, pk)
             for category in place.categories {
                 addCategory.reset()
                 addCategory.bind(category.identifier, at: 1)
@@ -81,7 +103,7 @@ public final class PlaceWriter {
             }
         }
         insert.reset()
-        return ordered.count
+        return (ordered.count - updated, updated)
     }
 
     /// Deletes places by id. - Returns: how many existed.
