@@ -21,7 +21,7 @@ import PlaceModel
 /// their own and hand records over through a bounded queue, so decoding the file overlaps with
 /// writing the index.
 final class OSMDumpReader: DumpReader {
-    private let queue = RecordQueue(capacity: 8192)
+    private let queue = BoundedQueue<DumpRecord>(capacity: 8192)
 
     init(path: String, importedAt: Date) throws {
         let input = try OSMInput(path: path)
@@ -107,7 +107,7 @@ final class OSMScan: @unchecked Sendable {
     let path: String
     let input: OSMInput
     let importedAt: Date
-    let queue: RecordQueue
+    let queue: BoundedQueue<DumpRecord>
     var phase = Phase.waysAndRelations
     var ways: [PendingWay] = []
     var relations: [PendingRelation] = []
@@ -117,7 +117,7 @@ final class OSMScan: @unchecked Sendable {
     /// Set when the consumer went away: the callbacks ask readosm to stop.
     var cancelled = false
 
-    init(path: String, input: OSMInput, importedAt: Date, queue: RecordQueue) {
+    init(path: String, input: OSMInput, importedAt: Date, queue: BoundedQueue<DumpRecord>) {
         self.path = path
         self.input = input
         self.importedAt = importedAt
@@ -345,64 +345,5 @@ final class OSMScan: @unchecked Sendable {
             result![key] = String(cString: valuePointer)
         }
         return result
-    }
-}
-
-/// A bounded hand-over of records from a producer thread to the importing thread.
-final class RecordQueue: @unchecked Sendable {
-    private let condition = NSCondition()
-    private var items: [DumpRecord] = []
-    private var head = 0
-    private var finished = false
-    private var failure: (any Error)?
-    private var cancelled = false
-    private let capacity: Int
-
-    init(capacity: Int) { self.capacity = capacity }
-
-    /// Waits while the queue is full; false when the consumer cancelled.
-    func push(_ record: DumpRecord) -> Bool {
-        condition.lock()
-        defer { condition.unlock() }
-        while items.count - head >= capacity && !cancelled { condition.wait() }
-        guard !cancelled else { return false }
-        items.append(record)
-        condition.broadcast()
-        return true
-    }
-
-    /// The producer is done, with the error that stopped it if any.
-    func finish(error: (any Error)?) {
-        condition.lock()
-        finished = true
-        failure = error
-        condition.broadcast()
-        condition.unlock()
-    }
-
-    /// The next record; nil at the end; the producer's error if it failed.
-    func pop() throws -> DumpRecord? {
-        condition.lock()
-        defer { condition.unlock() }
-        while head == items.count && !finished { condition.wait() }
-        if head < items.count {
-            let record = items[head]
-            head += 1
-            if head >= 4096 && head * 2 >= items.count {
-                items.removeFirst(head)
-                head = 0
-            }
-            condition.broadcast()
-            return record
-        }
-        if let failure { throw failure }
-        return nil
-    }
-
-    func cancel() {
-        condition.lock()
-        cancelled = true
-        condition.broadcast()
-        condition.unlock()
     }
 }

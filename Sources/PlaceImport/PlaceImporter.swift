@@ -77,43 +77,37 @@ public enum PlaceImporter {
                                   progress: ((_ rows: Int, _ fraction: Double?) -> Void)? = nil) throws -> ImportSummary {
         let started = Date()
         let sourceName = source ?? format.source
-        var reader = try format.reader(path: path, importedAt: started, source: sourceName, mapping: options.mapping,
+        let reader = try format.reader(path: path, importedAt: started, source: sourceName, mapping: options.mapping,
                                        columns: options.columns)
         var summary = ImportSummary(file: (path as NSString).lastPathComponent, format: format.rawValue, source: sourceName,
                                     rowsRead: 0, added: 0, updated: 0, unchanged: 0, removed: 0, rejected: 0,
                                     problems: [], seconds: 0)
         var problems: [RowProblem] = []
+        // Reading, parsing and encoding run on a thread of their own, writing on this one.
+        let pipeline = ReadingPipeline(reader: reader, source: sourceName, batchSize: options.batchSize,
+                                       problemsToKeep: max(options.problemsToReport, 5))
+        defer { pipeline.cancel() }
         try index.write { writer in
             try writer.beginSnapshot(source: sourceName)
-            var batch: [Place] = []
-            batch.reserveCapacity(options.batchSize)
-            func flush() throws {
-                let counts = try writer.merge(batch)
+            var reported = 0
+            while let chunk = try pipeline.next() {
+                summary.rowsRead += chunk.rows
+                summary.skipped += chunk.skipped
+                summary.rejected += chunk.rejected
+                problems += chunk.problems
+                if options.strict && chunk.rejected > 0 {
+                    throw ImportError.tooManyRejects(rejected: summary.rejected, total: summary.rowsRead, maximumRatio: 0,
+                                                     firstProblems: problems)
+                }
+                let counts = try writer.merge(encoded: chunk.places)
                 summary.added += counts.added
                 summary.updated += counts.updated
                 summary.unchanged += counts.unchanged
-                batch.removeAll(keepingCapacity: true)
-            }
-            while let record = try reader.next() {
-                summary.rowsRead += 1
-                if let progress, summary.rowsRead % 50_000 == 0 { progress(summary.rowsRead, reader.progress) }
-                switch record {
-                case .place(var place):
-                    if place.provenance.source != sourceName { place.provenance.source = sourceName }
-                    batch.append(place)
-                    if batch.count >= options.batchSize { try flush() }
-                case .skipped:
-                    summary.skipped += 1
-                case .rejected(let problem):
-                    summary.rejected += 1
-                    if problems.count < max(options.problemsToReport, 5) { problems.append(problem) }
-                    if options.strict {
-                        throw ImportError.tooManyRejects(rejected: 1, total: summary.rowsRead, maximumRatio: 0,
-                                                         firstProblems: problems)
-                    }
+                if let progress, summary.rowsRead / 50_000 > reported {
+                    reported = summary.rowsRead / 50_000
+                    progress(summary.rowsRead, chunk.progress)
                 }
             }
-            try flush()
             // An empty dump would empty the source: refuse, as a truncated download looks just like it.
             guard summary.rowsRead > 0 else { throw ImportError.emptyFile(path: path) }
             if Double(summary.rejected) / Double(summary.rowsRead) > options.maximumRejectRatio {

@@ -30,6 +30,11 @@ extension PlaceWriter {
     /// ``finishSnapshot()``. A place counts as unchanged when everything but its import time is
     /// equal; unchanged rows are not rewritten (and keep their import time).
     public func merge(_ places: [Place]) throws -> SnapshotCounts {
+        try merge(encoded: try places.map(EncodedPlace.init))
+    }
+
+    /// ``merge(_:)`` for places encoded beforehand (on another thread, say).
+    public func merge(encoded places: [EncodedPlace]) throws -> SnapshotCounts {
         guard snapshotSource != nil else {
             throw PlaceStoreError.invalidArgument("merge needs beginSnapshot(source:) first")
         }
@@ -44,9 +49,10 @@ extension PlaceWriter {
         }
         let lookup = try index.statement("SELECT source, name, lat, lon, details FROM places WHERE id = ?1")
         let remember = try index.statement("INSERT OR IGNORE INTO temp.snapshot_seen (id) VALUES (?1)")
-        var changed: [Place] = []
+        var changed: [EncodedPlace] = []
         changed.reserveCapacity(places.count)
-        for place in places {
+        for encoded in places {
+            let place = encoded.place
             remember.reset()
             remember.bind(place.id.rawValue, at: 1)
             try remember.run()
@@ -54,7 +60,7 @@ extension PlaceWriter {
             lookup.bind(place.id.rawValue, at: 1)
             guard try lookup.step() else {
                 counts.added += 1
-                changed.append(place)
+                changed.append(encoded)
                 continue
             }
             // Encode the new place with the stored import time: equal bytes mean equal content.
@@ -67,11 +73,11 @@ extension PlaceWriter {
                 counts.unchanged += 1
             } else {
                 counts.updated += 1
-                changed.append(place)
+                changed.append(encoded)
             }
         }
         lookup.reset()
-        try upsert(changed)
+        _ = try upsertCounting(changed)
         return counts
     }
 

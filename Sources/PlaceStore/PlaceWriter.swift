@@ -65,15 +65,22 @@ public final class PlaceWriter {
     /// - Returns: how many places were written.
     @discardableResult
     public func upsert(_ places: [Place]) throws -> Int {
-        let counts = try upsertCounting(places)
+        let counts = try upsertCounting(try places.map(EncodedPlace.init))
         return counts.inserted + counts.updated
     }
 
     /// Upserts and tells new rows from rewritten ones.
-    func upsertCounting(_ places: [Place]) throws -> (inserted: Int, updated: Int) {
-        let ordered = places
-            .map { (HilbertCurve.index(latitude: $0.coordinate.latitude, longitude: $0.coordinate.longitude), $0) }
-            .sorted { $0.0 < $1.0 }
+    func upsertCounting(_ places: [EncodedPlace]) throws -> (inserted: Int, updated: Int) {
+        // The batch is written in Hilbert order, not its own: of an id given twice, only the last
+        // is written (the earlier one counts as written, then updated).
+        var seen = Set<String>(minimumCapacity: places.count)
+        var superseded = 0
+        var latest: [EncodedPlace] = []
+        latest.reserveCapacity(places.count)
+        for encoded in places.reversed() {
+            if seen.insert(encoded.place.id.rawValue).inserted { latest.append(encoded) } else { superseded += 1 }
+        }
+        let ordered = latest.sorted { $0.hilbert < $1.hilbert }
         try considerBulkLoad(batchSize: places.count)
         let insert = try index.statement(PlaceRowCodec.insertSQL)
         let clearCategories = try index.statement("DELETE FROM place_categories WHERE pk = ?1")
@@ -81,13 +88,20 @@ public final class PlaceWriter {
         var highest = try highestPK ?? index.connection.scalarInt("SELECT coalesce(max(pk), 0) FROM places") ?? 0
         defer { highestPK = highest }
         var updated = 0
-        for (_, place) in ordered {
-            try PlaceRowCodec.bind(place, to: insert)
-            guard try insert.step() else {
-                throw PlaceStoreError.sqlite(code: 0, message: "upsert returned no row", sql: PlaceRowCodec.insertSQL)
+        let append = isBulkLoad ? try index.statement(PlaceRowCodec.appendSQL) : nil
+        for encoded in ordered {
+            let place = encoded.place
+            let pk: Int64
+            if let append, let appended = try self.append(encoded, with: append) {
+                pk = appended
+            } else {
+                PlaceRowCodec.bind(encoded, to: insert)
+                guard try insert.step() else {
+                    throw PlaceStoreError.sqlite(code: 0, message: "upsert returned no row", sql: PlaceRowCodec.insertSQL)
+                }
+                pk = insert.int64(0)
+                try insert.run()
             }
-            let pk = insert.int64(0)
-            try insert.run()
             if pk <= highest {  // an existing row: its old categories go
                 updated += 1
                 clearCategories.reset()
@@ -103,7 +117,22 @@ public final class PlaceWriter {
             }
         }
         insert.reset()
-        return (ordered.count - updated, updated)
+        return (ordered.count - updated, updated + superseded)
+    }
+
+    /// Inserts a row that is new; nil when its id exists already (a constraint error), for the
+    /// caller to upsert instead.
+    private func append(_ encoded: EncodedPlace, with statement: SQLiteStatement) throws -> Int64? {
+        PlaceRowCodec.bind(encoded, to: statement)
+        let place = encoded.place
+        statement.bind(blob: PlaceRowCodec.pointGeometry(longitude: place.coordinate.longitude, latitude: place.coordinate.latitude), at: 7)
+        do {
+            try statement.run()
+        } catch PlaceStoreError.sqlite(let code, _, _) where code & 0xFF == 19 /* SQLITE_CONSTRAINT */ {
+            statement.reset()
+            return nil
+        }
+        return index.connection.lastInsertRowID
     }
 
     /// Deletes places by id. - Returns: how many existed.

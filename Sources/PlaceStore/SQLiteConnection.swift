@@ -93,6 +93,8 @@ final class SQLiteConnection {
     }
 
     var changes: Int { Int(sqlite3_changes(handle)) }
+    /// The rowid of the last row inserted on this connection.
+    var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
 
     /// True outside an explicit transaction.
     var isAutocommit: Bool { sqlite3_get_autocommit(handle) != 0 }

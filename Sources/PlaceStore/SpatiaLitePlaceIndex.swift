@@ -53,7 +53,7 @@ public final class SpatiaLitePlaceIndex: PlaceIndex, @unchecked Sendable {
         if !exists && mode != .createIfMissing { throw PlaceStoreError.indexNotFound(path: path) }
         connection = try SQLiteConnection(path: path, readOnly: isReadOnly, create: mode == .createIfMissing)
         try connection.execute("""
-            PRAGMA synchronous = NORMAL; PRAGMA cache_size = -131072; PRAGMA temp_store = MEMORY;
+            PRAGMA synchronous = NORMAL; PRAGMA cache_size = -262144; PRAGMA temp_store = MEMORY;
             PRAGMA mmap_size = 4294967296;
             """)
         if isReadOnly {

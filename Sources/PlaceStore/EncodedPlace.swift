@@ -1,0 +1,21 @@
+import GeoCore
+import PlaceModel
+
+/// A place with its stored form worked out: the `details` record and its Hilbert-curve key.
+///
+/// Encoding is most of the per-place work of a write that is not SQLite's, and it needs no
+/// connection, so an importer can encode on one thread while another writes
+/// (``PlaceWriter/merge(encoded:)``).
+public struct EncodedPlace: Sendable {
+    public let place: Place
+    let details: [UInt8]?
+    let hilbert: UInt32
+
+    /// Encodes `place`.
+    /// - Throws: ``PlaceStoreError`` when a field cannot be stored.
+    public init(_ place: Place) throws {
+        self.place = place
+        details = try PlaceDetailsCodec.encode(place)
+        hilbert = HilbertCurve.index(latitude: place.coordinate.latitude, longitude: place.coordinate.longitude)
+    }
+}
