@@ -7,15 +7,16 @@ import GeoCore
 /// need. Shapes that cross the antimeridian are unwrapped first.
 enum Centroid {
     /// The centroid of a GeoJSON geometry object, or a reason it has none.
-    static func of(_ geometry: [String: Any]) -> Result<Coordinate, RowRejectionReason> {
-        let type = geometry["type"] as? String ?? "missing"
+    static func of(_ geometry: [String: JSONValue]) -> Result<Coordinate, RowRejectionReason> {
+        let type = geometry["type"]?.stringValue ?? "missing"
         let coordinates = geometry["coordinates"]
-        func positions(_ value: Any?) -> [(Double, Double)]? {
-            guard let list = value as? [Any] else { return nil }
+        func list(_ value: JSONValue?) -> [JSONValue] { if case .array(let items)? = value { return items } else { return [] } }
+        func positions(_ value: JSONValue?) -> [(Double, Double)]? {
+            guard case .array(let items)? = value else { return nil }
             var result: [(Double, Double)] = []
-            for item in list {
-                guard let pair = item as? [Any], pair.count >= 2,
-                      let lon = (pair[0] as? NSNumber)?.doubleValue, let lat = (pair[1] as? NSNumber)?.doubleValue else { return nil }
+            for item in items {
+                guard case .array(let pair) = item, pair.count >= 2,
+                      let lon = pair[0].doubleValue, let lat = pair[1].doubleValue else { return nil }
                 result.append((lon, lat))
             }
             return result.isEmpty ? nil : result
@@ -26,9 +27,9 @@ enum Centroid {
         switch type {
         case "MultiPoint": points = positions(coordinates) ?? []
         case "LineString": lines = positions(coordinates).map { [$0] } ?? []
-        case "MultiLineString": lines = (coordinates as? [Any] ?? []).compactMap(positions)
-        case "Polygon": rings = (coordinates as? [Any])?.first.flatMap(positions).map { [$0] } ?? []
-        case "MultiPolygon": rings = (coordinates as? [Any] ?? []).compactMap { ($0 as? [Any])?.first.flatMap(positions) }
+        case "MultiLineString": lines = list(coordinates).compactMap(positions)
+        case "Polygon": rings = list(coordinates).first.flatMap(positions).map { [$0] } ?? []
+        case "MultiPolygon": rings = list(coordinates).compactMap { list($0).first.flatMap(positions) }
         default: return .failure(RowRejectionReason("geometry type \(type) is not supported"))
         }
         return of(points: points, lines: lines, rings: rings, kind: type)

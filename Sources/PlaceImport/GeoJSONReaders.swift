@@ -25,16 +25,18 @@ struct FeatureDecoder {
 
     func record(_ bytes: some Collection<UInt8>, line: Int) -> DumpRecord {
         func reject(_ reason: String) -> DumpRecord { .rejected(RowProblem(line: line, reason: reason)) }
-        guard let object = (try? JSONSerialization.jsonObject(with: Data(bytes))) as? [String: Any] else {
-            return reject("not a JSON object")
+        let parsed: JSONValue
+        do { parsed = try JSONScanner.parse(bytes) } catch { return reject(error.description) }
+        guard case .object(let object) = parsed else { return reject("not a JSON object") }
+        guard object["type"]?.stringValue == "Feature" else {
+            return reject("not a GeoJSON Feature (type is \(object["type"].flatMap(Self.text) ?? "missing"))")
         }
-        guard object["type"] as? String == "Feature" else { return reject("not a GeoJSON Feature (type is \(object["type"] ?? "missing"))") }
-        guard let geometry = object["geometry"] as? [String: Any] else { return reject("the feature has no geometry") }
-        let geometryType = geometry["type"] as? String ?? "missing"
+        guard case .object(let geometry)? = object["geometry"] else { return reject("the feature has no geometry") }
+        let geometryType = geometry["type"]?.stringValue ?? "missing"
         let coordinate: Coordinate
         if geometryType == "Point" {
-            guard let position = geometry["coordinates"] as? [Any], position.count >= 2,
-                  let longitude = (position[0] as? NSNumber)?.doubleValue, let latitude = (position[1] as? NSNumber)?.doubleValue else {
+            guard case .array(let position)? = geometry["coordinates"], position.count >= 2,
+                  let longitude = position[0].doubleValue, let latitude = position[1].doubleValue else {
                 return reject("Point coordinates must be [longitude, latitude]")
             }
             do { coordinate = try Coordinate(latitude: latitude, longitude: longitude) } catch { return reject(String(describing: error)) }
@@ -45,11 +47,12 @@ struct FeatureDecoder {
             case .failure(let reason): return reject(reason.text)
             }
         }
-        let properties = object["properties"] as? [String: Any] ?? [:]
-        guard let localID = Self.text(properties[mapping.idField]) ?? Self.text(object["id"]), !localID.isEmpty else {
+        var properties: [String: JSONValue] = [:]
+        if case .object(let members)? = object["properties"] { properties = members }
+        guard let localID = properties[mapping.idField].flatMap(Self.text) ?? object["id"].flatMap(Self.text), !localID.isEmpty else {
             return reject("no id: neither property '\(mapping.idField)' nor the feature's id is set")
         }
-        guard let name = Self.text(properties[mapping.nameField]), !name.isEmpty else {
+        guard let name = properties[mapping.nameField].flatMap(Self.text), !name.isEmpty else {
             return reject("no name: property '\(mapping.nameField)' is missing or empty")
         }
         let id: PlaceID
@@ -57,7 +60,13 @@ struct FeatureDecoder {
         var categories: [Category] = []
         var unknownCategories: [String] = []
         let rawCategories = properties[mapping.categoryField] ?? (mapping.categoryField == "category" ? properties["categories"] : nil)
-        for value in (rawCategories as? [Any] ?? (rawCategories.map { [$0] } ?? [])) {
+        let categoryValues: [JSONValue]
+        switch rawCategories {
+        case .array(let values)?: categoryValues = values
+        case let value?: categoryValues = [value]
+        case nil: categoryValues = []
+        }
+        for value in categoryValues {
             guard let text = Self.text(value) else { continue }
             if let category = try? Category(text) { categories.append(category) } else { unknownCategories.append(text) }
         }
@@ -73,15 +82,13 @@ struct FeatureDecoder {
     }
 
     /// Strings as they are, numbers and booleans as their JSON text; nil for anything else.
-    static func text(_ value: Any?) -> String? {
+    static func text(_ value: JSONValue) -> String? {
         switch value {
-        case let text as String: return text
-        case let number as NSNumber:
-            // JSON booleans arrive as a distinct NSNumber subclass (`is Bool` is true for 0 and 1 too).
-            if String(describing: type(of: number)).contains("Boolean") { return number.boolValue ? "true" : "false" }
-            let double = number.doubleValue
-            return double == double.rounded() && abs(double) < 1e15 ? String(Int64(double)) : String(double)
-        default: return nil
+        case .string(let text): return text
+        case .int(let integer): return String(integer)
+        case .double(let double): return double == double.rounded() && abs(double) < 1e15 ? String(Int64(double)) : String(double)
+        case .bool(let flag): return flag ? "true" : "false"
+        case .null, .array, .object: return nil
         }
     }
 }

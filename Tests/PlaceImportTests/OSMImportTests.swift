@@ -192,3 +192,21 @@ func haversineKilometres(_ a: Coordinate, _ b: Coordinate) -> Double {
         #expect(lines == [[7, 8]])
     }
 }
+
+@Suite struct JSONScannerTests {
+    func parse(_ text: String) throws -> JSONValue { try JSONScanner.parse(Array(text.utf8)) }
+
+    @Test func parsesWhatRFC8259Allows() throws {
+        #expect(try parse(#" {"a": [1, -2.5e3, true, false, null, "x"], "b": {}} "#)
+                == .object(["a": .array([.int(1), .double(-2500), .bool(true), .bool(false), .null, .string("x")]), "b": .object([:])]))
+        #expect(try parse(#""tab\there \"q\" \\ \/ \u00e9 \ud83d\ude00""#) == .string("tab\there \"q\" \\ / é 😀"))
+        #expect(try parse("[]") == .array([]) && parse("0") == .int(0) && parse("-0.0") == .double(-0.0))
+        #expect(try parse("12345678901234567890") == .double(12345678901234567890))  // too big for Int64
+        #expect(try parse(#""Zürich""#) == .string("Zürich"))
+    }
+
+    @Test(arguments: ["", "{", #"{"a" 1}"#, #"{"a":1,}"#, "[1 2]", "tru", #""open"#, "01x", "-", #"{"a":1} x"#, #""\q""#, "\"a\u{01}b\"", "1e999"])
+    func rejectsMalformedText(_ text: String) {
+        #expect(throws: JSONScanner.SyntaxError.self) { try parse(text) }
+    }
+}

@@ -393,7 +393,7 @@ func write(_ text: String, to url: URL) throws -> String {
 
 @Suite struct CentroidTests {
     func centre(_ json: String) throws -> Coordinate {
-        let geometry = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
+        guard case .object(let geometry) = try JSONScanner.parse(Array(json.utf8)) else { throw JSONScanner.SyntaxError(offset: 0, expected: "an object") }
         return try Centroid.of(geometry).mapError { $0 as any Error }.get()
     }
 
@@ -430,7 +430,7 @@ func write(_ text: String, to url: URL) throws -> String {
     }
 
     @Test func unsupportedGeometriesAreRejectedWithTheirType() throws {
-        let geometry: [String: Any] = ["type": "GeometryCollection", "geometries": []]
+        let geometry: [String: JSONValue] = ["type": .string("GeometryCollection"), "geometries": .array([])]
         guard case .failure(let reason) = Centroid.of(geometry) else { Issue.record("accepted"); return }
         #expect(reason.text.contains("GeometryCollection"))
     }

@@ -1,0 +1,205 @@
+import GeoCore
+
+/// A small JSON parser for one GeoJSON feature at a time: bytes in, ``JSONValue`` out.
+///
+/// Foundation's `JSONSerialization` builds `NSNumber`s and bridged dictionaries and took two
+/// thirds of a GeoJSONSeq import; this reads the bytes once, without bridging. RFC 8259: any
+/// value at the top, strings with every escape (surrogate pairs joined), numbers as `Int64` when
+/// they are integers that fit, else `Double`. Errors say what was expected and at which byte.
+struct JSONScanner {
+    struct SyntaxError: Error, CustomStringConvertible {
+        let offset: Int
+        let expected: String
+        var description: String { "malformed JSON at byte \(offset + 1): expected \(expected)" }
+    }
+
+    private let bytes: UnsafeBufferPointer<UInt8>
+    private var position = 0
+
+    /// Parses one JSON text that fills `bytes` (surrounding whitespace allowed).
+    static func parse(_ bytes: some Collection<UInt8>) throws(SyntaxError) -> JSONValue {
+        let result: Result<JSONValue, SyntaxError>? = bytes.withContiguousStorageIfAvailable { buffer in
+            var scanner = JSONScanner(bytes: buffer)
+            return Result { () throws(SyntaxError) -> JSONValue in try scanner.document() }
+        }
+        if let result { return try result.get() }
+        return try parse(Array(bytes))
+    }
+
+    private init(bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
+
+    private mutating func document() throws(SyntaxError) -> JSONValue {
+        let value = try self.value()
+        skipWhitespace()
+        guard position == bytes.count else { throw SyntaxError(offset: position, expected: "the end of the text") }
+        return value
+    }
+
+    private mutating func skipWhitespace() {
+        while position < bytes.count, bytes[position] == 0x20 || bytes[position] == 0x0A || bytes[position] == 0x0D || bytes[position] == 0x09 {
+            position += 1
+        }
+    }
+
+    private mutating func value() throws(SyntaxError) -> JSONValue {
+        skipWhitespace()
+        guard position < bytes.count else { throw SyntaxError(offset: position, expected: "a value") }
+        switch bytes[position] {
+        case UInt8(ascii: "{"): return try object()
+        case UInt8(ascii: "["): return try array()
+        case UInt8(ascii: "\""): return .string(try string())
+        case UInt8(ascii: "t"): try literal("true"); return .bool(true)
+        case UInt8(ascii: "f"): try literal("false"); return .bool(false)
+        case UInt8(ascii: "n"): try literal("null"); return .null
+        default: return try number()
+        }
+    }
+
+    private mutating func literal(_ word: StaticString) throws(SyntaxError) {
+        let count = word.utf8CodeUnitCount
+        guard position + count <= bytes.count,
+              (0..<count).allSatisfy({ bytes[position + $0] == word.utf8Start[$0] }) else {
+            throw SyntaxError(offset: position, expected: "a value")
+        }
+        position += count
+    }
+
+    private mutating func object() throws(SyntaxError) -> JSONValue {
+        position += 1
+        var members: [String: JSONValue] = [:]
+        skipWhitespace()
+        if position < bytes.count && bytes[position] == UInt8(ascii: "}") {
+            position += 1
+            return .object(members)
+        }
+        while true {
+            skipWhitespace()
+            guard position < bytes.count, bytes[position] == UInt8(ascii: "\"") else {
+                throw SyntaxError(offset: position, expected: "a member name in quotes")
+            }
+            let key = try string()
+            skipWhitespace()
+            guard position < bytes.count, bytes[position] == UInt8(ascii: ":") else { throw SyntaxError(offset: position, expected: "':'") }
+            position += 1
+            members[key] = try value()
+            skipWhitespace()
+            guard position < bytes.count else { throw SyntaxError(offset: position, expected: "',' or '}'") }
+            if bytes[position] == UInt8(ascii: ",") { position += 1; continue }
+            if bytes[position] == UInt8(ascii: "}") { position += 1; return .object(members) }
+            throw SyntaxError(offset: position, expected: "',' or '}'")
+        }
+    }
+
+    private mutating func array() throws(SyntaxError) -> JSONValue {
+        position += 1
+        var elements: [JSONValue] = []
+        skipWhitespace()
+        if position < bytes.count && bytes[position] == UInt8(ascii: "]") {
+            position += 1
+            return .array(elements)
+        }
+        while true {
+            elements.append(try value())
+            skipWhitespace()
+            guard position < bytes.count else { throw SyntaxError(offset: position, expected: "',' or ']'") }
+            if bytes[position] == UInt8(ascii: ",") { position += 1; continue }
+            if bytes[position] == UInt8(ascii: "]") { position += 1; return .array(elements) }
+            throw SyntaxError(offset: position, expected: "',' or ']'")
+        }
+    }
+
+    private mutating func string() throws(SyntaxError) -> String {
+        position += 1
+        let start = position
+        // Fast path: no escapes.
+        while position < bytes.count {
+            let byte = bytes[position]
+            if byte == UInt8(ascii: "\"") {
+                defer { position += 1 }
+                return String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<position]), as: UTF8.self)
+            }
+            if byte == UInt8(ascii: "\\") { break }
+            if byte < 0x20 { throw SyntaxError(offset: position, expected: "no control characters inside a string") }
+            position += 1
+        }
+        var decoded = Array(bytes[start..<position])
+        while position < bytes.count {
+            let byte = bytes[position]
+            position += 1
+            switch byte {
+            case UInt8(ascii: "\""):
+                return String(decoding: decoded, as: UTF8.self)
+            case UInt8(ascii: "\\"):
+                guard position < bytes.count else { break }
+                let escape = bytes[position]
+                position += 1
+                switch escape {
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): decoded.append(escape)
+                case UInt8(ascii: "b"): decoded.append(0x08)
+                case UInt8(ascii: "f"): decoded.append(0x0C)
+                case UInt8(ascii: "n"): decoded.append(0x0A)
+                case UInt8(ascii: "r"): decoded.append(0x0D)
+                case UInt8(ascii: "t"): decoded.append(0x09)
+                case UInt8(ascii: "u"):
+                    var scalar = try hex4()
+                    if (0xD800..<0xDC00).contains(scalar), position + 1 < bytes.count,
+                       bytes[position] == UInt8(ascii: "\\"), bytes[position + 1] == UInt8(ascii: "u") {
+                        position += 2
+                        let low = try hex4()
+                        if (0xDC00..<0xE000).contains(low) { scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00) }
+                    }
+                    decoded.append(contentsOf: Array(String(Unicode.Scalar(scalar) ?? "\u{FFFD}").utf8))
+                default:
+                    throw SyntaxError(offset: position - 1, expected: "a valid escape (\\\" \\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX)")
+                }
+            default:
+                if byte < 0x20 { throw SyntaxError(offset: position - 1, expected: "no control characters inside a string") }
+                decoded.append(byte)
+            }
+        }
+        throw SyntaxError(offset: position, expected: "the closing quote of a string")
+    }
+
+    private mutating func hex4() throws(SyntaxError) -> UInt32 {
+        guard position + 4 <= bytes.count else { throw SyntaxError(offset: position, expected: "four hex digits") }
+        var value: UInt32 = 0
+        for _ in 0..<4 {
+            let byte = bytes[position]
+            let digit: UInt8
+            switch byte {
+            case 0x30...0x39: digit = byte - 0x30
+            case 0x41...0x46: digit = byte - 0x37
+            case 0x61...0x66: digit = byte - 0x57
+            default: throw SyntaxError(offset: position, expected: "a hex digit")
+            }
+            value = value << 4 | UInt32(digit)
+            position += 1
+        }
+        return value
+    }
+
+    private mutating func number() throws(SyntaxError) -> JSONValue {
+        let start = position
+        var isInteger = true
+        if position < bytes.count && bytes[position] == UInt8(ascii: "-") { position += 1 }
+        let digitsStart = position
+        while position < bytes.count {
+            let byte = bytes[position]
+            if byte >= 0x30 && byte <= 0x39 { position += 1; continue }
+            if byte == UInt8(ascii: ".") || byte == UInt8(ascii: "e") || byte == UInt8(ascii: "E")
+                || ((byte == UInt8(ascii: "+") || byte == UInt8(ascii: "-")) && position > digitsStart) {
+                isInteger = false
+                position += 1
+                continue
+            }
+            break
+        }
+        guard position > digitsStart, bytes[digitsStart] >= 0x30 && bytes[digitsStart] <= 0x39 else {
+            throw SyntaxError(offset: start, expected: "a value")
+        }
+        let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<position]), as: UTF8.self)
+        if isInteger, let integer = Int64(text) { return .int(integer) }
+        guard let double = Double(text), double.isFinite else { throw SyntaxError(offset: start, expected: "a number") }
+        return .double(double)
+    }
+}
