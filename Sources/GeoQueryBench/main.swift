@@ -7,8 +7,12 @@ import PlaceStore
 // shipped cities and prints load rate, file size and query latencies, library against the raw
 // engine baseline (RawBaseline.swift) on the same file in the same run.
 //
+// Then the import rows (ImportBench.swift): the same places as CSV and GeoJSONSeq files
+// imported into fresh indexes, the CSV again with 1 % changed, and ogr2ogr on the same files
+// when it is installed.
+//
 // Options: --places N (default 1000000), --queries N per row (default 2000), --db PATH,
-// --keep (reuse an existing bench index of the right size).
+// --keep (reuse an existing bench index of the right size), --no-import (skip the import rows).
 
 let arguments = CommandLine.arguments
 func option(_ name: String) -> String? {
@@ -19,6 +23,8 @@ let placeCount = Int(option("--places") ?? "") ?? 1_000_000
 let queryCount = Int(option("--queries") ?? "") ?? 2000
 let path = option("--db") ?? ".build/bench-\(placeCount).sqlite"
 let keep = arguments.contains("--keep")
+try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent,
+                                        withIntermediateDirectories: true)
 
 @inline(never) func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
 
@@ -173,3 +179,22 @@ for row in rows {
 print("")
 print("library and raw baseline answers differ in \(mismatches) of \(centres.count * 3) near queries (must be 0)")
 if mismatches > 0 { exit(1) }
+
+if !arguments.contains("--no-import") {
+    print("")
+    print("import of \(placeCount) generated places (one run each; wall clock, reading and writing included):")
+    let importRows = try ImportBench.run(places: places, directory: (path as NSString).deletingLastPathComponent + "/bench-import")
+    print("")
+    print([pad("import", 24), pad("seconds", 8, right: true), pad("rows/s", 9, right: true),
+           pad("ogr2ogr", 8, right: true), pad("speed-up", 8, right: true)].joined(separator: "  "))
+    for row in importRows {
+        var cells = [pad(row.name, 24), pad(String(format: "%.1f", row.seconds), 8, right: true),
+                     pad(String(format: "%.0f", Double(row.rows) / row.seconds), 9, right: true)]
+        if let ogr = row.ogr2ogr {
+            cells += [pad(String(format: "%.1f s", ogr), 8, right: true), pad(String(format: "%.2f×", ogr / row.seconds), 8, right: true)]
+        } else if row.name.contains("fresh") {
+            cells += [pad("n/a", 8, right: true), pad("(install gdal-bin)", 8)]
+        }
+        print(cells.joined(separator: "  "))
+    }
+}
