@@ -56,10 +56,12 @@ extension PlaceWriter {
             remember.reset()
             remember.bind(place.id.rawValue, at: 1)
             try remember.run()
+            let repeated = index.connection.changes == 0  // the dump gave this id before
             lookup.reset()
             lookup.bind(place.id.rawValue, at: 1)
             guard try lookup.step() else {
-                counts.added += 1
+                // New — unless it repeats an id earlier in this batch, which it then replaces.
+                if repeated { counts.updated += 1 } else { counts.added += 1 }
                 changed.append(encoded)
                 continue
             }

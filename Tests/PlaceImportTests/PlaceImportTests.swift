@@ -186,6 +186,24 @@ func write(_ text: String, to url: URL) throws -> String {
         }
     }
 
+    @Test func anIdRepeatedInADumpIsOnePlaceAndTheLastRowWins() throws {
+        try withTemporaryDirectory { directory in
+            let index = try SpatiaLitePlaceIndex(path: directory.appendingPathComponent("i.sqlite").path, mode: .createIfMissing)
+            let dump = try write(Self.header + Self.row(1, "First") + Self.row(2, "Other") + Self.row(1, "Second"),
+                                 to: directory.appendingPathComponent("a.csv"))
+            // A fresh source (written straight away) and a re-import (compared row by row) agree.
+            let fresh = try PlaceImporter.importFile(dump, format: .geonamesCSV, into: index)
+            #expect(fresh.rowsRead == 3 && fresh.added == 2 && fresh.updated == 1)
+            #expect(try index.place(PlaceID("geonames:1"))?.name == "Second" && index.count() == 2)
+            let changed = try write(Self.header + Self.row(1, "Third") + Self.row(2, "Other") + Self.row(3, "New") + Self.row(3, "Newer"),
+                                    to: directory.appendingPathComponent("b.csv"))
+            let again = try PlaceImporter.importFile(changed, format: .geonamesCSV, into: index)
+            #expect(again.added == 1 && again.updated == 2 && again.unchanged == 1 && again.removed == 0)
+            #expect(try index.place(PlaceID("geonames:3"))?.name == "Newer" && index.place(PlaceID("geonames:1"))?.name == "Third")
+            #expect(try index.count() == 3)
+        }
+    }
+
     @Test func aSourceNameScopesTheSnapshot() throws {
         try withTemporaryDirectory { directory in
             let index = try SpatiaLitePlaceIndex(path: directory.appendingPathComponent("i.sqlite").path, mode: .createIfMissing)
