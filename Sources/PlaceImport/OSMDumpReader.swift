@@ -17,14 +17,17 @@ import PlaceModel
 /// 2. ways again, only when there are POI multipolygons: the node ids of their outer ways;
 /// 3. nodes: POI nodes become places; the coordinates of the nodes that step 1 and 2 asked for
 ///    are kept, and then the ways and relations become places.
-/// Memory grows with the POIs of the dump, not with its nodes. The passes run on a thread of
-/// their own and hand records over through a bounded queue, so decoding the file overlaps with
-/// writing the index.
+/// Memory grows with the POIs of the dump, not with its nodes. readosm drives the reading
+/// (callbacks), and an import pulls records (``DumpReader/next()``), so the passes run on a
+/// thread of their own and hand records over through a bounded queue.
 final class OSMDumpReader: DumpReader {
     private let queue = BoundedQueue<DumpRecord>(capacity: 8192)
+    /// Where a renamed or compressed dump is made readable; gone once the last record is read.
+    let temporaryDirectory: URL?
 
     init(path: String, importedAt: Date) throws {
         let input = try OSMInput(path: path)
+        temporaryDirectory = input.temporaryDirectory
         let scan = OSMScan(path: path, input: input, importedAt: importedAt, queue: queue)
         try scan.checkOpens()
         let thread = Thread { [scan] in scan.run() }
@@ -52,8 +55,7 @@ struct OSMInput: Sendable {
         if head.count >= 15, head[4] == 0x0A, head[5] == 0x09, Array(head[6..<15]) == Array("OSMHeader".utf8) { return .pbf }
         if head.starts(with: Array("BZh".utf8)) { return .bzip2 }
         let text = String(decoding: head.prefix(512), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        if text.hasPrefix("<?xml") || text.hasPrefix("<osm") { return text.contains("<osm") || text.count < 40 ? .xml : nil }
-        return nil
+        return text.hasPrefix("<osm") || (text.hasPrefix("<?xml") && text.contains("<osm")) ? .xml : nil
     }
 
     init(path: String) throws {
@@ -101,16 +103,24 @@ struct OSMInput: Sendable {
 final class OSMScan: @unchecked Sendable {
     enum Phase { case waysAndRelations, relationMembers, nodes }
 
-    struct PendingWay { let id: Int64; let tags: [String: String]; let refs: [Int64] }
-    struct PendingRelation { let id: Int64; let tags: [String: String]; let outerWays: [Int64] }
+    /// A way or relation that is a place, waiting for its nodes' coordinates.
+    struct Pending {
+        let kind: Character
+        let id: Int64
+        let tags: [String: String]
+        let name: String
+        let categories: [Category]
+        /// The way's nodes, or the relation's outer ways.
+        let members: [Int64]
+    }
 
     let path: String
     let input: OSMInput
     let importedAt: Date
     let queue: BoundedQueue<DumpRecord>
     var phase = Phase.waysAndRelations
-    var ways: [PendingWay] = []
-    var relations: [PendingRelation] = []
+    var ways: [Pending] = []
+    var relations: [Pending] = []
     var memberWays: [Int64: [Int64]] = [:]
     var neededNodes = Set<Int64>()
     var coordinates: [Int64: (Double, Double)] = [:]
@@ -136,16 +146,18 @@ final class OSMScan: @unchecked Sendable {
     }
 
     func run() {
-        defer { input.removeTemporaryFiles() }
+        var failure: (any Error)?
         do {
             try parse(.waysAndRelations)
             if !relations.isEmpty && !cancelled { try parse(.relationMembers) }
             if !cancelled { try parse(.nodes) }
             if !cancelled { emitWaysAndRelations() }
-            queue.finish(error: nil)
         } catch {
-            queue.finish(error: error)
+            failure = error
         }
+        // Before the consumer hears of the end, so no temporary file outlives the import.
+        input.removeTemporaryFiles()
+        queue.finish(error: failure)
     }
 
     private func parse(_ phase: Phase) throws {
@@ -205,17 +217,27 @@ final class OSMScan: @unchecked Sendable {
         return scan(userData).relation(relation.pointee)
     }
 
+    private static func element(_ kind: Character, _ id: Int64) -> String {
+        "\(kind == "n" ? "node" : kind == "w" ? "way" : "relation") \(id)"
+    }
+
     private func node(_ node: readosm_node) -> Int32 {
         if neededNodes.contains(node.id) { coordinates[node.id] = (node.longitude, node.latitude) }
         guard node.tag_count > 0, let tags = OSMScan.interestingTags(node.tags, count: node.tag_count) else { return READOSM_OK }
-        let coordinate: Coordinate
-        do {
-            coordinate = try Coordinate(latitude: node.latitude, longitude: node.longitude)
-        } catch {
-            guard !OSMTags.categories(tags).isEmpty else { return READOSM_OK }
-            return emit(.rejected(RowProblem(element: "node \(node.id)", reason: String(describing: error))))
+        switch OSMTags.verdict(tags) {
+        case .notAPOI:
+            return READOSM_OK
+        case .unnamed:
+            return emit(.skipped(RowProblem(element: OSMScan.element("n", node.id), reason: "a POI without a name")))
+        case .place(let name, let categories):
+            do {
+                let coordinate = try Coordinate(latitude: node.latitude, longitude: node.longitude)
+                return emit(.place(OSMTags.place(kind: "n", id: node.id, tags: tags, name: name, categories: categories,
+                                                 coordinate: coordinate, importedAt: importedAt)))
+            } catch {
+                return emit(.rejected(RowProblem(element: OSMScan.element("n", node.id), reason: String(describing: error))))
+            }
         }
-        return record(kind: "n", id: node.id, tags: tags, coordinate: coordinate).map(emit) ?? READOSM_OK
     }
 
     private func way(_ way: readosm_way) -> Int32 {
@@ -229,22 +251,30 @@ final class OSMScan: @unchecked Sendable {
             return READOSM_OK
         }
         guard way.tag_count > 0, let tags = OSMScan.interestingTags(way.tags, count: way.tag_count) else { return READOSM_OK }
-        if let problem = OSMScan.notAPlace(tags) {
-            return problem.isSkip ? emit(.skipped(RowProblem(element: "way \(way.id)", reason: problem.reason))) : READOSM_OK
+        let element = OSMScan.element("w", way.id)
+        switch OSMTags.verdict(tags) {
+        case .notAPOI:
+            return READOSM_OK
+        case .unnamed:
+            return emit(.skipped(RowProblem(element: element, reason: "a POI without a name")))
+        case .place(let name, let categories):
+            let nodes = refs()
+            guard !nodes.isEmpty else { return emit(.rejected(RowProblem(element: element, reason: "no nodes"))) }
+            ways.append(Pending(kind: "w", id: way.id, tags: tags, name: name, categories: categories, members: nodes))
+            neededNodes.formUnion(nodes)
+            return READOSM_OK
         }
-        let nodes = refs()
-        guard !nodes.isEmpty else { return emit(.rejected(RowProblem(element: "way \(way.id)", reason: "no nodes"))) }
-        ways.append(PendingWay(id: way.id, tags: tags, refs: nodes))
-        neededNodes.formUnion(nodes)
-        return READOSM_OK
     }
 
     private func relation(_ relation: readosm_relation) -> Int32 {
         guard relation.tag_count > 0, let tags = OSMScan.interestingTags(relation.tags, count: relation.tag_count, extra: "type")
         else { return READOSM_OK }
-        let element = "relation \(relation.id)"
-        if let problem = OSMScan.notAPlace(tags) {
-            return problem.isSkip ? emit(.skipped(RowProblem(element: element, reason: problem.reason))) : READOSM_OK
+        let element = OSMScan.element("r", relation.id)
+        let (name, categories): (String, [Category])
+        switch OSMTags.verdict(tags) {
+        case .notAPOI: return READOSM_OK
+        case .unnamed: return emit(.skipped(RowProblem(element: element, reason: "a POI without a name")))
+        case .place(let placeName, let placeCategories): (name, categories) = (placeName, placeCategories)
         }
         guard tags["type"] == "multipolygon" else {
             return emit(.skipped(RowProblem(element: element, reason: "a \(tags["type"] ?? "untyped") relation has no place of its own")))
@@ -256,65 +286,44 @@ final class OSMScan: @unchecked Sendable {
             if role == "outer" || role.isEmpty { outer.append(member.id) }
         }
         guard !outer.isEmpty else { return emit(.rejected(RowProblem(element: element, reason: "a multipolygon without outer ways"))) }
-        relations.append(PendingRelation(id: relation.id, tags: tags, outerWays: outer))
+        relations.append(Pending(kind: "r", id: relation.id, tags: tags, name: name, categories: categories, members: outer))
         for way in outer { memberWays[way] = [] }
         return READOSM_OK
-    }
-
-    /// Why an element with these tags is not a place (skipped when it is a POI without a name),
-    /// or nil when it is one.
-    private static func notAPlace(_ tags: [String: String]) -> RowRejection? {
-        guard !OSMTags.categories(tags).isEmpty else { return RowRejection("no POI tag") }
-        let name = (tags["name"] ?? tags["name:en"])?.trimmedWhitespace ?? ""
-        return name.isEmpty ? RowRejection("a POI without a name", skip: true) : nil
-    }
-
-    private func record(kind: Character, id: Int64, tags: [String: String], coordinate: Coordinate) -> DumpRecord? {
-        let element = "\(kind == "n" ? "node" : kind == "w" ? "way" : "relation") \(id)"
-        switch OSMTags.place(kind: kind, id: id, tags: tags, coordinate: coordinate, importedAt: importedAt) {
-        case .success(let place): return .place(place)
-        case .failure(let problem) where problem.reason == "no POI tag": return nil
-        case .failure(let problem):
-            let row = RowProblem(element: element, reason: problem.reason)
-            return problem.isSkip ? .skipped(row) : .rejected(row)
-        }
     }
 
     private func emitWaysAndRelations() {
         func positions(_ refs: [Int64]) -> [(Double, Double)] { refs.compactMap { coordinates[$0] } }
         for way in ways {
-            let points = positions(way.refs)
-            let closed = way.refs.count >= 4 && way.refs.first == way.refs.last
-            guard emitPlaced(kind: "w", id: way.id, tags: way.tags, points: points,
-                             rings: closed ? [points] : [], lines: closed ? [] : [points],
-                             missing: way.refs.count - points.count, total: way.refs.count) else { return }
+            let closed = way.members.count >= 4 && way.members.first == way.members.last
+            let points = positions(way.members)
+            guard emitPlaced(way, rings: closed ? [points] : [], lines: closed ? [] : [points], nodeCount: way.members.count)
+            else { return }
         }
         for relation in relations {
-            let members = relation.outerWays.compactMap { memberWays[$0] }.filter { !$0.isEmpty }
+            let members = relation.members.compactMap { memberWays[$0] }.filter { !$0.isEmpty }
             let (ringRefs, lineRefs) = OSMScan.assembleRings(members)
-            let rings = ringRefs.map(positions).filter { $0.count >= 3 }
-            let lines = lineRefs.map(positions).filter { !$0.isEmpty }
-            let total = members.reduce(0) { $0 + $1.count }
-            let found = members.reduce(0) { $0 + positions($1).count }
-            guard emitPlaced(kind: "r", id: relation.id, tags: relation.tags, points: rings.flatMap { $0 } + lines.flatMap { $0 },
-                             rings: rings, lines: lines, missing: total - found, total: total) else { return }
+            guard emitPlaced(relation, rings: ringRefs.map(positions).filter { $0.count >= 3 },
+                             lines: lineRefs.map(positions).filter { !$0.isEmpty },
+                             nodeCount: members.reduce(0) { $0 + $1.count }) else { return }
         }
     }
 
     /// Emits a way or relation at its centroid; false when the consumer went away.
-    private func emitPlaced(kind: Character, id: Int64, tags: [String: String], points: [(Double, Double)],
-                            rings: [[(Double, Double)]], lines: [[(Double, Double)]], missing: Int, total: Int) -> Bool {
-        let element = "\(kind == "w" ? "way" : "relation") \(id)"
-        guard !points.isEmpty else {
-            return emit(.rejected(RowProblem(element: element, reason: "none of its \(total) nodes is in the file"))) == READOSM_OK
+    private func emitPlaced(_ pending: Pending, rings: [[(Double, Double)]], lines: [[(Double, Double)]], nodeCount: Int) -> Bool {
+        let element = OSMScan.element(pending.kind, pending.id)
+        let record: DumpRecord
+        if (rings + lines).allSatisfy(\.isEmpty) {
+            record = .rejected(RowProblem(element: element, reason: "none of its \(nodeCount) nodes is in the file"))
+        } else {
+            switch Centroid.of(points: [], lines: lines, rings: rings, kind: element) {
+            case .failure(let reason):
+                record = .rejected(RowProblem(element: element, reason: reason.text))
+            case .success(let centre):
+                record = .place(OSMTags.place(kind: pending.kind, id: pending.id, tags: pending.tags, name: pending.name,
+                                              categories: pending.categories, coordinate: centre, importedAt: importedAt))
+            }
         }
-        switch Centroid.of(points: [], lines: lines, rings: rings, kind: element) {
-        case .failure(let reason):
-            return emit(.rejected(RowProblem(element: element, reason: reason.text))) == READOSM_OK
-        case .success(let centre):
-            guard let record = record(kind: kind, id: id, tags: tags, coordinate: centre) else { return true }
-            return emit(record) == READOSM_OK
-        }
+        return emit(record) == READOSM_OK
     }
 
     /// Joins way segments that share end nodes into closed rings; what does not close is a line.

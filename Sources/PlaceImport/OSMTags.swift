@@ -103,9 +103,12 @@ public enum OSMTags {
     static let keptKeys: Set<String> = [
         "cuisine", "wikidata", "wikipedia", "wheelchair", "religion", "denomination", "brand", "operator",
         "stars", "ele", "population", "capital", "iata", "icao", "email", "contact:email", "internet_access",
-        "outdoor_seating", "takeaway", "fee", "opening_hours", "description", "heritage", "water", "sport",
+        "outdoor_seating", "takeaway", "fee", "description", "heritage", "water", "sport",
     ]
     static let keptPrefixes = ["name:", "diet:", "addr:", "alt_name", "old_name", "official_name"]
+    /// Keys read into fields rather than kept as tags (with every `contact:*`).
+    static let fieldKeys: Set<String> = ["name", "website", "url", "phone", "opening_hours"]
+    private static let poiKeySet = Set(poiKeys)
 
     /// The categories of an element with these tags, most specific key first; empty when the
     /// element is not a place.
@@ -125,41 +128,52 @@ public enum OSMTags {
         return result
     }
 
-    /// Whether a key is worth reading at all (a POI key, or a kept one): lets the reader skip the
-    /// tags of most elements without building a dictionary.
-    static func isInteresting(key: String) -> Bool {
-        poiKeys.contains(key) || keptKeys.contains(key) || keptPrefixes.contains(where: key.hasPrefix)
-            || key == "name" || key.hasPrefix("contact:") || key == "website" || key == "phone" || key == "url"
+    /// Whether a key stays on the place as a tag.
+    static func isKeptAsTag(_ key: String) -> Bool {
+        poiKeySet.contains(key) || keptKeys.contains(key) || keptPrefixes.contains(where: key.hasPrefix)
     }
 
-    /// The place an element with these tags stands for, or why it is not one.
-    /// - Parameters:
-    ///   - kind: `n`, `w` or `r`; the id becomes `osm:<kind><id>`.
-    static func place(kind: Character, id: Int64, tags: [String: String], coordinate: Coordinate,
-                      importedAt: Date) -> Result<Place, RowRejection> {
+    /// Whether a key is worth reading at all: lets the reader skip the tags of most elements
+    /// without building a dictionary.
+    static func isInteresting(key: String) -> Bool {
+        isKeptAsTag(key) || fieldKeys.contains(key) || key.hasPrefix("contact:")
+    }
+
+    /// What an element with these tags is.
+    enum Verdict: Equatable {
+        /// No POI tag: not a place, not counted.
+        case notAPOI
+        /// A POI without a name: left out, and counted as skipped.
+        case unnamed
+        case place(name: String, categories: [Category])
+    }
+
+    /// Decides whether an element is a place: it needs a POI tag and a name (`name`, else
+    /// `name:en`).
+    static func verdict(_ tags: [String: String]) -> Verdict {
         let categories = categories(tags)
-        guard !categories.isEmpty else { return .failure(RowRejection("no POI tag", skip: true)) }
-        guard let name = (tags["name"] ?? tags["name:en"]).map(\.trimmedWhitespace), !name.isEmpty else {
-            return .failure(RowRejection("unnamed", skip: true))
-        }
-        var kept: [String: String] = [:]
-        for (key, value) in tags where poiKeys.contains(key) || keptKeys.contains(key) || keptPrefixes.contains(where: key.hasPrefix) {
-            kept[key] = value
-        }
-        kept["opening_hours"] = nil
+        guard !categories.isEmpty else { return .notAPOI }
+        guard let name = (tags["name"] ?? tags["name:en"]).map(\.trimmedWhitespace), !name.isEmpty else { return .unnamed }
+        return .place(name: name, categories: categories)
+    }
+
+    /// The place an element stands for, once ``verdict(_:)`` has found its name and categories.
+    /// - Parameter kind: `n`, `w` or `r`; the id becomes `osm:<kind><id>`.
+    static func place(kind: Character, id: Int64, tags: [String: String], name: String, categories: [Category],
+                      coordinate: Coordinate, importedAt: Date) -> Place {
         let address = Address(
             street: [tags["addr:housenumber"], tags["addr:street"] ?? tags["addr:place"]].compactMap { $0 }.joined(separator: " ").nilIfEmpty,
             locality: tags["addr:city"], region: tags["addr:province"] ?? tags["addr:state"],
             postcode: tags["addr:postcode"], countryCode: tags["addr:country"]?.uppercased())
         let localID = "\(kind)\(id)"
-        return .success(Place(
+        return Place(
             id: PlaceID(trustedRawValue: "osm:\(localID)"), name: name, coordinate: coordinate, categories: categories,
             address: address.isEmpty ? nil : address,
             phone: tags["phone"] ?? tags["contact:phone"],
             website: tags["website"] ?? tags["contact:website"] ?? tags["url"],
             openingHours: tags["opening_hours"].map { OpeningHours(text: $0) },
             provenance: Provenance(source: "osm", sourceID: localID, importedAt: importedAt),
-            tags: kept))
+            tags: tags.filter { isKeptAsTag($0.key) })
     }
 }
 

@@ -138,7 +138,10 @@ enum PackedRTree {
         }
         for cell in cells {
             put(UInt64(bitPattern: cell.id), bytes: 8)
-            for value in [cell.minX, cell.maxX, cell.minY, cell.maxY] { put(UInt64(value.bitPattern), bytes: 4) }
+            put(UInt64(cell.minX.bitPattern), bytes: 4)
+            put(UInt64(cell.maxX.bitPattern), bytes: 4)
+            put(UInt64(cell.minY.bitPattern), bytes: 4)
+            put(UInt64(cell.maxY.bitPattern), bytes: 4)
         }
     }
 

@@ -8,7 +8,7 @@ import PlaceModel
 enum PlaceRowCodec {
     static let insertSQL = """
         INSERT INTO places (id, source, name, lat, lon, details, geom)
-        VALUES (?1, ?2, ?3, ?4, ?5, ?6, MakePoint(?5, ?4, 4326))
+        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
         ON CONFLICT (id) DO UPDATE SET source = excluded.source, name = excluded.name,
             lat = excluded.lat, lon = excluded.lon, details = excluded.details, geom = excluded.geom
         RETURNING pk
@@ -57,6 +57,7 @@ enum PlaceRowCodec {
         statement.bind(place.coordinate.latitude, at: 4)
         statement.bind(place.coordinate.longitude, at: 5)
         statement.bind(blob: encoded.details, at: 6)
+        statement.bind(blob: encoded.geometry, at: 7)
     }
 
     /// Sets the fields a details record carries.

@@ -9,8 +9,9 @@ import PlaceModel
 /// `places` (SpatiaLite's geometry checks, timestamps and spatial-index upkeep, the name index's)
 /// are set aside while rows go in; before the commit the spatial index is built as a packed
 /// R*Tree (``PackedRTree``), the name index in one pass, and the triggers are put back exactly as
-/// they were. Every row's geometry is made by `MakePoint` from validated coordinates, so the
-/// checks the geometry triggers would make hold by construction. It is all one transaction, so a
+/// they were. Every row's geometry is built from validated coordinates, byte for byte as
+/// SpatiaLite's `MakePoint` builds it, so the checks the geometry triggers would make hold by
+/// construction. It is all one transaction, so a
 /// failure or a kill still leaves the previous contents, triggers included.
 public final class PlaceWriter {
     let index: SpatiaLitePlaceIndex
@@ -124,8 +125,6 @@ public final class PlaceWriter {
     /// caller to upsert instead.
     private func append(_ encoded: EncodedPlace, with statement: SQLiteStatement) throws -> Int64? {
         PlaceRowCodec.bind(encoded, to: statement)
-        let place = encoded.place
-        statement.bind(blob: PlaceRowCodec.pointGeometry(longitude: place.coordinate.longitude, latitude: place.coordinate.latitude), at: 7)
         do {
             try statement.run()
         } catch PlaceStoreError.sqlite(let code, _, _) where code & 0xFF == 19 /* SQLITE_CONSTRAINT */ {

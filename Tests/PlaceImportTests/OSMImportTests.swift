@@ -102,10 +102,14 @@ func haversineKilometres(_ a: Coordinate, _ b: Coordinate) -> Double {
             let (summary, index) = try importSample(bzip2.path, into: directory)
             #expect(summary.added == 7 && summary.rejected == 2 && summary.skipped == 3)
             #expect(try index.place(PlaceID("osm:r200"))?.name == "Split Park")
-            // The decompressed copy is gone once the import is over.
-            let leftovers = try FileManager.default.contentsOfDirectory(atPath: FileManager.default.temporaryDirectory.path)
-            #expect(!leftovers.contains { $0.hasPrefix("geoquery-osm-") && $0.contains(summary.file) })
         }
+        // The decompressed copy exists while the dump is read and is gone once it is read out.
+        let reader = try OSMDumpReader(path: bzip2.path, importedAt: Date())
+        let copy = try #require(reader.temporaryDirectory)
+        #expect(FileManager.default.fileExists(atPath: copy.path))
+        var records = 0
+        while try reader.next() != nil { records += 1 }
+        #expect(records == 12 && !FileManager.default.fileExists(atPath: copy.path))
     }
 
     /// `shared/data/README.md`: 495 named POI nodes (amenity, tourism, shop, historic, leisure)

@@ -62,6 +62,7 @@ import Testing
                 #expect(try c.scalarText("SELECT rtreecheck('idx_places_geom')") == "ok")
                 #expect(try c.scalarInt("SELECT CheckSpatialIndex('places', 'geom')") == 1)
                 #expect(try c.scalarInt("SELECT count(*) FROM idx_places_geom") == 5_998)
+                #expect(try c.scalarInt("SELECT count(*) FROM places WHERE geom = MakePoint(lon, lat, 4326)") == 5_998)
             }
             #expect(try index.near(try Coordinate(latitude: -45.5, longitude: 170.25), radius: Distance(meters: 1)).matches.count == 1)
             #expect(try index.near(try Coordinate(latitude: 0, longitude: 180), radius: Distance(meters: 1)).matches.isEmpty)
