@@ -51,6 +51,8 @@ run: build index
 TEST_FLAGS := -c release -Xswiftc -enable-testing
 
 test: deps
+	@[ -n "$$GEOQUERY_SHARED_DATA" ] || [ -f ../shared/data/README.md ] || \
+	  echo "note: no ../shared/data beside the repository and no GEOQUERY_SHARED_DATA: the tests of its samples are skipped"
 	swift build --build-tests $(TEST_FLAGS)
 	swift test $(TEST_FLAGS)
 

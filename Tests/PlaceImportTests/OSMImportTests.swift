@@ -112,11 +112,12 @@ func haversineKilometres(_ a: Coordinate, _ b: Coordinate) -> Double {
         #expect(records == 12 && !FileManager.default.fileExists(atPath: copy.path))
     }
 
+    /// `geodata/monaco.osm.pbf` is a byte-for-byte copy of `shared/data/osm/monaco.osm.pbf`.
     /// `shared/data/README.md`: 495 named POI nodes (amenity, tourism, shop, historic, leisure)
     /// in Monaco, 96 / 160 / 283 / 495 of them within 0.25 / 0.5 / 1 / 2 km of the Casino.
     @Test func monacoMatchesTheCountsOfTheDataReadme() throws {
         try withTemporaryDirectory { directory in
-            let path = sharedData.appendingPathComponent("osm/monaco.osm.pbf").path
+            let path = repositoryRoot.appendingPathComponent("geodata/monaco.osm.pbf").path
             #expect(try ImportFormat.detect(path: path) == .osm)
             let index = try SpatiaLitePlaceIndex(path: directory.appendingPathComponent("i.sqlite").path, mode: .createIfMissing)
             let summary = try PlaceImporter.importFile(path, format: .osm, into: index, source: "osm-monaco")
@@ -144,7 +145,7 @@ func haversineKilometres(_ a: Coordinate, _ b: Coordinate) -> Double {
     /// as pyosmium counts them.
     @Test func andorraMatchesTheCountsOfTheDataReadme() throws {
         try withTemporaryDirectory { directory in
-            let path = sharedData.appendingPathComponent("osm/andorra.osm.pbf").path
+            let path = repositoryRoot.appendingPathComponent("geodata/andorra.osm.pbf").path
             let index = try SpatiaLitePlaceIndex(path: directory.appendingPathComponent("i.sqlite").path, mode: .createIfMissing)
             let summary = try PlaceImporter.importFile(path, format: .osm, into: index, source: "osm-andorra")
             #expect(summary.rejected == 0)
@@ -167,7 +168,7 @@ func haversineKilometres(_ a: Coordinate, _ b: Coordinate) -> Double {
             let (_, index) = try importSample(Self.fixture.path, into: directory)
             let before = try index.count()
             // A truncated PBF.
-            let pbf = try Data(contentsOf: sharedData.appendingPathComponent("osm/monaco.osm.pbf"))
+            let pbf = try Data(contentsOf: repositoryRoot.appendingPathComponent("geodata/monaco.osm.pbf"))
             let truncated = directory.appendingPathComponent("truncated.osm.pbf")
             try pbf.prefix(200_000).write(to: truncated)
             #expect(throws: ImportError.self) {
