@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "PlaceModel", targets: ["PlaceModel"]),
         .library(name: "PlaceStore", targets: ["PlaceStore"]),
         .library(name: "PlaceImport", targets: ["PlaceImport"]),
+        .library(name: "Routing", targets: ["Routing"]),
         .executable(name: "geoquery", targets: ["GeoQueryCLI"]),
     ],
     dependencies: [
@@ -36,6 +37,7 @@ let package = Package(
         ),
         .target(name: "GeoCore", swiftSettings: swiftSettings),
         .target(name: "PlaceModel", dependencies: ["GeoCore"], swiftSettings: swiftSettings),
+        .target(name: "Routing", dependencies: ["GeoCore"], swiftSettings: swiftSettings),
         .target(
             name: "PlaceStore",
             dependencies: ["GeoCore", "PlaceModel", "CSpatiaLite"],
@@ -62,6 +64,8 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "GeoCoreTests", dependencies: ["GeoCore"],
+                    resources: [.copy("Fixtures")], swiftSettings: swiftSettings),
+        .testTarget(name: "RoutingTests", dependencies: ["Routing", "GeoCore"],
                     resources: [.copy("Fixtures")], swiftSettings: swiftSettings),
         .testTarget(name: "PlaceModelTests", dependencies: ["PlaceModel"], swiftSettings: swiftSettings),
         .testTarget(name: "PlaceStoreTests", dependencies: ["PlaceStore"], swiftSettings: swiftSettings),

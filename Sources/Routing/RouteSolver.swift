@@ -1,0 +1,97 @@
+import GeoCore
+
+/// Finds the shortest visiting order of a set of stops.
+///
+/// - Up to ``HeldKarp/maximumStops`` stops (12 when costs are symmetric): Held–Karp dynamic
+///   programming, proven optimal.
+/// - Symmetric costs up to ``RouteOptions/exactLimit`` stops: iterated local search for a tour,
+///   then branch and bound on Held–Karp 1-tree bounds to prove it optimal or improve it, within
+///   the deadline.
+/// - Beyond: iterated local search (2-opt and Or-opt on candidate lists, or direction-keeping
+///   segment swaps for asymmetric costs) until the deadline; the answer is the best order found.
+///
+/// Deterministic: the same costs, shape and seed give the same order when the run is bounded by
+/// ``RouteOptions/maximumKicks`` rather than time.
+///
+/// ```swift
+/// let route = try RouteSolver.solve(RouteCosts(points: stops), shape: .open(start: 0, end: nil))
+/// print(route.order, route.length, route.isProvenOptimal)
+/// ```
+public enum RouteSolver {
+    /// Candidate neighbours per stop for local search.
+    static let candidatesPerStop = 10
+    /// Largest symmetric problem handed to dynamic programming (branch and bound is faster above).
+    static let symmetricDynamicProgrammingLimit = 12
+
+    /// Solves for the shortest order.
+    /// - Throws: ``RoutingError`` for no stops, a start or end out of range, or when every order
+    ///   needs a forbidden edge.
+    public static func solve(_ costs: RouteCosts, shape: RouteShape = .closed(),
+                             options: RouteOptions = RouteOptions()) throws -> Route {
+        let n = costs.count
+        guard n > 0 else { throw RoutingError.noStops }
+        try shape.validate(count: n)
+        let shape = shape.normalised
+        let closedStart: Int? = if case .closed(let start) = shape { start } else { nil }
+
+        if n == 1 {
+            return finish([0], costs: costs, shape: shape, proven: true, lowerBound: nil, method: "trivial")
+        }
+        let tourCosts = TourCosts(costs, shape: shape)
+        let dynamicLimit = costs.isSymmetric ? symmetricDynamicProgrammingLimit : HeldKarp.maximumStops
+        if n <= dynamicLimit {
+            let (order, length) = HeldKarp.solve(tourCosts, shape: shape)
+            if tourCosts.usesForbiddenEdge(length) { throw RoutingError.noFeasibleRoute }
+            return finish(order, costs: costs, shape: shape, proven: true, lowerBound: nil, method: "held-karp")
+        }
+
+        var random = SplitMix64(seed: options.seed)
+        let candidates = CandidateLists(tourCosts, embedding: costs.embedding, perNode: candidatesPerStop)
+        let initial = InitialTour.nearestNeighbour(tourCosts, candidates: candidates, embedding: costs.embedding)
+        let attemptProof = costs.isSymmetric && n <= options.exactLimit
+        // Before a proof, a short search: the bound does the rest.
+        let kicks = attemptProof ? min(options.maximumKicks ?? .max, 40 * n) : (options.maximumKicks ?? .max)
+        var tour: [Int32]
+        var length: Double
+        var method: String
+        if costs.isSymmetric {
+            let search = SymmetricSearch(costs: tourCosts, candidates: candidates, initialTour: initial)
+            search.improveAll()
+            search.iterate(deadline: options.deadline, maximumKicks: kicks, random: &random)
+            (tour, length, method) = (search.tour, search.length, "2-opt+or-opt ils")
+        } else {
+            let search = DirectedSearch(costs: tourCosts, candidates: candidates, initialTour: initial)
+            search.improveAll()
+            search.iterate(deadline: options.deadline, maximumKicks: kicks, random: &random)
+            (tour, length, method) = (search.tour, search.length, "or-3opt ils")
+        }
+        var proven = false
+        var lowerBound: Double?
+        if attemptProof {
+            var search = BranchAndBound(costs: tourCosts, tour: tour, length: length)
+            let outcome = search.run(costs: tourCosts, deadline: options.deadline)
+            if outcome.length < length { tour = outcome.tour }
+            proven = outcome.proven
+            lowerBound = outcome.lowerBound
+            method += proven ? " + 1-tree branch and bound (proven)" : " + 1-tree branch and bound (stopped at deadline)"
+            if proven && tourCosts.usesForbiddenEdge(outcome.length) { throw RoutingError.noFeasibleRoute }
+        }
+        let order = tourCosts.order(fromTour: tour, closedStart: closedStart)
+        // Only a matrix can forbid edges; the search found no order without one.
+        if !costs.length(of: order, closed: shape.isClosed).isFinite { throw RoutingError.noFeasibleRoute }
+        return finish(order, costs: costs, shape: shape, proven: proven, lowerBound: lowerBound, method: method)
+    }
+
+    private static func finish(_ order: [Int], costs: RouteCosts, shape: RouteShape, proven: Bool,
+                               lowerBound: Double?, method: String) -> Route {
+        let closed = shape.isClosed
+        var legs: [Double] = []
+        if order.count > 1 {
+            for k in 1..<order.count { legs.append(costs.cost(order[k - 1], order[k])) }
+            if closed { legs.append(costs.cost(order[order.count - 1], order[0])) }
+        }
+        let length = legs.reduce(0, +)
+        return Route(order: order, length: length, isProvenOptimal: proven,
+                     lowerBound: proven ? length : min(length, lowerBound ?? 0), method: method, legs: legs)
+    }
+}
