@@ -60,7 +60,7 @@ let package = Package(
         // `make bench`: synthetic 1 M place index, library vs raw engine. Not run by `make test`.
         .executableTarget(
             name: "GeoQueryBench",
-            dependencies: ["GeoCore", "PlaceModel", "PlaceStore", "PlaceImport", "CSpatiaLite"],
+            dependencies: ["GeoCore", "PlaceModel", "PlaceStore", "PlaceImport", "Routing", "CSpatiaLite"],
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "GeoCoreTests", dependencies: ["GeoCore"],

@@ -37,6 +37,12 @@ func micros(_ ns: Double) -> String {
     ns >= 1_000_000 ? String(format: "%.2f ms", ns / 1_000_000) : String(format: "%.1f µs", ns / 1000)
 }
 
+if arguments.contains("--routes-only") {
+    try RouteBench.run(fixtures: "Tests/RoutingTests/Fixtures", quick: arguments.contains("--quick"),
+                       exactOnly: arguments.contains("--exact-only"))
+    exit(0)
+}
+
 print("GeoQuery benchmark: \(placeCount) places, \(queryCount) queries per row, index \(path)")
 let cities = try SyntheticPlaces.loadCities("geodata/cities15000.csv")
 let weightExponent = Double(option("--weight-exponent") ?? "") ?? 0.5

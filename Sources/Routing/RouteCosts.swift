@@ -93,8 +93,10 @@ public struct RouteCosts: Sendable {
         case .matrix(let flat):
             return flat[i * count + j]
         case .geodesic(let latitudes, let longitudes):
-            return Geodesic.distance(latitude1: latitudes[i], longitude1: longitudes[i],
-                                     latitude2: latitudes[j], longitude2: longitudes[j])
+            // Always in one order, so that the cost is symmetric to the last bit.
+            let (low, high) = i < j ? (i, j) : (j, i)
+            return Geodesic.distance(latitude1: latitudes[low], longitude1: longitudes[low],
+                                     latitude2: latitudes[high], longitude2: longitudes[high])
         case .plane(let x, let y, let metric):
             return Self.planeDistance(x[i] - x[j], y[i] - y[j], metric)
         case .tsplibGeographic(let latitudes, let longitudes):

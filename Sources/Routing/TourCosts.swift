@@ -28,6 +28,13 @@ final class TourCosts: @unchecked Sendable {
     let planeMetric: RouteCosts.PlaneMetric
     private let first: UnsafeMutableBufferPointer<Double>
     private let second: UnsafeMutableBufferPointer<Double>
+    /// Ellipsoidal distances cost about 300 ns, and local search asks for the same pairs again
+    /// and again: a table filled on demand for up to ``denseCacheLimit`` stops, above that a
+    /// direct-mapped cache of 2¹⁸ pairs (memory fixed, not n²). Not thread-safe: one solver each.
+    private let cachedCosts: UnsafeMutableBufferPointer<Double>
+    private let cachedKeys: UnsafeMutableBufferPointer<Int>
+    static let denseCacheLimit = 512
+    static let pairCacheSize = 1 << 18
 
     /// - Parameter shape: already normalised; a `.closed` shape gets no virtual node.
     init(_ costs: RouteCosts, shape: RouteShape) {
@@ -73,11 +80,45 @@ final class TourCosts: @unchecked Sendable {
         }
         self.penalty = penalty
         self.planeMetric = metric
+        if kind == .geodesic {
+            let dense = stopCount <= Self.denseCacheLimit
+            cachedCosts = .allocate(capacity: dense ? stopCount * stopCount : Self.pairCacheSize)
+            cachedCosts.initialize(repeating: -1)
+            cachedKeys = .allocate(capacity: dense ? 0 : Self.pairCacheSize)
+            cachedKeys.initialize(repeating: -1)
+        } else {
+            cachedCosts = .allocate(capacity: 0)
+            cachedKeys = .allocate(capacity: 0)
+        }
     }
 
     deinit {
         first.deallocate()
         second.deallocate()
+        cachedCosts.deallocate()
+        cachedKeys.deallocate()
+    }
+
+    @inline(__always)
+    private func geodesicCost(_ i: Int, _ j: Int) -> Double {
+        let (low, high) = i < j ? (i, j) : (j, i)
+        let key = low &* stopCount &+ high
+        let slot: Int
+        if cachedKeys.isEmpty {
+            slot = key
+        } else {
+            slot = Int(truncatingIfNeeded: (UInt64(key) &* 0x9E37_79B9_7F4A_7C15) >> 46)
+            if cachedKeys[slot] != key {
+                cachedKeys[slot] = key
+                cachedCosts[slot] = -1
+            }
+        }
+        let cached = cachedCosts[slot]
+        if cached >= 0 { return cached }
+        let value = Geodesic.distance(latitude1: first[low], longitude1: second[low],
+                                      latitude2: first[high], longitude2: second[high])
+        cachedCosts[slot] = value
+        return value
     }
 
     private static func copy(_ values: [Double]) -> UnsafeMutableBufferPointer<Double> {
@@ -102,8 +143,7 @@ final class TourCosts: @unchecked Sendable {
             let q3 = cos(first[i] + first[j])
             return (6378.388 * acos(0.5 * ((1 + q1) * q2 - (1 - q1) * q3)) + 1).rounded(.towardZero)
         case .geodesic:
-            return Geodesic.distance(latitude1: first[i], longitude1: second[i],
-                                     latitude2: first[j], longitude2: second[j])
+            return geodesicCost(i, j)
         }
     }
 

@@ -1,0 +1,196 @@
+import GeoCore
+
+/// A tour as an array of nodes plus each node's position, with a work queue of nodes to look at
+/// (the don't-look bits of local search) and one saved copy for undoing a kick.
+///
+/// Raw buffers rather than arrays: the search loops touch them millions of times, and arrays in
+/// a class pay for exclusivity checks and uniqueness tests on every write.
+final class TourState {
+    let nodeCount: Int
+    let tour: UnsafeMutableBufferPointer<Int32>
+    let position: UnsafeMutableBufferPointer<Int32>
+    var length: Double
+    private let savedTour: UnsafeMutableBufferPointer<Int32>
+    private let savedPosition: UnsafeMutableBufferPointer<Int32>
+    private var savedLength: Double
+    private let queue: UnsafeMutableBufferPointer<Int32>
+    private let queued: UnsafeMutableBufferPointer<Bool>
+    private var queueHead = 0
+    private var queueCount = 0
+    private let scratch: UnsafeMutableBufferPointer<Int32>
+
+    init(_ initialTour: [Int32], costs: TourCosts) {
+        nodeCount = initialTour.count
+        tour = .allocate(capacity: nodeCount)
+        _ = tour.initialize(from: initialTour)
+        position = .allocate(capacity: nodeCount)
+        for (at, node) in initialTour.enumerated() { position[Int(node)] = Int32(at) }
+        savedTour = .allocate(capacity: nodeCount)
+        savedPosition = .allocate(capacity: nodeCount)
+        queue = .allocate(capacity: nodeCount)
+        queued = .allocate(capacity: nodeCount)
+        queued.initialize(repeating: false)
+        scratch = .allocate(capacity: nodeCount)
+        length = 0
+        savedLength = 0
+        length = measure(costs)
+        save()
+    }
+
+    deinit {
+        tour.deallocate(); position.deallocate()
+        savedTour.deallocate(); savedPosition.deallocate()
+        queue.deallocate(); queued.deallocate(); scratch.deallocate()
+    }
+
+    var nodes: [Int32] { Array(tour) }
+
+    /// The tour's length from scratch.
+    func measure(_ costs: TourCosts) -> Double {
+        var total = 0.0
+        for at in 0..<nodeCount { total += costs.cost(Int(tour[at]), Int(tour[at + 1 == nodeCount ? 0 : at + 1])) }
+        return total
+    }
+
+    @inline(__always) func next(_ node: Int) -> Int {
+        let at = Int(position[node]) + 1
+        return Int(tour[at == nodeCount ? 0 : at])
+    }
+
+    @inline(__always) func previous(_ node: Int) -> Int {
+        let at = Int(position[node])
+        return Int(tour[at == 0 ? nodeCount - 1 : at - 1])
+    }
+
+    @inline(__always) func step(_ node: Int, forward: Bool) -> Int {
+        forward ? next(node) : previous(node)
+    }
+
+    /// Steps forward from `from` to `to`.
+    @inline(__always) func distance(from: Int, to: Int) -> Int {
+        let steps = Int(position[to]) - Int(position[from])
+        return steps < 0 ? steps + nodeCount : steps
+    }
+
+    @inline(__always) func place(_ node: Int32, at slot: Int) {
+        tour[slot] = node
+        position[Int(node)] = Int32(slot)
+    }
+
+    /// The `firstLength` nodes from position `start` and the `secondLength` after them trade
+    /// places (positions wrap around).
+    func swapAdjacent(at start: Int, _ firstLength: Int, _ secondLength: Int) {
+        var count = 0
+        var slot = start + firstLength
+        for _ in 0..<secondLength {
+            if slot >= nodeCount { slot -= nodeCount }
+            scratch[count] = tour[slot]; count += 1; slot += 1
+        }
+        slot = start
+        for _ in 0..<firstLength {
+            if slot >= nodeCount { slot -= nodeCount }
+            scratch[count] = tour[slot]; count += 1; slot += 1
+        }
+        slot = start
+        for k in 0..<count {
+            if slot >= nodeCount { slot -= nodeCount }
+            place(scratch[k], at: slot)
+            slot += 1
+        }
+    }
+
+    // MARK: Work queue
+
+    @inline(__always) func push(_ node: Int) {
+        if !queued[node] {
+            queued[node] = true
+            var slot = queueHead + queueCount
+            if slot >= nodeCount { slot -= nodeCount }
+            queue[slot] = Int32(node)
+            queueCount += 1
+        }
+    }
+
+    @inline(__always) func pop() -> Int? {
+        guard queueCount > 0 else { return nil }
+        let node = Int(queue[queueHead])
+        queueHead = queueHead + 1 == nodeCount ? 0 : queueHead + 1
+        queueCount -= 1
+        queued[node] = false
+        return node
+    }
+
+    func pushAll() { for at in 0..<nodeCount { push(Int(tour[at])) } }
+
+    // MARK: Undo
+
+    func save() {
+        savedTour.baseAddress!.update(from: tour.baseAddress!, count: nodeCount)
+        savedPosition.baseAddress!.update(from: position.baseAddress!, count: nodeCount)
+        savedLength = length
+    }
+
+    func restore() {
+        tour.baseAddress!.update(from: savedTour.baseAddress!, count: nodeCount)
+        position.baseAddress!.update(from: savedPosition.baseAddress!, count: nodeCount)
+        length = savedLength
+    }
+
+    var lastSavedLength: Double { savedLength }
+}
+
+/// A local search that can repair a tour after a kick.
+protocol KickedLocalSearch: AnyObject {
+    var state: TourState { get }
+    var costs: TourCosts { get }
+    /// Applies improving moves until no queued node has one.
+    func improve()
+    /// Perturbs the tour at random and queues the nodes it touched; false when it changed nothing.
+    func kick(random: inout SplitMix64) -> Bool
+}
+
+extension KickedLocalSearch {
+    /// Iterated local search: kick, repair, keep the result unless it is longer. Runs until the
+    /// deadline, `maximumKicks` or cancellation and ends on the best tour.
+    /// - Returns: the number of kicks made.
+    @discardableResult
+    func iterate(deadline: ContinuousClock.Instant, maximumKicks: Int, random: inout SplitMix64) -> Int {
+        guard state.nodeCount >= 8 else { return 0 }
+        state.save()
+        let slack = costs.isIntegral ? 0 : 1e-12
+        var kicks = 0
+        while kicks < maximumKicks {
+            if kicks & 15 == 0, ContinuousClock.now >= deadline || Task.isCancelled { break }
+            kicks += 1
+            guard kick(random: &random) else { continue }
+            improve()
+            if state.length <= state.lastSavedLength * (1 + slack) {
+                state.save()      // not longer: kept (sideways moves let the search wander)
+            } else {
+                state.restore()
+            }
+        }
+        state.restore()
+        state.length = state.measure(costs)
+        return kicks
+    }
+
+    func improveAll() {
+        state.pushAll()
+        improve()
+    }
+
+    /// Three cut points for a kick: two adjacent stretches of 1–50 nodes at a random place,
+    /// as (a, b, c, d, e, f) with a→b…c→d…e→f.
+    func randomStretches(random: inout SplitMix64) -> (Int, Int, Int, Int, Int, Int, start: Int, Int, Int) {
+        let n = state.nodeCount
+        let maxPiece = max(1, min(50, (n - 2) / 2))
+        let firstLength = 1 + Int(random.next() % UInt64(maxPiece))
+        let secondLength = 1 + Int(random.next() % UInt64(maxPiece))
+        let start = Int(random.next() % UInt64(n))
+        let tour = state.tour
+        func at(_ offset: Int) -> Int { Int(tour[(start + offset) % n]) }
+        return (at(0), at(1), at(firstLength), at(firstLength + 1), at(firstLength + secondLength),
+                at(firstLength + secondLength + 1), start, firstLength, secondLength)
+    }
+}
