@@ -51,7 +51,7 @@ let package = Package(
         .executableTarget(
             name: "GeoQueryCLI",
             dependencies: [
-                "GeoCore", "PlaceModel", "PlaceStore", "PlaceImport",
+                "GeoCore", "PlaceModel", "PlaceStore", "PlaceImport", "Routing",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

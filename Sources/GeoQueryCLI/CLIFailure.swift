@@ -3,6 +3,7 @@ import GeoCore
 import PlaceImport
 import PlaceModel
 import PlaceStore
+import Routing
 
 /// A failure to report as one line on stderr with a sysexits-style code.
 struct CLIFailure: Error {
@@ -34,6 +35,11 @@ struct CLIFailure: Error {
             case .indexNotFound, .notAnIndex: self.init(error.description, exitCode: Self.noInput)
             case .invalidCursor, .invalidArgument: self.init(error.description, exitCode: Self.usage)
             default: self.init(error.description, exitCode: Self.ioError)
+            }
+        case let error as RoutingError:
+            switch error {
+            case .noStops, .stopOutOfRange: self.init(error.description, exitCode: Self.usage)
+            default: self.init(error.description, exitCode: Self.dataError)
             }
         case let error as ImportError:
             switch error {

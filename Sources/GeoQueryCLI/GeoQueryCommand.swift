@@ -16,7 +16,7 @@ struct GeoQueryCommand: ParsableCommand {
             65 bad data file, 66 no index, 74 I/O or database failure.
             """,
         version: "0.1.0",
-        subcommands: [Near.self, BBox.self, Nearest.self, PlaceLookup.self, Stats.self, Sources.self, Import.self]
+        subcommands: [Near.self, BBox.self, Nearest.self, PlaceLookup.self, Stats.self, Sources.self, Import.self, RouteCommand.self]
     )
 
     static func main() {

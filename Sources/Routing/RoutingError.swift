@@ -29,7 +29,8 @@ public enum RoutingError: Error, Sendable, Equatable, CustomStringConvertible {
         case .stopOutOfRange(let role, let index, let count):
             return "\(role) stop \(index) does not exist: stops are numbered 0 to \(count - 1)"
         case .noFeasibleRoute:
-            return "no order visits every stop: each one needs an edge that the matrix marks as missing (infinite)"
+            return "no order of the stops avoids the edges the matrix marks as missing (null or infinity); "
+                + "give those edges a cost or drop a stop"
         case .invalidTSPLIB(let line, let reason):
             return "TSPLIB line \(line): \(reason)"
         case .unsupportedTSPLIB(let what):
