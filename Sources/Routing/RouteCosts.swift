@@ -122,15 +122,35 @@ public struct RouteCosts: Sendable {
     }
 
     /// A position per stop in a space where nearby stops are near, for neighbour lists; nil for a
-    /// matrix, whose neighbours come from its rows.
+    /// matrix, whose neighbours come from its rows. Points are placed at their Earth-centred
+    /// (ECEF) position in metres: the straight line between two is never longer than the
+    /// geodesic, which makes it a lower bound (``LowerBound``).
     var embedding: [SIMD3<Double>]? {
         switch storage {
         case .matrix: return nil
         case .plane(let x, let y, _): return zip(x, y).map { SIMD3($0, $1, 0) }
         case .geodesic(let latitudes, let longitudes):
-            return zip(latitudes, longitudes).map { Self.unitVector(latitude: $0 * .pi / 180, longitude: $1 * .pi / 180) }
+            return zip(latitudes, longitudes).map { Self.earthCentred(latitude: $0 * .pi / 180, longitude: $1 * .pi / 180) }
         case .tsplibGeographic(let latitudes, let longitudes):
             return zip(latitudes, longitudes).map { Self.unitVector(latitude: $0, longitude: $1) }
+        }
+    }
+
+    /// WGS84 geodetic latitude and longitude (radians, height 0) to Earth-centred metres.
+    static func earthCentred(latitude: Double, longitude: Double) -> SIMD3<Double> {
+        let sinLatitude = sin(latitude), cosLatitude = cos(latitude)
+        let primeVertical = WGS84.semiMajorAxis / (1 - WGS84.eccentricitySquared * sinLatitude * sinLatitude).squareRoot()
+        return SIMD3(primeVertical * cosLatitude * cos(longitude), primeVertical * cosLatitude * sin(longitude),
+                     primeVertical * (1 - WGS84.eccentricitySquared) * sinLatitude)
+    }
+
+    /// Whether the cost never decreases as the embedding's straight-line distance grows, so the
+    /// nearest stops by position are the cheapest.
+    var costGrowsWithEmbeddingDistance: Bool {
+        switch storage {
+        case .matrix, .geodesic: return false
+        case .tsplibGeographic: return true
+        case .plane(_, _, let metric): return metric != .manhattan && metric != .maximum
         }
     }
 

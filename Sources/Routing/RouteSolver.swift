@@ -76,10 +76,24 @@ public enum RouteSolver {
             method += proven ? " + 1-tree branch and bound (proven)" : " + 1-tree branch and bound (stopped at deadline)"
             if proven && tourCosts.usesForbiddenEdge(outcome.length) { throw RoutingError.noFeasibleRoute }
         }
+        if !proven {
+            lowerBound = max(lowerBound ?? 0, bestKnownBound(costs, tourCosts, shape: shape, tour: tour))
+        }
         let order = tourCosts.order(fromTour: tour, closedStart: closedStart)
         // Only a matrix can forbid edges; the search found no order without one.
         if !costs.length(of: order, closed: shape.isClosed).isFinite { throw RoutingError.noFeasibleRoute }
         return finish(order, costs: costs, shape: shape, proven: proven, lowerBound: lowerBound, method: method)
+    }
+
+    /// The bounds for answers that are not proven: the Held–Karp 1-tree bound at the root of the
+    /// branch and bound for small symmetric problems, else the cheapest-edge bounds.
+    private static func bestKnownBound(_ costs: RouteCosts, _ tourCosts: TourCosts, shape: RouteShape, tour: [Int32]) -> Double {
+        if costs.isSymmetric && costs.count <= 300 {
+            var search = BranchAndBound(costs: tourCosts, tour: tour, length: tourCosts.length(of: tour))
+            return search.run(costs: tourCosts, deadline: .now).lowerBound
+        }
+        if case .matrix = costs.storage { return LowerBound.cheapestInAndOut(tourCosts) }
+        return LowerBound.cheapestEdges(costs, shape: shape) ?? 0
     }
 
     private static func finish(_ order: [Int], costs: RouteCosts, shape: RouteShape, proven: Bool,

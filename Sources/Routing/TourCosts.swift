@@ -160,6 +160,13 @@ final class TourCosts: @unchecked Sendable {
         return false
     }
 
+    /// The length of a closed tour over the nodes.
+    func length(of tour: [Int32]) -> Double {
+        var total = 0.0
+        for k in 0..<tour.count { total += cost(Int(tour[k]), Int(tour[(k + 1) % tour.count])) }
+        return total
+    }
+
     /// Whether a cost that large can only come from a forbidden edge.
     func usesForbiddenEdge(_ length: Double) -> Bool { penalty.isFinite && length >= penalty }
 
