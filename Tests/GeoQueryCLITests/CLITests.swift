@@ -200,6 +200,18 @@ final class CLIFixture: @unchecked Sendable {
         #expect(after.stdout.contains("extra-towns,1,"))
     }
 
+    @Test func routeThroughPlacesInTheIndex() throws {
+        let ids = ["geonames:2988507", "airport:LFPG", "geonames:2970761", "airport:LFPO", "geonames:2990611"]
+        let result = try CLI.run(["route", "--places", ids.joined(separator: ","), "--start", "geonames:2988507",
+                                  "--end", "airport:LFPG", "--format", "table", "--db", try db])
+        #expect(result.status == 0, "\(result.stderr)")
+        let lines = result.stdout.split(separator: "\n")
+        #expect(lines.count == 8 && lines[2].contains("Paris") && lines[6].contains("Charles de Gaulle"))
+        #expect(lines[7].contains("5 stops, path") && lines[7].contains("proven optimal"))
+        let missing = try CLI.run(["route", "--places", "geonames:2988507,geonames:1", "--db", try db])
+        #expect(missing.status == 1 && missing.stderr.contains("no place with id geonames:1"))
+    }
+
     @Test func emptyAnswersSucceed() throws {
         let result = try CLI.run(["near", "--lat", "0", "--lon", "0", "--radius", "1km", "--format", "json", "--db", try db])
         #expect(result.status == 0 && result.json["count"] as? Int == 0)
