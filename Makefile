@@ -1,7 +1,8 @@
 # GeoQuery — set-up, build, test, benchmark. Run as root on Debian (or with sudo available).
 #   make run    install system packages, build (release), build the default index, example query
 #   make test   install system packages, run the test suite
-#   make bench  1 M synthetic places: load rate, query latencies, library vs raw SQLite
+#   make bench  1 M synthetic places: load rate, query latencies, library vs raw SQLite; imports; routes
+#   make bench-routes  only the routing rows
 
 SHELL := /bin/bash
 APT_PACKAGES := pkg-config libsqlite3-dev libspatialite-dev libsqlite3-mod-spatialite libcurl4-openssl-dev \
@@ -10,7 +11,7 @@ DB := geodata/places.sqlite
 GEOQUERY := .build/release/geoquery
 SHIPPED := geodata/cities15000.csv geodata/airports.csv geodata/monaco.osm.pbf geodata/andorra.osm.pbf
 
-.PHONY: deps build run test bench index clean
+.PHONY: deps build run test bench bench-routes index clean
 
 # Idempotent: installs only what dpkg says is missing; apt-get update only then, and once.
 deps:
@@ -59,6 +60,11 @@ test: deps
 bench: deps
 	swift build -c release --product GeoQueryBench
 	.build/release/GeoQueryBench $(BENCH_ARGS)
+
+# Only the routing rows of `make bench` (a few minutes, no index needed).
+bench-routes: deps
+	swift build -c release --product GeoQueryBench
+	.build/release/GeoQueryBench --routes-only $(BENCH_ARGS)
 
 clean:
 	rm -rf .build $(DB) $(DB)-wal $(DB)-shm

@@ -31,14 +31,6 @@ enum RouteBench {
         }
 
         if exactOnly { return }
-        if let profile = ProcessInfo.processInfo.environment["ROUTE_PROFILE"], let n = Int(profile) {
-            let costs = RouteCosts(points: clustered(n, seed: UInt64(n), clusters: n / 50, spread: 2))
-            for seed in 1...5 as ClosedRange<UInt64> {
-                let route = try RouteSolver.solve(costs, options: RouteOptions(timeLimit: .seconds(1), seed: seed, exactLimit: 0))
-                print(n, seed, route.length, route.method)
-            }
-            return
-        }
         print("\nroutes: heuristic round trips (gap to the proven TSPLIB optimum; median of 3 seeds)")
         print("  instance   stops  limit    length     gap")
         let instances: [(String, Double)] = [("a280", 2579), ("ali535", 202339), ("gr666", 294358)]

@@ -12,7 +12,8 @@ import PlaceStore
 // when it is installed.
 //
 // Options: --places N (default 1000000), --queries N per row (default 2000), --db PATH,
-// --keep (reuse an existing bench index of the right size), --no-import (skip the import rows).
+// --keep (reuse an existing bench index of the right size), --no-import (skip the import rows),
+// --no-routes (skip the routing rows), --routes-only (only them; RouteBench.swift), --quick.
 
 let arguments = CommandLine.arguments
 func option(_ name: String) -> String? {
@@ -203,4 +204,8 @@ if !arguments.contains("--no-import") {
         }
         print(cells.joined(separator: "  "))
     }
+}
+
+if !arguments.contains("--no-routes") {
+    try RouteBench.run(fixtures: "Tests/RoutingTests/Fixtures", quick: arguments.contains("--quick"))
 }
