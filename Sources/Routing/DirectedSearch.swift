@@ -25,22 +25,6 @@ final class DirectedSearch: KickedLocalSearch {
     @inline(__always) private func distance(from: Int, to: Int) -> Int { state.distance(from: from, to: to) }
     @inline(__always) private func push(_ node: Int) { state.push(node) }
 
-    /// Rewrites the tour S0 S1 S2 (S1 = b…c, S2 = d…e, S0 the rest) as S0 S2 S1, moving the two
-    /// shortest of the three stretches.
-    private func swapStretches(b: Int, c: Int, d: Int, e: Int) {
-        let first = distance(from: b, to: c) + 1
-        let second = distance(from: d, to: e) + 1
-        let rest = state.nodeCount - first - second
-        // S0 S1 S2 ≡ S1 S2 S0 ≡ S2 S0 S1 as cycles; S0 S2 S1 ≡ S1 S0 S2 ≡ S2 S1 S0.
-        if first + second <= first + rest && first + second <= second + rest {
-            state.swapAdjacent(at: Int(state.position[b]), first, second)           // S1 S2 → S2 S1
-        } else if first + rest <= second + rest {
-            state.swapAdjacent(at: (Int(state.position[e]) + 1) % state.nodeCount, rest, first)  // S0 S1 → S1 S0
-        } else {
-            state.swapAdjacent(at: Int(state.position[d]), second, rest)           // S2 S0 → S0 S2
-        }
-    }
-
     private func trySegmentSwap(_ a: Int) -> Bool {
         let b = next(a)
         if costs.isFixed(a, b) { return false }
@@ -67,7 +51,7 @@ final class DirectedSearch: KickedLocalSearch {
                 if costs.isFixed(e, f) { continue }
                 let gain = secondGain + costs.cost(e, f) - costs.cost(e, b)
                 if gain > epsilon {
-                    swapStretches(b: b, c: c, d: d, e: e)
+                    state.swapStretches(b: b, c: c, d: d, e: e)
                     state.length -= gain
                     push(a); push(b); push(c); push(d); push(e); push(f)
                     return true
@@ -98,7 +82,7 @@ final class DirectedSearch: KickedLocalSearch {
                 if y == s1 || y == after || distance(from: s1, to: x) < segmentLength || costs.isFixed(x, y) { continue }
                 let gain = removed + costs.cost(x, y) - costs.cost(x, s1) - costs.cost(s2, y)
                 if gain > epsilon {
-                    swapStretches(b: s1, c: s2, d: after, e: x)
+                    state.swapStretches(b: s1, c: s2, d: after, e: x)
                     state.length -= gain
                     push(a); push(s1); push(s2); push(after); push(x); push(y)
                     return true
@@ -114,7 +98,7 @@ final class DirectedSearch: KickedLocalSearch {
         }
     }
 
-    /// Swaps two adjacent random stretches of up to 50 nodes each.
+    /// Swaps two adjacent random stretches of up to 100 nodes each.
     func kick(random: inout SplitMix64) -> Bool {
         let (a, b, c, d, e, f, start, firstLength, secondLength) = randomStretches(random: &random)
         if costs.isFixed(a, b) || costs.isFixed(c, d) || costs.isFixed(e, f) { return false }

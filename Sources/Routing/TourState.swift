@@ -99,6 +99,22 @@ final class TourState {
         }
     }
 
+    /// Rewrites the tour S0 S1 S2 (S1 = b…c, S2 = d…e, S0 the rest) as S0 S2 S1, moving the two
+    /// shortest of the three stretches.
+    func swapStretches(b: Int, c: Int, d: Int, e: Int) {
+        let first = distance(from: b, to: c) + 1
+        let second = distance(from: d, to: e) + 1
+        let rest = nodeCount - first - second
+        // S0 S1 S2 ≡ S1 S2 S0 ≡ S2 S0 S1 as cycles; S0 S2 S1 ≡ S1 S0 S2 ≡ S2 S1 S0.
+        if first + second <= first + rest && first + second <= second + rest {
+            swapAdjacent(at: Int(position[b]), first, second)           // S1 S2 → S2 S1
+        } else if first + rest <= second + rest {
+            swapAdjacent(at: (Int(position[e]) + 1) % nodeCount, rest, first)  // S0 S1 → S1 S0
+        } else {
+            swapAdjacent(at: Int(position[d]), second, rest)           // S2 S0 → S0 S2
+        }
+    }
+
     // MARK: Work queue
 
     @inline(__always) func push(_ node: Int) {
@@ -180,11 +196,11 @@ extension KickedLocalSearch {
         improve()
     }
 
-    /// Three cut points for a kick: two adjacent stretches of 1–50 nodes at a random place,
+    /// Three cut points for a kick: two adjacent stretches of 1–100 nodes at a random place,
     /// as (a, b, c, d, e, f) with a→b…c→d…e→f.
     func randomStretches(random: inout SplitMix64) -> (Int, Int, Int, Int, Int, Int, start: Int, Int, Int) {
         let n = state.nodeCount
-        let maxPiece = max(1, min(50, (n - 2) / 2))
+        let maxPiece = max(1, min(100, (n - 2) / 2))
         let firstLength = 1 + Int(random.next() % UInt64(maxPiece))
         let secondLength = 1 + Int(random.next() % UInt64(maxPiece))
         let start = Int(random.next() % UInt64(n))
