@@ -13,7 +13,7 @@ func openDump(_ path: String) throws -> (handle: FileHandle, size: Int) {
         throw ImportError.unreadableFile(path: path, reason: "permission denied")
     }
     let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
-    return (handle, size ?? 0)
+    return (handle, size)
 }
 
 /// One record of a dump: a place, or why a row could not be one.
