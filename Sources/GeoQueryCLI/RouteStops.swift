@@ -1,5 +1,6 @@
 import Foundation
 import GeoCore
+import PlaceImport
 import Routing
 
 /// The stops of `geoquery route`, read from a points or matrix file.
@@ -19,77 +20,70 @@ struct RouteStops {
         CLIFailure("\(file): \(reason)", exitCode: CLIFailure.dataError)
     }
 
-    /// GeoJSON points (a FeatureCollection, or a bare Feature or geometry list) or CSV id,lat,lon.
+    /// GeoJSON points (a FeatureCollection or one Feature) or CSV with id, lat and lon columns.
     static func points(file: String) throws -> RouteStops {
         let text = try read(file)
         let stops = text.drop { $0.isWhitespace || $0 == "\u{FEFF}" }.first == "{"
-            ? try geoJSONPoints(text, file: file) : try csvPoints(text, file: file)
+            ? try geoJSONPoints(text, file: file) : try csvPoints(file: file)
         try checkUnique(stops.ids, file: file)
         return stops
     }
 
+    /// Through GeoCore's RFC 7946 types, which check each Point and its coordinates.
     private static func geoJSONPoints(_ text: String, file: String) throws -> RouteStops {
-        guard let root = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any] else {
-            throw bad(file, "not valid JSON")
-        }
-        let features: [[String: Any]]
-        if root["type"] as? String == "FeatureCollection" {
-            features = root["features"] as? [[String: Any]] ?? []
-        } else if root["type"] as? String == "Feature" {
-            features = [root]
-        } else {
+        let data = Data(text.utf8)
+        struct Kind: Decodable { var type: String }
+        let features: [GeoJSON.Feature]
+        do {
+            if try JSONDecoder().decode(Kind.self, from: data).type == "Feature" {
+                features = [try JSONDecoder().decode(GeoJSON.Feature.self, from: data)]
+            } else {
+                features = try JSONDecoder().decode(GeoJSON.FeatureCollection.self, from: data).features
+            }
+        } catch let error as GeoCoreError {
+            throw bad(file, error.description)
+        } catch {
             throw bad(file, "expected a GeoJSON FeatureCollection of Point features")
         }
         var ids: [String] = [], names: [String] = [], coordinates: [Coordinate] = []
         for (number, feature) in features.enumerated() {
-            let properties = feature["properties"] as? [String: Any] ?? [:]
-            guard let geometry = feature["geometry"] as? [String: Any], geometry["type"] as? String == "Point",
-                  let position = geometry["coordinates"] as? [Double], position.count >= 2 else {
-                throw bad(file, "feature \(number + 1) is not a Point with [longitude, latitude] coordinates")
+            guard let point = feature.geometry else { throw bad(file, "feature \(number + 1) has no Point geometry") }
+            let name = feature.properties?["name"]?.stringValue
+            let propertyID: String? = switch feature.properties?["id"] {
+            case .string(let text)?: text
+            case .int(let number)?: String(number)
+            default: nil
             }
-            do {
-                coordinates.append(try Coordinate(latitude: position[1], longitude: position[0]))
-            } catch {
-                throw bad(file, "feature \(number + 1): \(error)")
-            }
-            let id = feature["id"].flatMap(text(of:)) ?? properties["id"].flatMap(text(of:))
-                ?? properties["name"].flatMap(text(of:)) ?? String(number + 1)
-            ids.append(id)
-            names.append(properties["name"].flatMap(text(of:)) ?? "")
+            coordinates.append(point.coordinate)
+            ids.append(feature.id ?? propertyID ?? name ?? String(number + 1))
+            names.append(name ?? "")
         }
         return RouteStops(ids: ids, names: names.contains { !$0.isEmpty } ? names : nil,
                           coordinates: coordinates, costs: RouteCosts(points: coordinates))
     }
 
-    private static func text(of value: Any) -> String? {
-        if let string = value as? String { return string }
-        if let number = value as? NSNumber { return number.stringValue }
-        return nil
-    }
-
-    /// CSV with a header; columns id, lat/latitude, lon/lng/longitude and optionally name.
-    private static func csvPoints(_ text: String, file: String) throws -> RouteStops {
-        var lines = text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).map(String.init)
-        if let first = lines.first, first.hasPrefix("\u{FEFF}") { lines[0] = String(first.dropFirst()) }
-        guard let header = lines.first else { throw bad(file, "empty file") }
-        let columns = header.split(separator: ",", omittingEmptySubsequences: false)
-            .map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+    /// CSV with a header (PlaceImport's RFC 4180 reader: quoted fields, BOM); columns id,
+    /// lat/latitude, lon/lng/longitude and optionally name.
+    private static func csvPoints(file: String) throws -> RouteStops {
+        var reader = try CSVReader(path: file)
+        guard let header = reader.next() else { throw bad(file, "empty file") }
+        let columns = header.fields.map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
         func column(_ names: [String]) -> Int? { columns.firstIndex { names.contains($0) } }
         guard let latitudeColumn = column(["lat", "latitude"]), let longitudeColumn = column(["lon", "lng", "longitude"]) else {
-            throw bad(file, "the CSV header '\(header)' needs lat and lon columns (and id; GeoJSON points work too)")
+            throw bad(file, "the CSV header '\(header.fields.joined(separator: ","))' needs lat and lon columns (and id; GeoJSON points work too)")
         }
         let idColumn = column(["id"]), nameColumn = column(["name"])
         var ids: [String] = [], names: [String] = [], coordinates: [Coordinate] = []
-        for (offset, line) in lines.enumerated().dropFirst() where !line.trimmingCharacters(in: .whitespaces).isEmpty {
-            let fields = line.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+        while let record = reader.next() {
+            let fields = record.fields.map { $0.trimmingCharacters(in: .whitespaces) }
             guard fields.count == columns.count else {
-                throw bad(file, "line \(offset + 1) has \(fields.count) fields; the header has \(columns.count)")
+                throw bad(file, "line \(record.line) has \(fields.count) fields; the header has \(columns.count)")
             }
             guard let latitude = Double(fields[latitudeColumn]), let longitude = Double(fields[longitudeColumn]) else {
-                throw bad(file, "line \(offset + 1): '\(fields[latitudeColumn])', '\(fields[longitudeColumn])' are not numbers")
+                throw bad(file, "line \(record.line): '\(fields[latitudeColumn])', '\(fields[longitudeColumn])' are not numbers")
             }
             do { coordinates.append(try Coordinate(latitude: latitude, longitude: longitude)) } catch {
-                throw bad(file, "line \(offset + 1): \(error)")
+                throw bad(file, "line \(record.line): \(error)")
             }
             ids.append(idColumn.map { fields[$0] } ?? String(ids.count + 1))
             names.append(nameColumn.map { fields[$0] } ?? "")

@@ -13,7 +13,6 @@ struct BranchAndBound {
         var length: Double
         var lowerBound: Double
         var proven: Bool
-        var subproblems: Int
     }
 
     private struct Subproblem {
@@ -30,6 +29,12 @@ struct BranchAndBound {
     private var bestTour: [Int32]
     /// The node whose two edges complete the 1-tree (the virtual node when there is one).
     private let special: Int
+    /// The fixed ends of an open path as forced edges, and their direct join excluded.
+    private let rootState: [EdgeState]
+    // Prim's working arrays, reused by every 1-tree.
+    private var key: [Double]
+    private var forcedKey: [Bool]
+    private var inTree: [Bool]
 
     init(costs: TourCosts, tour: [Int32], length: Double) {
         n = costs.nodeCount
@@ -38,7 +43,23 @@ struct BranchAndBound {
         upper = length
         bestTour = tour
         special = n - 1
-        _ = costs
+        key = [Double](repeating: 0, count: n)
+        forcedKey = [Bool](repeating: false, count: n)
+        inTree = [Bool](repeating: false, count: n)
+        var state = [EdgeState](repeating: .free, count: n * n)
+        if costs.virtualNode >= 0 {
+            let v = costs.virtualNode
+            for end in [costs.fixedStart, costs.fixedEnd] where end >= 0 {
+                state[v * n + end] = .forced
+                state[end * n + v] = .forced
+            }
+            if costs.fixedStart >= 0, costs.fixedEnd >= 0, n > 3 {
+                // The path's two ends are not joined to each other directly.
+                state[costs.fixedStart * n + costs.fixedEnd] = .excluded
+                state[costs.fixedEnd * n + costs.fixedStart] = .excluded
+            }
+        }
+        rootState = state
     }
 
     /// Whether a bound this high shows that a subproblem cannot beat the incumbent.
@@ -46,24 +67,11 @@ struct BranchAndBound {
         integral ? (bound - 1e-7).rounded(.up) >= upper : bound >= upper - 1e-9 * max(1, upper)
     }
 
-    mutating func run(costs: TourCosts, deadline: ContinuousClock.Instant) -> Outcome {
-        var rootState = [EdgeState](repeating: .free, count: n * n)
-        if costs.virtualNode >= 0 {
-            let v = costs.virtualNode
-            for end in [costs.fixedStart, costs.fixedEnd] where end >= 0 {
-                rootState[v * n + end] = .forced
-                rootState[end * n + v] = .forced
-            }
-            if costs.fixedStart >= 0, costs.fixedEnd >= 0, n > 3 {
-                // The path's two ends are not joined to each other directly.
-                rootState[costs.fixedStart * n + costs.fixedEnd] = .excluded
-                rootState[costs.fixedEnd * n + costs.fixedStart] = .excluded
-            }
-        }
+    /// Searches until every subproblem is settled (proven) or the deadline passes.
+    mutating func run(deadline: ContinuousClock.Instant) -> Outcome {
         var root = Subproblem(state: rootState, multipliers: [Double](repeating: 0, count: n), bound: 0)
         root.bound = ascend(&root, iterations: 30 * n + 100)
         var stack: [Subproblem] = []
-        var subproblems = 1
         var aborted = false
         if !cannotImprove(root.bound) { stack.append(root) }
         while let node = stack.popLast() {
@@ -78,7 +86,6 @@ struct BranchAndBound {
             for childState in branch(node.state, at: branchNode, tree: node.tree) {
                 var child = Subproblem(state: childState, multipliers: node.multipliers, bound: node.bound)
                 child.bound = max(node.bound, ascend(&child, iterations: max(20, n)))
-                subproblems += 1
                 if !cannotImprove(child.bound) { children.append(child) }
             }
             children.sort { $0.bound > $1.bound }
@@ -89,7 +96,7 @@ struct BranchAndBound {
             for open in stack { lower = min(lower, open.bound) }
         }
         return Outcome(tour: bestTour, length: upper, lowerBound: aborted ? min(lower, upper) : upper,
-                       proven: !aborted, subproblems: subproblems)
+                       proven: !aborted)
     }
 
     /// A 1-tree: a spanning tree on all nodes but ``special`` plus its two cheapest edges.
@@ -118,13 +125,19 @@ struct BranchAndBound {
 
     /// The 1-tree for the given multipliers and its Lagrangian value (infinity when the edge
     /// states leave no 1-tree).
-    private func oneTree(_ state: [EdgeState], _ pi: [Double], into tree: inout OneTree) -> Double {
+    private mutating func oneTree(_ state: [EdgeState], _ pi: [Double], into tree: inout OneTree) -> Double {
         let treeNodes = n - 1
-        tree.parent = [Int](repeating: -1, count: n)
-        tree.degree = [Int](repeating: 0, count: n)
-        var key = [Double](repeating: .infinity, count: n)
-        var forcedKey = [Bool](repeating: false, count: n)
-        var inTree = [Bool](repeating: false, count: n)
+        if tree.parent.count != n {
+            tree.parent = [Int](repeating: -1, count: n)
+            tree.degree = [Int](repeating: 0, count: n)
+        }
+        for i in 0..<n {
+            tree.parent[i] = -1
+            tree.degree[i] = 0
+            key[i] = .infinity
+            forcedKey[i] = false
+            inTree[i] = false
+        }
         var value = 0.0
         key[0] = 0
         for _ in 0..<treeNodes {
@@ -165,10 +178,9 @@ struct BranchAndBound {
             }
         }
         if second < 0 || forcedCount > 2 { return .infinity }
-        for v in [first, second] {
-            value += cost[special * n + v] + pi[special] + pi[v]
-            tree.degree[v] += 1
-        }
+        value += cost[special * n + first] + cost[special * n + second] + 2 * pi[special] + pi[first] + pi[second]
+        tree.degree[first] += 1
+        tree.degree[second] += 1
         tree.degree[special] = 2
         tree.specialEdges = (first, second)
         var piSum = 0.0

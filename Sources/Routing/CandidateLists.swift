@@ -6,6 +6,8 @@ struct CandidateLists {
     let perNode: Int
     /// `perNode` entries per node; unused slots are -1.
     private(set) var flat: [Int32]
+    /// The stops' k-d tree, when they have positions (also used for the first tour and bounds).
+    let tree: KDTree?
 
     init(_ costs: TourCosts, embedding: [SIMD3<Double>]?, perNode requested: Int) {
         let stops = costs.stopCount
@@ -13,8 +15,8 @@ struct CandidateLists {
         let nearest = max(0, min(requested, stops - 1))
         perNode = nearest + (hasVirtual ? 1 : 0)
         flat = [Int32](repeating: -1, count: max(1, perNode * costs.nodeCount))
+        tree = embedding.map { KDTree(points: $0) }
         guard perNode > 0 else { return }
-        let tree = embedding.map { KDTree(points: $0) }
         var scratch: [(Double, Int32)] = []
         scratch.reserveCapacity(stops)
         for i in 0..<stops {
@@ -42,7 +44,7 @@ struct CandidateLists {
 
 /// A static k-d tree over 3-D points for k-nearest-neighbour queries.
 struct KDTree {
-    private let points: [SIMD3<Double>]
+    let points: [SIMD3<Double>]
     private var order: [Int32]
 
     init(points: [SIMD3<Double>]) {

@@ -8,17 +8,15 @@ final class DirectedSearch: KickedLocalSearch {
     let costs: TourCosts
     let candidates: CandidateLists
     let state: TourState
+    let name = "or-3opt ils"
     private let epsilon: Double
 
     init(costs: TourCosts, candidates: CandidateLists, initialTour: [Int32]) {
         self.costs = costs
         self.candidates = candidates
         state = TourState(initialTour, costs: costs)
-        epsilon = costs.isIntegral ? 0.5 : 1e-9
+        epsilon = costs.minimumGain
     }
-
-    var tour: [Int32] { state.nodes }
-    var length: Double { state.length }
 
     @inline(__always) private func next(_ node: Int) -> Int { state.next(node) }
     @inline(__always) private func previous(_ node: Int) -> Int { state.previous(node) }

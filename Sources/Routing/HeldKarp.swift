@@ -11,8 +11,9 @@ enum HeldKarp {
     static func solve(_ costs: TourCosts, shape: RouteShape) -> (order: [Int], length: Double) {
         let n = costs.stopCount
         precondition(n >= 2 && n <= maximumStops, "Held–Karp is for 2 to \(maximumStops) stops")
-        var matrix = [Double](repeating: 0, count: n * n)
-        for i in 0..<n { for j in 0..<n where i != j { matrix[i * n + j] = costs.cost(i, j) } }
+        // Rows of the stops; an open path's virtual node (the last row and column) is not used.
+        let matrix = costs.denseMatrix()
+        let stride = costs.nodeCount
         let start: Int?, end: Int?, closed: Bool
         switch shape {
         case .closed(let first): (start, end, closed) = (first ?? 0, nil, true)
@@ -24,7 +25,7 @@ enum HeldKarp {
         let full = (1 << m) - 1
         var table = [Double](repeating: .infinity, count: (1 << m) * m)
         for k in 0..<m {
-            table[(1 << k) * m + k] = start.map { matrix[$0 * n + others[k]] } ?? 0
+            table[(1 << k) * m + k] = start.map { matrix[$0 * stride + others[k]] } ?? 0
         }
         if m > 1 {
             for mask in 1...full {
@@ -36,7 +37,7 @@ enum HeldKarp {
                     while rest != 0 {
                         let l = rest.trailingZeroBitCount
                         rest &= rest - 1
-                        let candidate = here + matrix[from * n + others[l]]
+                        let candidate = here + matrix[from * stride + others[l]]
                         let slot = (mask | (1 << l)) * m + l
                         if candidate < table[slot] { table[slot] = candidate }
                     }
@@ -48,7 +49,7 @@ enum HeldKarp {
         var best = Double.infinity
         for k in 0..<m {
             if let end, others[k] != end { continue }
-            let total = table[full * m + k] + (closed ? matrix[others[k] * n + start!] : 0)
+            let total = table[full * m + k] + (closed ? matrix[others[k] * stride + start!] : 0)
             if total < best { best = total; last = k }
         }
         // Walk back: the predecessor whose entry plus the edge gives exactly this entry.
@@ -59,7 +60,7 @@ enum HeldKarp {
             let previousMask = mask & ~(1 << k)
             var found = -1
             for l in 0..<m where previousMask & (1 << l) != 0 {
-                if table[previousMask * m + l] + matrix[others[l] * n + others[k]] == value { found = l; break }
+                if table[previousMask * m + l] + matrix[others[l] * stride + others[k]] == value { found = l; break }
             }
             order.append(others[found])
             mask = previousMask

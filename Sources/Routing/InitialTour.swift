@@ -3,8 +3,7 @@ enum InitialTour {
     /// Nearest neighbour from the fixed start (or stop 0), over candidate lists first and then
     /// the nearest unvisited stop by position (or by a scan for a matrix), keeping a fixed end for
     /// last. With a virtual node the tour is [virtual, start, …, end].
-    static func nearestNeighbour(_ costs: TourCosts, candidates: CandidateLists,
-                                 embedding: [SIMD3<Double>]?) -> [Int32] {
+    static func nearestNeighbour(_ costs: TourCosts, candidates: CandidateLists) -> [Int32] {
         let stops = costs.stopCount
         var visited = [Bool](repeating: false, count: stops)
         var unvisited = Array(0..<stops)            // swap-remove list for the scans
@@ -14,7 +13,7 @@ enum InitialTour {
             let at = slot[node], last = unvisited.removeLast()
             if last != node { unvisited[at] = last; slot[last] = at }
         }
-        let tree = embedding.map { KDTree(points: $0) }
+        let tree = candidates.tree
         let end = costs.fixedEnd
         if end >= 0 { markVisited(end) }
         var current = costs.fixedStart >= 0 ? costs.fixedStart : (end == 0 && stops > 1 ? 1 : 0)

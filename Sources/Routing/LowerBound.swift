@@ -9,11 +9,12 @@ enum LowerBound {
     /// nearest stops by position are the cheapest; for ellipsoidal distances the straight line
     /// through the Earth is never longer than the geodesic, so chords stand in for costs.
     /// Returns nil when neither holds (a matrix, Manhattan or maximum metrics).
-    static func cheapestEdges(_ costs: RouteCosts, shape: RouteShape) -> Double? {
-        guard let points = costs.embedding, costs.count >= 3 else { return nil }
+    /// - Parameter tree: the k-d tree over `costs.embedding`.
+    static func cheapestEdges(_ costs: RouteCosts, shape: RouteShape, tree: KDTree) -> Double? {
+        guard costs.count >= 3 else { return nil }
+        let points = tree.points
         let chords: Bool
         if case .geodesic = costs.storage { chords = true } else if costs.costGrowsWithEmbeddingDistance { chords = false } else { return nil }
-        let tree = KDTree(points: points)
         var total = 0.0
         var second = [Double](repeating: 0, count: costs.count)
         for i in 0..<costs.count {

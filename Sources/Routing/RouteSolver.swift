@@ -47,37 +47,29 @@ public enum RouteSolver {
 
         var random = SplitMix64(seed: options.seed)
         let candidates = CandidateLists(tourCosts, embedding: costs.embedding, perNode: candidatesPerStop)
-        let initial = InitialTour.nearestNeighbour(tourCosts, candidates: candidates, embedding: costs.embedding)
+        let initial = InitialTour.nearestNeighbour(tourCosts, candidates: candidates)
         let attemptProof = costs.isSymmetric && n <= options.exactLimit
         // Before a proof, a short search: the bound does the rest.
         let kicks = attemptProof ? min(options.maximumKicks ?? .max, 40 * n) : (options.maximumKicks ?? .max)
-        var tour: [Int32]
-        var length: Double
-        var method: String
-        if costs.isSymmetric {
-            let search = SymmetricSearch(costs: tourCosts, candidates: candidates, initialTour: initial)
-            search.improveAll()
-            search.iterate(deadline: options.deadline, maximumKicks: kicks, random: &random)
-            (tour, length, method) = (search.tour, search.length, "2-opt+or-opt ils")
-        } else {
-            let search = DirectedSearch(costs: tourCosts, candidates: candidates, initialTour: initial)
-            search.improveAll()
-            search.iterate(deadline: options.deadline, maximumKicks: kicks, random: &random)
-            (tour, length, method) = (search.tour, search.length, "or-3opt ils")
-        }
+        let search: any KickedLocalSearch = costs.isSymmetric
+            ? SymmetricSearch(costs: tourCosts, candidates: candidates, initialTour: initial)
+            : DirectedSearch(costs: tourCosts, candidates: candidates, initialTour: initial)
+        search.improveAll()
+        search.iterate(deadline: options.deadline, maximumKicks: kicks, random: &random)
+        var tour = search.tour
+        var method = search.name
         var proven = false
-        var lowerBound: Double?
+        var lowerBound: Double
         if attemptProof {
-            var search = BranchAndBound(costs: tourCosts, tour: tour, length: length)
-            let outcome = search.run(costs: tourCosts, deadline: options.deadline)
-            if outcome.length < length { tour = outcome.tour }
+            var proof = BranchAndBound(costs: tourCosts, tour: tour, length: search.length)
+            let outcome = proof.run(deadline: options.deadline)
+            tour = outcome.tour
             proven = outcome.proven
             lowerBound = outcome.lowerBound
             method += proven ? " + 1-tree branch and bound (proven)" : " + 1-tree branch and bound (stopped at deadline)"
             if proven && tourCosts.usesForbiddenEdge(outcome.length) { throw RoutingError.noFeasibleRoute }
-        }
-        if !proven {
-            lowerBound = max(lowerBound ?? 0, bestKnownBound(costs, tourCosts, shape: shape, tour: tour))
+        } else {
+            lowerBound = bestKnownBound(costs, tourCosts, shape: shape, tour: tour, tree: candidates.tree)
         }
         let order = tourCosts.order(fromTour: tour, closedStart: closedStart)
         // Only a matrix can forbid edges; the search found no order without one.
@@ -85,15 +77,17 @@ public enum RouteSolver {
         return finish(order, costs: costs, shape: shape, proven: proven, lowerBound: lowerBound, method: method)
     }
 
-    /// The bounds for answers that are not proven: the Held–Karp 1-tree bound at the root of the
-    /// branch and bound for small symmetric problems, else the cheapest-edge bounds.
-    private static func bestKnownBound(_ costs: RouteCosts, _ tourCosts: TourCosts, shape: RouteShape, tour: [Int32]) -> Double {
+    /// A bound for an answer no proof was attempted for: the Held–Karp 1-tree bound at the root
+    /// of the branch and bound for symmetric problems up to 300 stops, else the cheapest-edge
+    /// bounds.
+    private static func bestKnownBound(_ costs: RouteCosts, _ tourCosts: TourCosts, shape: RouteShape,
+                                       tour: [Int32], tree: KDTree?) -> Double {
         if costs.isSymmetric && costs.count <= 300 {
-            var search = BranchAndBound(costs: tourCosts, tour: tour, length: tourCosts.length(of: tour))
-            return search.run(costs: tourCosts, deadline: .now).lowerBound
+            var rootOnly = BranchAndBound(costs: tourCosts, tour: tour, length: tourCosts.length(of: tour))
+            return rootOnly.run(deadline: .now).lowerBound
         }
         if case .matrix = costs.storage { return LowerBound.cheapestInAndOut(tourCosts) }
-        return LowerBound.cheapestEdges(costs, shape: shape) ?? 0
+        return tree.flatMap { LowerBound.cheapestEdges(costs, shape: shape, tree: $0) } ?? 0
     }
 
     private static func finish(_ order: [Int], costs: RouteCosts, shape: RouteShape, proven: Bool,

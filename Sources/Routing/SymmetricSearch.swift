@@ -10,17 +10,15 @@ final class SymmetricSearch: KickedLocalSearch {
     let costs: TourCosts
     let candidates: CandidateLists
     let state: TourState
+    let name = "2-opt+or-opt ils"
     private let epsilon: Double
 
     init(costs: TourCosts, candidates: CandidateLists, initialTour: [Int32]) {
         self.costs = costs
         self.candidates = candidates
         state = TourState(initialTour, costs: costs)
-        epsilon = costs.isIntegral ? 0.5 : 1e-9
+        epsilon = costs.minimumGain
     }
-
-    var tour: [Int32] { state.nodes }
-    var length: Double { state.length }
 
     /// Reverses the path from `from` forward to `to`, or equivalently the rest of the tour,
     /// whichever is shorter.

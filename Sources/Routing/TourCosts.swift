@@ -22,6 +22,9 @@ final class TourCosts: @unchecked Sendable {
     let fixedEnd: Int
     let isSymmetric: Bool
     let isIntegral: Bool
+    /// The least gain a move must make to count: half a unit for integral costs, else a hair
+    /// above rounding noise.
+    var minimumGain: Double { isIntegral ? 0.5 : 1e-9 }
     /// What a forbidden edge costs; `.infinity` when the problem has none.
     let penalty: Double
     let kind: Kind

@@ -159,6 +159,8 @@ final class TourState {
 protocol KickedLocalSearch: AnyObject {
     var state: TourState { get }
     var costs: TourCosts { get }
+    /// What the answer's `method` calls this search.
+    var name: String { get }
     /// Applies improving moves until no queued node has one.
     func improve()
     /// Perturbs the tour at random and queues the nodes it touched; false when it changed nothing.
@@ -166,6 +168,9 @@ protocol KickedLocalSearch: AnyObject {
 }
 
 extension KickedLocalSearch {
+    var tour: [Int32] { state.nodes }
+    var length: Double { state.length }
+
     /// Iterated local search: kick, repair, keep the result unless it is longer. Runs until the
     /// deadline, `maximumKicks` or cancellation and ends on the best tour.
     /// - Returns: the number of kicks made.

@@ -122,13 +122,28 @@ struct RouteSolverTests {
         let shape = shapeCase.shape.normalised
         for seed in 1...8 as ClosedRange<UInt64> {
             let points = RouteCosts(points: randomPoints(8, seed: seed, spanDegrees: seed.isMultiple(of: 2) ? 0.01 : 40))
-            let bound = try #require(LowerBound.cheapestEdges(points, shape: shape))
+            let tree = KDTree(points: try #require(points.embedding))
+            let bound = try #require(LowerBound.cheapestEdges(points, shape: shape, tree: tree))
             let optimum = bruteForce(points, shape)
             #expect(bound <= optimum && bound > 0.3 * optimum, "seed \(seed): \(bound) against \(optimum)")
             let matrix = try randomMatrix(8, symmetric: false, seed: seed)
             let directed = LowerBound.cheapestInAndOut(TourCosts(matrix, shape: shape))
             #expect(directed <= bruteForce(matrix, shape) && directed > 0)
         }
+    }
+
+    @Test("Cancelling the task ends a long search with the best order so far", .timeLimit(.minutes(1)))
+    func cancellation() async throws {
+        let costs = RouteCosts(points: randomPoints(2000, seed: 21, spanDegrees: 2))
+        let task = Task {
+            // Ten minutes and no kick limit: only cancellation can end this within the test's minute.
+            try RouteSolver.solve(costs, shape: .open(start: 0, end: nil), options: RouteOptions(timeLimit: .seconds(600)))
+        }
+        try await Task.sleep(for: .milliseconds(300))
+        task.cancel()
+        let route = try await task.value
+        checkRoute(route, costs, .open(start: 0, end: nil))
+        #expect(!route.isProvenOptimal)
     }
 
     @Test("Around the antimeridian and the pole, distances are ellipsoidal")
