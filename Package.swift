@@ -16,11 +16,14 @@ let package = Package(
         .library(name: "PlaceStore", targets: ["PlaceStore"]),
         .library(name: "PlaceImport", targets: ["PlaceImport"]),
         .library(name: "Routing", targets: ["Routing"]),
+        .library(name: "Providers", targets: ["Providers"]),
         .executable(name: "geoquery", targets: ["GeoQueryCLI"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        // Tests only: the loopback HTTP server that plays providers (see README "Dependencies").
+        .package(url: "https://github.com/swhitty/FlyingFox", from: "0.27.1"),
     ],
     targets: [
         // C shims: the system libsqlite3 (Debian's build can load extensions) and libspatialite.
@@ -43,6 +46,14 @@ let package = Package(
             dependencies: ["GeoCore", "PlaceModel", "CSpatiaLite"],
             swiftSettings: swiftSettings
         ),
+        // Provider adapters (Google, Yelp, Foursquare, HERE, weather) and federated search.
+        // PlaceStore only for the local index as one more source.
+        .target(
+            name: "Providers",
+            dependencies: ["GeoCore", "PlaceModel", "PlaceStore",
+                           .product(name: "Logging", package: "swift-log")],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "PlaceImport",
             dependencies: ["GeoCore", "PlaceModel", "PlaceStore", "COSM"],
@@ -51,7 +62,7 @@ let package = Package(
         .executableTarget(
             name: "GeoQueryCLI",
             dependencies: [
-                "GeoCore", "PlaceModel", "PlaceStore", "PlaceImport", "Routing",
+                "GeoCore", "PlaceModel", "PlaceStore", "PlaceImport", "Routing", "Providers",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -71,7 +82,15 @@ let package = Package(
         .testTarget(name: "PlaceStoreTests", dependencies: ["PlaceStore"], swiftSettings: swiftSettings),
         .testTarget(name: "PlaceImportTests", dependencies: ["PlaceImport"],
                     resources: [.copy("Fixtures")], swiftSettings: swiftSettings),
+        .testTarget(name: "ProvidersTests",
+                    dependencies: ["Providers", "PlaceStore", "PlaceModel", "GeoCore", "ProviderTestSupport"],
+                    swiftSettings: swiftSettings),
+        // The loopback HTTP server that adapter and CLI tests point providers at.
+        .target(name: "ProviderTestSupport",
+                dependencies: [.product(name: "FlyingFox", package: "FlyingFox")],
+                path: "Tests/ProviderTestSupport", resources: [.copy("Recorded")], swiftSettings: swiftSettings),
         // Runs the built `geoquery` executable as a user would.
-        .testTarget(name: "GeoQueryCLITests", dependencies: ["GeoQueryCLI", "PlaceStore", "GeoCore"], swiftSettings: swiftSettings),
+        .testTarget(name: "GeoQueryCLITests", dependencies: ["GeoQueryCLI", "PlaceStore", "GeoCore", "ProviderTestSupport"],
+                    swiftSettings: swiftSettings),
     ]
 )

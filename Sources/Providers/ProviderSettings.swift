@@ -1,0 +1,32 @@
+import Foundation
+
+/// What every adapter shares: where keys and base URLs come from, how requests are sent,
+/// retried and timed out, and the clock (for provenance and cache expiry).
+public struct ProviderSettings: Sendable {
+    public var environment: ProviderEnvironment
+    public var transport: any HTTPTransport
+    public var retry: RetryPolicy
+    /// Per request, in seconds.
+    public var timeout: TimeInterval
+    public var now: @Sendable () -> Date
+
+    public init(environment: ProviderEnvironment = ProviderEnvironment(), transport: any HTTPTransport = URLSessionTransport(),
+                retry: RetryPolicy = .default, timeout: TimeInterval = 10, now: @escaping @Sendable () -> Date = { Date() }) {
+        self.environment = environment
+        self.transport = transport
+        self.retry = retry
+        self.timeout = timeout
+        self.now = now
+    }
+
+    /// A client for `provider` that redacts `key`.
+    func client(_ provider: ProviderName, key: String,
+                errorMessage: @escaping @Sendable (HTTPResponse) -> (code: String?, message: String) = ProviderClient.standardErrorMessage) -> ProviderClient {
+        ProviderClient(provider: provider, transport: transport, retry: retry, timeout: timeout, secrets: [key], errorMessage: errorMessage)
+    }
+
+    /// The override from the environment, else `defaultBase`.
+    func baseURL(_ provider: ProviderName, default defaultBase: String) throws -> URL {
+        try environment.baseURLOverride(for: provider) ?? URL(string: defaultBase)!
+    }
+}
