@@ -22,12 +22,15 @@ public enum ProviderError: Error, Sendable, Hashable, CustomStringConvertible {
     case providerStatus(provider: ProviderName, status: String, message: String?)
     /// The request asks for something the provider cannot do.
     case unsupported(provider: ProviderName, reason: String)
+    /// Any other failure of a source (the local index's own errors).
+    case sourceFailed(provider: ProviderName, message: String)
 
     public var provider: ProviderName? {
         switch self {
         case .missingKey(let provider, _), .rejected(let provider, _, _, _), .rateLimited(let provider, _, _),
              .serverError(let provider, _, _, _), .timedOut(let provider, _), .connectionFailed(let provider, _),
-             .malformedResponse(let provider, _), .providerStatus(let provider, _, _), .unsupported(let provider, _):
+             .malformedResponse(let provider, _), .providerStatus(let provider, _, _), .unsupported(let provider, _),
+             .sourceFailed(let provider, _):
             return provider
         case .invalidSetting: return nil
         }
@@ -64,6 +67,8 @@ public enum ProviderError: Error, Sendable, Hashable, CustomStringConvertible {
             return "\(provider.rawValue) answered \(status)\(message.map { ": \($0)" } ?? "")"
         case .unsupported(let provider, let reason):
             return "\(provider.rawValue): \(reason)"
+        case .sourceFailed(let provider, let message):
+            return "\(provider.rawValue): \(message)"
         }
     }
 

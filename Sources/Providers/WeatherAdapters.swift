@@ -1,0 +1,182 @@
+import Foundation
+import GeoCore
+
+/// Open-Meteo `/v1/forecast`: no key, WMO codes, columnar arrays in local time. The default
+/// weather provider (providers.md §5.1). Data CC BY 4.0; the free API is for non-commercial use.
+public struct OpenMeteoAdapter: WeatherProvider {
+    public let name = ProviderName.openMeteo
+    public static let attribution = "Weather data by Open-Meteo.com (CC BY 4.0)"
+    let settings: ProviderSettings
+
+    public init(settings: ProviderSettings = ProviderSettings()) { self.settings = settings }
+
+    public func weather(at coordinate: Coordinate, days: Int) async throws -> Weather {
+        let base = try settings.baseURL(.openMeteo, default: "https://api.open-meteo.com")
+        let url = endpoint(base, "/v1/forecast", query: [
+            ("latitude", String(coordinate.latitude)), ("longitude", String(coordinate.longitude)),
+            ("current", "temperature_2m,apparent_temperature,relative_humidity_2m,precipitation,weather_code,wind_speed_10m,wind_direction_10m"),
+            ("daily", "weather_code,temperature_2m_max,temperature_2m_min,precipitation_sum,precipitation_probability_max,sunrise,sunset"),
+            ("timezone", "auto"), ("forecast_days", String(min(16, max(1, days)))), ("wind_speed_unit", "ms"),
+        ])
+        let client = settings.client(.openMeteo, key: "")
+        let (json, _) = try await client.json(HTTPRequest(url: url))
+        let offset = json["utc_offset_seconds"]?.intValue ?? 0
+        func localTime(_ text: String?) -> Date? { text.flatMap { WeatherTime.local($0, utcOffsetSeconds: offset) } }
+        var current: CurrentWeather?
+        if let block = json["current"], let temperature = block["temperature_2m"]?.number {
+            let (condition, text) = block["weather_code"]?.intValue.map(WeatherCondition.wmo) ?? (.unknown, "Unknown")
+            current = CurrentWeather(time: localTime(block["time"]?.text) ?? settings.now(), temperature: temperature,
+                                     apparentTemperature: block["apparent_temperature"]?.number,
+                                     humidity: block["relative_humidity_2m"]?.number, windSpeed: block["wind_speed_10m"]?.number,
+                                     windDirection: block["wind_direction_10m"]?.number, precipitation: block["precipitation"]?.number,
+                                     condition: condition, text: text)
+        }
+        let daily = json["daily"]
+        let dates = daily?["time"]?.elements.compactMap(\.text) ?? []
+        func column(_ name: String) -> [JSONValue] { daily?[name]?.elements ?? [] }
+        func value(_ name: String, _ index: Int) -> JSONValue? {
+            let values = column(name)
+            return index < values.count ? values[index] : nil
+        }
+        var forecast: [DailyForecast] = []
+        for (index, date) in dates.enumerated() {
+            guard let low = value("temperature_2m_min", index)?.number, let high = value("temperature_2m_max", index)?.number else { continue }
+            let (condition, text) = value("weather_code", index)?.intValue.map(WeatherCondition.wmo) ?? (.unknown, "Unknown")
+            forecast.append(DailyForecast(date: date, minimumTemperature: low, maximumTemperature: high,
+                                          precipitation: value("precipitation_sum", index)?.number,
+                                          precipitationProbability: value("precipitation_probability_max", index)?.number,
+                                          condition: condition, text: text, sunrise: localTime(value("sunrise", index)?.text),
+                                          sunset: localTime(value("sunset", index)?.text)))
+        }
+        if current == nil && forecast.isEmpty {
+            throw ProviderError.malformedResponse(provider: .openMeteo, reason: "neither current nor daily data in the answer")
+        }
+        return Weather(provider: .openMeteo, coordinate: coordinate, timeZone: json["timezone"]?.text, current: current,
+                       daily: Array(forecast.prefix(days)), attribution: Self.attribution, fetchedAt: settings.now())
+    }
+}
+
+/// OpenWeatherMap One Call 3.0 (`/data/3.0/onecall`, `units=metric`): current and 8 daily
+/// forecasts in one call. Needs `OPENWEATHERMAP_API_KEY` (providers.md §5.2).
+public struct OpenWeatherMapAdapter: WeatherProvider {
+    public let name = ProviderName.openWeatherMap
+    public static let attribution = "Weather data by OpenWeather (openweathermap.org)"
+    let settings: ProviderSettings
+
+    public init(settings: ProviderSettings = ProviderSettings()) { self.settings = settings }
+
+    public func weather(at coordinate: Coordinate, days: Int) async throws -> Weather {
+        let key = try settings.environment.key(for: .openWeatherMap)
+        let base = try settings.baseURL(.openWeatherMap, default: "https://api.openweathermap.org")
+        let url = endpoint(base, "/data/3.0/onecall", query: [
+            ("lat", String(coordinate.latitude)), ("lon", String(coordinate.longitude)),
+            ("exclude", "minutely,hourly,alerts"), ("units", "metric"), ("appid", key),
+        ])
+        let (json, _) = try await settings.client(.openWeatherMap, key: key).json(HTTPRequest(url: url))
+        let offset = json["timezone_offset"]?.intValue ?? 0
+        func condition(_ block: JSONValue?) -> (WeatherCondition, String) {
+            let first = block?["weather"]?.elements.first
+            let condition = first?["id"]?.intValue.map(WeatherCondition.openWeatherMap) ?? .unknown
+            return (condition, first?["description"]?.text.map(WeatherTime.capitalisedFirst) ?? condition.text)
+        }
+        var current: CurrentWeather?
+        if let block = json["current"], let temperature = block["temp"]?.number {
+            let (kind, text) = condition(block)
+            current = CurrentWeather(time: block["dt"]?.number.map(Date.init(timeIntervalSince1970:)) ?? settings.now(),
+                                     temperature: temperature, apparentTemperature: block["feels_like"]?.number,
+                                     humidity: block["humidity"]?.number, windSpeed: block["wind_speed"]?.number,
+                                     windDirection: block["wind_deg"]?.number,
+                                     precipitation: block["rain"]?["1h"]?.number ?? block["snow"]?["1h"]?.number,
+                                     condition: kind, text: text)
+        }
+        let daily: [DailyForecast] = (json["daily"]?.elements ?? []).compactMap { day in
+            guard let time = day["dt"]?.number, let low = day["temp"]?["min"]?.number, let high = day["temp"]?["max"]?.number else { return nil }
+            let (kind, text) = condition(day)
+            let rain = day["rain"]?.number, snow = day["snow"]?.number
+            return DailyForecast(date: WeatherTime.localDate(time, utcOffsetSeconds: offset), minimumTemperature: low,
+                                 maximumTemperature: high, precipitation: rain == nil && snow == nil ? nil : (rain ?? 0) + (snow ?? 0),
+                                 precipitationProbability: day["pop"]?.number.map { $0 * 100 }, condition: kind, text: text,
+                                 sunrise: day["sunrise"]?.number.map(Date.init(timeIntervalSince1970:)),
+                                 sunset: day["sunset"]?.number.map(Date.init(timeIntervalSince1970:)))
+        }
+        if current == nil && daily.isEmpty {
+            throw ProviderError.malformedResponse(provider: .openWeatherMap, reason: "neither current nor daily data in the answer")
+        }
+        return Weather(provider: .openWeatherMap, coordinate: coordinate, timeZone: json["timezone"]?.text, current: current,
+                       daily: Array(daily.prefix(days)), attribution: Self.attribution, fetchedAt: settings.now())
+    }
+}
+
+/// Pirate Weather (Dark Sky–compatible) `/forecast/{key}/{lat},{lon}?units=si`. Needs
+/// `PIRATEWEATHER_API_KEY` (providers.md §5.3). The key sits in the path, so it is redacted
+/// from every message like any other.
+public struct PirateWeatherAdapter: WeatherProvider {
+    public let name = ProviderName.pirateWeather
+    public static let attribution = "Weather data by Pirate Weather (pirateweather.net)"
+    let settings: ProviderSettings
+
+    public init(settings: ProviderSettings = ProviderSettings()) { self.settings = settings }
+
+    public func weather(at coordinate: Coordinate, days: Int) async throws -> Weather {
+        let key = try settings.environment.key(for: .pirateWeather)
+        let base = try settings.baseURL(.pirateWeather, default: "https://api.pirateweather.net")
+        let encodedKey = key.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? key
+        let url = endpoint(base, "/forecast/\(encodedKey)/\(coordinate.latitude),\(coordinate.longitude)",
+                           query: [("units", "si"), ("exclude", "minutely,hourly,alerts")])
+        let (json, _) = try await settings.client(.pirateWeather, key: key).json(HTTPRequest(url: url))
+        let offsetSeconds = Int((json["offset"]?.number ?? 0) * 3600)
+        var current: CurrentWeather?
+        if let block = json["currently"], let temperature = block["temperature"]?.number {
+            let condition = block["icon"]?.text.map(WeatherCondition.darkSkyIcon) ?? .unknown
+            current = CurrentWeather(time: block["time"]?.number.map(Date.init(timeIntervalSince1970:)) ?? settings.now(),
+                                     temperature: temperature, apparentTemperature: block["apparentTemperature"]?.number,
+                                     humidity: block["humidity"]?.number.map { $0 * 100 }, windSpeed: block["windSpeed"]?.number,
+                                     windDirection: block["windBearing"]?.number, precipitation: block["precipIntensity"]?.number,
+                                     condition: condition, text: block["summary"]?.text ?? condition.text)
+        }
+        let daily: [DailyForecast] = (json["daily"]?["data"]?.elements ?? []).compactMap { day in
+            guard let time = day["time"]?.number,
+                  let low = day["temperatureMin"]?.number ?? day["temperatureLow"]?.number,
+                  let high = day["temperatureMax"]?.number ?? day["temperatureHigh"]?.number else { return nil }
+            let condition = day["icon"]?.text.map(WeatherCondition.darkSkyIcon) ?? .unknown
+            // SI answers give the day's accumulation in centimetres.
+            return DailyForecast(date: WeatherTime.localDate(time, utcOffsetSeconds: offsetSeconds), minimumTemperature: low,
+                                 maximumTemperature: high, precipitation: day["precipAccumulation"]?.number.map { $0 * 10 },
+                                 precipitationProbability: day["precipProbability"]?.number.map { $0 * 100 },
+                                 condition: condition, text: day["summary"]?.text ?? condition.text,
+                                 sunrise: day["sunriseTime"]?.number.map(Date.init(timeIntervalSince1970:)),
+                                 sunset: day["sunsetTime"]?.number.map(Date.init(timeIntervalSince1970:)))
+        }
+        if current == nil && daily.isEmpty {
+            throw ProviderError.malformedResponse(provider: .pirateWeather, reason: "neither currently nor daily data in the answer")
+        }
+        return Weather(provider: .pirateWeather, coordinate: coordinate, timeZone: json["timezone"]?.text, current: current,
+                       daily: Array(daily.prefix(days)), attribution: Self.attribution, fetchedAt: settings.now())
+    }
+}
+
+/// Time conversions shared by the weather adapters.
+enum WeatherTime {
+    /// A local ISO time without offset (`2026-11-22T14:15`, `2026-11-22`) at `utcOffsetSeconds`.
+    static func local(_ text: String, utcOffsetSeconds: Int) -> Date? {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(secondsFromGMT: utcOffsetSeconds)
+        for format in ["yyyy-MM-dd'T'HH:mm", "yyyy-MM-dd'T'HH:mm:ss", "yyyy-MM-dd"] {
+            formatter.dateFormat = format
+            if let date = formatter.date(from: text) { return date }
+        }
+        return nil
+    }
+
+    /// The local calendar date, `YYYY-MM-DD`, of a Unix time at `utcOffsetSeconds`.
+    static func localDate(_ unixTime: Double, utcOffsetSeconds: Int) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(secondsFromGMT: utcOffsetSeconds)
+        formatter.dateFormat = "yyyy-MM-dd"
+        return formatter.string(from: Date(timeIntervalSince1970: unixTime))
+    }
+
+    static func capitalisedFirst(_ text: String) -> String { text.prefix(1).uppercased() + text.dropFirst() }
+}
