@@ -3,6 +3,7 @@ import GeoCore
 import PlaceImport
 import PlaceModel
 import PlaceStore
+import Providers
 import Routing
 
 /// A failure to report as one line on stderr with a sysexits-style code.
@@ -13,6 +14,7 @@ struct CLIFailure: Error {
     static let usage: Int32 = 64       // EX_USAGE: bad arguments or input values
     static let dataError: Int32 = 65   // EX_DATAERR: a data file that cannot be used
     static let noInput: Int32 = 66     // EX_NOINPUT: no index to query
+    static let unavailable: Int32 = 69 // EX_UNAVAILABLE: a provider failed
     static let ioError: Int32 = 74     // EX_IOERR: the database or a file failed
 
     init(_ message: String, exitCode: Int32) {
@@ -40,6 +42,11 @@ struct CLIFailure: Error {
             switch error {
             case .noStops, .stopOutOfRange: self.init(error.description, exitCode: Self.usage)
             default: self.init(error.description, exitCode: Self.dataError)
+            }
+        case let error as ProviderError:
+            switch error {
+            case .missingKey, .invalidSetting, .unsupported: self.init(error.description, exitCode: Self.usage)
+            default: self.init(error.description, exitCode: Self.unavailable)
             }
         case let error as ImportError:
             switch error {

@@ -4,7 +4,7 @@ import Logging
 
 /// `geoquery`: find places near a point, in a box, or nearest to a point, and build the index.
 @main
-struct GeoQueryCommand: ParsableCommand {
+struct GeoQueryCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "geoquery",
         abstract: "Find places near a point, in a box or nearest to a point, from a local SpatiaLite index.",
@@ -13,13 +13,13 @@ struct GeoQueryCommand: ParsableCommand {
             `geoquery import FILE --format geonames-csv` or `make run`.
 
             Exit codes: 0 success (an empty answer too), 1 place not found, 64 bad usage or input, \
-            65 bad data file, 66 no index, 74 I/O or database failure.
+            65 bad data file, 66 no index, 69 a provider failed, 74 I/O or database failure.
             """,
         version: "0.1.0",
-        subcommands: [Near.self, BBox.self, Nearest.self, PlaceLookup.self, Stats.self, Sources.self, Import.self, RouteCommand.self]
+        subcommands: [Near.self, BBox.self, Nearest.self, PlaceLookup.self, Stats.self, Sources.self, Import.self, RouteCommand.self, Search.self, WeatherLookup.self]
     )
 
-    static func main() {
+    static func main() async {
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
             let level = ProcessInfo.processInfo.environment["GEOQUERY_LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:))
@@ -28,7 +28,11 @@ struct GeoQueryCommand: ParsableCommand {
         }
         do {
             var command = try parseAsRoot()
-            try command.run()
+            if var asyncCommand = command as? any AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
         } catch let failure as CLIFailure {
             FileHandle.standardError.write(Data("geoquery: \(failure.message)\n".utf8))
             Foundation.exit(failure.exitCode)

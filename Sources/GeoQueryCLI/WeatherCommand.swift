@@ -1,0 +1,107 @@
+import ArgumentParser
+import Foundation
+import GeoCore
+import Providers
+
+/// `geoquery weather`: current conditions and a daily forecast at a point.
+struct WeatherLookup: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "weather",
+        abstract: "Current weather and a daily forecast at a point (Open-Meteo by default, no key needed).",
+        discussion: """
+            Example: geoquery weather --lat 43.7384 --lon 7.4246 --days 3
+            Units are always metric: °C, m/s, mm, %. openweathermap needs OPENWEATHERMAP_API_KEY \
+            (One Call 3.0), pirateweather needs PIRATEWEATHER_API_KEY.
+            Exit codes: 0 success, 64 bad options or a missing key, 69 the provider failed.
+            """)
+
+    @Option(parsing: .unconditional, help: "Latitude, -90 to 90.") var lat: Double
+    @Option(parsing: .unconditional, help: "Longitude, -180 to 180.") var lon: Double
+    @Option(help: "open-meteo, openweathermap or pirateweather.") var provider: String = "open-meteo"
+    @Option(help: "Days of forecast, today first (1–16; OpenWeatherMap and Pirate Weather give up to 8).") var days: Int = 7
+    @Option(help: "Output format: table or json (default: table on a terminal, else json).") var format: OutputFormat?
+
+    func validate() throws {
+        _ = try parseCoordinate(latitude: lat, longitude: lon)
+        _ = try providerName()
+        guard (1...16).contains(days) else { throw ValidationError("--days \(days) is invalid: it must be from 1 to 16") }
+        if let format, format != .table && format != .json {
+            throw ValidationError("--format \(format.rawValue) is not available for weather; use table or json")
+        }
+    }
+
+    func providerName() throws -> ProviderName {
+        guard let name = ProviderName(rawValue: provider.lowercased()), ProviderName.weather.contains(name) else {
+            throw ValidationError("--provider \(provider) is unknown; use open-meteo, openweathermap or pirateweather")
+        }
+        return name
+    }
+
+    func run() async throws {
+        let coordinate = try parseCoordinate(latitude: lat, longitude: lon)
+        let settings = ProviderSettings()
+        let adapter: any WeatherProvider = switch try providerName() {
+        case .openWeatherMap: OpenWeatherMapAdapter(settings: settings)
+        case .pirateWeather: PirateWeatherAdapter(settings: settings)
+        default: OpenMeteoAdapter(settings: settings)
+        }
+        let weather: Weather
+        do { weather = try await adapter.weather(at: coordinate, days: days) } catch { throw CLIFailure(error) }
+        let resolved = format ?? (isatty(STDOUT_FILENO) != 0 ? .table : .json)
+        Renderer.emit(resolved == .table ? weatherTable(weather) : weatherJSON(weather).rendered(pretty: true) + "\n")
+    }
+}
+
+private func iso(_ date: Date) -> String { ISO8601DateFormatter().string(from: date) }
+
+private func number(_ value: Double?) -> OrderedJSON { value.map { .double(($0 * 100).rounded() / 100) } ?? .null }
+
+func weatherJSON(_ weather: Weather) -> OrderedJSON {
+    let units = Weather.units
+    var members: [(String, OrderedJSON)] = [
+        ("provider", .string(weather.provider.rawValue)),
+        ("lat", .double(weather.coordinate.latitude)), ("lon", .double(weather.coordinate.longitude)),
+        ("timezone", .optional(weather.timeZone)),
+        ("units", .object([("temperature", .string(units.temperature)), ("wind_speed", .string(units.windSpeed)),
+                           ("wind_direction", .string(units.windDirection)), ("precipitation", .string(units.precipitation)),
+                           ("humidity", .string(units.humidity)), ("precipitation_probability", .string("%"))])),
+    ]
+    if let current = weather.current {
+        members.append(("current", .object([
+            ("time", .string(iso(current.time))), ("temperature", number(current.temperature)),
+            ("apparent_temperature", number(current.apparentTemperature)), ("humidity", number(current.humidity)),
+            ("wind_speed", number(current.windSpeed)), ("wind_direction", number(current.windDirection)),
+            ("precipitation", number(current.precipitation)), ("condition", .string(current.condition.rawValue)),
+            ("text", .string(current.text)),
+        ])))
+    } else {
+        members.append(("current", .null))
+    }
+    members.append(("daily", .array(weather.daily.map { day in
+        .object([("date", .string(day.date)), ("min", number(day.minimumTemperature)), ("max", number(day.maximumTemperature)),
+                 ("precipitation", number(day.precipitation)), ("precipitation_probability", number(day.precipitationProbability)),
+                 ("condition", .string(day.condition.rawValue)), ("text", .string(day.text)),
+                 ("sunrise", day.sunrise.map { .string(iso($0)) } ?? .null), ("sunset", day.sunset.map { .string(iso($0)) } ?? .null)])
+    })))
+    members.append(("attribution", .string(weather.attribution)))
+    return .object(members)
+}
+
+func weatherTable(_ weather: Weather) -> String {
+    var out = "\(weather.provider.rawValue) at \(weather.coordinate)"
+    if let zone = weather.timeZone { out += " (\(zone))" }
+    out += "\n"
+    if let current = weather.current {
+        out += String(format: "now: %.1f °C, %@", current.temperature, current.text)
+        if let wind = current.windSpeed { out += String(format: ", wind %.1f m/s", wind) }
+        if let humidity = current.humidity { out += String(format: ", humidity %.0f %%", humidity) }
+        out += "\n"
+    }
+    let rows = weather.daily.map { day in
+        [day.date, String(format: "%.1f", day.minimumTemperature), String(format: "%.1f", day.maximumTemperature),
+         day.precipitation.map { String(format: "%.1f", $0) } ?? "", day.precipitationProbability.map { String(format: "%.0f", $0) } ?? "",
+         day.text]
+    }
+    out += TextTable(headers: ["date", "min °C", "max °C", "precip mm", "precip %", "conditions"], rows: rows, rightAligned: [1, 2, 3, 4]).rendered
+    return out + weather.attribution + "\n"
+}
