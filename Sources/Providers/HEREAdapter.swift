@@ -54,6 +54,10 @@ public struct HEREAdapter: PlaceProvider {
         return try item(json, center: center)
     }
 
+    /// Countries that write the house number before the street ("66 Mint St"); elsewhere after.
+    static let houseNumberFirst: Set<String> = ["USA", "CAN", "GBR", "IRL", "AUS", "NZL", "FRA", "BEL", "LUX", "MCO", "ISR",
+                                                "ZAF", "IND", "SGP", "MYS", "PHL", "THA", "JPN", "HKG"]
+
     /// A result item → ``ProviderPlace`` (providers.md §4.2).
     func item(_ json: JSONValue, center: Coordinate) throws -> ProviderPlace {
         let localID = json["id"]?.text
@@ -65,7 +69,9 @@ public struct HEREAdapter: PlaceProvider {
         let ordered = categories.filter { $0["primary"]?.boolValue == true } + categories.filter { $0["primary"]?.boolValue != true }
         let ids = ordered.compactMap { $0["id"]?.text }
         let address = json["address"]
-        let street = [address?["street"]?.text, address?["houseNumber"]?.text].compactMap { $0 }.joined(separator: " ")
+        let numberFirst = Self.houseNumberFirst.contains(address?["countryCode"]?.text ?? "")
+        let parts = [address?["street"]?.text, address?["houseNumber"]?.text]
+        let street = (numberFirst ? parts.reversed() : parts).compactMap { $0 }.joined(separator: " ")
         let contacts = json["contacts"]?.elements ?? []
         func contact(_ kind: String) -> String? {
             contacts.lazy.compactMap { $0[kind]?.elements.first?["value"]?.text }.first

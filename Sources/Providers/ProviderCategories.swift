@@ -57,8 +57,15 @@ enum ProviderCategories {
     /// Google types within `categories`, at most `limit` (searchNearby takes 50, searchText 1),
     /// most general first so that one type still covers the most.
     static func googleTypes(for categories: [Category], limit: Int = 50) -> [String] {
-        reverse(google.filter { !googleResponseOnly.contains($0.key) }, categories, limit: limit)
+        reverse(google.filter { !googleResponseOnly.contains($0.key) }, categories, limit: limit, preferred: googleRepresentative)
     }
+
+    /// The one type that best stands for a top-level category when only one may be sent.
+    static let googleRepresentative: [String: String] = [
+        "food": "restaurant", "drink": "bar", "lodging": "lodging", "culture": "museum", "historic": "historical_landmark",
+        "landmark": "tourist_attraction", "nature": "park", "water": "beach", "activity": "amusement_park",
+        "shopping": "shopping_mall", "transport": "transit_station", "religious": "church", "service": "hospital",
+    ]
 
     /// Types that appear in answers but that a request may not filter by (Table B).
     static let googleResponseOnly: Set<String> = ["food", "store", "locality", "place_of_worship", "establishment"]
@@ -105,7 +112,7 @@ enum ProviderCategories {
     }
 
     static func yelpAliases(for categories: [Category], limit: Int = 20) -> [String] {
-        reverse(yelp, categories, limit: limit)
+        reverse(yelp, categories, limit: limit, preferred: [:])
     }
 
     // MARK: Foursquare
@@ -214,12 +221,20 @@ enum ProviderCategories {
         return identifiers.filter { seen.insert($0).inserted }
     }
 
-    private static func reverse(_ table: [String: String], _ categories: [Category], limit: Int) -> [String] {
+    /// The provider ids within `categories`: first those that stand for a wanted category (its
+    /// representative, or an id named like its last segment: `park` for `nature.park`), then
+    /// the most general, then by name, for a stable request.
+    private static func reverse(_ table: [String: String], _ categories: [Category], limit: Int,
+                                preferred: [String: String]) -> [String] {
         let matches = table.filter { _, identifier in
             categories.contains { Category(trustedIdentifier: identifier).isWithin($0) }
         }
-        // General first (fewest dots), then by name, for a stable request.
-        return matches.sorted { ($0.value.split(separator: ".").count, $0.key) < ($1.value.split(separator: ".").count, $1.key) }
-            .prefix(limit).map(\.key)
+        let standing = Set(categories.flatMap { category in
+            [preferred[category.identifier], category.identifier.split(separator: ".").last.map(String.init)].compactMap { $0 }
+        })
+        func key(_ entry: (key: String, value: String)) -> (Int, Int, String) {
+            (standing.contains(entry.key) ? 0 : 1, entry.value.split(separator: ".").count, entry.key)
+        }
+        return matches.sorted { key($0) < key($1) }.prefix(limit).map(\.key)
     }
 }
