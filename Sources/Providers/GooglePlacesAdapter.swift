@@ -183,7 +183,7 @@ public struct GooglePlacesAdapter: PlaceProvider {
     }
 
     private func finish(_ places: [ProviderPlace], request: PlaceSearchRequest, radius: Distance, clamped: Bool, requests: Int) -> ProviderResult {
-        let inside = places.filter { $0.distance <= radius }
+        let inside = places.filter { $0.distance <= radius && $0.businessStatus != .closedPermanently }
             .sorted { ($0.distance, $0.place.id) < ($1.distance, $1.place.id) }
         return ProviderResult(provider: .google, places: Array(inside.prefix(request.limit)), radiusUsed: radius,
                               radiusClamped: clamped, requests: requests)

@@ -18,7 +18,8 @@ import Testing
             #expect(sent.query["limit"] == "20" && sent.query["offset"] == "0")
             #expect(Set(sent.query["categories"]?.split(separator: ",").map(String.init) ?? []) == ["cafes", "coffee", "coffeeroasteries", "tea"])
 
-            #expect(result.places.map(\.place.id.rawValue) == ["yelp:WavvLdfdP6g8aZTtbBQHTw", "yelp:Z8Ry2Qk9aJz0Lw6p3TQq1A", "yelp:Gone1"])
+            #expect(result.places.map(\.place.id.rawValue) == ["yelp:WavvLdfdP6g8aZTtbBQHTw", "yelp:Z8Ry2Qk9aJz0Lw6p3TQq1A"],
+                    "Gone For Good Bakery is closed for good")
             let cafe = result.places[0]
             #expect(cafe.distance.meters == 20.4, "Yelp's own distance in metres")
             #expect(cafe.place.rating == (try Rating(sourceValue: 4, scale: 5, count: 2812)))
@@ -37,7 +38,9 @@ import Testing
             #expect(bistro.place.phone == nil && bistro.place.photos.isEmpty, "\"\" is missing, not a value")
             #expect(bistro.place.priceLevel == (try PriceLevel(3)))
             #expect(bistro.place.categories.map(\.identifier) == ["food.restaurant", "drink.bar"], "french is a cuisine")
-            #expect(result.places[2].businessStatus == .closedPermanently, "is_closed means closed for good")
+            let recorded = try JSONDecoder().decode(JSONValue.self, from: Recorded.data("yelp_search.json"))
+            let gone = try YelpAdapter(settings: settings(server, .yelp)).business(recorded["businesses"]!.elements[2], center: mintPlaza)
+            #expect(gone.businessStatus == .closedPermanently, "is_closed means closed for good")
         }
     }
 
