@@ -63,12 +63,14 @@ public struct FederatedSearch: Sendable {
         }
     }
 
-    /// Places within `radius` of `center` from every source, merged, nearest first.
+    /// Places within `radius` of `center`, merged, nearest first, from the sources named in
+    /// `providers` (all of ``sources`` when nil).
     public func search(near center: Coordinate, radius: Distance, query: String? = nil, categories: [Category] = [],
-                       limit: Int = 20) async -> FederatedAnswer {
+                       providers: Set<ProviderName>? = nil, limit: Int = 20) async -> FederatedAnswer {
         let request = PlaceSearchRequest(center: center, radius: radius, query: query, categories: categories, limit: limit)
+        let asked = sources.filter { providers?.contains($0.name) ?? true }
         let outcomes = await withTaskGroup(of: (ProviderStatus, ProviderResult?).self) { group in
-            for source in sources {
+            for source in asked {
                 group.addTask { await self.ask(source, request) }
             }
             var outcomes: [(ProviderStatus, ProviderResult?)] = []
