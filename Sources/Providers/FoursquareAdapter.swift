@@ -92,11 +92,10 @@ public struct FoursquareAdapter: PlaceProvider {
 
     /// A result of either generation → ``ProviderPlace`` (providers.md §3.3).
     func place(_ json: JSONValue, center: Coordinate) throws -> ProviderPlace {
-        let localID = json["fsq_place_id"]?.text ?? json["fsq_id"]?.text
-        let id = try Normalise.placeID(.foursquare, localID)
         let main = json["geocodes"]?["main"]
-        let coordinate = try Normalise.coordinate(.foursquare, latitude: json["latitude"]?.number ?? main?["latitude"]?.number,
-                                                  longitude: json["longitude"]?.number ?? main?["longitude"]?.number, place: id.rawValue)
+        let (localID, id, coordinate) = try Normalise.identity(.foursquare, localID: json["fsq_place_id"]?.text ?? json["fsq_id"]?.text,
+                                                               latitude: json["latitude"]?.number ?? main?["latitude"]?.number,
+                                                               longitude: json["longitude"]?.number ?? main?["longitude"]?.number)
         let categories = json["categories"]?.elements.compactMap { entry -> (id: String, label: String?)? in
             (entry["fsq_category_id"]?.text ?? entry["id"]?.text).map { ($0, entry["name"]?.text) }
         } ?? []
@@ -118,7 +117,7 @@ public struct FoursquareAdapter: PlaceProvider {
         var tags: [String: String] = [:]
         if let closedBucket { tags["closed_bucket"] = closedBucket }
         let place = Place(
-            id: id, name: json["name"]?.text ?? localID!, coordinate: coordinate,
+            id: id, name: json["name"]?.text ?? localID, coordinate: coordinate,
             categories: ProviderCategories.fromFoursquare(categories),
             address: Normalise.address(street: location?["address"]?.text, locality: location?["locality"]?.text,
                                        region: location?["region"]?.text, postcode: location?["postcode"]?.text,
@@ -128,11 +127,11 @@ public struct FoursquareAdapter: PlaceProvider {
             priceLevel: json["price"]?.intValue.flatMap { try? PriceLevel($0) }, phone: json["tel"]?.text,
             website: json["website"]?.text,
             openingHours: ProviderHours.foursquare(display: hours?["display"]?.text, regular: regular), photos: photos,
-            provenance: Provenance(source: "foursquare", sourceID: localID!, fetchedAt: settings.now()), tags: tags)
+            provenance: Provenance(source: "foursquare", sourceID: localID, fetchedAt: settings.now()), tags: tags)
         return ProviderPlace(
             place: place, distance: Normalise.distance(json["distance"]?.number, from: center, to: coordinate),
             isOpenNow: hours?["open_now"]?.boolValue, businessStatus: status,
-            providerURL: localID.map { "https://foursquare.com/v/\($0)" }, timeZone: json["timezone"]?.text,
+            providerURL: "https://foursquare.com/v/\(localID)", timeZone: json["timezone"]?.text,
             providerCategories: categories.map { ProviderCategory(scheme: "foursquare", id: $0.id, label: $0.label) })
     }
 }

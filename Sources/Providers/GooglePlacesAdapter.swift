@@ -116,11 +116,9 @@ public struct GooglePlacesAdapter: PlaceProvider {
 
     /// A Place resource (New) → ``ProviderPlace`` (providers.md §1.4).
     func place(_ json: JSONValue, center: Coordinate) throws -> ProviderPlace {
-        let localID = json["id"]?.text
-        let id = try Normalise.placeID(.google, localID)
-        let location = json["location"]
-        let coordinate = try Normalise.coordinate(.google, latitude: location?["latitude"]?.number,
-                                                  longitude: location?["longitude"]?.number, place: id.rawValue)
+        let (localID, id, coordinate) = try Normalise.identity(.google, localID: json["id"]?.text,
+                                                               latitude: json["location"]?["latitude"]?.number,
+                                                               longitude: json["location"]?["longitude"]?.number)
         let types = json["types"]?.elements.compactMap(\.text) ?? []
         var tags: [String: String] = [:]
         if let offset = json["utcOffsetMinutes"]?.intValue { tags["utc_offset_minutes"] = String(offset) }
@@ -140,13 +138,13 @@ public struct GooglePlacesAdapter: PlaceProvider {
                                   attribution: authors.isEmpty ? nil : authors.joined(separator: ", "))
         } ?? []
         let place = Place(
-            id: id, name: json["displayName"]?["text"]?.text ?? localID!, coordinate: coordinate,
+            id: id, name: json["displayName"]?["text"]?.text ?? localID, coordinate: coordinate,
             categories: ProviderCategories.fromGoogle(primary: json["primaryType"]?.text, types: types),
             address: Self.address(json), rating: Normalise.rating(json["rating"]?.number, scale: 5, count: json["userRatingCount"]?.intValue),
             priceLevel: Self.price(enumName: priceText), phone: json["internationalPhoneNumber"]?.text ?? json["nationalPhoneNumber"]?.text,
             website: json["websiteUri"]?.text,
             openingHours: ProviderHours.google(periods: periods, text: hours?["weekdayDescriptions"]?.elements.compactMap(\.text) ?? []),
-            photos: photos, provenance: Provenance(source: "google", sourceID: localID!, fetchedAt: settings.now()), tags: tags)
+            photos: photos, provenance: Provenance(source: "google", sourceID: localID, fetchedAt: settings.now()), tags: tags)
         let status: BusinessStatus = switch json["businessStatus"]?.text {
         case "OPERATIONAL": .operational
         case "CLOSED_TEMPORARILY": .closedTemporarily
@@ -234,11 +232,9 @@ public struct GooglePlacesAdapter: PlaceProvider {
 
     /// A legacy result → ``ProviderPlace`` (providers.md §1.7).
     func legacyPlace(_ json: JSONValue, center: Coordinate) throws -> ProviderPlace {
-        let localID = json["place_id"]?.text
-        let id = try Normalise.placeID(.google, localID)
         let location = json["geometry"]?["location"]
-        let coordinate = try Normalise.coordinate(.google, latitude: location?["lat"]?.number, longitude: location?["lng"]?.number,
-                                                  place: id.rawValue)
+        let (localID, id, coordinate) = try Normalise.identity(.google, localID: json["place_id"]?.text,
+                                                               latitude: location?["lat"]?.number, longitude: location?["lng"]?.number)
         let types = json["types"]?.elements.compactMap(\.text) ?? []
         let priceNumber = json["price_level"]?.intValue
         let formatted = json["formatted_address"]?.text ?? json["vicinity"]?.text
@@ -246,12 +242,12 @@ public struct GooglePlacesAdapter: PlaceProvider {
             photo["photo_reference"]?.text.map { PhotoReference(reference: $0, width: photo["width"]?.intValue, height: photo["height"]?.intValue) }
         } ?? []
         let place = Place(
-            id: id, name: json["name"]?.text ?? localID!, coordinate: coordinate,
+            id: id, name: json["name"]?.text ?? localID, coordinate: coordinate,
             categories: ProviderCategories.fromGoogle(primary: nil, types: types),
             address: Normalise.address(formatted: formatted),
             rating: Normalise.rating(json["rating"]?.number, scale: 5, count: json["user_ratings_total"]?.intValue),
             priceLevel: priceNumber.flatMap { $0 >= 1 ? try? PriceLevel($0) : nil }, photos: photos,
-            provenance: Provenance(source: "google", sourceID: localID!, fetchedAt: settings.now()),
+            provenance: Provenance(source: "google", sourceID: localID, fetchedAt: settings.now()),
             tags: priceNumber == 0 ? ["price": "free"] : [:])
         let status: BusinessStatus = switch json["business_status"]?.text {
         case "OPERATIONAL": .operational

@@ -60,10 +60,9 @@ public struct HEREAdapter: PlaceProvider {
 
     /// A result item → ``ProviderPlace`` (providers.md §4.2).
     func item(_ json: JSONValue, center: Coordinate) throws -> ProviderPlace {
-        let localID = json["id"]?.text
-        let id = try Normalise.placeID(.here, localID)
-        let coordinate = try Normalise.coordinate(.here, latitude: json["position"]?["lat"]?.number,
-                                                  longitude: json["position"]?["lng"]?.number, place: id.rawValue)
+        let (localID, id, coordinate) = try Normalise.identity(.here, localID: json["id"]?.text,
+                                                               latitude: json["position"]?["lat"]?.number,
+                                                               longitude: json["position"]?["lng"]?.number)
         let categories = json["categories"]?.elements ?? []
         // The primary category first.
         let ordered = categories.filter { $0["primary"]?.boolValue == true } + categories.filter { $0["primary"]?.boolValue != true }
@@ -91,7 +90,7 @@ public struct HEREAdapter: PlaceProvider {
             tags["cuisine"] = foodTypes.joined(separator: ";")
         }
         let place = Place(
-            id: id, name: json["title"]?.text ?? localID!, coordinate: coordinate,
+            id: id, name: json["title"]?.text ?? localID, coordinate: coordinate,
             categories: ProviderCategories.fromHERE(ids),
             address: Normalise.address(street: street.isEmpty ? nil : street, locality: address?["city"]?.text,
                                        region: address?["stateCode"]?.text ?? address?["state"]?.text,
@@ -99,7 +98,7 @@ public struct HEREAdapter: PlaceProvider {
                                        countryCode: CountryCodes.alpha2(address?["countryCode"]?.text), formatted: address?["label"]?.text),
             phone: contact("phone") ?? contact("mobile"), website: contact("www"),
             openingHours: ProviderHours.here(text: hours?["text"]?.elements.compactMap(\.text) ?? [], structured: structured),
-            provenance: Provenance(source: "here", sourceID: localID!, fetchedAt: settings.now()), tags: tags)
+            provenance: Provenance(source: "here", sourceID: localID, fetchedAt: settings.now()), tags: tags)
         return ProviderPlace(
             place: place, distance: Normalise.distance(json["distance"]?.number, from: center, to: coordinate),
             isOpenNow: hours?["isOpen"]?.boolValue, businessStatus: .unknown, timeZone: json["timeZone"]?["name"]?.text,

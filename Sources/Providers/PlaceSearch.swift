@@ -114,6 +114,14 @@ extension PlaceProvider {
 
 /// Shared construction of a normalised place.
 enum Normalise {
+    /// The provider's id, the place id and the coordinate every place must have, or a
+    /// malformed-response error naming what is missing.
+    static func identity(_ provider: ProviderName, localID: String?, latitude: Double?, longitude: Double?) throws
+        -> (localID: String, id: PlaceID, coordinate: Coordinate) {
+        let id = try placeID(provider, localID)
+        return (id.localID, id, try coordinate(provider, latitude: latitude, longitude: longitude, place: id.rawValue))
+    }
+
     /// `provider:localID`, or a malformed-response error if the provider's id is unusable.
     static func placeID(_ provider: ProviderName, _ localID: String?) throws -> PlaceID {
         guard let localID, let id = try? PlaceID(source: provider.rawValue, localID: localID) else {

@@ -48,11 +48,8 @@ public struct OpenMeteoAdapter: WeatherProvider {
                                           condition: condition, text: text, sunrise: localTime(value("sunrise", index)?.text),
                                           sunset: localTime(value("sunset", index)?.text)))
         }
-        if current == nil && forecast.isEmpty {
-            throw ProviderError.malformedResponse(provider: .openMeteo, reason: "neither current nor daily data in the answer")
-        }
-        return Weather(provider: .openMeteo, coordinate: coordinate, timeZone: json["timezone"]?.text, current: current,
-                       daily: Array(forecast.prefix(days)), attribution: Self.attribution, fetchedAt: settings.now())
+        return try Weather.assembled(.openMeteo, at: coordinate, timeZone: json["timezone"]?.text, current: current, daily: forecast,
+                                     days: days, attribution: Self.attribution, fetchedAt: settings.now())
     }
 }
 
@@ -99,11 +96,8 @@ public struct OpenWeatherMapAdapter: WeatherProvider {
                                  sunrise: day["sunrise"]?.number.map(Date.init(timeIntervalSince1970:)),
                                  sunset: day["sunset"]?.number.map(Date.init(timeIntervalSince1970:)))
         }
-        if current == nil && daily.isEmpty {
-            throw ProviderError.malformedResponse(provider: .openWeatherMap, reason: "neither current nor daily data in the answer")
-        }
-        return Weather(provider: .openWeatherMap, coordinate: coordinate, timeZone: json["timezone"]?.text, current: current,
-                       daily: Array(daily.prefix(days)), attribution: Self.attribution, fetchedAt: settings.now())
+        return try Weather.assembled(.openWeatherMap, at: coordinate, timeZone: json["timezone"]?.text, current: current, daily: daily,
+                                     days: days, attribution: Self.attribution, fetchedAt: settings.now())
     }
 }
 
@@ -147,11 +141,21 @@ public struct PirateWeatherAdapter: WeatherProvider {
                                  sunrise: day["sunriseTime"]?.number.map(Date.init(timeIntervalSince1970:)),
                                  sunset: day["sunsetTime"]?.number.map(Date.init(timeIntervalSince1970:)))
         }
+        return try Weather.assembled(.pirateWeather, at: coordinate, timeZone: json["timezone"]?.text, current: current, daily: daily,
+                                     days: days, attribution: Self.attribution, fetchedAt: settings.now())
+    }
+}
+
+extension Weather {
+    /// The answer of a weather adapter: the first `days` forecasts; an answer with neither
+    /// current conditions nor a forecast is not the provider's documented JSON.
+    static func assembled(_ provider: ProviderName, at coordinate: Coordinate, timeZone: String?, current: CurrentWeather?,
+                          daily: [DailyForecast], days: Int, attribution: String, fetchedAt: Date) throws -> Weather {
         if current == nil && daily.isEmpty {
-            throw ProviderError.malformedResponse(provider: .pirateWeather, reason: "neither currently nor daily data in the answer")
+            throw ProviderError.malformedResponse(provider: provider, reason: "neither current conditions nor a daily forecast in the answer")
         }
-        return Weather(provider: .pirateWeather, coordinate: coordinate, timeZone: json["timezone"]?.text, current: current,
-                       daily: Array(daily.prefix(days)), attribution: Self.attribution, fetchedAt: settings.now())
+        return Weather(provider: provider, coordinate: coordinate, timeZone: timeZone, current: current,
+                       daily: Array(daily.prefix(days)), attribution: attribution, fetchedAt: fetchedAt)
     }
 }
 

@@ -62,11 +62,9 @@ public struct YelpAdapter: PlaceProvider {
 
     /// A business object → ``ProviderPlace`` (providers.md §2.2, §2.3).
     func business(_ json: JSONValue, center: Coordinate) throws -> ProviderPlace {
-        let localID = json["id"]?.text
-        let id = try Normalise.placeID(.yelp, localID)
-        let coordinates = json["coordinates"]
-        let coordinate = try Normalise.coordinate(.yelp, latitude: coordinates?["latitude"]?.number,
-                                                  longitude: coordinates?["longitude"]?.number, place: id.rawValue)
+        let (localID, id, coordinate) = try Normalise.identity(.yelp, localID: json["id"]?.text,
+                                                               latitude: json["coordinates"]?["latitude"]?.number,
+                                                               longitude: json["coordinates"]?["longitude"]?.number)
         let categories = json["categories"]?.elements.compactMap { entry -> (alias: String, title: String?)? in
             entry["alias"]?.text.map { ($0, entry["title"]?.text) }
         } ?? []
@@ -85,7 +83,7 @@ public struct YelpAdapter: PlaceProvider {
             return (day, start, end, entry["is_overnight"]?.boolValue ?? false)
         } ?? []
         let place = Place(
-            id: id, name: json["name"]?.text ?? localID!, coordinate: coordinate,
+            id: id, name: json["name"]?.text ?? localID, coordinate: coordinate,
             categories: ProviderCategories.fromYelp(categories),
             address: Normalise.address(street: street.isEmpty ? nil : street, locality: location?["city"]?.text,
                                        region: location?["state"]?.text, postcode: location?["zip_code"]?.text,
@@ -94,7 +92,7 @@ public struct YelpAdapter: PlaceProvider {
             rating: Normalise.rating(json["rating"]?.number, scale: 5, count: json["review_count"]?.intValue),
             priceLevel: price, phone: json["phone"]?.text ?? json["display_phone"]?.text,
             openingHours: ProviderHours.yelp(entries), photos: photos,
-            provenance: Provenance(source: "yelp", sourceID: localID!, fetchedAt: settings.now()), tags: tags)
+            provenance: Provenance(source: "yelp", sourceID: localID, fetchedAt: settings.now()), tags: tags)
         return ProviderPlace(
             place: place, distance: Normalise.distance(json["distance"]?.number, from: center, to: coordinate),
             isOpenNow: hours?["is_open_now"]?.boolValue,
