@@ -24,6 +24,7 @@ func request(radius meters: Double = 500, query: String? = nil, categories: [Str
 }
 
 /// Runs `body` against a server answering with `replies` in turn, then stops the server.
+@discardableResult
 func withServer<T>(_ replies: [LoopbackServer.Reply], _ body: (LoopbackServer) async throws -> T) async throws -> T {
     let server = try await LoopbackServer.start(replies: replies)
     do {
