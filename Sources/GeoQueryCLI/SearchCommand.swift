@@ -75,13 +75,14 @@ struct Search: AsyncParsableCommand {
                 sources.insert(UnavailableSource(name: .local, message: failure.message), at: 0)
             }
         }
+        let categories = try parsedCategories()
         let search = FederatedSearch(sources: sources, deadline: seconds)
-        let answer = await search.search(near: center, radius: radiusValue, query: query, categories: try parsedCategories(), limit: limit)
+        let answer = await search.search(near: center, radius: radiusValue, query: query, categories: categories, limit: limit)
         for status in answer.statuses where status.state != .ok {
             FileHandle.standardError.write(Data("geoquery: warning: \(status.error?.description ?? status.state.rawValue)\n".utf8))
         }
         let description = QueryDescription(kind: "search", lat: center.latitude, lon: center.longitude, radiusMeters: radiusValue.meters,
-                                           filter: PlaceFilter(categories: try parsedCategories(), text: query), limit: limit)
+                                           filter: PlaceFilter(categories: categories, text: query), limit: limit)
         let format = output.resolved
         switch format {
         case .json: Renderer.emit(searchJSON(answer, query: description).rendered(pretty: true) + "\n")

@@ -113,22 +113,30 @@ enum PlaceDetailsCodec {
 
     // MARK: Decoding
 
+    /// Reads the tag and length of the field at `index` and moves `index` to its payload; nil at
+    /// the end of the record or when the field would run past it.
+    @inline(__always)
+    private static func fieldHeader(_ bytes: UnsafeRawBufferPointer, at index: inout Int) -> (tag: UInt8, length: Int)? {
+        guard index < bytes.count else { return nil }
+        let tag = bytes[index]
+        index += 1
+        var length = 0, shift = 0
+        while index < bytes.count {
+            let byte = bytes[index]
+            index += 1
+            length |= Int(byte & 0x7F) << shift
+            if byte < 0x80 { break }
+            shift += 7
+        }
+        guard length >= 0, index + length <= bytes.count else { return nil }
+        return (tag, length)
+    }
+
     /// The import time stored in a record, found without decoding the rest.
     static func importedAt(_ bytes: UnsafeRawBufferPointer?) -> Double? {
         guard let bytes else { return nil }
         var index = 0
-        while index < bytes.count {
-            let tag = bytes[index]
-            index += 1
-            var length = 0, shift = 0
-            while index < bytes.count {
-                let byte = bytes[index]
-                index += 1
-                length |= Int(byte & 0x7F) << shift
-                if byte < 0x80 { break }
-                shift += 7
-            }
-            guard length >= 0, index + length <= bytes.count else { return nil }
+        while let (tag, length) = fieldHeader(bytes, at: &index) {
             if tag == Tag.importedAt.rawValue && length == 8 {
                 return Double(bitPattern: UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self)))
             }
@@ -151,18 +159,7 @@ enum PlaceDetailsCodec {
         var found = FilterFields()
         guard let bytes else { return found }
         var index = 0
-        while index < bytes.count {
-            let tag = bytes[index]
-            index += 1
-            var length = 0, shift = 0
-            while index < bytes.count {
-                let byte = bytes[index]
-                index += 1
-                length |= Int(byte & 0x7F) << shift
-                if byte < 0x80 { break }
-                shift += 7
-            }
-            guard length >= 0, index + length <= bytes.count else { return found }
+        while let (tag, length) = fieldHeader(bytes, at: &index) {
             switch Tag(rawValue: tag) {
             case .categories:
                 found.categories = UnsafeRawBufferPointer(rebasing: bytes[index..<(index + length)]).assumingMemoryBound(to: UInt8.self)

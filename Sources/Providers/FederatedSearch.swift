@@ -94,19 +94,9 @@ public struct FederatedSearch: Sendable {
         if let cache, let cached = await cache.result(source.name, for: request) {
             return (status(.ok, cached, error: nil, cached: true), cached)
         }
-        let deadline = self.deadline
         do {
-            let result = try await withThrowingTaskGroup(of: ProviderResult?.self) { group in
-                group.addTask { try await source.search(request) }
-                group.addTask {
-                    try await Task.sleep(nanoseconds: UInt64(deadline * 1e9))
-                    return nil
-                }
-                defer { group.cancelAll() }
-                guard let first = try await group.next(), let result = first else {
-                    throw ProviderError.timedOut(provider: source.name, seconds: deadline)
-                }
-                return result
+            guard let result = try await withDeadline(seconds: deadline, { try await source.search(request) }) else {
+                throw ProviderError.timedOut(provider: source.name, seconds: deadline)
             }
             await cache?.store(result, for: request)
             return (status(.ok, result, error: nil), result)

@@ -62,13 +62,8 @@ public struct FoursquareAdapter: PlaceProvider {
             places += try page.map { try place($0, center: request.center) }
             url = page.isEmpty ? nil : Self.nextPage(response.header("Link"), base: base)
         }
-        var kept = places.filter { $0.distance <= radius && $0.businessStatus != .closedPermanently }
-        if !request.categories.isEmpty {
-            kept = kept.filter { found in request.categories.contains { found.place.isIn($0) } }
-        }
-        kept.sort { ($0.distance, $0.place.id) < ($1.distance, $1.place.id) }
-        return ProviderResult(provider: .foursquare, places: Array(kept.prefix(request.limit)), radiusUsed: radius,
-                              radiusClamped: clamped, requests: requests)
+        return ProviderResult(.foursquare, found: places, for: request, radius: radius, clamped: clamped, requests: requests,
+                              filteringCategories: true)
     }
 
     /// The `rel="next"` target of a `Link` header, re-rooted on `base` so that proxies and

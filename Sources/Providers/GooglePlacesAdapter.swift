@@ -103,7 +103,7 @@ public struct GooglePlacesAdapter: PlaceProvider {
             requests = 1
             places = try (json["places"]?.elements ?? []).map { try place($0, center: request.center) }
         }
-        return finish(places, request: request, radius: radius, clamped: clamped, requests: requests)
+        return ProviderResult(.google, found: places, for: request, radius: radius, clamped: clamped, requests: requests)
     }
 
     private func post(_ url: URL, body: [String: JSONValue], key: String, fieldMask: String) throws -> HTTPRequest {
@@ -180,13 +180,6 @@ public struct GooglePlacesAdapter: PlaceProvider {
         return enumName.flatMap { levels[$0] }.flatMap { try? PriceLevel($0) }
     }
 
-    private func finish(_ places: [ProviderPlace], request: PlaceSearchRequest, radius: Distance, clamped: Bool, requests: Int) -> ProviderResult {
-        let inside = places.filter { $0.distance <= radius && $0.businessStatus != .closedPermanently }
-            .sorted { ($0.distance, $0.place.id) < ($1.distance, $1.place.id) }
-        return ProviderResult(provider: .google, places: Array(inside.prefix(request.limit)), radiusUsed: radius,
-                              radiusClamped: clamped, requests: requests)
-    }
-
     // MARK: Legacy web service
 
     private func searchLegacy(_ request: PlaceSearchRequest, key: String) async throws -> ProviderResult {
@@ -207,7 +200,7 @@ public struct GooglePlacesAdapter: PlaceProvider {
         var requests = 0
         var pageToken: String?
         var tokenRetries = 0
-        repeat {
+        while true {
             let parameters = pageToken.map { [("pagetoken", $0), ("key", key)] } ?? query + [("key", key)]
             let (json, _) = try await client.json(HTTPRequest(url: endpoint(base, path, query: parameters)))
             requests += 1
@@ -223,11 +216,10 @@ public struct GooglePlacesAdapter: PlaceProvider {
             default:
                 throw ProviderError.providerStatus(provider: .google, status: status, message: json["error_message"]?.text.map(client.redact))
             }
-            if pageToken != nil && places.count < request.limit && requests < 5 {
-                try await Task.sleep(nanoseconds: UInt64(pageTokenDelay * 1e9))
-            }
-        } while pageToken != nil && places.count < request.limit && requests < 5
-        return finish(places, request: request, radius: radius, clamped: clamped, requests: requests)
+            guard pageToken != nil, places.count < request.limit, requests < 5 else { break }
+            try await Task.sleep(nanoseconds: UInt64(pageTokenDelay * 1e9))
+        }
+        return ProviderResult(.google, found: places, for: request, radius: radius, clamped: clamped, requests: requests)
     }
 
     /// A legacy result → ``ProviderPlace`` (providers.md §1.7).

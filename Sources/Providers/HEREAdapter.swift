@@ -33,16 +33,11 @@ public struct HEREAdapter: PlaceProvider {
             url = endpoint(try base("browse"), "/v1/browse", query: query + [("apiKey", key)])
         }
         let (json, _) = try await client.json(HTTPRequest(url: url, headers: ["Accept": "application/json"]))
-        var places = try (json["items"]?.elements ?? [])
+        let places = try (json["items"]?.elements ?? [])
             .filter { ($0["resultType"]?.text ?? "place") == "place" }
             .map { try item($0, center: request.center) }
-            .filter { $0.distance <= request.radius }
-        if request.query != nil, !request.categories.isEmpty {
-            places = places.filter { found in request.categories.contains { found.place.isIn($0) } }
-        }
-        places.sort { ($0.distance, $0.place.id) < ($1.distance, $1.place.id) }
-        return ProviderResult(provider: .here, places: Array(places.prefix(request.limit)), radiusUsed: request.radius,
-                              radiusClamped: false, requests: 1)
+        return ProviderResult(.here, found: places, for: request, radius: request.radius, clamped: false, requests: 1,
+                              filteringCategories: request.query != nil)
     }
 
     /// Full details by HERE id (`/v1/lookup?id=`).

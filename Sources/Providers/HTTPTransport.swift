@@ -80,33 +80,24 @@ public struct URLSessionTransport: HTTPTransport {
         let session = self.session
         let timeout = request.timeout
         let prepared = urlRequest
-        return try await withThrowingTaskGroup(of: HTTPResponse?.self) { group in
-            group.addTask {
-                do {
-                    let (data, response) = try await session.data(for: prepared)
-                    guard let http = response as? HTTPURLResponse else {
-                        throw TransportFailure.connection("not an HTTP response")
-                    }
-                    var headers: [String: String] = [:]
-                    for (name, value) in http.allHeaderFields {
-                        if let name = name as? String, let value = value as? String { headers[name] = value }
-                    }
-                    return HTTPResponse(status: http.statusCode, headers: headers, body: data)
-                } catch let error as URLError where error.code == .timedOut {
-                    throw TransportFailure.timedOut(seconds: timeout)
-                } catch let error as URLError {
-                    throw TransportFailure.connection(error.localizedDescription)
+        let response = try await withDeadline(seconds: timeout) {
+            do {
+                let (data, response) = try await session.data(for: prepared)
+                guard let http = response as? HTTPURLResponse else {
+                    throw TransportFailure.connection("not an HTTP response")
                 }
-            }
-            group.addTask {
-                try await Task.sleep(nanoseconds: UInt64(timeout * 1e9))
-                return nil
-            }
-            defer { group.cancelAll() }
-            guard let first = try await group.next(), let response = first else {
+                var headers: [String: String] = [:]
+                for (name, value) in http.allHeaderFields {
+                    if let name = name as? String, let value = value as? String { headers[name] = value }
+                }
+                return HTTPResponse(status: http.statusCode, headers: headers, body: data)
+            } catch let error as URLError where error.code == .timedOut {
                 throw TransportFailure.timedOut(seconds: timeout)
+            } catch let error as URLError {
+                throw TransportFailure.connection(error.localizedDescription)
             }
-            return response
         }
+        guard let response else { throw TransportFailure.timedOut(seconds: timeout) }
+        return response
     }
 }

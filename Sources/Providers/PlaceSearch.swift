@@ -94,6 +94,22 @@ public struct ProviderResult: Sendable, Hashable {
     }
 }
 
+extension ProviderResult {
+    /// A provider's answer held to the search: inside the circle (providers treat a radius as a
+    /// hint), not closed for good, in the wanted categories when the provider could not be
+    /// asked for them (`filteringCategories`), nearest first, at most `request.limit` places.
+    init(_ provider: ProviderName, found: [ProviderPlace], for request: PlaceSearchRequest, radius: Distance, clamped: Bool,
+         requests: Int, filteringCategories: Bool = false) {
+        var kept = found.filter { $0.distance <= radius && $0.businessStatus != .closedPermanently }
+        if filteringCategories && !request.categories.isEmpty {
+            kept = kept.filter { candidate in request.categories.contains { candidate.place.isIn($0) } }
+        }
+        kept.sort { ($0.distance, $0.place.id) < ($1.distance, $1.place.id) }
+        self.init(provider: provider, places: Array(kept.prefix(request.limit)), radiusUsed: radius, radiusClamped: clamped,
+                  requests: requests)
+    }
+}
+
 /// A source of places around a point: a provider adapter or the local index.
 public protocol PlaceProvider: Sendable {
     var name: ProviderName { get }

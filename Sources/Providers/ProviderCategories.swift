@@ -138,7 +138,7 @@ enum ProviderCategories {
         let top: [String: Int] = ["culture": 10000, "food": 13000, "drink": 13003, "landmark": 16000, "nature": 16000,
                                   "water": 16000, "historic": 16000, "shopping": 17000, "activity": 18000,
                                   "transport": 19000, "lodging": 19014, "service": 11000]
-        return unique(categories.compactMap { top[$0.topLevel.identifier].map(String.init) })
+        return deduplicated(categories.compactMap { top[$0.topLevel.identifier].map(String.init) })
     }
 
     // MARK: HERE
@@ -166,7 +166,7 @@ enum ProviderCategories {
 
     /// HERE ids (`browse`'s `categories`, prefixes match whole levels) for a filter.
     static func hereIDs(for categories: [Category]) -> [String] {
-        unique(categories.flatMap { wanted in
+        deduplicated(categories.flatMap { wanted in
             here.filter { rule in
                 let category = Category(trustedIdentifier: rule.category)
                 return category.isWithin(wanted)
@@ -211,12 +211,12 @@ enum ProviderCategories {
 
     // MARK: Helpers
 
+    /// The categories named, each once, in order.
     private static func unique(_ identifiers: [String]) -> [Category] {
-        var seen = Set<String>()
-        return identifiers.filter { seen.insert($0).inserted }.map(Category.init(trustedIdentifier:))
+        deduplicated(identifiers).map(Category.init(trustedIdentifier:))
     }
 
-    private static func unique(_ identifiers: [String]) -> [String] {
+    private static func deduplicated(_ identifiers: [String]) -> [String] {
         var seen = Set<String>()
         return identifiers.filter { seen.insert($0).inserted }
     }

@@ -59,9 +59,6 @@ public struct ProviderEnvironment: Sendable {
         return value
     }
 
-    /// Whether `provider` can be asked at all (its key is set, or it needs none).
-    public func isConfigured(_ provider: ProviderName) -> Bool { (try? key(for: provider)) != nil }
-
     /// The override for `provider`'s base URL, if one is set.
     /// - Throws: ``ProviderError/invalidSetting(variable:value:expected:)`` for a value that is
     ///   not an absolute http(s) URL.

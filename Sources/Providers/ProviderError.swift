@@ -25,26 +25,6 @@ public enum ProviderError: Error, Sendable, Hashable, CustomStringConvertible {
     /// Any other failure of a source (the local index's own errors).
     case sourceFailed(provider: ProviderName, message: String)
 
-    public var provider: ProviderName? {
-        switch self {
-        case .missingKey(let provider, _), .rejected(let provider, _, _, _), .rateLimited(let provider, _, _),
-             .serverError(let provider, _, _, _), .timedOut(let provider, _), .connectionFailed(let provider, _),
-             .malformedResponse(let provider, _), .providerStatus(let provider, _, _), .unsupported(let provider, _),
-             .sourceFailed(let provider, _):
-            return provider
-        case .invalidSetting: return nil
-        }
-    }
-
-    /// Whether trying again later may succeed (rate limits, outages, timeouts).
-    public var isTransient: Bool {
-        switch self {
-        case .rateLimited, .serverError, .timedOut, .connectionFailed: return true
-        case .providerStatus(_, let status, _): return status == "OVER_QUERY_LIMIT" || status == "UNKNOWN_ERROR"
-        default: return false
-        }
-    }
-
     public var description: String {
         switch self {
         case .missingKey(let provider, let variable):

@@ -20,8 +20,8 @@ public struct OpenMeteoAdapter: WeatherProvider {
         ])
         let client = settings.client(.openMeteo, key: "")
         let (json, _) = try await client.json(HTTPRequest(url: url))
-        let offset = json["utc_offset_seconds"]?.intValue ?? 0
-        func localTime(_ text: String?) -> Date? { text.flatMap { WeatherTime.local($0, utcOffsetSeconds: offset) } }
+        let clock = LocalClock(utcOffsetSeconds: json["utc_offset_seconds"]?.intValue ?? 0)
+        func localTime(_ text: String?) -> Date? { text.flatMap(clock.date) }
         var current: CurrentWeather?
         if let block = json["current"], let temperature = block["temperature_2m"]?.number {
             let (condition, text) = block["weather_code"]?.intValue.map(WeatherCondition.wmo) ?? (.unknown, "Unknown")
@@ -70,11 +70,11 @@ public struct OpenWeatherMapAdapter: WeatherProvider {
             ("exclude", "minutely,hourly,alerts"), ("units", "metric"), ("appid", key),
         ])
         let (json, _) = try await settings.client(.openWeatherMap, key: key).json(HTTPRequest(url: url))
-        let offset = json["timezone_offset"]?.intValue ?? 0
+        let clock = LocalClock(utcOffsetSeconds: json["timezone_offset"]?.intValue ?? 0)
         func condition(_ block: JSONValue?) -> (WeatherCondition, String) {
             let first = block?["weather"]?.elements.first
             let condition = first?["id"]?.intValue.map(WeatherCondition.openWeatherMap) ?? .unknown
-            return (condition, first?["description"]?.text.map(WeatherTime.capitalisedFirst) ?? condition.text)
+            return (condition, first?["description"]?.text.map(capitalisedFirst) ?? condition.text)
         }
         var current: CurrentWeather?
         if let block = json["current"], let temperature = block["temp"]?.number {
@@ -90,7 +90,7 @@ public struct OpenWeatherMapAdapter: WeatherProvider {
             guard let time = day["dt"]?.number, let low = day["temp"]?["min"]?.number, let high = day["temp"]?["max"]?.number else { return nil }
             let (kind, text) = condition(day)
             let rain = day["rain"]?.number, snow = day["snow"]?.number
-            return DailyForecast(date: WeatherTime.localDate(time, utcOffsetSeconds: offset), minimumTemperature: low,
+            return DailyForecast(date: clock.calendarDate(time), minimumTemperature: low,
                                  maximumTemperature: high, precipitation: rain == nil && snow == nil ? nil : (rain ?? 0) + (snow ?? 0),
                                  precipitationProbability: day["pop"]?.number.map { $0 * 100 }, condition: kind, text: text,
                                  sunrise: day["sunrise"]?.number.map(Date.init(timeIntervalSince1970:)),
@@ -118,7 +118,7 @@ public struct PirateWeatherAdapter: WeatherProvider {
         let url = endpoint(base, "/forecast/\(encodedKey)/\(coordinate.latitude),\(coordinate.longitude)",
                            query: [("units", "si"), ("exclude", "minutely,hourly,alerts")])
         let (json, _) = try await settings.client(.pirateWeather, key: key).json(HTTPRequest(url: url))
-        let offsetSeconds = Int((json["offset"]?.number ?? 0) * 3600)
+        let clock = LocalClock(utcOffsetSeconds: Int((json["offset"]?.number ?? 0) * 3600))
         var current: CurrentWeather?
         if let block = json["currently"], let temperature = block["temperature"]?.number {
             let condition = block["icon"]?.text.map(WeatherCondition.darkSkyIcon) ?? .unknown
@@ -134,7 +134,7 @@ public struct PirateWeatherAdapter: WeatherProvider {
                   let high = day["temperatureMax"]?.number ?? day["temperatureHigh"]?.number else { return nil }
             let condition = day["icon"]?.text.map(WeatherCondition.darkSkyIcon) ?? .unknown
             // SI answers give the day's accumulation in centimetres.
-            return DailyForecast(date: WeatherTime.localDate(time, utcOffsetSeconds: offsetSeconds), minimumTemperature: low,
+            return DailyForecast(date: clock.calendarDate(time), minimumTemperature: low,
                                  maximumTemperature: high, precipitation: day["precipAccumulation"]?.number.map { $0 * 10 },
                                  precipitationProbability: day["precipProbability"]?.number.map { $0 * 100 },
                                  condition: condition, text: day["summary"]?.text ?? condition.text,
@@ -159,28 +159,33 @@ extension Weather {
     }
 }
 
-/// Time conversions shared by the weather adapters.
-enum WeatherTime {
-    /// A local ISO time without offset (`2026-11-22T14:15`, `2026-11-22`) at `utcOffsetSeconds`.
-    static func local(_ text: String, utcOffsetSeconds: Int) -> Date? {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(secondsFromGMT: utcOffsetSeconds)
-        for format in ["yyyy-MM-dd'T'HH:mm", "yyyy-MM-dd'T'HH:mm:ss", "yyyy-MM-dd"] {
-            formatter.dateFormat = format
-            if let date = formatter.date(from: text) { return date }
-        }
-        return nil
+/// Local times of one answer, at the place's UTC offset: one calendar for every time in it.
+struct LocalClock {
+    private let calendar: Calendar
+
+    init(utcOffsetSeconds: Int) {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(secondsFromGMT: utcOffsetSeconds) ?? TimeZone(secondsFromGMT: 0)!
+        self.calendar = calendar
     }
 
-    /// The local calendar date, `YYYY-MM-DD`, of a Unix time at `utcOffsetSeconds`.
-    static func localDate(_ unixTime: Double, utcOffsetSeconds: Int) -> String {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(secondsFromGMT: utcOffsetSeconds)
-        formatter.dateFormat = "yyyy-MM-dd"
-        return formatter.string(from: Date(timeIntervalSince1970: unixTime))
+    /// A local ISO time without offset: `2026-11-22T14:15`, `2026-11-22T14:15:30` or `2026-11-22`.
+    func date(_ text: String) -> Date? {
+        let parts = text.split(whereSeparator: { $0 == "-" || $0 == "T" || $0 == ":" }).map { Int($0) }
+        guard [3, 5, 6].contains(parts.count), parts.allSatisfy({ $0 != nil }) else { return nil }
+        let values = parts.map { $0! } + [0, 0, 0]
+        guard (1...12).contains(values[1]), (1...31).contains(values[2]), (0...23).contains(values[3]),
+              (0...59).contains(values[4]), (0...60).contains(values[5]) else { return nil }
+        return calendar.date(from: DateComponents(year: values[0], month: values[1], day: values[2],
+                                                  hour: values[3], minute: values[4], second: values[5]))
     }
 
-    static func capitalisedFirst(_ text: String) -> String { text.prefix(1).uppercased() + text.dropFirst() }
+    /// The local calendar date, `YYYY-MM-DD`, of a Unix time.
+    func calendarDate(_ unixTime: Double) -> String {
+        let day = calendar.dateComponents([.year, .month, .day], from: Date(timeIntervalSince1970: unixTime))
+        return String(format: "%04d-%02d-%02d", day.year ?? 0, day.month ?? 0, day.day ?? 0)
+    }
 }
+
+/// `scattered clouds` → `Scattered clouds`.
+func capitalisedFirst(_ text: String) -> String { text.prefix(1).uppercased() + text.dropFirst() }

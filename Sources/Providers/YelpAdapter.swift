@@ -43,10 +43,7 @@ public struct YelpAdapter: PlaceProvider {
             // The last page: short, empty, or everything Yelp says it has.
             if page.count < size || offset >= min(total, Self.resultCeiling) { break }
         }
-        // `radius` is only a suggestion to Yelp: hold it to the circle. Closed for good is not an answer.
-        let inside = places.filter { $0.distance <= radius && $0.businessStatus != .closedPermanently }.sorted { ($0.distance, $0.place.id) < ($1.distance, $1.place.id) }
-        return ProviderResult(provider: .yelp, places: Array(inside.prefix(request.limit)), radiusUsed: radius,
-                              radiusClamped: clamped, requests: requests)
+        return ProviderResult(.yelp, found: places, for: request, radius: radius, clamped: clamped, requests: requests)
     }
 
     /// One business with hours and photos (`/v3/businesses/{id-or-alias}`).

@@ -51,6 +51,31 @@ import Testing
         #expect(await yelp.requests.first?.headers["authorization"] == "Bearer yelp-key")
     }
 
+    @Test func geojsonAnswersAndRetriesAreLoggedWithoutTheKey() async throws {
+        let here = try await LoopbackServer.start(replies: [.json(#"{"status":503,"title":"Service Unavailable"}"#, status: 503),
+                                                            .recorded("here_browse.json")])
+        defer { Task { await here.stop() } }
+        var environment = Self.clean
+        environment["HERE_API_KEY"] = "here-secret-99"
+        environment["GEOQUERY_HERE_BASE_URL"] = here.baseURL.absoluteString
+        environment["GEOQUERY_LOG_LEVEL"] = "info"
+        let result = try await run(["search", "--lat", "37.7825", "--lon", "-122.4075", "--radius", "500m", "--category", "lodging",
+                                    "--provider", "here", "--format", "geojson"], environment: environment)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.contains("HTTP 503; retry 1"), "the retry is logged")
+        #expect(!result.stderr.contains("here-secret-99") && !result.stdout.contains("here-secret-99"))
+        let sent = await here.requests
+        #expect(sent.count == 2 && sent[0].query["categories"]?.hasPrefix("500-") == true)
+        let json = result.json
+        #expect(json["type"] as? String == "FeatureCollection")
+        let features = try #require(json["features"] as? [[String: Any]])
+        #expect(features.count == 2, "browse filters on HERE's side; the recording answers as recorded")
+        let geometry = try #require(features.last?["geometry"] as? [String: Any])
+        #expect(geometry["coordinates"] as? [Double] == [-122.4064, 37.783], "longitude first (RFC 7946)")
+        #expect((features.last?["properties"] as? [String: Any])?["sources"] as? [String] == ["here:here:pds:place:840jx7ps-hotelzetta"])
+        #expect((json["providers"] as? [String: Any])?["here"] != nil)
+    }
+
     @Test func everySourceFailingIsExit69() async throws {
         let result = try await run(["search", "--lat", "37.7825", "--lon", "-122.4075", "--radius", "1km", "--provider", "yelp,here",
                                     "--format", "json"], environment: Self.clean)

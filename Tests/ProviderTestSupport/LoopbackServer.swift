@@ -69,6 +69,16 @@ public final class LoopbackServer: Sendable {
 
     /// Starts a server answering every request with `handler`.
     public static func start(_ handler: @escaping Handler) async throws -> LoopbackServer {
+        try await start(numbered: { request, _ in await handler(request) })
+    }
+
+    /// Starts a server that answers the n-th request with `replies[n]` (the last one repeats).
+    public static func start(replies: [Reply]) async throws -> LoopbackServer {
+        try await start(numbered: { _, number in replies[min(number, replies.count - 1)] })
+    }
+
+    /// Starts a server whose handler also gets each request's 0-based arrival number.
+    private static func start(numbered handler: @escaping @Sendable (Request, Int) async -> Reply) async throws -> LoopbackServer {
         let log = RequestLog()
         let server = HTTPServer(address: try .inet(ip4: "127.0.0.1", port: 0), timeout: 30, logger: .disabled)
         await server.appendRoute("*") { request in
@@ -79,9 +89,7 @@ public final class LoopbackServer: Sendable {
             let recorded = Request(method: request.method.rawValue, path: request.path, query: query,
                                    rawQuery: request.target.query(percentEncoded: true), headers: headers,
                                    body: try await request.bodyData)
-            let sequence = await log.append(recorded)
-            _ = sequence
-            let reply = await handler(recorded)
+            let reply = await handler(recorded, await log.append(recorded))
             if reply.delay > 0 { try? await Task.sleep(nanoseconds: UInt64(reply.delay * 1e9)) }
             var responseHeaders = HTTPHeaders()
             for (name, value) in reply.headers { responseHeaders[HTTPHeader(name)] = value }
@@ -95,15 +103,6 @@ public final class LoopbackServer: Sendable {
             throw URLError(.cannotConnectToHost)
         }
         return LoopbackServer(server: server, task: task, log: log, port: port)
-    }
-
-    /// Starts a server that answers the n-th request with `replies[n]` (the last one repeats).
-    public static func start(replies: [Reply]) async throws -> LoopbackServer {
-        let counter = RequestLog()
-        return try await start { request in
-            let index = await counter.append(request)
-            return replies[min(index, replies.count - 1)]
-        }
     }
 
     /// Every request so far, in arrival order.
