@@ -14,6 +14,26 @@ enum ImportBench {
         var ogr2ogr: Double?
     }
 
+    /// Runs the import rows and prints their table.
+    static func report(places: [Place], directory: String) throws {
+        print("")
+        print("import of \(places.count) generated places (one run each; wall clock, reading and writing included):")
+        let importRows = try run(places: places, directory: directory)
+        print("")
+        print([pad("import", 24), pad("seconds", 8, right: true), pad("rows/s", 9, right: true),
+               pad("ogr2ogr", 8, right: true), pad("speed-up", 8, right: true)].joined(separator: "  "))
+        for row in importRows {
+            var cells = [pad(row.name, 24), pad(String(format: "%.1f", row.seconds), 8, right: true),
+                         pad(String(format: "%.0f", Double(row.rows) / row.seconds), 9, right: true)]
+            if let ogr = row.ogr2ogr {
+                cells += [pad(String(format: "%.1f s", ogr), 8, right: true), pad(String(format: "%.2f×", ogr / row.seconds), 8, right: true)]
+            } else if row.name.contains("fresh") {
+                cells += [pad("n/a", 8, right: true), pad("(install gdal-bin)", 8)]
+            }
+            print(cells.joined(separator: "  "))
+        }
+    }
+
     static func run(places: [Place], directory: String) throws -> [Row] {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let csv = directory + "/places.csv", changedCSV = directory + "/places-1pct-changed.csv"

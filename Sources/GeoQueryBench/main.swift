@@ -13,7 +13,8 @@ import PlaceStore
 //
 // Options: --places N (default 1000000), --queries N per row (default 2000), --db PATH,
 // --keep (reuse an existing bench index of the right size), --no-import (skip the import rows),
-// --no-routes (skip the routing rows), --routes-only (only them; RouteBench.swift), --quick.
+// --no-routes (skip the routing rows), --routes-only (only them; RouteBench.swift), --quick,
+// --imports-only (only the import rows).
 
 let arguments = CommandLine.arguments
 func option(_ name: String) -> String? {
@@ -48,6 +49,11 @@ print("GeoQuery benchmark: \(placeCount) places, \(queryCount) queries per row, 
 let cities = try SyntheticPlaces.loadCities("geodata/cities15000.csv")
 let weightExponent = Double(option("--weight-exponent") ?? "") ?? 0.5
 let places = SyntheticPlaces.generate(count: placeCount, cities: cities, seed: 42, weightExponent: weightExponent)
+
+if arguments.contains("--imports-only") {
+    try ImportBench.report(places: places, directory: (path as NSString).deletingLastPathComponent + "/bench-import")
+    exit(0)
+}
 
 var loadLine = "reused existing index"
 if !(keep && FileManager.default.fileExists(atPath: path)) {
@@ -188,22 +194,7 @@ print("library and raw baseline answers differ in \(mismatches) of \(centres.cou
 if mismatches > 0 { exit(1) }
 
 if !arguments.contains("--no-import") {
-    print("")
-    print("import of \(placeCount) generated places (one run each; wall clock, reading and writing included):")
-    let importRows = try ImportBench.run(places: places, directory: (path as NSString).deletingLastPathComponent + "/bench-import")
-    print("")
-    print([pad("import", 24), pad("seconds", 8, right: true), pad("rows/s", 9, right: true),
-           pad("ogr2ogr", 8, right: true), pad("speed-up", 8, right: true)].joined(separator: "  "))
-    for row in importRows {
-        var cells = [pad(row.name, 24), pad(String(format: "%.1f", row.seconds), 8, right: true),
-                     pad(String(format: "%.0f", Double(row.rows) / row.seconds), 9, right: true)]
-        if let ogr = row.ogr2ogr {
-            cells += [pad(String(format: "%.1f s", ogr), 8, right: true), pad(String(format: "%.2f×", ogr / row.seconds), 8, right: true)]
-        } else if row.name.contains("fresh") {
-            cells += [pad("n/a", 8, right: true), pad("(install gdal-bin)", 8)]
-        }
-        print(cells.joined(separator: "  "))
-    }
+    try ImportBench.report(places: places, directory: (path as NSString).deletingLastPathComponent + "/bench-import")
 }
 
 if !arguments.contains("--no-routes") {

@@ -87,10 +87,15 @@ public enum PlaceImporter {
         let pipeline = ReadingPipeline(reader: reader, source: sourceName, batchSize: options.batchSize,
                                        problemsToKeep: max(options.problemsToReport, 5))
         defer { pipeline.cancel() }
-        try index.write { writer in
+        try index.fill { writer in
             try writer.beginSnapshot(source: sourceName)
             var reported = 0
-            while let chunk = try pipeline.next() {
+            var waited = 0.0
+            defer { if ProcessInfo.processInfo.environment["GQ_PROF"] != nil { FileHandle.standardError.write("waited \(waited)\n".data(using: .utf8)!) } }
+            while true {
+                let w0 = Date()
+                guard let chunk = try pipeline.next() else { break }
+                waited += Date().timeIntervalSince(w0)
                 summary.rowsRead += chunk.rows
                 summary.skipped += chunk.skipped
                 summary.rejected += chunk.rejected

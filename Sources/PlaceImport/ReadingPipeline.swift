@@ -8,7 +8,7 @@ import PlaceStore
 final class ReadingPipeline: @unchecked Sendable {
     /// One batch of what the reader read.
     struct Chunk: Sendable {
-        var places: [EncodedPlace] = []
+        var places = EncodedBatch()
         /// Records read, places or not.
         var rows = 0
         var rejected = 0
@@ -34,7 +34,7 @@ final class ReadingPipeline: @unchecked Sendable {
                     switch record {
                     case .place(var place):
                         if place.provenance.source != source { place.provenance.source = source }
-                        chunk.places.append(try EncodedPlace(place))
+                        try chunk.places.append(place)
                     case .skipped:
                         chunk.skipped += 1
                     case .rejected(let problem):

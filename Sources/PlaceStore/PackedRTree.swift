@@ -83,24 +83,35 @@ enum PackedRTree {
 
         try connection.execute("DELETE FROM \"\(table)_node\"")
         let insertNode = try connection.prepare("INSERT INTO \"\(table)_node\" (nodeno, data) VALUES (?1, ?2)")
-        let insertRow = try connection.prepare("INSERT INTO \"\(table)_rowid\" (rowid, nodeno) VALUES (?1, ?2)")
+        let insertRows = try connection.prepare(
+            "INSERT INTO \"\(table)_rowid\" (rowid, nodeno) SELECT key + ?2, value FROM json_each(?1)")
         let insertParent = try connection.prepare("INSERT INTO \"\(table)_parent\" (nodeno, parentnode) VALUES (?1, ?2)")
         var blob = [UInt8](repeating: 0, count: Int(nodeSize))
-        var count = 0
+        var leafOfRow: [(row: Int64, node: Int64)] = []
         for node in nodes {
             encode(node.cells, depth: node.number == 1 ? depth : 0, into: &blob)
             insertNode.reset()
             insertNode.bind(node.number, at: 1)
             insertNode.bind(blob: blob, at: 2)
             try insertNode.run()
-            guard node.isLeaf else { continue }
-            for cell in node.cells {
-                insertRow.reset()
-                insertRow.bind(cell.id, at: 1)
-                insertRow.bind(node.number, at: 2)
-                try insertRow.run()
-                count += 1
+            if node.isLeaf { for cell in node.cells { leafOfRow.append((cell.id, node.number)) } }
+        }
+        // In rowid order, so each insert appends to the table instead of landing on a random
+        // page; one statement per run of consecutive rowids (after a bulk load, one in all), the
+        // leaf numbers handed over as one JSON array.
+        leafOfRow.sort { $0.row < $1.row }
+        var runStart = 0
+        while runStart < leafOfRow.count {
+            var runEnd = runStart + 1
+            while runEnd < leafOfRow.count && leafOfRow[runEnd].row == leafOfRow[runEnd - 1].row + 1 { runEnd += 1 }
+            try JSONIntegers.withArray(leafOfRow[runStart..<runEnd].map(\.node)) {
+                insertRows.reset()
+                insertRows.bind(borrowedText: $0, at: 1)
+                insertRows.bind(leafOfRow[runStart].row, at: 2)
+                try insertRows.run()
+                insertRows.reset()
             }
+            runStart = runEnd
         }
         for link in parents {
             insertParent.reset()
@@ -108,7 +119,7 @@ enum PackedRTree {
             insertParent.bind(link.parent, at: 2)
             try insertParent.run()
         }
-        return count
+        return leafOfRow.count
     }
 
     static func bounding(_ cells: [Cell], id: Int64) -> Cell {

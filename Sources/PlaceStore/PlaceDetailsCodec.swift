@@ -40,10 +40,15 @@ enum PlaceDetailsCodec {
 
     // MARK: Encoding
 
-    /// - Parameter importedAt: replaces the place's own import time (seconds since 1970) when
-    ///   set, so that a change check can encode a place with the stored time.
-    static func encode(_ place: Place, importedAt: Double?? = nil) throws -> [UInt8]? {
+    /// The record of `place`; nil when it has none of the fields.
+    static func encode(_ place: Place) throws -> [UInt8]? {
         var out: [UInt8] = []
+        try encode(place, appendingTo: &out)
+        return out.isEmpty ? nil : out
+    }
+
+    /// Appends the record of `place` to `out` (nothing when it has none of the fields).
+    static func encode(_ place: Place, appendingTo out: inout [UInt8]) throws {
         func text(_ tag: Tag, _ value: String?) {
             guard let value else { return }
             out.append(tag.rawValue)
@@ -96,10 +101,26 @@ enum PlaceDetailsCodec {
         text(.gemVisibility, place.gem?.visibility.rawValue)
         if place.provenance.sourceID != place.id.localID { text(.sourceID, place.provenance.sourceID) }
         number(.fetchedAt, place.provenance.fetchedAt?.timeIntervalSince1970)
-        number(.importedAt, importedAt ?? place.provenance.importedAt?.timeIntervalSince1970)
+        number(.importedAt, place.provenance.importedAt?.timeIntervalSince1970)
         number(.ratingCount, place.rating?.count.map(Double.init))
         if let scale = place.rating?.originalScale, scale != 5 { number(.ratingScale, scale) }
-        return out.isEmpty ? nil : out
+    }
+
+    /// Whether two records hold the same fields, the import time aside (a place re-imported
+    /// unchanged is unchanged). Records are written in one field order, so equal content means
+    /// equal bytes field by field.
+    static func sameContent(_ first: UnsafeRawBufferPointer, _ second: UnsafeRawBufferPointer) -> Bool {
+        var i = 0, j = 0
+        while true {
+            var a = fieldHeader(first, at: &i), b = fieldHeader(second, at: &j)
+            if let field = a, field.tag == Tag.importedAt.rawValue { i += field.length; a = fieldHeader(first, at: &i) }
+            if let field = b, field.tag == Tag.importedAt.rawValue { j += field.length; b = fieldHeader(second, at: &j) }
+            guard let a, let b else { return a == nil && b == nil && i >= first.count && j >= second.count }
+            guard a.tag == b.tag, a.length == b.length,
+                  memcmp(first.baseAddress! + i, second.baseAddress! + j, a.length) == 0 else { return false }
+            i += a.length
+            j += b.length
+        }
     }
 
     static func appendVarint(_ value: UInt64, to out: inout [UInt8]) {

@@ -21,43 +21,41 @@ enum PlaceRowCodec {
         INSERT INTO places (id, source, name, lat, lon, details, geom) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
         """
 
-    /// SpatiaLite's BLOB-Geometry of a POINT in SRID 4326, as `MakePoint(lon, lat, 4326)` makes
-    /// it: start byte, little-endian mark, SRID, the MBR (min x, min y, max x, max y), MBR end,
-    /// class 1 (POINT), x, y, end byte — 60 bytes.
-    static func pointGeometry(longitude: Double, latitude: Double) -> [UInt8] {
-        var blob = [UInt8](repeating: 0, count: 60)
+    /// The size of a point's geometry blob.
+    static let pointGeometrySize = 60
+
+    /// Writes SpatiaLite's BLOB-Geometry of a POINT in SRID 4326, as `MakePoint(lon, lat, 4326)`
+    /// makes it, into a buffer of ``pointGeometrySize`` bytes: start byte, little-endian mark,
+    /// SRID, the MBR (min x, min y, max x, max y), MBR end, class 1 (POINT), x, y, end byte.
+    static func writePointGeometry(into blob: UnsafeMutableRawBufferPointer, longitude: Double, latitude: Double) {
+        blob[0] = 0x00
         blob[1] = 0x01
-        func put32(_ value: UInt32, at offset: Int) {
-            for byte in 0..<4 { blob[offset + byte] = UInt8(truncatingIfNeeded: value >> UInt32(8 * byte)) }
-        }
-        func put64(_ value: Double, at offset: Int) {
-            let bits = value.bitPattern
-            for byte in 0..<8 { blob[offset + byte] = UInt8(truncatingIfNeeded: bits >> UInt64(8 * byte)) }
-        }
-        put32(4326, at: 2)
-        put64(longitude, at: 6)
-        put64(latitude, at: 14)
-        put64(longitude, at: 22)
-        put64(latitude, at: 30)
+        blob.storeBytes(of: UInt32(4326).littleEndian, toByteOffset: 2, as: UInt32.self)
+        let x = longitude.bitPattern.littleEndian, y = latitude.bitPattern.littleEndian
+        blob.storeBytes(of: x, toByteOffset: 6, as: UInt64.self)   // MBR min x
+        blob.storeBytes(of: y, toByteOffset: 14, as: UInt64.self)  // MBR min y
+        blob.storeBytes(of: x, toByteOffset: 22, as: UInt64.self)  // MBR max x
+        blob.storeBytes(of: y, toByteOffset: 30, as: UInt64.self)  // MBR max y
+        blob.storeBytes(of: x, toByteOffset: 43, as: UInt64.self)
+        blob.storeBytes(of: y, toByteOffset: 51, as: UInt64.self)
         blob[38] = 0x7C
-        put32(1, at: 39)
-        put64(longitude, at: 43)
-        put64(latitude, at: 51)
+        blob.storeBytes(of: UInt32(1).littleEndian, toByteOffset: 39, as: UInt32.self)
         blob[59] = 0xFE
-        return blob
     }
 
-    /// Binds every column of an encoded place to the insert statement.
-    static func bind(_ encoded: EncodedPlace, to statement: SQLiteStatement) {
-        let place = encoded.place
+    /// Binds every column of a row of an encoded batch to the insert statement, borrowing the
+    /// batch's bytes (`base`) and the geometry buffer.
+    static func bind(_ row: EncodedBatch.Row, bytes base: UnsafeBufferPointer<UInt8>,
+                     geometry: UnsafeMutableRawBufferPointer, to statement: SQLiteStatement) {
         statement.reset()
-        statement.bind(place.id.rawValue, at: 1)
-        statement.bind(place.provenance.source, at: 2)
-        statement.bind(place.name, at: 3)
-        statement.bind(place.coordinate.latitude, at: 4)
-        statement.bind(place.coordinate.longitude, at: 5)
-        statement.bind(blob: encoded.details, at: 6)
-        statement.bind(blob: encoded.geometry, at: 7)
+        statement.bind(borrowedText: base.slice(row.id), at: 1)
+        statement.bind(borrowedText: base.slice(row.source), at: 2)
+        statement.bind(borrowedText: base.slice(row.name), at: 3)
+        statement.bind(row.latitude, at: 4)
+        statement.bind(row.longitude, at: 5)
+        statement.bind(borrowedBlob: base.slice(row.details), at: 6)
+        writePointGeometry(into: geometry, longitude: row.longitude, latitude: row.latitude)
+        statement.bind(borrowedBlob: UnsafeRawBufferPointer(geometry), at: 7)
     }
 
     /// Sets the fields a details record carries.

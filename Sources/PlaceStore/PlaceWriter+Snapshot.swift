@@ -30,11 +30,11 @@ extension PlaceWriter {
     /// ``finishSnapshot()``. A place counts as unchanged when everything but its import time is
     /// equal; unchanged rows are not rewritten (and keep their import time).
     public func merge(_ places: [Place]) throws -> SnapshotCounts {
-        try merge(encoded: try places.map(EncodedPlace.init))
+        try merge(encoded: try EncodedBatch(places))
     }
 
     /// ``merge(_:)`` for places encoded beforehand (on another thread, say).
-    public func merge(encoded places: [EncodedPlace]) throws -> SnapshotCounts {
+    public func merge(encoded batch: EncodedBatch) throws -> SnapshotCounts {
         guard snapshotSource != nil else {
             throw PlaceStoreError.invalidArgument("merge needs beginSnapshot(source:) first")
         }
@@ -42,44 +42,44 @@ extension PlaceWriter {
         if snapshotIsFresh {
             // Nothing of the source to compare with or to remove later: write straight away. An
             // id seen twice in the dump, or held by another source, is an update.
-            let written = try upsertCounting(places)
+            let written = try upsertCounting(batch)
             counts.added = written.inserted
             counts.updated = written.updated
             return counts
         }
         let lookup = try index.statement("SELECT source, name, lat, lon, details FROM places WHERE id = ?1")
         let remember = try index.statement("INSERT OR IGNORE INTO temp.snapshot_seen (id) VALUES (?1)")
-        var changed: [EncodedPlace] = []
-        changed.reserveCapacity(places.count)
-        for encoded in places {
-            let place = encoded.place
-            remember.reset()
-            remember.bind(place.id.rawValue, at: 1)
-            try remember.run()
-            let repeated = index.connection.changes == 0  // the dump gave this id before
-            lookup.reset()
-            lookup.bind(place.id.rawValue, at: 1)
-            guard try lookup.step() else {
-                // New — unless it repeats an id earlier in this batch, which it then replaces.
-                if repeated { counts.updated += 1 } else { counts.added += 1 }
-                changed.append(encoded)
-                continue
-            }
-            // Encode the new place with the stored import time: equal bytes mean equal content.
-            let stored = lookup.nonEmptyBlob(4)
-            let details = try PlaceDetailsCodec.encode(place, importedAt: .some(PlaceDetailsCodec.importedAt(stored)))
-            let same = lookup.double(2) == place.coordinate.latitude && lookup.double(3) == place.coordinate.longitude
-                && place.name.utf8.elementsEqual(lookup.bytes(1)) && place.provenance.source.utf8.elementsEqual(lookup.bytes(0))
-                && (details ?? []).elementsEqual(stored ?? UnsafeRawBufferPointer(start: nil, count: 0))
-            if same {
-                counts.unchanged += 1
-            } else {
-                counts.updated += 1
-                changed.append(encoded)
+        var changed: [Int] = []
+        try batch.bytes.withUnsafeBufferPointer { bytes in
+            defer { lookup.reset(); remember.reset() }
+            for (rowIndex, row) in batch.rows.enumerated() {
+                let id = bytes.slice(row.id)
+                remember.reset()
+                remember.bind(borrowedText: id, at: 1)
+                try remember.run()
+                let repeated = index.connection.changes == 0  // the dump gave this id before
+                lookup.reset()
+                lookup.bind(borrowedText: id, at: 1)
+                guard try lookup.step() else {
+                    // New — unless it repeats an id earlier in this batch, which it then replaces.
+                    if repeated { counts.updated += 1 } else { counts.added += 1 }
+                    changed.append(rowIndex)
+                    continue
+                }
+                let empty = UnsafeRawBufferPointer(start: nil, count: 0)
+                let same = lookup.double(2) == row.latitude && lookup.double(3) == row.longitude
+                    && bytes.slice(row.name).elementsEqual(lookup.bytes(1))
+                    && bytes.slice(row.source).elementsEqual(lookup.bytes(0))
+                    && PlaceDetailsCodec.sameContent(bytes.slice(row.details), lookup.nonEmptyBlob(4) ?? empty)
+                if same {
+                    counts.unchanged += 1
+                } else {
+                    counts.updated += 1
+                    changed.append(rowIndex)
+                }
             }
         }
-        lookup.reset()
-        _ = try upsertCounting(changed)
+        if !changed.isEmpty { _ = try upsertCounting(batch, rows: changed) }
         return counts
     }
 

@@ -7,18 +7,27 @@ import PlaceModel
 ///
 /// A transaction whose first upsert finds the index empty is a bulk load: the triggers on
 /// `places` (SpatiaLite's geometry checks, timestamps and spatial-index upkeep, the name index's)
-/// are set aside while rows go in; before the commit the spatial index is built as a packed
-/// R*Tree (``PackedRTree``), the name index in one pass, and the triggers are put back exactly as
-/// they were. Every row's geometry is built from validated coordinates, byte for byte as
-/// SpatiaLite's `MakePoint` builds it, so the checks the geometry triggers would make hold by
-/// construction. It is all one transaction, so a
-/// failure or a kill still leaves the previous contents, triggers included.
+/// and the secondary indexes of `places` and `place_categories` are set aside while rows go in,
+/// and category rows are held back (``PendingCategories``). Before the commit the spatial index
+/// is built as a packed R*Tree (``PackedRTree``), the category rows are written in key order,
+/// each set-aside index is built in one sorted pass, the name index in one pass, and the
+/// triggers are put back exactly as they were. Every row's geometry is built from validated
+/// coordinates, byte for byte as SpatiaLite's `MakePoint` builds it, so the checks the geometry
+/// triggers would make hold by construction. It is all one transaction, so a failure or a kill
+/// still leaves the previous contents, triggers and indexes included.
 public final class PlaceWriter {
     let index: SpatiaLitePlaceIndex
     private var decidedBulk = false
     private(set) var isBulkLoad = false
-    /// The triggers set aside during a bulk load, to recreate verbatim.
-    private var setAsideTriggers: [String] = []
+    /// The indexes and triggers set aside during a bulk load, to recreate verbatim.
+    private var setAside: [String] = []
+    /// The category rows of a bulk load, written at its end.
+    private var pendingCategories = PendingCategories()
+    /// Whether a bulk load indexes names as rows go in (true until a row is written twice, after
+    /// which the name index is rebuilt in one pass at the end instead).
+    private var bulkIndexesNames = true
+    /// The page cache size to restore after a bulk load.
+    private var regularCacheSize: Int64?
     /// The highest pk in the table (read at the first upsert, then kept up to date): a new row's
     /// rowid is always above it, so a returned pk at or below it means the upsert updated an
     /// existing row, whose old categories must go.
@@ -27,6 +36,10 @@ public final class PlaceWriter {
     var snapshotSource: String?
     /// True when the snapshot's source had no places when it began: nothing to compare or remove.
     var snapshotIsFresh = false
+
+    /// The page cache of a bulk load, in KiB: 1 GiB, which holds a load of about three million
+    /// places without spilling. SQLite allocates it only as pages are used.
+    static let bulkCacheKiB = 1 << 20
 
     init(index: SpatiaLitePlaceIndex) { self.index = index }
 
@@ -37,27 +50,44 @@ public final class PlaceWriter {
         guard batchSize >= 1000, try index.connection.scalarInt("SELECT count(*) FROM (SELECT 1 FROM places LIMIT 1)") == 0 else {
             return
         }
-        let triggers = try index.connection.prepare("SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'places'")
-        var names: [String] = []
-        while try triggers.step() {
-            names.append(triggers.text(0) ?? "")
-            setAsideTriggers.append(triggers.text(1) ?? "")
+        // Secondary indexes (not the unique key's automatic one, which has no sql) and triggers.
+        let objects = try index.connection.prepare("""
+            SELECT type, name, sql FROM sqlite_master
+            WHERE (type = 'trigger' AND tbl_name = 'places')
+               OR (type = 'index' AND tbl_name IN ('places', 'place_categories') AND sql IS NOT NULL)
+            ORDER BY type
+            """)
+        var drops: [String] = []
+        while try objects.step() {
+            drops.append("DROP \(objects.text(0) == "index" ? "INDEX" : "TRIGGER") \"\(objects.text(1) ?? "")\"")
+            setAside.append(objects.text(2) ?? "")
         }
-        for name in names { try index.connection.execute("DROP TRIGGER \"\(name)\"") }
+        for drop in drops { try index.connection.execute(drop) }
+        // The whole load stays in memory until the commit rather than spilling pages twice.
+        regularCacheSize = try index.connection.scalarInt("PRAGMA cache_size")
+        try index.connection.execute("PRAGMA cache_size = -\(Self.bulkCacheKiB)")
         isBulkLoad = true
     }
 
     /// Builds what a bulk load deferred. Called by ``SpatiaLitePlaceIndex/write(_:)`` before COMMIT.
     func finish() throws {
         guard isBulkLoad else { return }
+        var tp = Date(); func lap(_ n: String) { if ProcessInfo.processInfo.environment["GQ_PROF"] != nil { FileHandle.standardError.write("\(n) \(Date().timeIntervalSince(tp))\n".data(using: .utf8)!) }; tp = Date() }
         try PackedRTree.build(index.connection)
-        try index.connection.execute("INSERT INTO places_fts (places_fts) VALUES ('rebuild')")
-        for sql in setAsideTriggers { try index.connection.execute(sql) }
+        lap("rtree")
+        try pendingCategories.write(to: index.connection)
+        lap("cats")
+        pendingCategories = PendingCategories()
+        for sql in setAside { try index.connection.execute(sql) }
+        lap("indexes")
+        if !bulkIndexesNames { try index.connection.execute("INSERT INTO places_fts (places_fts) VALUES ('rebuild')") }
+        lap("fts")
+        if let regularCacheSize { try index.connection.execute("PRAGMA cache_size = \(regularCacheSize)") }
         try index.connection.execute("""
             UPDATE geometry_columns_time SET last_insert = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
             WHERE f_table_name = 'places' AND f_geometry_column = 'geom'
             """)
-        setAsideTriggers = []
+        setAside = []
         isBulkLoad = false
     }
 
@@ -66,23 +96,17 @@ public final class PlaceWriter {
     /// - Returns: how many places were written.
     @discardableResult
     public func upsert(_ places: [Place]) throws -> Int {
-        let counts = try upsertCounting(try places.map(EncodedPlace.init))
+        let counts = try upsertCounting(try EncodedBatch(places))
         return counts.inserted + counts.updated
     }
 
-    /// Upserts and tells new rows from rewritten ones.
-    func upsertCounting(_ places: [EncodedPlace]) throws -> (inserted: Int, updated: Int) {
-        // The batch is written in Hilbert order, not its own: of an id given twice, only the last
-        // is written (the earlier one counts as written, then updated).
-        var seen = Set<String>(minimumCapacity: places.count)
-        var superseded = 0
-        var latest: [EncodedPlace] = []
-        latest.reserveCapacity(places.count)
-        for encoded in places.reversed() {
-            if seen.insert(encoded.place.id.rawValue).inserted { latest.append(encoded) } else { superseded += 1 }
-        }
-        let ordered = latest.sorted { $0.hilbert < $1.hilbert }
-        try considerBulkLoad(batchSize: places.count)
+    /// Upserts the rows of `batch` (by default all) and tells new rows from rewritten ones.
+    ///
+    /// The batch is written in Hilbert order, not its own: of an id given twice, only the last is
+    /// written (the earlier one counts as written, then updated).
+    func upsertCounting(_ batch: EncodedBatch, rows subset: [Int]? = nil) throws -> (inserted: Int, updated: Int) {
+        let (ordered, superseded) = batch.writeOrder(of: subset)
+        try considerBulkLoad(batchSize: ordered.count)
         let insert = try index.statement(PlaceRowCodec.insertSQL)
         let clearCategories = try index.statement("DELETE FROM place_categories WHERE pk = ?1")
         let addCategory = try index.statement("INSERT OR IGNORE INTO place_categories (category, pk) VALUES (?1, ?2)")
@@ -90,41 +114,67 @@ public final class PlaceWriter {
         defer { highestPK = highest }
         var updated = 0
         let append = isBulkLoad ? try index.statement(PlaceRowCodec.appendSQL) : nil
-        for encoded in ordered {
-            let place = encoded.place
-            let pk: Int64
-            if let append, let appended = try self.append(encoded, with: append) {
-                pk = appended
-            } else {
-                PlaceRowCodec.bind(encoded, to: insert)
-                guard try insert.step() else {
-                    throw PlaceStoreError.sqlite(code: 0, message: "upsert returned no row", sql: PlaceRowCodec.insertSQL)
+        let indexName = isBulkLoad ? try index.statement("INSERT INTO places_fts (rowid, name) VALUES (?1, ?2)") : nil
+        // The batch's category codes as the bulk load's.
+        let bulkCodes = isBulkLoad ? batch.categoryIdentifiers.map { pendingCategories.code(for: $0) } : []
+        let geometry = UnsafeMutableRawBufferPointer.allocate(byteCount: PlaceRowCodec.pointGeometrySize, alignment: 8)
+        defer { geometry.deallocate() }
+        try batch.bytes.withUnsafeBufferPointer { bytes in
+            // Every statement borrows the batch's bytes: none may keep them past this closure.
+            defer { for statement in [insert, append, indexName] { statement?.reset() } }
+            for rowIndex in ordered {
+                let row = batch.rows[rowIndex]
+                let pk: Int64
+                if let append, let appended = try self.append(row, bytes: bytes, geometry: geometry, with: append) {
+                    pk = appended
+                } else {
+                    PlaceRowCodec.bind(row, bytes: bytes, geometry: geometry, to: insert)
+                    guard try insert.step() else {
+                        throw PlaceStoreError.sqlite(code: 0, message: "upsert returned no row", sql: PlaceRowCodec.insertSQL)
+                    }
+                    pk = insert.int64(0)
+                    try insert.run()
                 }
-                pk = insert.int64(0)
-                try insert.run()
-            }
-            if pk <= highest {  // an existing row: its old categories go
-                updated += 1
-                clearCategories.reset()
-                clearCategories.bind(pk, at: 1)
-                try clearCategories.run()
-            }
-            highest = max(highest, pk)
-            for category in place.categories {
-                addCategory.reset()
-                addCategory.bind(category.identifier, at: 1)
-                addCategory.bind(pk, at: 2)
-                try addCategory.run()
+                let isUpdate = pk <= highest  // an existing row: its old categories go
+                if isUpdate { updated += 1 }
+                highest = max(highest, pk)
+                let categories = batch.categories(of: rowIndex)
+                if isBulkLoad {
+                    if isUpdate {
+                        pendingCategories.replace(categories.map { bulkCodes[$0] }, pk: pk)
+                        bulkIndexesNames = false
+                    } else {
+                        pendingCategories.add(categories.lazy.map { bulkCodes[$0] }, pk: pk)
+                    }
+                    if bulkIndexesNames, let indexName {
+                        indexName.reset()
+                        indexName.bind(pk, at: 1)
+                        indexName.bind(borrowedText: bytes.slice(row.name), at: 2)
+                        try indexName.run()
+                    }
+                    continue
+                }
+                if isUpdate {
+                    clearCategories.reset()
+                    clearCategories.bind(pk, at: 1)
+                    try clearCategories.run()
+                }
+                for code in categories {
+                    addCategory.reset()
+                    addCategory.bind(batch.categoryIdentifiers[code], at: 1)
+                    addCategory.bind(pk, at: 2)
+                    try addCategory.run()
+                }
             }
         }
-        insert.reset()
         return (ordered.count - updated, updated + superseded)
     }
 
     /// Inserts a row that is new; nil when its id exists already (a constraint error), for the
     /// caller to upsert instead.
-    private func append(_ encoded: EncodedPlace, with statement: SQLiteStatement) throws -> Int64? {
-        PlaceRowCodec.bind(encoded, to: statement)
+    private func append(_ row: EncodedBatch.Row, bytes: UnsafeBufferPointer<UInt8>, geometry: UnsafeMutableRawBufferPointer,
+                        with statement: SQLiteStatement) throws -> Int64? {
+        PlaceRowCodec.bind(row, bytes: bytes, geometry: geometry, to: statement)
         do {
             try statement.run()
         } catch PlaceStoreError.sqlite(let code, _, _) where code & 0xFF == 19 /* SQLITE_CONSTRAINT */ {

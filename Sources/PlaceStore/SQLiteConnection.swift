@@ -211,6 +211,26 @@ extension SQLiteStatement {
         return UnsafeRawBufferPointer(start: pointer, count: Int(sqlite3_column_bytes(handle, column)))
     }
 
+    /// Binds UTF-8 text without copying it: the bytes must stay valid until the statement is
+    /// stepped and reset.
+    @inline(__always) func bind(borrowedText text: UnsafeRawBufferPointer, at index: Int32) {
+        if let base = text.baseAddress {
+            sqlite3_bind_text(handle, index, base.assumingMemoryBound(to: CChar.self), Int32(text.count), nil)
+        } else {
+            sqlite3_bind_text(handle, index, "", 0, nil)
+        }
+    }
+
+    /// Binds a blob without copying it (NULL when empty): the bytes must stay valid until the
+    /// statement is stepped and reset.
+    @inline(__always) func bind(borrowedBlob blob: UnsafeRawBufferPointer, at index: Int32) {
+        if let base = blob.baseAddress, blob.count > 0 {
+            sqlite3_bind_blob(handle, index, base, Int32(blob.count), nil)
+        } else {
+            sqlite3_bind_null(handle, index)
+        }
+    }
+
     @inline(__always) func bind(blob: [UInt8]?, at index: Int32) {
         guard let blob else { sqlite3_bind_null(handle, index); return }
         _ = blob.withUnsafeBytes { sqlite3_bind_blob(handle, index, $0.baseAddress, Int32($0.count), geoquery_sqlite_transient()) }

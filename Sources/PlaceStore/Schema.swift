@@ -16,8 +16,19 @@
 ///   (`transport` matches `transport` and `transport.*`), never a scan.
 /// - `places_fts`: FTS5 over names (external content, kept in sync by triggers; diacritics
 ///   folded, so `Sao` finds `São`).
+///
+/// Version 2 recreates `places_fts` with `columnsize=0`: names are only matched, never ranked,
+/// so the per-row token counts FTS5 keeps for ranking (a million rows of `places_fts_docsize`,
+/// half the cost of indexing the names) are not stored.
 enum Schema {
-    static let currentVersion = 1
+    static let currentVersion = 2
+
+    /// The name index's definition (version 2).
+    static let ftsTable = """
+        CREATE VIRTUAL TABLE places_fts USING fts5(
+            name, content = 'places', content_rowid = 'pk', tokenize = 'unicode61 remove_diacritics 2', columnsize = 0
+        );
+        """
 
     /// The columns a query reads, in the order ``PlaceRowCodec`` decodes them.
     static let selectColumns = "p.pk, p.lat, p.lon, p.id, p.name, p.details"
@@ -66,6 +77,11 @@ enum Schema {
             DELETE FROM place_categories WHERE pk = old.pk;
         END;
         CREATE TABLE geoquery_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+        """,
+        2: """
+        DROP TABLE places_fts;
+        \(ftsTable)
+        INSERT INTO places_fts (places_fts) VALUES ('rebuild');
         """,
     ]
 

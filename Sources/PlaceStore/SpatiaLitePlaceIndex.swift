@@ -113,18 +113,48 @@ public final class SpatiaLitePlaceIndex: PlaceIndex, @unchecked Sendable {
     /// when it throws, or the process dies — not at all.
     public func write<T>(_ body: (PlaceWriter) throws -> T) throws -> T {
         guard !isReadOnly else { throw PlaceStoreError.invalidArgument("the index \(path) was opened read-only") }
+        return try locked { try transaction(body) }
+    }
+
+    /// ``write(_:)`` for filling an index: when it holds no places yet and no other connection
+    /// has the file open, the transaction runs with a rollback journal instead of the WAL.
+    ///
+    /// In WAL mode every page of a fresh index is written twice, to the log at the commit and to
+    /// the file at the checkpoint after it; with a rollback journal the new pages are written to
+    /// the file once, and the journal holds only the few pages the empty index had (a million
+    /// places commit in well under a second instead of about 2.5 s). It is as atomic: a kill
+    /// leaves a journal that the next writer rolls back, to the empty index. Readers that open
+    /// the file meanwhile see the empty index and wait out the commit (the busy timeout). The
+    /// file is back in WAL mode afterwards. Otherwise — places already there, or another
+    /// connection open — this is exactly ``write(_:)``.
+    public func fill<T>(_ body: (PlaceWriter) throws -> T) throws -> T {
+        guard !isReadOnly else { throw PlaceStoreError.invalidArgument("the index \(path) was opened read-only") }
         return try locked {
-            try connection.execute("BEGIN IMMEDIATE")
-            do {
-                let writer = PlaceWriter(index: self)
-                let result = try body(writer)
-                try writer.finish()
-                try connection.execute("COMMIT")
-                return result
-            } catch {
-                try? connection.execute("ROLLBACK")
-                throw error
+            guard try connection.scalarInt("SELECT count(*) FROM (SELECT 1 FROM places LIMIT 1)") == 0,
+                  (try? connection.scalarText("PRAGMA journal_mode = DELETE")) == "delete" else {
+                return try transaction(body)
             }
+            defer { _ = try? connection.scalarText("PRAGMA journal_mode = WAL") }
+            return try transaction(body)
+        }
+    }
+
+    /// One transaction around `body` (call with the lock held).
+    private func transaction<T>(_ body: (PlaceWriter) throws -> T) throws -> T {
+        try connection.execute("BEGIN IMMEDIATE")
+        do {
+            let writer = PlaceWriter(index: self)
+            let t0 = Date()
+            let result = try body(writer)
+            let t1 = Date()
+            try writer.finish()
+            let t2 = Date()
+            try connection.execute("COMMIT")
+            if ProcessInfo.processInfo.environment["GQ_PROF"] != nil { FileHandle.standardError.write("body \(t1.timeIntervalSince(t0)) finish \(t2.timeIntervalSince(t1)) commit \(Date().timeIntervalSince(t2))\n".data(using: .utf8)!) }
+            return result
+        } catch {
+            try? connection.execute("ROLLBACK")
+            throw error
         }
     }
 

@@ -28,7 +28,7 @@ import Testing
             }
             places.append(try makePlace("t:17", 1, 2))  // the same id twice: the later one wins
             let written = try index.write { writer in
-                let counts = try writer.upsertCounting(try places.map(EncodedPlace.init))
+                let counts = try writer.upsertCounting(try EncodedBatch(places))
                 #expect(writer.isBulkLoad)
                 return counts
             }
