@@ -48,6 +48,63 @@ public struct CSVReader: Sequence, IteratorProtocol {
 
     /// The next record, or nil at the end of the file. A blank line is skipped.
     public mutating func next() -> Record? {
+        while true {
+            switch nextPlainLine() {
+            case .record(let record): return record
+            case .blank: continue
+            case .notPlain: return nextQuotedOrSplit()
+            }
+        }
+    }
+
+    private enum PlainLine {
+        case record(Record)
+        case blank
+        /// The line has a quote or a carriage return inside it, or is not wholly in the buffer.
+        case notPlain
+    }
+
+    /// The fast path, for the lines of most files: a whole line in the buffer with no quote and
+    /// no carriage return but at its end, split at the delimiter without copying byte by byte.
+    private mutating func nextPlainLine() -> PlainLine {
+        if position >= buffer.count && !refill() { return .notPlain }
+        var lineEnd = buffer[position...].firstIndex(of: 0x0A)
+        if lineEnd == nil {
+            guard refill() else { return .notPlain }  // the last line, without a newline
+            lineEnd = buffer[position...].firstIndex(of: 0x0A)
+            guard lineEnd != nil else { return .notPlain }
+        }
+        let end = lineEnd!
+        let delimiter = delimiter
+        let result: PlainLine = buffer.withUnsafeBufferPointer { bytes in
+            var contentEnd = end
+            if contentEnd > position && bytes[contentEnd - 1] == 0x0D { contentEnd -= 1 }
+            var fields: [String] = []
+            var fieldStart = position
+            for index in position..<contentEnd {
+                let byte = bytes[index]
+                if byte == delimiter {
+                    fields.append(String(decoding: UnsafeBufferPointer(rebasing: bytes[fieldStart..<index]), as: UTF8.self))
+                    fieldStart = index + 1
+                } else if byte == UInt8(ascii: "\"") || byte == 0x0D {
+                    return .notPlain
+                }
+            }
+            if contentEnd == position { return .blank }
+            fields.append(String(decoding: UnsafeBufferPointer(rebasing: bytes[fieldStart..<contentEnd]), as: UTF8.self))
+            return .record(Record(fields: fields, line: line))
+        }
+        switch result {
+        case .notPlain: break
+        case .blank, .record:
+            position = end + 1
+            line += 1
+        }
+        return result
+    }
+
+    /// The general path: quoted fields, embedded newlines, carriage returns anywhere.
+    private mutating func nextQuotedOrSplit() -> Record? {
         var fields: [String] = []
         var field: [UInt8] = []
         var inQuotes = false

@@ -1,5 +1,6 @@
 import COSM
 import Foundation
+import PlaceStore
 import GeoCore
 import PlaceModel
 

@@ -90,12 +90,7 @@ public enum PlaceImporter {
         try index.fill { writer in
             try writer.beginSnapshot(source: sourceName)
             var reported = 0
-            var waited = 0.0
-            defer { if ProcessInfo.processInfo.environment["GQ_PROF"] != nil { FileHandle.standardError.write("waited \(waited)\n".data(using: .utf8)!) } }
-            while true {
-                let w0 = Date()
-                guard let chunk = try pipeline.next() else { break }
-                waited += Date().timeIntervalSince(w0)
+            while let chunk = try pipeline.next() {
                 summary.rowsRead += chunk.rows
                 summary.skipped += chunk.skipped
                 summary.rejected += chunk.rejected

@@ -10,8 +10,8 @@ import PlaceModel
 /// and the secondary indexes of `places` and `place_categories` are set aside while rows go in,
 /// and category rows are held back (``PendingCategories``). Before the commit the spatial index
 /// is built as a packed R*Tree (``PackedRTree``), the category rows are written in key order,
-/// each set-aside index is built in one sorted pass, the name index in one pass, and the
-/// triggers are put back exactly as they were. Every row's geometry is built from validated
+/// each set-aside index is built in one sorted pass, the name index (built meanwhile on a thread
+/// of its own, ``SideNameIndex``) is copied in, and the triggers are put back exactly as they were. Every row's geometry is built from validated
 /// coordinates, byte for byte as SpatiaLite's `MakePoint` builds it, so the checks the geometry
 /// triggers would make hold by construction. It is all one transaction, so a failure or a kill
 /// still leaves the previous contents, triggers and indexes included.
@@ -23,9 +23,9 @@ public final class PlaceWriter {
     private var setAside: [String] = []
     /// The category rows of a bulk load, written at its end.
     private var pendingCategories = PendingCategories()
-    /// Whether a bulk load indexes names as rows go in (true until a row is written twice, after
-    /// which the name index is rebuilt in one pass at the end instead).
-    private var bulkIndexesNames = true
+    /// The name index of a bulk load, built beside it; nil when a row was written twice (the
+    /// name index is then rebuilt in one pass at the end instead).
+    private var sideNames: SideNameIndex?
     /// The page cache size to restore after a bulk load.
     private var regularCacheSize: Int64?
     /// The highest pk in the table (read at the first upsert, then kept up to date): a new row's
@@ -63,6 +63,12 @@ public final class PlaceWriter {
             setAside.append(objects.text(2) ?? "")
         }
         for drop in drops { try index.connection.execute(drop) }
+        // Names are indexed beside the load (SideNameIndex), when the name index is the kind
+        // whose shadow tables can be copied.
+        if let definition = try index.connection.scalarText("SELECT sql FROM sqlite_master WHERE name = 'places_fts'"),
+           definition.contains("columnsize = 0"), definition.contains("content = 'places'") {
+            sideNames = try SideNameIndex(definition: definition)
+        }
         // The whole load stays in memory until the commit rather than spilling pages twice.
         regularCacheSize = try index.connection.scalarInt("PRAGMA cache_size")
         try index.connection.execute("PRAGMA cache_size = -\(Self.bulkCacheKiB)")
@@ -72,16 +78,16 @@ public final class PlaceWriter {
     /// Builds what a bulk load deferred. Called by ``SpatiaLitePlaceIndex/write(_:)`` before COMMIT.
     func finish() throws {
         guard isBulkLoad else { return }
-        var tp = Date(); func lap(_ n: String) { if ProcessInfo.processInfo.environment["GQ_PROF"] != nil { FileHandle.standardError.write("\(n) \(Date().timeIntervalSince(tp))\n".data(using: .utf8)!) }; tp = Date() }
         try PackedRTree.build(index.connection)
-        lap("rtree")
         try pendingCategories.write(to: index.connection)
-        lap("cats")
         pendingCategories = PendingCategories()
         for sql in setAside { try index.connection.execute(sql) }
-        lap("indexes")
-        if !bulkIndexesNames { try index.connection.execute("INSERT INTO places_fts (places_fts) VALUES ('rebuild')") }
-        lap("fts")
+        if let sideNames {
+            try sideNames.copy(into: index.connection)
+        } else {
+            try index.connection.execute("INSERT INTO places_fts (places_fts) VALUES ('rebuild')")
+        }
+        sideNames = nil
         if let regularCacheSize { try index.connection.execute("PRAGMA cache_size = \(regularCacheSize)") }
         try index.connection.execute("""
             UPDATE geometry_columns_time SET last_insert = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
@@ -114,14 +120,16 @@ public final class PlaceWriter {
         defer { highestPK = highest }
         var updated = 0
         let append = isBulkLoad ? try index.statement(PlaceRowCodec.appendSQL) : nil
-        let indexName = isBulkLoad ? try index.statement("INSERT INTO places_fts (rowid, name) VALUES (?1, ?2)") : nil
         // The batch's category codes as the bulk load's.
         let bulkCodes = isBulkLoad ? batch.categoryIdentifiers.map { pendingCategories.code(for: $0) } : []
         let geometry = UnsafeMutableRawBufferPointer.allocate(byteCount: PlaceRowCodec.pointGeometrySize, alignment: 8)
         defer { geometry.deallocate() }
+        var named: [(row: Int, pk: Int64)] = []
+        if sideNames != nil { named.reserveCapacity(ordered.count) }
+        defer { if !named.isEmpty { sideNames?.add(batch, rows: named) } }
         try batch.bytes.withUnsafeBufferPointer { bytes in
             // Every statement borrows the batch's bytes: none may keep them past this closure.
-            defer { for statement in [insert, append, indexName] { statement?.reset() } }
+            defer { for statement in [insert, append] { statement?.reset() } }
             for rowIndex in ordered {
                 let row = batch.rows[rowIndex]
                 let pk: Int64
@@ -142,15 +150,11 @@ public final class PlaceWriter {
                 if isBulkLoad {
                     if isUpdate {
                         pendingCategories.replace(categories.map { bulkCodes[$0] }, pk: pk)
-                        bulkIndexesNames = false
+                        sideNames?.abandon()
+                        sideNames = nil
                     } else {
                         pendingCategories.add(categories.lazy.map { bulkCodes[$0] }, pk: pk)
-                    }
-                    if bulkIndexesNames, let indexName {
-                        indexName.reset()
-                        indexName.bind(pk, at: 1)
-                        indexName.bind(borrowedText: bytes.slice(row.name), at: 2)
-                        try indexName.run()
+                        if sideNames != nil { named.append((rowIndex, pk)) }
                     }
                     continue
                 }

@@ -231,6 +231,11 @@ extension SQLiteStatement {
         }
     }
 
+    /// Binds the current value of a column of another statement, type and bytes as they are.
+    func bind(columnOf other: SQLiteStatement, _ column: Int32, at index: Int32) {
+        sqlite3_bind_value(handle, index, sqlite3_column_value(other.handle, column))
+    }
+
     @inline(__always) func bind(blob: [UInt8]?, at index: Int32) {
         guard let blob else { sqlite3_bind_null(handle, index); return }
         _ = blob.withUnsafeBytes { sqlite3_bind_blob(handle, index, $0.baseAddress, Int32($0.count), geoquery_sqlite_transient()) }

@@ -127,6 +127,7 @@ public final class SpatiaLitePlaceIndex: PlaceIndex, @unchecked Sendable {
     /// the file meanwhile see the empty index and wait out the commit (the busy timeout). The
     /// file is back in WAL mode afterwards. Otherwise — places already there, or another
     /// connection open — this is exactly ``write(_:)``.
+    @discardableResult
     public func fill<T>(_ body: (PlaceWriter) throws -> T) throws -> T {
         guard !isReadOnly else { throw PlaceStoreError.invalidArgument("the index \(path) was opened read-only") }
         return try locked {
@@ -144,13 +145,9 @@ public final class SpatiaLitePlaceIndex: PlaceIndex, @unchecked Sendable {
         try connection.execute("BEGIN IMMEDIATE")
         do {
             let writer = PlaceWriter(index: self)
-            let t0 = Date()
             let result = try body(writer)
-            let t1 = Date()
             try writer.finish()
-            let t2 = Date()
             try connection.execute("COMMIT")
-            if ProcessInfo.processInfo.environment["GQ_PROF"] != nil { FileHandle.standardError.write("body \(t1.timeIntervalSince(t0)) finish \(t2.timeIntervalSince(t1)) commit \(Date().timeIntervalSince(t2))\n".data(using: .utf8)!) }
             return result
         } catch {
             try? connection.execute("ROLLBACK")

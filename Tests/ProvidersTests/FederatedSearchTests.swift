@@ -122,15 +122,17 @@ import Testing
     }
 
     @Test func aSlowProviderTimesOutAndTheOthersStillAnswer() async throws {
-        let slow = try await LoopbackServer.start(replies: [LoopbackServer.Reply(body: Recorded.data("here_browse.json"), delay: 30)])
+        // Generous times: on a two-core machine other suites' synchronous tests can hold the
+        // threads the loopback servers answer on for a few seconds.
+        let slow = try await LoopbackServer.start(replies: [LoopbackServer.Reply(body: Recorded.data("here_browse.json"), delay: 90)])
         let yelp = try await LoopbackServer.start(replies: [.recorded("yelp_search.json")])
         defer { Task { await slow.stop(); await yelp.stop() } }
         let started = Date()
         let answer = await FederatedSearch(sources: [HEREAdapter(settings: settings(slow, .here)), YelpAdapter(settings: settings(yelp, .yelp))],
-                                           deadline: 3).search(near: mintPlaza, radius: Distance(uncheckedMeters: 500))
-        #expect(Date().timeIntervalSince(started) < 25, "did not wait for the 30 s server")
+                                           deadline: 15).search(near: mintPlaza, radius: Distance(uncheckedMeters: 500))
+        #expect(Date().timeIntervalSince(started) < 75, "did not wait for the 90 s server")
         #expect(answer.statuses.map(\.state) == [.ok, .timedOut])
-        #expect(answer.statuses[1].error == .timedOut(provider: .here, seconds: 3))
+        #expect(answer.statuses[1].error == .timedOut(provider: .here, seconds: 15))
         #expect(answer.places.count == 2)
     }
 

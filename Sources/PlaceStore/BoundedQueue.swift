@@ -2,7 +2,7 @@ import Foundation
 
 /// A bounded hand-over from a producer thread to a consumer: the producer waits while it is
 /// full, the consumer while it is empty.
-final class BoundedQueue<Element: Sendable>: @unchecked Sendable {
+package final class BoundedQueue<Element: Sendable>: @unchecked Sendable {
     private let condition = NSCondition()
     private var items: [Element?] = []  // popped slots are nil, so they free what they held
     private var head = 0
@@ -11,10 +11,10 @@ final class BoundedQueue<Element: Sendable>: @unchecked Sendable {
     private var cancelled = false
     private let capacity: Int
 
-    init(capacity: Int) { self.capacity = capacity }
+    package init(capacity: Int) { self.capacity = capacity }
 
     /// Waits while the queue is full; false when the consumer cancelled.
-    func push(_ element: Element) -> Bool {
+    package func push(_ element: Element) -> Bool {
         condition.lock()
         defer { condition.unlock() }
         while items.count - head >= capacity && !cancelled { condition.wait() }
@@ -25,7 +25,7 @@ final class BoundedQueue<Element: Sendable>: @unchecked Sendable {
     }
 
     /// The producer is done, with the error that stopped it if any.
-    func finish(error: (any Error)?) {
+    package func finish(error: (any Error)?) {
         condition.lock()
         finished = true
         failure = error
@@ -34,7 +34,7 @@ final class BoundedQueue<Element: Sendable>: @unchecked Sendable {
     }
 
     /// The next record; nil at the end; the producer's error if it failed.
-    func pop() throws -> Element? {
+    package func pop() throws -> Element? {
         condition.lock()
         defer { condition.unlock() }
         while head == items.count && !finished { condition.wait() }
@@ -53,7 +53,7 @@ final class BoundedQueue<Element: Sendable>: @unchecked Sendable {
         return nil
     }
 
-    func cancel() {
+    package func cancel() {
         condition.lock()
         cancelled = true
         condition.broadcast()
