@@ -128,12 +128,6 @@ public struct EncodedBatch: Sendable {
         return a.count == b.count && bytes[a.start..<(a.start + a.count)].elementsEqual(bytes[b.start..<(b.start + b.count)])
     }
 
-    /// The id of a row, as text.
-    func id(of row: Int) -> String {
-        let span = rows[row].id
-        return String(decoding: bytes[span.start..<(span.start + span.count)], as: UTF8.self)
-    }
-
     /// The category identifiers of a row.
     func categories(of row: Int) -> ArraySlice<Int> {
         let span = rows[row].categories

@@ -40,13 +40,6 @@ enum PlaceDetailsCodec {
 
     // MARK: Encoding
 
-    /// The record of `place`; nil when it has none of the fields.
-    static func encode(_ place: Place) throws -> [UInt8]? {
-        var out: [UInt8] = []
-        try encode(place, appendingTo: &out)
-        return out.isEmpty ? nil : out
-    }
-
     /// Appends the record of `place` to `out` (nothing when it has none of the fields).
     static func encode(_ place: Place, appendingTo out: inout [UInt8]) throws {
         func text(_ tag: Tag, _ value: String?) {
