@@ -33,7 +33,7 @@ build: deps
 # Rebuilt when the binary or the shipped data change; written to a temporary file first so an
 # interrupted build never leaves a half-made index behind.
 $(DB): $(GEOQUERY) $(SHIPPED)
-	@rm -f $(DB).tmp $(DB).tmp-wal $(DB).tmp-shm
+	@rm -f $(DB).tmp $(DB).tmp-wal $(DB).tmp-shm $(DB).tmp-journal
 	$(GEOQUERY) import geodata/cities15000.csv --format geonames-csv --db $(DB).tmp
 	$(GEOQUERY) import geodata/airports.csv --format airports-csv --db $(DB).tmp
 	$(GEOQUERY) import geodata/monaco.osm.pbf --source osm-monaco --db $(DB).tmp
@@ -67,4 +67,4 @@ bench-routes: deps
 	.build/release/GeoQueryBench --routes-only $(BENCH_ARGS)
 
 clean:
-	rm -rf .build $(DB) $(DB)-wal $(DB)-shm
+	rm -rf .build $(DB) $(DB)-wal $(DB)-shm $(DB)-journal
