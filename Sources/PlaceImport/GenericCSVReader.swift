@@ -33,6 +33,7 @@ struct GenericCSVReader: DumpReader {
     private let tagColumns: [Int]
     private let source: String
     private let importedAt: Date
+    private let categoryCells = CategoryMemo(splitsCells: true)
 
     init(path: String, columns: CSVColumns, source: String, importedAt: Date) throws {
         csv = try CSVReader(path: path, delimiter: columns.delimiter)
@@ -81,19 +82,14 @@ struct GenericCSVReader: DumpReader {
         guard !name.isEmpty else { return reject("\(names[indexes.name]) is empty") }
         let id: PlaceID
         do { id = try PlaceID(source: source, localID: localID) } catch { return reject(String(describing: error)) }
-        var categories: [Category] = [], unknown: [String] = []
-        if let categoryIndex = indexes.category {
-            for text in value(categoryIndex).split(whereSeparator: { $0 == ";" || $0 == "|" || $0 == " " }).map(String.init) {
-                if let category = try? Category(text) { categories.append(category) } else { unknown.append(text) }
-            }
-        }
+        let cell = indexes.category.map { categoryCells.parse(value($0)) } ?? CategoryMemo.Cell(categories: [], unknown: [])
         var tags: [String: String] = [:]
         for offset in tagColumns {
             let text = value(offset)
             if !text.isEmpty { tags[names[offset]] = text }
         }
-        if !unknown.isEmpty { tags["source_category"] = unknown.joined(separator: ";") }
-        return .place(Place(id: id, name: name, coordinate: coordinate, categories: categories,
+        if !cell.unknown.isEmpty { tags["source_category"] = cell.unknown.joined(separator: ";") }
+        return .place(Place(id: id, name: name, coordinate: coordinate, categories: cell.categories,
                             provenance: Provenance(source: source, sourceID: localID, importedAt: importedAt), tags: tags))
     }
 }

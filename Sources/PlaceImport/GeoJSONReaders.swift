@@ -22,6 +22,7 @@ struct FeatureDecoder {
     let source: String
     let mapping: PropertyMapping
     let importedAt: Date
+    let categoryMemo = CategoryMemo(splitsCells: false)
 
     func record(_ bytes: some Collection<UInt8>, line: Int) -> DumpRecord {
         func reject(_ reason: String) -> DumpRecord { .rejected(RowProblem(line: line, reason: reason)) }
@@ -68,7 +69,9 @@ struct FeatureDecoder {
         }
         for value in categoryValues {
             guard let text = Self.text(value) else { continue }
-            if let category = try? Category(text) { categories.append(category) } else { unknownCategories.append(text) }
+            let parsed = categoryMemo.parse(text)
+            categories += parsed.categories
+            unknownCategories += parsed.unknown
         }
         var tags: [String: String] = [:]
         for (key, value) in properties where key != mapping.idField && key != mapping.nameField

@@ -14,12 +14,14 @@ public struct PlaceID: Sendable, Hashable, Comparable, Codable, CustomStringConv
     /// Parses `source:localId`.
     /// - Throws: ``PlaceModelError/invalidPlaceID(_:)``.
     public init(_ rawValue: String) throws {
-        let bytes = Array(rawValue.utf8)
-        guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")), colon > 0, colon < bytes.count - 1,
-              bytes[..<colon].allSatisfy(PlaceID.isSourceByte) else {
-            throw PlaceModelError.invalidPlaceID(rawValue)
+        var text = rawValue
+        let colon: Int? = text.withUTF8 { bytes in
+            guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")), colon > 0, colon < bytes.count - 1,
+                  bytes[..<colon].allSatisfy(PlaceID.isSourceByte) else { return nil }
+            return colon
         }
-        self.rawValue = rawValue
+        guard let colon else { throw PlaceModelError.invalidPlaceID(rawValue) }
+        self.rawValue = text
         self.sourceLength = colon
     }
 
@@ -49,6 +51,18 @@ public struct PlaceID: Sendable, Hashable, Comparable, Codable, CustomStringConv
     public var source: String { String(decoding: rawValue.utf8.prefix(sourceLength), as: UTF8.self) }
     /// The id within the source: `2988507` in `geonames:2988507`.
     public var localID: String { String(decoding: rawValue.utf8.dropFirst(sourceLength + 1), as: UTF8.self) }
+
+    /// Whether the namespace is `source`, compared without building the ``source`` string.
+    public func hasSource(_ source: String) -> Bool {
+        let utf8 = rawValue.utf8
+        return source.utf8.count == sourceLength && utf8.prefix(sourceLength).elementsEqual(source.utf8)
+    }
+
+    /// Whether the id within the source is `localID`, compared without building ``localID``.
+    public func hasLocalID(_ localID: String) -> Bool {
+        let utf8 = rawValue.utf8
+        return localID.utf8.count == utf8.count - sourceLength - 1 && utf8.dropFirst(sourceLength + 1).elementsEqual(localID.utf8)
+    }
 
     public var description: String { rawValue }
 

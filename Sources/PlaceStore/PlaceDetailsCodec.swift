@@ -54,24 +54,34 @@ enum PlaceDetailsCodec {
             out.append(8)
             withUnsafeBytes(of: value.bitPattern.littleEndian) { out.append(contentsOf: $0) }
         }
-        if !place.categories.isEmpty { text(.categories, place.categories.map(\.identifier).joined(separator: " ")) }
-        number(.rating, place.rating?.value)
+        let categories = place.categories
+        if !categories.isEmpty {
+            out.append(Tag.categories.rawValue)
+            appendVarint(UInt64(categories.reduce(categories.count - 1) { $0 + $1.identifier.utf8.count }), to: &out)
+            for (offset, category) in categories.enumerated() {
+                if offset > 0 { out.append(UInt8(ascii: " ")) }
+                out.append(contentsOf: category.identifier.utf8)
+            }
+        }
+        let rating = place.rating, address = place.address, provenance = place.provenance, id = place.id
+        number(.rating, rating?.value)
         if let level = place.priceLevel?.level {
             out.append(Tag.priceLevel.rawValue)
             out.append(1)
             out.append(UInt8(level))
         }
-        if place.provenance.source != place.id.source { text(.source, place.provenance.source) }
-        text(.countryCode, place.address?.countryCode)
+        if !id.hasSource(provenance.source) { text(.source, provenance.source) }
+        text(.countryCode, address?.countryCode)
         text(.phone, place.phone)
         text(.website, place.website)
-        text(.street, place.address?.street)
-        text(.locality, place.address?.locality)
-        text(.region, place.address?.region)
-        text(.postcode, place.address?.postcode)
-        text(.formattedAddress, place.address?.formatted)
-        text(.hoursText, place.openingHours?.text)
-        if let periods = place.openingHours?.periods, !periods.isEmpty {
+        text(.street, address?.street)
+        text(.locality, address?.locality)
+        text(.region, address?.region)
+        text(.postcode, address?.postcode)
+        text(.formattedAddress, address?.formatted)
+        let hours = place.openingHours
+        text(.hoursText, hours?.text)
+        if let periods = hours?.periods, !periods.isEmpty {
             text(.hoursPeriods, String(decoding: try jsonEncoder.encode(periods), as: UTF8.self))
         }
         if !place.photos.isEmpty {
@@ -90,13 +100,15 @@ enum PlaceDetailsCodec {
             appendVarint(UInt64(pairs.count), to: &out)
             out.append(contentsOf: pairs)
         }
-        text(.gemOwner, place.gem?.owner)
-        text(.gemVisibility, place.gem?.visibility.rawValue)
-        if place.provenance.sourceID != place.id.localID { text(.sourceID, place.provenance.sourceID) }
-        number(.fetchedAt, place.provenance.fetchedAt?.timeIntervalSince1970)
-        number(.importedAt, place.provenance.importedAt?.timeIntervalSince1970)
-        number(.ratingCount, place.rating?.count.map(Double.init))
-        if let scale = place.rating?.originalScale, scale != 5 { number(.ratingScale, scale) }
+        if let gem = place.gem {
+            text(.gemOwner, gem.owner)
+            text(.gemVisibility, gem.visibility.rawValue)
+        }
+        if !id.hasLocalID(provenance.sourceID) { text(.sourceID, provenance.sourceID) }
+        number(.fetchedAt, provenance.fetchedAt?.timeIntervalSince1970)
+        number(.importedAt, provenance.importedAt?.timeIntervalSince1970)
+        number(.ratingCount, rating?.count.map(Double.init))
+        if let scale = rating?.originalScale, scale != 5 { number(.ratingScale, scale) }
     }
 
     /// Whether two records hold the same fields, the import time aside (a place re-imported

@@ -374,6 +374,19 @@ func write(_ text: String, to url: URL) throws -> String {
 }
 
 @Suite struct GenericCSVAndDetectionTests {
+    @Test func categoryCellsParseTheSameFromTheMemoAndStopBeingRememberedAtTheLimit() throws {
+        let memo = CategoryMemo(splitsCells: true, limit: 2)
+        for _ in 0..<2 {
+            let cell = memo.parse("food.cafe|terrace water.beach;;Food")
+            #expect(try cell.categories == [Category("food.cafe"), Category("water.beach")] && cell.unknown == ["terrace", "Food"])
+        }
+        #expect(memo.parse("").categories.isEmpty && memo.count == 2)
+        let past = memo.parse("landmark nowhere")
+        #expect(try past.categories == [Category("landmark")] && past.unknown == ["nowhere"] && memo.count == 2)
+        let whole = CategoryMemo(splitsCells: false)
+        #expect(whole.parse("food.cafe terrace").unknown == ["food.cafe terrace"] && whole.parse("food.cafe").unknown.isEmpty)
+    }
+
     @Test func anyCSVWithChosenColumnsDelimiterBOMAndQuotes() throws {
         try withTemporaryDirectory { directory in
             let text = "\u{FEFF}ref;titre;Y;X;kind;stars\r\n" +

@@ -12,6 +12,15 @@ import Testing
         #expect(try PlaceID(source: "airport", localID: "LFPG").rawValue == "airport:LFPG")
     }
 
+    @Test func comparesItsPartsWithoutSplitting() throws {
+        let nested = try PlaceID("osm:n:12")
+        #expect(nested.hasSource("osm") && nested.hasLocalID("n:12"))
+        #expect(!nested.hasSource("os") && !nested.hasSource("osm:") && !nested.hasSource("osmx"))
+        #expect(!nested.hasLocalID("n:1") && !nested.hasLocalID("n:123") && !nested.hasLocalID("12"))
+        let accented = try PlaceID("gem:café")
+        #expect(accented.hasLocalID("café") && !accented.hasLocalID("cafe"))
+    }
+
     @Test(arguments: ["", "nocolon", ":x", "x:", "Geo:1", "a b:1"])
     func rejectsMalformedIDs(text: String) {
         #expect(throws: PlaceModelError.invalidPlaceID(text)) { try PlaceID(text) }
