@@ -20,35 +20,10 @@ typealias GeoCoreDistance = Distance
         try Data((0..<50).map { feature($0, lat: 10) }.joined(separator: "\n").utf8).write(to: small)
         #expect(try CLI.run(["import", small.path, "--format", "geojsonseq", "--source", "big", "--db", db]).status == 0)
 
-        // A large new snapshot of the same source: long enough to be killed half-way.
-        let large = directory.appendingPathComponent("large.geojsonl")
-        FileManager.default.createFile(atPath: large.path, contents: nil)
-        let handle = try FileHandle(forWritingTo: large)
-        for chunk in 0..<40 {
-            let lines = (0..<10_000).map { feature(chunk * 10_000 + $0, lat: -10) }.joined(separator: "\n") + "\n"
-            handle.write(Data(lines.utf8))
+        try killImportHalfWay(of: try largeSnapshot(in: directory), into: db) {
+            let during = try CLI.run(["near", "--lat", "10", "--lon", "0.5", "--radius", "200km", "--limit", "all", "--format", "json", "--db", db])
+            #expect(during.status == 0 && during.json["count"] as? Int == 50, "readers see the old snapshot during the import")
         }
-        try handle.close()
-
-        let process = Process()
-        process.executableURL = CLI.executable
-        process.arguments = ["import", large.path, "--format", "geojsonseq", "--source", "big", "--db", db]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        // Wait until the import has worked for 1 s of CPU (a full import of this file takes
-        // several), then query and kill it. SQLite writes its log only at commit or when its cache
-        // spills, so the log's size cannot tell "under way" from "committing".
-        let deadline = Date().addingTimeInterval(30)
-        while process.isRunning && Date() < deadline && cpuSeconds(process.processIdentifier) < 1.0 {
-            Thread.sleep(forTimeInterval: 0.01)
-        }
-        #expect(process.isRunning, "the import finished before it could be killed; make the file larger")
-        let during = try CLI.run(["near", "--lat", "10", "--lon", "0.5", "--radius", "200km", "--limit", "all", "--format", "json", "--db", db])
-        #expect(during.status == 0 && during.json["count"] as? Int == 50, "readers see the old snapshot during the import")
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
-        #expect(process.terminationReason == .uncaughtSignal)
 
         let index = try SpatiaLitePlaceIndex(path: db, mode: .readWrite)
         #expect(try index.count(source: "big") == 50)
@@ -57,6 +32,71 @@ typealias GeoCoreDistance = Distance
         #expect(check == "ok")
         let after = try CLI.run(["near", "--lat", "10", "--lon", "0.5", "--radius", "200km", "--limit", "all", "--format", "json", "--db", db])
         #expect(after.json["count"] as? Int == 50)
+    }
+
+    /// The first import into an empty index takes another path: a rollback journal instead of
+    /// the write-ahead log (each page written once). A kill must leave the empty index, which
+    /// the next import fills, back in WAL mode.
+    @Test func aKilledFirstFillLeavesTheEmptyIndex() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("geoquery-kill-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let db = directory.appendingPathComponent("k.sqlite").path
+        _ = try SpatiaLitePlaceIndex(path: db, mode: .createIfMissing)
+
+        try killImportHalfWay(of: try largeSnapshot(in: directory), into: db) {}
+        #expect(FileManager.default.fileExists(atPath: db + "-journal"), "the fill ran with a rollback journal")
+
+        let during = try CLI.run(["near", "--lat", "-10", "--lon", "0.5", "--radius", "200km", "--limit", "all", "--format", "json", "--db", db])
+        #expect(during.status == 0 && during.json["count"] as? Int == 0, "a reader sees the empty index, not half a fill")
+        do {
+            let index = try SpatiaLitePlaceIndex(path: db, mode: .readWrite)
+            #expect(try index.count(source: "big") == 0)
+            #expect(try index.locked { try index.connection.scalarText("PRAGMA integrity_check") } == "ok")
+        }
+        let small = directory.appendingPathComponent("small.geojsonl")
+        try Data((0..<50).map { feature($0, lat: 10) }.joined(separator: "\n").utf8).write(to: small)
+        #expect(try CLI.run(["import", small.path, "--format", "geojsonseq", "--source", "big", "--db", db]).status == 0)
+        let index = try SpatiaLitePlaceIndex(path: db, mode: .readWrite)
+        #expect(try index.count(source: "big") == 50)
+        #expect(try index.locked { try index.connection.scalarText("PRAGMA journal_mode") } == "wal")
+        #expect(!FileManager.default.fileExists(atPath: db + "-journal"))
+    }
+
+    /// 400 000 places of source "big" at latitude -10: long enough an import to be killed half-way.
+    func largeSnapshot(in directory: URL) throws -> URL {
+        let large = directory.appendingPathComponent("large.geojsonl")
+        FileManager.default.createFile(atPath: large.path, contents: nil)
+        let handle = try FileHandle(forWritingTo: large)
+        for chunk in 0..<40 {
+            let lines = (0..<10_000).map { feature(chunk * 10_000 + $0, lat: -10) }.joined(separator: "\n") + "\n"
+            handle.write(Data(lines.utf8))
+        }
+        try handle.close()
+        return large
+    }
+
+    /// Starts `geoquery import`, waits until it has worked for a while, runs `whileRunning`,
+    /// then kills it with SIGKILL.
+    func killImportHalfWay(of file: URL, into db: String, whileRunning: () throws -> Void) throws {
+        let process = Process()
+        process.executableURL = CLI.executable
+        process.arguments = ["import", file.path, "--format", "geojsonseq", "--source", "big", "--db", db]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        // Wait until the import has worked for 1 s of CPU (a full import of this file takes
+        // several), then kill it. SQLite writes its log only at commit or when its cache
+        // spills, so the log's size cannot tell "under way" from "committing".
+        let deadline = Date().addingTimeInterval(30)
+        while process.isRunning && Date() < deadline && cpuSeconds(process.processIdentifier) < 1.0 {
+            Thread.sleep(forTimeInterval: 0.01)
+        }
+        #expect(process.isRunning, "the import finished before it could be killed; make the file larger")
+        try whileRunning()
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        #expect(process.terminationReason == .uncaughtSignal)
     }
 
     /// User plus system CPU time of a process, from /proc/PID/stat (Linux).
