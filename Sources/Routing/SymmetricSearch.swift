@@ -5,54 +5,25 @@ import GeoCore
 /// (a double bridge within a stretch of the tour) in ``KickedLocalSearch/iterate(deadline:maximumKicks:random:)``.
 ///
 /// A 2-opt move reverses whichever side of the tour is shorter. Every move is written as edge
-/// exchanges (``exchange(_:_:_:_:)``), which do not depend on the array's direction.
+/// exchanges (``TourState/exchange(_:_:_:_:)``), which do not depend on the array's direction.
 final class SymmetricSearch: KickedLocalSearch {
     let costs: TourCosts
     let candidates: CandidateLists
     let state: TourState
-    let name = "2-opt+or-opt ils"
+    let name: String
     private let epsilon: Double
+    private let linKernighan: LinKernighanMove?
 
-    init(costs: TourCosts, candidates: CandidateLists, initialTour: [Int32]) {
+    /// - Parameter deepMoves: whether to look for Lin–Kernighan chains, or only 2-opt moves
+    ///   (with Or-opt either way). Chains find much shorter tours per kick but cost more per
+    ///   kick; 2-opt is the better choice before a proof, which finishes the job anyway.
+    init(costs: TourCosts, candidates: CandidateLists, initialTour: [Int32], deepMoves: Bool) {
         self.costs = costs
         self.candidates = candidates
         state = TourState(initialTour, costs: costs)
         epsilon = costs.minimumGain
-    }
-
-    /// Reverses the path from `from` forward to `to`, or equivalently the rest of the tour,
-    /// whichever is shorter.
-    private func reversePath(from: Int, to: Int) {
-        let n = state.nodeCount
-        var i = Int(state.position[from]), j = Int(state.position[to])
-        var inner = j - i
-        if inner < 0 { inner += n }
-        if (inner + 1) * 2 > n {
-            let oldI = i
-            i = j + 1 == n ? 0 : j + 1
-            j = oldI == 0 ? n - 1 : oldI - 1
-            inner = n - inner - 2
-        }
-        var swaps = (inner + 1) / 2
-        let tour = state.tour
-        while swaps > 0 {
-            let a = tour[i], b = tour[j]
-            state.place(b, at: i)
-            state.place(a, at: j)
-            i = i + 1 == n ? 0 : i + 1
-            j = j == 0 ? n - 1 : j - 1
-            swaps -= 1
-        }
-    }
-
-    /// Replaces tour edges {a,b} and {c,d} with {a,c} and {b,d}; `b` follows `a` in the same
-    /// direction as `d` follows `c`.
-    private func exchange(_ a: Int, _ b: Int, _ c: Int, _ d: Int) {
-        if state.next(a) == b {
-            reversePath(from: b, to: c)
-        } else {
-            reversePath(from: a, to: d)
-        }
+        linKernighan = deepMoves ? LinKernighanMove(costs: costs, candidates: candidates, state: state) : nil
+        name = deepMoves ? "2-opt+or-opt, then lin-kernighan ils" : "2-opt+or-opt ils"
     }
 
     // MARK: - Moves
@@ -72,7 +43,7 @@ final class SymmetricSearch: KickedLocalSearch {
                 if c == b || d == a || costs.isFixed(c, d) { continue }
                 let gain = firstGain + costs.cost(c, d) - costs.cost(b, d)
                 if gain > epsilon {
-                    exchange(a, b, c, d)
+                    state.exchange(a, b, c, d)
                     state.length -= gain
                     state.push(a); state.push(b); state.push(c); state.push(d)
                     return true
@@ -140,16 +111,25 @@ final class SymmetricSearch: KickedLocalSearch {
                              next c: Int, other d: Int, otherFollows: Bool) {
         // In the segment's direction the target edge runs x → y.
         let (x, y) = otherFollows ? (c, d) : (d, c)
-        exchange(p, s1, x, y)        // p–x, s1–y:   p x … n s2…s1 y
-        exchange(p, x, n, s2)        // p–n, x–s2:   p n … x s2…s1 y
+        state.exchange(p, s1, x, y)        // p–x, s1–y:   p x … n s2…s1 y
+        state.exchange(p, x, n, s2)        // p–n, x–s2:   p n … x s2…s1 y
         if otherFollows {
-            exchange(x, s2, s1, y)   // x–s1, s2–y:  p n … x s1…s2 y
+            state.exchange(x, s2, s1, y)   // x–s1, s2–y:  p n … x s1…s2 y
         }
     }
 
+    /// Whether ``improve()`` looks for Lin–Kernighan chains (when built with them).
+    var deepMovesEnabled = true
+
     func improve() {
-        while let a = state.pop() {
-            if tryTwoOpt(a) || tryOrOpt(a) { state.push(a) }
+        if let linKernighan, deepMovesEnabled {
+            while let a = state.pop() {
+                if linKernighan.improve(from: a) || tryOrOpt(a) { state.push(a) }
+            }
+        } else {
+            while let a = state.pop() {
+                if tryTwoOpt(a) || tryOrOpt(a) { state.push(a) }
+            }
         }
     }
 

@@ -115,6 +115,42 @@ final class TourState {
         }
     }
 
+    // MARK: 2-opt
+
+    /// Reverses the path from `from` forward to `to`, or equivalently the rest of the tour,
+    /// whichever is shorter.
+    func reversePath(from: Int, to: Int) {
+        let n = nodeCount
+        var i = Int(position[from]), j = Int(position[to])
+        var inner = j - i
+        if inner < 0 { inner += n }
+        if (inner + 1) * 2 > n {
+            let oldI = i
+            i = j + 1 == n ? 0 : j + 1
+            j = oldI == 0 ? n - 1 : oldI - 1
+            inner = n - inner - 2
+        }
+        var swaps = (inner + 1) / 2
+        while swaps > 0 {
+            let a = tour[i], b = tour[j]
+            place(b, at: i)
+            place(a, at: j)
+            i = i + 1 == n ? 0 : i + 1
+            j = j == 0 ? n - 1 : j - 1
+            swaps -= 1
+        }
+    }
+
+    /// Replaces tour edges {a,b} and {c,d} with {a,c} and {b,d}; `b` follows `a` in the same
+    /// direction as `d` follows `c`.
+    func exchange(_ a: Int, _ b: Int, _ c: Int, _ d: Int) {
+        if next(a) == b {
+            reversePath(from: b, to: c)
+        } else {
+            reversePath(from: a, to: d)
+        }
+    }
+
     // MARK: Work queue
 
     @inline(__always) func push(_ node: Int) {

@@ -126,8 +126,9 @@ struct ExactSolverTests {
         }
     }
 
-    @Test("Local search alone finds the optimum of small problems", arguments: [true, false])
-    func localSearch(symmetric: Bool) throws {
+    @Test("Local search alone finds the optimum of small problems", arguments: ["2-opt", "lin-kernighan", "directed"])
+    func localSearch(moves: String) throws {
+        let symmetric = moves != "directed"
         for seed in 1...5 as ClosedRange<UInt64> {
             for shapeCase in ShapeCase.allCases {
                 let costs = try randomMatrix(9, symmetric: symmetric, seed: seed + 100)
@@ -138,7 +139,8 @@ struct ExactSolverTests {
                 var random = SplitMix64(seed: seed)
                 let tour: [Int32]
                 if symmetric {
-                    let search = SymmetricSearch(costs: tourCosts, candidates: candidates, initialTour: initial)
+                    let search = SymmetricSearch(costs: tourCosts, candidates: candidates, initialTour: initial,
+                                                 deepMoves: moves == "lin-kernighan")
                     search.improveAll()
                     search.iterate(deadline: .now + .seconds(60), maximumKicks: 3000, random: &random)
                     tour = search.tour
