@@ -1,8 +1,10 @@
 import GeoCore
 
-/// Local search for symmetric costs: 2-opt and Or-opt moves over candidate lists, driven by a
-/// queue of nodes to look at (don't-look bits); kicked by swapping two adjacent stretches of up to 100 stops
-/// (a double bridge within a stretch of the tour) in ``KickedLocalSearch/iterate(deadline:maximumKicks:random:)``.
+/// Local search for symmetric costs: 2-opt or Lin–Kernighan chains (``LinKernighanMove``,
+/// switched by ``deepMovesEnabled``) and Or-opt moves over candidate lists, driven by a queue of
+/// nodes to look at (don't-look bits); kicked by swapping two adjacent stretches of up to 100
+/// stops (a double bridge within a stretch of the tour) in
+/// ``KickedLocalSearch/iterate(deadline:maximumKicks:random:)``.
 ///
 /// A 2-opt move reverses whichever side of the tour is shorter. Every move is written as edge
 /// exchanges (``TourState/exchange(_:_:_:_:)``), which do not depend on the array's direction.
