@@ -3,7 +3,7 @@ import GeoCore
 /// Local search for asymmetric costs, where reversing a stretch of the tour changes its cost:
 /// only moves that keep every stretch's direction. The sequential 3-opt "segment swap"
 /// (a→b…c→d…e→f becomes a→d…e→b…c→f) over outgoing candidate lists, and Or-opt insertions of
-/// 1–3 nodes; kicked with random short segment swaps.
+/// 1–3 nodes; kicked by the shared ``KickedLocalSearch/kick(random:)`` (a random segment swap).
 final class DirectedSearch: KickedLocalSearch {
     let costs: TourCosts
     let candidates: CandidateLists
@@ -94,17 +94,5 @@ final class DirectedSearch: KickedLocalSearch {
         while let a = state.pop() {
             if trySegmentSwap(a) || tryInsertion(a) { push(a) }
         }
-    }
-
-    /// Swaps two adjacent random stretches of up to 100 nodes each.
-    func kick(random: inout SplitMix64) -> Bool {
-        let (a, b, c, d, e, f, start, firstLength, secondLength) = randomStretches(random: &random)
-        if costs.isFixed(a, b) || costs.isFixed(c, d) || costs.isFixed(e, f) { return false }
-        let gain = costs.cost(a, b) + costs.cost(c, d) + costs.cost(e, f)
-            - costs.cost(a, d) - costs.cost(e, b) - costs.cost(c, f)
-        state.swapAdjacent(at: (start + 1) % state.nodeCount, firstLength, secondLength)
-        state.length -= gain
-        push(a); push(b); push(c); push(d); push(e); push(f)
-        return true
     }
 }

@@ -134,19 +134,4 @@ final class SymmetricSearch: KickedLocalSearch {
             }
         }
     }
-
-    /// Swaps two adjacent random stretches of up to 100 stops (A B → B A), a double bridge within
-    /// a part of the tour, and queues the six nodes at the changed edges. (Measured against a
-    /// double bridge between near neighbours and against shorter stretches: on ali535 and gr666,
-    /// longer stretches reach smaller gaps.)
-    func kick(random: inout SplitMix64) -> Bool {
-        let (p, a1, a2, b1, b2, q, start, firstLength, secondLength) = randomStretches(random: &random)
-        if costs.isFixed(p, a1) || costs.isFixed(a2, b1) || costs.isFixed(b2, q) { return false }
-        let gain = costs.cost(p, a1) + costs.cost(a2, b1) + costs.cost(b2, q)
-            - costs.cost(p, b1) - costs.cost(b2, a1) - costs.cost(a2, q)
-        state.swapAdjacent(at: (start + 1) % state.nodeCount, firstLength, secondLength)
-        state.length -= gain
-        state.push(p); state.push(a1); state.push(a2); state.push(b1); state.push(b2); state.push(q)
-        return true
-    }
 }
