@@ -4,15 +4,15 @@ import GeoCore
 ///
 /// - Up to ``HeldKarp/maximumStops`` stops (12 when costs are symmetric): Held–Karp dynamic
 ///   programming, proven optimal.
-/// - Symmetric costs up to ``RouteOptions/exactLimit`` stops: iterated local search for a tour,
+/// - Symmetric costs up to ``RouteOptions/exactLimit`` stops: iterated 2-opt and Or-opt search for a tour,
 ///   then branch and bound on Held–Karp 1-tree bounds to prove it optimal or improve it, within
 ///   the deadline.
-/// - Beyond, symmetric costs: iterated local search until the deadline; the answer is the best
-///   order found. Each kick swaps two adjacent stretches of the tour; for the first half of the
-///   time 2-opt and Or-opt repair it (cheap, many kicks), for the second half Lin–Kernighan
-///   chains do (``LinKernighanMove``: dearer, deeper). Measured on TSPLIB and on clustered
-///   points, the split beats either alone: the cheap phase is best early on clustered points,
-///   the chains are what brings ali535 and gr666 within 0.1 % of their optima in a second.
+/// - Beyond, symmetric costs: from the greedy edge tour (``InitialTour/greedy(_:candidates:embedding:)``),
+///   iterated local search until the deadline; the answer is the best order found. Each kick
+///   swaps two adjacent stretches of the tour; Lin–Kernighan chains of sequential 3-opt moves
+///   (``LinKernighanMove``) and Or-opt repair it. Candidate edges are each stop's ten nearest and
+///   the nearest in each quadrant around it, which on clustered stops supply the edges between
+///   clusters.
 /// - Asymmetric costs: direction-keeping segment swaps and Or-opt (``DirectedSearch``).
 ///
 /// Deterministic: the same costs, shape and seed give the same order when the run is bounded by
@@ -52,31 +52,19 @@ public enum RouteSolver {
 
         var random = SplitMix64(seed: options.seed)
         let candidates = CandidateLists(tourCosts, embedding: costs.embedding, perNode: candidatesPerStop)
-        let initial = InitialTour.nearestNeighbour(tourCosts, candidates: candidates)
+        let initial = costs.isSymmetric
+            ? InitialTour.greedy(tourCosts, candidates: candidates, embedding: costs.embedding)
+            : InitialTour.nearestNeighbour(tourCosts, candidates: candidates)
         let attemptProof = costs.isSymmetric && n <= options.exactLimit
         // Before a proof, a short search: the bound does the rest.
         let kicks = attemptProof ? min(options.maximumKicks ?? .max, 40 * n) : (options.maximumKicks ?? .max)
-        let search: any KickedLocalSearch
-        var kicksLeft = kicks
-        if costs.isSymmetric {
-            let symmetric = SymmetricSearch(costs: tourCosts, candidates: candidates, initialTour: initial,
-                                            deepMoves: !attemptProof)
-            search = symmetric
-            if !attemptProof {
-                // First half: cheap kicks repaired by 2-opt and Or-opt; second half: the same
-                // kicks repaired by Lin–Kernighan chains, from the best tour of the first.
-                symmetric.deepMovesEnabled = false
-                symmetric.improveAll()
-                let start = ContinuousClock.now
-                let halfway = options.deadline > start ? start + (options.deadline - start) / 2 : options.deadline
-                kicksLeft -= search.iterate(deadline: halfway, maximumKicks: kicks / 2, random: &random)
-                symmetric.deepMovesEnabled = true
-            }
+        let search: any KickedLocalSearch = if costs.isSymmetric {
+            SymmetricSearch(costs: tourCosts, candidates: candidates, initialTour: initial, deepMoves: !attemptProof)
         } else {
-            search = DirectedSearch(costs: tourCosts, candidates: candidates, initialTour: initial)
+            DirectedSearch(costs: tourCosts, candidates: candidates, initialTour: initial)
         }
         search.improveAll()
-        search.iterate(deadline: options.deadline, maximumKicks: kicksLeft, random: &random)
+        search.iterate(deadline: options.deadline, maximumKicks: kicks, random: &random)
         var tour = search.tour
         var method = search.name
         var proven = false

@@ -1,7 +1,7 @@
 import GeoCore
 
-/// Local search for symmetric costs: 2-opt or Lin–Kernighan chains (``LinKernighanMove``,
-/// switched by ``deepMovesEnabled``) and Or-opt moves over candidate lists, driven by a queue of
+/// Local search for symmetric costs: 2-opt or Lin–Kernighan chains (``LinKernighanMove``) and
+/// Or-opt moves over candidate lists, driven by a queue of
 /// nodes to look at (don't-look bits); kicked by swapping two adjacent stretches of up to 100
 /// stops (a double bridge within a stretch of the tour) in
 /// ``KickedLocalSearch/iterate(deadline:maximumKicks:random:)``.
@@ -25,7 +25,7 @@ final class SymmetricSearch: KickedLocalSearch {
         state = TourState(initialTour, costs: costs)
         epsilon = costs.minimumGain
         linKernighan = deepMoves ? LinKernighanMove(costs: costs, candidates: candidates, state: state) : nil
-        name = deepMoves ? "2-opt+or-opt, then lin-kernighan ils" : "2-opt+or-opt ils"
+        name = deepMoves ? "lin-kernighan (3-opt steps)+or-opt ils" : "2-opt+or-opt ils"
     }
 
     // MARK: - Moves
@@ -39,7 +39,7 @@ final class SymmetricSearch: KickedLocalSearch {
             for k in 0..<candidates.perNode {
                 let c = candidates.candidate(a, k)
                 if c < 0 { break }
-                let firstGain = removed - costs.cost(a, c)
+                let firstGain = removed - candidates.candidateCost(a, k)
                 if firstGain <= epsilon { break }
                 let d = state.step(c, forward: forward)
                 if c == b || d == a || costs.isFixed(c, d) { continue }
@@ -73,7 +73,7 @@ final class SymmetricSearch: KickedLocalSearch {
                 for k in 0..<candidates.perNode {
                     let c = candidates.candidate(a, k)
                     if c < 0 { break }
-                    let addA = costs.cost(c, a)
+                    let addA = candidates.candidateCost(a, k)
                     if addA >= removalGain - epsilon { break }
                     if c == before || c == after || inSegment(c, from: a, length: segmentLength, forward: forward) { continue }
                     for otherDirection in 0..<2 {
@@ -120,11 +120,8 @@ final class SymmetricSearch: KickedLocalSearch {
         }
     }
 
-    /// Whether ``improve()`` looks for Lin–Kernighan chains (when built with them).
-    var deepMovesEnabled = true
-
     func improve() {
-        if let linKernighan, deepMovesEnabled {
+        if let linKernighan {
             while let a = state.pop() {
                 if linKernighan.improve(from: a) || tryOrOpt(a) { state.push(a) }
             }

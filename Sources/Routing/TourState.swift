@@ -218,7 +218,7 @@ extension KickedLocalSearch {
         let slack = costs.isIntegral ? 0 : 1e-12
         var kicks = 0
         while kicks < maximumKicks {
-            if kicks & 15 == 0, ContinuousClock.now >= deadline || Task.isCancelled { break }
+            if ContinuousClock.now >= deadline || Task.isCancelled { break }
             kicks += 1
             guard kick(random: &random) else { continue }
             improve()
@@ -233,9 +233,17 @@ extension KickedLocalSearch {
         return kicks
     }
 
+    /// Improves until a look at every node finds no move: a move can make another one elsewhere
+    /// worth making without touching its nodes (a reversal turns the tour's direction between
+    /// them), so one pass over the queue is not always a local optimum. After kicks, the queue
+    /// alone is enough.
     func improveAll() {
-        state.pushAll()
-        improve()
+        var before: Double
+        repeat {
+            before = state.length
+            state.pushAll()
+            improve()
+        } while state.length < before - costs.minimumGain
     }
 
     /// Swaps two adjacent random stretches of 1–100 stops (a→b…c→d…e→f becomes a→d…e→b…c→f),
