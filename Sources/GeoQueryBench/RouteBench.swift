@@ -30,6 +30,25 @@ enum RouteBench {
             }
         }
 
+        print("\nroutes: exact, asymmetric (road-like: ellipsoidal metres, each direction up to 25 % longer)")
+        print("  stops  shape           solves  median     p90        p99        proven")
+        for n in [18, 20, 25, 30] {
+            for (label, shape) in [("round trip", RouteShape.closed()), ("start to end", .open(start: 0, end: 1))] {
+                var times: [Double] = []
+                var proven = 0
+                for trial in 0..<(quick ? 10 : 50) {
+                    let costs = try roadLike(n, seed: UInt64(n * 1000 + trial))
+                    let start = ContinuousClock.now
+                    let route = try RouteSolver.solve(costs, shape: shape, options: RouteOptions(timeLimit: .seconds(10)))
+                    times.append(Double((ContinuousClock.now - start) / .microseconds(1)))
+                    if route.isProvenOptimal { proven += 1 }
+                }
+                print(String(format: "  %5d  %-14@  %6d  %-9@  %-9@  %-9@  %d/%d", n, label as NSString, times.count,
+                             ms(percentile(times, 0.5)) as NSString, ms(percentile(times, 0.9)) as NSString,
+                             ms(percentile(times, 0.99)) as NSString, proven, times.count))
+            }
+        }
+
         if exactOnly { return }
         print("\nroutes: heuristic round trips (gap to the proven TSPLIB optimum; median of 3 seeds)")
         print("  instance   stops  limit    length     gap")
@@ -68,6 +87,21 @@ enum RouteBench {
                 print(String(format: "  %5d  %4d  %-7@  %5.2f %%", n, seed, "\(limit)" as NSString, (length / reference - 1) * 100))
             }
         }
+    }
+
+    /// A road-like asymmetric matrix: clustered points' ellipsoidal distances, each direction
+    /// up to 25 % longer at random, rounded to metres.
+    static func roadLike(_ n: Int, seed: UInt64) throws -> RouteCosts {
+        let points = clustered(n, seed: seed, clusters: 3, spread: 0.08)
+        var random = SplitMix64(seed: seed &+ 5)
+        var matrix = [[Double]](repeating: [Double](repeating: 0, count: n), count: n)
+        for i in 0..<n {
+            for j in 0..<n where i != j {
+                let base = Geodesic.distance(points[i], points[j])
+                matrix[i][j] = (base * (1 + 0.25 * random.unit())).rounded()
+            }
+        }
+        return try RouteCosts(matrix: matrix)
     }
 
     static func ms(_ micros: Double) -> String { String(format: "%.2f ms", micros / 1000) }

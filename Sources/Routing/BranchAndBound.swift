@@ -37,15 +37,7 @@ struct BranchAndBound {
     private var inTree: [Bool]
 
     init(costs: TourCosts, tour: [Int32], length: Double) {
-        n = costs.nodeCount
-        cost = costs.denseMatrix()
-        integral = costs.isIntegral
-        upper = length
-        bestTour = tour
-        special = n - 1
-        key = [Double](repeating: 0, count: n)
-        forcedKey = [Bool](repeating: false, count: n)
-        inTree = [Bool](repeating: false, count: n)
+        let n = costs.nodeCount
         var state = [EdgeState](repeating: .free, count: n * n)
         if costs.virtualNode >= 0 {
             let v = costs.virtualNode
@@ -59,7 +51,23 @@ struct BranchAndBound {
                 state[costs.fixedEnd * n + costs.fixedStart] = .excluded
             }
         }
-        rootState = state
+        self.init(matrix: costs.denseMatrix(), nodeCount: n, integral: costs.isIntegral, rootState: state,
+                  tour: tour, length: length)
+    }
+
+    /// A symmetric problem given as a dense matrix with some edges forced into or excluded from
+    /// every tour from the start (`rootState`, symmetric, `nodeCount`² entries).
+    init(matrix: [Double], nodeCount: Int, integral: Bool, rootState: [EdgeState], tour: [Int32], length: Double) {
+        n = nodeCount
+        cost = matrix
+        self.integral = integral
+        upper = length
+        bestTour = tour
+        special = n - 1
+        key = [Double](repeating: 0, count: n)
+        forcedKey = [Bool](repeating: false, count: n)
+        inTree = [Bool](repeating: false, count: n)
+        self.rootState = rootState
     }
 
     /// Whether a bound this high shows that a subproblem cannot beat the incumbent.

@@ -13,7 +13,9 @@ import GeoCore
 ///   (``LinKernighanMove``) and Or-opt repair it. Candidate edges are each stop's ten nearest and
 ///   the nearest in each quadrant around it, which on clustered stops supply the edges between
 ///   clusters.
-/// - Asymmetric costs: direction-keeping segment swaps and Or-opt (``DirectedSearch``).
+/// - Asymmetric costs: direction-keeping segment swaps and Or-opt (``DirectedSearch``); from 18 up
+///   to ``directedExactLimit`` stops (and ``RouteOptions/exactLimit``), then a proof by the same
+///   branch and bound on the two-node symmetric transform (``DirectedProof``).
 ///
 /// Deterministic: the same costs, shape and seed give the same order when the run is bounded by
 /// ``RouteOptions/maximumKicks`` rather than time.
@@ -27,6 +29,9 @@ public enum RouteSolver {
     static let candidatesPerStop = 10
     /// Largest symmetric problem handed to dynamic programming (branch and bound is faster above).
     static let symmetricDynamicProgrammingLimit = 12
+    /// Largest asymmetric problem for which a proof is attempted (by ``DirectedProof``, on twice
+    /// as many nodes).
+    static let directedExactLimit = 30
 
     /// Solves for the shortest order.
     /// - Throws: ``RoutingError`` for no stops, a start or end out of range, or when every order
@@ -55,7 +60,7 @@ public enum RouteSolver {
         let initial = costs.isSymmetric
             ? InitialTour.greedy(tourCosts, candidates: candidates, embedding: costs.embedding)
             : InitialTour.nearestNeighbour(tourCosts, candidates: candidates)
-        let attemptProof = costs.isSymmetric && n <= options.exactLimit
+        let attemptProof = n <= min(options.exactLimit, costs.isSymmetric ? .max : directedExactLimit)
         // Before a proof, a short search: the bound does the rest.
         let kicks = attemptProof ? min(options.maximumKicks ?? .max, 40 * n) : (options.maximumKicks ?? .max)
         let search: any KickedLocalSearch = if costs.isSymmetric {
@@ -70,12 +75,19 @@ public enum RouteSolver {
         var proven = false
         var lowerBound: Double
         if attemptProof {
-            var proof = BranchAndBound(costs: tourCosts, tour: tour, length: search.length)
-            let outcome = proof.run(deadline: options.deadline)
+            let outcome: BranchAndBound.Outcome
+            if costs.isSymmetric {
+                var proof = BranchAndBound(costs: tourCosts, tour: tour, length: search.length)
+                outcome = proof.run(deadline: options.deadline)
+            } else {
+                outcome = DirectedProof.run(costs: tourCosts, tour: tour, length: search.length, deadline: options.deadline)
+                method += " + 1-tree branch and bound on the two-node symmetric transform"
+            }
             tour = outcome.tour
             proven = outcome.proven
             lowerBound = outcome.lowerBound
-            method += proven ? " + 1-tree branch and bound (proven)" : " + 1-tree branch and bound (stopped at deadline)"
+            if costs.isSymmetric { method += " + 1-tree branch and bound" }
+            method += proven ? " (proven)" : " (stopped at deadline)"
             if proven && tourCosts.usesForbiddenEdge(outcome.length) { throw RoutingError.noFeasibleRoute }
         } else {
             lowerBound = bestKnownBound(costs, tourCosts, shape: shape, tour: tour, tree: candidates.tree)
