@@ -45,7 +45,8 @@ public struct RouteOptions: Sendable {
     /// Seed for the randomised improvement steps: the same input, seed and amount of work give
     /// the same order.
     public var seed: UInt64
-    /// Largest number of stops for which a proof of optimality is attempted.
+    /// Largest number of stops for which a proof of optimality is attempted (asymmetric costs: at
+    /// most 30 whatever this says).
     public var exactLimit: Int
     /// Stops after this many improvement rounds even before the deadline; makes a run
     /// reproducible independently of the machine's speed.
