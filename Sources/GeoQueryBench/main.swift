@@ -14,7 +14,7 @@ import PlaceStore
 // Options: --places N (default 1000000), --queries N per row (default 2000), --db PATH,
 // --keep (reuse an existing bench index of the right size), --no-import (skip the import rows),
 // --no-routes (skip the routing rows), --routes-only (only them; RouteBench.swift), --quick,
-// --imports-only (only the import rows).
+// --imports-only (only the import rows), --route-seeds (the spread over seeds; RouteSeeds.swift).
 
 let arguments = CommandLine.arguments
 func option(_ name: String) -> String? {
@@ -39,6 +39,10 @@ func micros(_ ns: Double) -> String {
     ns >= 1_000_000 ? String(format: "%.2f ms", ns / 1_000_000) : String(format: "%.1f µs", ns / 1000)
 }
 
+if arguments.contains("--route-seeds") {
+    try RouteSeeds.run(arguments: arguments, fixtures: "Tests/RoutingTests/Fixtures")
+    exit(0)
+}
 if arguments.contains("--routes-only") {
     try RouteBench.run(fixtures: "Tests/RoutingTests/Fixtures", quick: arguments.contains("--quick"),
                        exactOnly: arguments.contains("--exact-only"))
