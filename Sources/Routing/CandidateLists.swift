@@ -27,6 +27,7 @@ struct CandidateLists {
         var scratch: [(Double, Int32)] = []
         scratch.reserveCapacity(stops)
         var quadrantPicks: [(Double, Int32)] = []
+        let byCost: ((Double, Int32), (Double, Int32)) -> Bool = { $0.0 < $1.0 || ($0.0 == $1.0 && $0.1 < $1.1) }
         for i in 0..<stops {
             scratch.removeAll(keepingCapacity: true)
             quadrantPicks.removeAll(keepingCapacity: true)
@@ -47,7 +48,6 @@ struct CandidateLists {
                     scratch.append((costs.isSymmetric ? costs.cost(i, j) : min(costs.cost(i, j), costs.cost(j, i)), Int32(j)))
                 }
             }
-            let byCost: ((Double, Int32), (Double, Int32)) -> Bool = { $0.0 < $1.0 || ($0.0 == $1.0 && $0.1 < $1.1) }
             scratch.sort(by: byCost)
             // The nearest, and the quadrants' picks that are not among them.
             scratch.removeSubrange(min(nearest, scratch.count)...)
@@ -57,9 +57,10 @@ struct CandidateLists {
             scratch.sort(by: byCost)
             var slot = i * perNode
             if hasVirtual { flat[slot] = Int32(costs.virtualNode); flatCosts[slot] = 0; slot += 1 }
-            for (_, j) in scratch {
+            for (cost, j) in scratch {
                 flat[slot] = j
-                flatCosts[slot] = costs.cost(i, Int(j))
+                // (For a matrix the list was ordered by the cheaper direction; keep i → j's.)
+                flatCosts[slot] = costs.isSymmetric ? cost : costs.cost(i, Int(j))
                 slot += 1
             }
         }

@@ -62,7 +62,7 @@ extension InitialTour {
     /// Local search from greedy tours ends shorter and sooner than from nearest-neighbour tours
     /// (Johnson and McGeoch's finding; on 2 000 clustered stops here, a 2-opt and Or-opt descent
     /// ends 9.6 % above the best known tour from it, 12 % from nearest neighbour).
-    static func greedy(_ costs: TourCosts, candidates: CandidateLists, embedding: [SIMD3<Double>]?) -> [Int32] {
+    static func greedy(_ costs: TourCosts, candidates: CandidateLists) -> [Int32] {
         let stops = costs.stopCount
         let start = costs.fixedStart, end = costs.fixedEnd
         var edges: [(cost: Double, low: Int32, high: Int32)] = []
@@ -120,6 +120,7 @@ extension InitialTour {
             ends.append(node)                  // one entry per fragment
         }
 
+        let embedding = candidates.tree?.points
         func separation(_ a: Int, _ b: Int) -> Double {
             if let embedding { let delta = embedding[a] - embedding[b]; return (delta * delta).sum() }
             return costs.cost(a, b)

@@ -100,7 +100,7 @@ final class LinKernighanMove {
     private func step(t1: Int, t2: Int, gain g0: Double, last: Bool) -> StepOutcome {
         forward = state.next(t1) == t2
         var bestGain = -Double.infinity
-        var best3 = -1, best4 = -1, best5 = -1, best6 = -1, bestCase = 0
+        var best3 = -1, best4 = -1, best5 = -1, best6 = -1, bestMove = Move.twoOpt
         for k in 0..<candidates.perNode {
             let t3 = candidates.candidate(t2, k)
             if t3 < 0 { break }
@@ -115,7 +115,7 @@ final class LinKernighanMove {
                 if x4 == 1 && t4 != t2 {
                     let closed = g2 - costs.cost(t4, t1)
                     if closed > epsilon {
-                        makeMove(t1, t2, t3, t4, 0, 0, moveCase: 0)
+                        makeMove(.twoOpt, t1, t2, t3, t4, 0, 0)
                         return .improved(closed)
                     }
                 }
@@ -126,62 +126,67 @@ final class LinKernighanMove {
                     let g3 = g2 - candidates.candidateCost(t4, l)
                     if g3 <= epsilon { break }
                     if t5 == t4Next || t5 == t4Previous || t5 == t1 { continue }
-                    let moveCases: ClosedRange<Int>
-                    if x4 == 1 {
-                        // t6 is the neighbour of t5 that the 2-opt flip of t2…t4 leaves on t1's side.
-                        moveCases = between(t2, t5, t4) ? 1...1 : 2...2
-                    } else {
-                        // Only t5 within t2…t3 reconnects; either neighbour then does.
-                        if !between(t2, t5, t3) { continue }
-                        moveCases = 5...6
-                    }
-                    for moveCase in moveCases {
-                        let t6 = moveCase == 1 || moveCase == 5 ? succ(t5) : pred(t5)
-                        if t6 == t1 || t6 == t3 && moveCase != 5 || t6 == t4 { continue }
-                        if moveCase == 6 && (t5 == t2 || t6 == t2) { continue }
+                    // With t4 before t3, t6 is the neighbour of t5 that the flip of t2…t4 leaves
+                    // on t1's side; with t4 after t3, t5 must lie within t2…t3, and then either
+                    // neighbour reconnects.
+                    if x4 == 2 && !between(t2, t5, t3) { continue }
+                    let t5InFlip = x4 == 1 && between(t2, t5, t4)
+                    for option in 0..<x4 {
+                        let move: Move = x4 == 1 ? .twoFlips : (option == 0 ? .segmentSwap : .twoReversals)
+                        let t6 = t5InFlip || move == .segmentSwap ? succ(t5) : pred(t5)
+                        if t6 == t1 || t6 == t3 && move != .segmentSwap || t6 == t4 { continue }
+                        if move == .twoReversals && (t5 == t2 || t6 == t2) { continue }
                         if costs.isFixed(t5, t6) || wasAdded(t5, t6) { continue }
                         let g4 = g3 + costs.cost(t5, t6)
                         let closed = g4 - costs.cost(t6, t1)
                         if closed > epsilon {
-                            makeMove(t1, t2, t3, t4, t5, t6, moveCase: moveCase)
+                            makeMove(move, t1, t2, t3, t4, t5, t6)
                             return .improved(closed)
                         }
                         if !last && g4 > bestGain {
                             bestGain = g4
-                            best3 = t3; best4 = t4; best5 = t5; best6 = t6; bestCase = moveCase
+                            best3 = t3; best4 = t4; best5 = t5; best6 = t6; bestMove = move
                         }
                     }
                 }
             }
         }
         guard best6 >= 0, bestGain > epsilon else { return .stuck }
-        makeMove(t1, t2, best3, best4, best5, best6, moveCase: bestCase)
+        makeMove(bestMove, t1, t2, best3, best4, best5, best6)
         return .extended(t6: best6, gain: bestGain)
+    }
+
+    /// The kinds of sequential move a step makes, in the step's orientation (t2 after t1).
+    private enum Move {
+        /// t4 before t3: takes out t1–t2 and t3–t4.
+        case twoOpt
+        /// t4 before t3, then t5–t6 taken out too: two 2-opt flips.
+        case twoFlips
+        /// t4 after t3, t6 after t5: the segments t2…t5 and t6…t3 trade places.
+        case segmentSwap
+        /// t4 after t3, t6 before t5: t2…t6 and t5…t3 are each reversed in place.
+        case twoReversals
     }
 
     /// Makes a sequential move that takes out t1–t2, t3–t4 (and t5–t6) and puts in t2–t3 (and
     /// t4–t5), leaving t1 beside t4 (or t6) for the chain to close or go on from.
-    ///
-    /// Cases, in the step's orientation (t2 after t1): 0, the 2-opt move (t4 before t3); 1 and 2,
-    /// two 2-opt flips (t4 before t3; t5 within t2…t4 or not); 5, the segments t2…t5 and t6…t3
-    /// trade places; 6, t2…t6 and t5…t3 are each reversed in place.
-    private func makeMove(_ t1: Int, _ t2: Int, _ t3: Int, _ t4: Int, _ t5: Int, _ t6: Int, moveCase: Int) {
-        switch moveCase {
-        case 0:
+    private func makeMove(_ move: Move, _ t1: Int, _ t2: Int, _ t3: Int, _ t4: Int, _ t5: Int, _ t6: Int) {
+        switch move {
+        case .twoOpt:
             flip(t1, t2, t4, t3)
-        case 1, 2:
+        case .twoFlips:
             flip(t1, t2, t4, t3)            // t1–t4, t2–t3
             flip(t1, t4, t6, t5)            // t1–t6, t4–t5
-        case 5:
+        case .segmentSwap:
             flip(t1, t2, t3, t4)            // t1–t3, t2–t4: t1 t3…t6 t5…t2 t4
             flip(t1, t3, t6, t5)            // t1–t6, t3–t5: t1 t6…t3 t5…t2 t4
             flip(t3, t5, t2, t4)            // t3–t2, t5–t4: t1 t6…t3 t2…t5 t4
-        default:
+        case .twoReversals:
             flip(t1, t2, t6, t5)            // t1–t6, t2–t5: t1 t6…t2 t5…t3 t4
             flip(t2, t5, t3, t4)            // t2–t3, t5–t4: t1 t6…t2 t3…t5 t4
         }
         markAdded(t2, t3)
-        if moveCase != 0 { markAdded(t4, t5) }
+        if move != .twoOpt { markAdded(t4, t5) }
     }
 
     // MARK: Tour in the step's orientation

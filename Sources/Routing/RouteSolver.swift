@@ -7,7 +7,7 @@ import GeoCore
 /// - Symmetric costs up to ``RouteOptions/exactLimit`` stops: iterated 2-opt and Or-opt search for a tour,
 ///   then branch and bound on Held–Karp 1-tree bounds to prove it optimal or improve it, within
 ///   the deadline.
-/// - Beyond, symmetric costs: from the greedy edge tour (``InitialTour/greedy(_:candidates:embedding:)``),
+/// - Beyond, symmetric costs: from the greedy edge tour (``InitialTour/greedy(_:candidates:)``),
 ///   iterated local search until the deadline; the answer is the best order found. Each kick
 ///   swaps two adjacent stretches of the tour; Lin–Kernighan chains of sequential 3-opt moves
 ///   (``LinKernighanMove``) and Or-opt repair it. Candidate edges are each stop's ten nearest and
@@ -58,7 +58,7 @@ public enum RouteSolver {
         var random = SplitMix64(seed: options.seed)
         let candidates = CandidateLists(tourCosts, embedding: costs.embedding, perNode: candidatesPerStop)
         let initial = costs.isSymmetric
-            ? InitialTour.greedy(tourCosts, candidates: candidates, embedding: costs.embedding)
+            ? InitialTour.greedy(tourCosts, candidates: candidates)
             : InitialTour.nearestNeighbour(tourCosts, candidates: candidates)
         let attemptProof = n <= min(options.exactLimit, costs.isSymmetric ? .max : directedExactLimit)
         // Before a proof, a short search: the bound does the rest.
@@ -79,6 +79,7 @@ public enum RouteSolver {
             if costs.isSymmetric {
                 var proof = BranchAndBound(costs: tourCosts, tour: tour, length: search.length)
                 outcome = proof.run(deadline: options.deadline)
+                method += " + 1-tree branch and bound"
             } else {
                 outcome = DirectedProof.run(costs: tourCosts, tour: tour, length: search.length, deadline: options.deadline)
                 method += " + 1-tree branch and bound on the two-node symmetric transform"
@@ -86,7 +87,6 @@ public enum RouteSolver {
             tour = outcome.tour
             proven = outcome.proven
             lowerBound = outcome.lowerBound
-            if costs.isSymmetric { method += " + 1-tree branch and bound" }
             method += proven ? " (proven)" : " (stopped at deadline)"
             if proven && tourCosts.usesForbiddenEdge(outcome.length) { throw RoutingError.noFeasibleRoute }
         } else {

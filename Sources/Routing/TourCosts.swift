@@ -31,9 +31,10 @@ final class TourCosts: @unchecked Sendable {
     let planeMetric: RouteCosts.PlaneMetric
     private let first: UnsafeMutableBufferPointer<Double>
     private let second: UnsafeMutableBufferPointer<Double>
-    /// Ellipsoidal distances cost about 300 ns (TSPLIB GEO about 100 ns), and local search asks for the same pairs again
-    /// and again: a table filled on demand for up to ``denseCacheLimit`` stops, above that a
-    /// direct-mapped cache of 2¹⁸ pairs (memory fixed, not n²). Not thread-safe: one solver each.
+    /// Ellipsoidal distances cost about 300 ns (TSPLIB GEO about 100 ns), and local search asks
+    /// for the same pairs again and again: a table filled on demand for up to ``denseCacheLimit``
+    /// stops, above that a direct-mapped cache of 2¹⁸ pairs (memory fixed, not n²). Not
+    /// thread-safe: one solver each.
     private let cachedCosts: UnsafeMutableBufferPointer<Double>
     private let cachedKeys: UnsafeMutableBufferPointer<Int>
     static let denseCacheLimit = 512

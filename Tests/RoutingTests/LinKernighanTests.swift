@@ -49,7 +49,7 @@ struct LinKernighanTests {
         }
     }
 
-    @Test func theTwoPhaseSearchIsDeterministicWhenBoundedByKicks() throws {
+    @Test func theChainedSearchIsDeterministicWhenBoundedByKicks() throws {
         let costs = plane(400, seed: 7)
         let options = RouteOptions(timeLimit: .seconds(60), seed: 3, exactLimit: 0, maximumKicks: 300)
         let first = try RouteSolver.solve(costs, shape: .open(start: 0, end: 1), options: options)
