@@ -50,18 +50,12 @@ run: build index
 # Tests run optimised (with testability): the property tests compare against brute force over
 # 20 000 places, and optimised builds also catch optimiser-only bugs.
 TEST_FLAGS := -c release -Xswiftc -enable-testing
-# The tests against loopback HTTP servers run on their own, before the rest. The others keep
-# both cores busy for seconds in synchronous code (routing, the property tests, CLI runs waiting
-# on their process), which starves the concurrency pool those servers and their clients run on:
-# the clients' 5 s timeouts then fire and retries eat the recorded replies.
-LOOPBACK_TESTS := ProvidersTests|ProviderCLITests
 
 test: deps
 	@[ -n "$$GEOQUERY_SHARED_DATA" ] || [ -f ../shared/data/README.md ] || \
 	  echo "note: no ../shared/data beside the repository and no GEOQUERY_SHARED_DATA: the tests of its samples are skipped"
 	swift build --build-tests $(TEST_FLAGS)
-	swift test $(TEST_FLAGS) --skip-build --filter '$(LOOPBACK_TESTS)'
-	swift test $(TEST_FLAGS) --skip-build --skip '$(LOOPBACK_TESTS)'
+	swift test $(TEST_FLAGS) --skip-build
 
 bench: deps
 	swift build -c release --product GeoQueryBench

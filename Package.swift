@@ -9,11 +9,13 @@ let swiftSettings: [SwiftSetting] = [
 
 let package = Package(
     name: "GeoQuery",
-    platforms: [.macOS(.v13)],
+    platforms: [.macOS(.v14)],
     products: [
         .library(name: "GeoCore", targets: ["GeoCore"]),
         .library(name: "PlaceModel", targets: ["PlaceModel"]),
+        .library(name: "PlaceQuery", targets: ["PlaceQuery"]),
         .library(name: "PlaceStore", targets: ["PlaceStore"]),
+        .library(name: "GeoQueryWire", targets: ["GeoQueryWire"]),
         .library(name: "PlaceImport", targets: ["PlaceImport"]),
         .library(name: "Routing", targets: ["Routing"]),
         .library(name: "Providers", targets: ["Providers"]),
@@ -22,6 +24,8 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        // The thread pool that blocking SQLite and CPU work runs on (NIOThreadPool).
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         // Tests only: the loopback HTTP server that plays providers (see README "Dependencies").
         .package(url: "https://github.com/swhitty/FlyingFox", from: "0.27.1"),
     ],
@@ -41,28 +45,36 @@ let package = Package(
         .target(name: "GeoCore", swiftSettings: swiftSettings),
         .target(name: "PlaceModel", dependencies: ["GeoCore"], swiftSettings: swiftSettings),
         .target(name: "Routing", dependencies: ["GeoCore"], swiftSettings: swiftSettings),
+        // The backend-neutral storage seam: query and write protocols and their value types.
+        .target(name: "PlaceQuery", dependencies: ["GeoCore", "PlaceModel"], swiftSettings: swiftSettings),
+        // The embedded implementation of the seam on SpatiaLite.
         .target(
             name: "PlaceStore",
-            dependencies: ["GeoCore", "PlaceModel", "CSpatiaLite"],
+            dependencies: ["GeoCore", "PlaceModel", "PlaceQuery", "CSpatiaLite",
+                           .product(name: "NIOPosix", package: "swift-nio")],
             swiftSettings: swiftSettings
         ),
         // Provider adapters (Google, Yelp, Foursquare, HERE, weather) and federated search.
         // PlaceStore only for the local index as one more source.
         .target(
             name: "Providers",
-            dependencies: ["GeoCore", "PlaceModel", "PlaceStore",
+            dependencies: ["GeoCore", "PlaceModel", "PlaceQuery",
                            .product(name: "Logging", package: "swift-log")],
             swiftSettings: swiftSettings
         ),
         .target(
             name: "PlaceImport",
-            dependencies: ["GeoCore", "PlaceModel", "PlaceStore", "COSM"],
+            dependencies: ["GeoCore", "PlaceModel", "PlaceQuery", "COSM"],
             swiftSettings: swiftSettings
         ),
+        // The answers' JSON / GeoJSON / CSV contracts and request parsing, shared by CLI and server.
+        .target(name: "GeoQueryWire", dependencies: ["GeoCore", "PlaceModel", "PlaceQuery", "Routing", "Providers", "PlaceImport"],
+                swiftSettings: swiftSettings),
         .executableTarget(
             name: "GeoQueryCLI",
             dependencies: [
-                "GeoCore", "PlaceModel", "PlaceStore", "PlaceImport", "Routing", "Providers",
+                "GeoCore", "PlaceModel", "PlaceQuery", "PlaceStore", "PlaceImport", "Routing", "Providers",
+                "GeoQueryWire",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -71,7 +83,8 @@ let package = Package(
         // `make bench`: synthetic 1 M place index, library vs raw engine. Not run by `make test`.
         .executableTarget(
             name: "GeoQueryBench",
-            dependencies: ["GeoCore", "PlaceModel", "PlaceStore", "PlaceImport", "Routing", "CSpatiaLite"],
+            dependencies: ["GeoCore", "PlaceModel", "PlaceQuery", "PlaceStore", "PlaceImport", "Routing", "CSpatiaLite",
+                           "GeoQueryWire"],
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "GeoCoreTests", dependencies: ["GeoCore"],
@@ -79,18 +92,24 @@ let package = Package(
         .testTarget(name: "RoutingTests", dependencies: ["Routing", "GeoCore"],
                     resources: [.copy("Fixtures")], swiftSettings: swiftSettings),
         .testTarget(name: "PlaceModelTests", dependencies: ["PlaceModel"], swiftSettings: swiftSettings),
-        .testTarget(name: "PlaceStoreTests", dependencies: ["PlaceStore"], swiftSettings: swiftSettings),
-        .testTarget(name: "PlaceImportTests", dependencies: ["PlaceImport"],
+        // The conformance suite every store implementation runs (index = brute force, paging = unpaged).
+        .target(name: "PlaceQueryConformance", dependencies: ["PlaceQuery", "GeoCore", "PlaceModel"],
+                path: "Tests/PlaceQueryConformance", swiftSettings: swiftSettings),
+        .testTarget(name: "PlaceStoreTests", dependencies: ["PlaceStore", "PlaceQuery", "PlaceQueryConformance"],
+                    swiftSettings: swiftSettings),
+        .testTarget(name: "GeoQueryWireTests", dependencies: ["GeoQueryWire", "PlaceQuery", "PlaceModel", "GeoCore"],
+                    swiftSettings: swiftSettings),
+        .testTarget(name: "PlaceImportTests", dependencies: ["PlaceImport", "PlaceStore", "PlaceQuery"],
                     resources: [.copy("Fixtures")], swiftSettings: swiftSettings),
         .testTarget(name: "ProvidersTests",
-                    dependencies: ["Providers", "PlaceStore", "PlaceModel", "GeoCore", "ProviderTestSupport"],
+                    dependencies: ["Providers", "PlaceStore", "PlaceQuery", "PlaceModel", "GeoCore", "ProviderTestSupport"],
                     swiftSettings: swiftSettings),
         // The loopback HTTP server that adapter and CLI tests point providers at.
         .target(name: "ProviderTestSupport",
                 dependencies: [.product(name: "FlyingFox", package: "FlyingFox")],
                 path: "Tests/ProviderTestSupport", resources: [.copy("Recorded")], swiftSettings: swiftSettings),
         // Runs the built `geoquery` executable as a user would.
-        .testTarget(name: "GeoQueryCLITests", dependencies: ["GeoQueryCLI", "PlaceStore", "GeoCore", "ProviderTestSupport"],
+        .testTarget(name: "GeoQueryCLITests", dependencies: ["GeoQueryCLI", "PlaceStore", "PlaceQuery", "GeoCore", "ProviderTestSupport"],
                     swiftSettings: swiftSettings),
     ]
 )

@@ -1,6 +1,7 @@
 import Foundation
 import PlaceImport
 import PlaceModel
+import PlaceQuery
 import PlaceStore
 
 /// The import rows of `make bench`: the synthetic places written as CSV and as GeoJSONSeq,

@@ -1,5 +1,6 @@
 import Foundation
 import GeoCore
+import PlaceQuery
 import PlaceStore
 
 /// `GeoQueryBench --probe`: repeats one query shape so a profiler sees only it.

@@ -1,6 +1,7 @@
 import Foundation
 import GeoCore
 import PlaceModel
+import PlaceQuery
 import PlaceStore
 
 // `make bench`: builds a deterministic synthetic index of 1 000 000 places clustered around the

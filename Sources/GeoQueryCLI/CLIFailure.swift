@@ -1,7 +1,9 @@
 import Foundation
 import GeoCore
+import GeoQueryWire
 import PlaceImport
 import PlaceModel
+import PlaceQuery
 import PlaceStore
 import Providers
 import Routing
@@ -32,12 +34,19 @@ struct CLIFailure: Error {
             self.init(error.description, exitCode: Self.usage)
         case let error as PlaceModelError:
             self.init(error.description, exitCode: Self.usage)
+        case let error as PlaceQueryError:
+            self.init(error.description, exitCode: Self.usage)
         case let error as PlaceStoreError:
             switch error {
-            case .indexNotFound, .notAnIndex: self.init(error.description, exitCode: Self.noInput)
-            case .invalidCursor, .invalidArgument: self.init(error.description, exitCode: Self.usage)
+            case .indexNotFound(let path):
+                self.init(error.description + " (`geoquery import FILE --format geonames-csv --db \(path)`, or `make run` for the default index)",
+                          exitCode: Self.noInput)
+            case .notAnIndex: self.init(error.description, exitCode: Self.noInput)
+            case .invalidArgument: self.init(error.description, exitCode: Self.usage)
             default: self.init(error.description, exitCode: Self.ioError)
             }
+        case let error as RouteInputError:
+            self.init(error.description, exitCode: error.isUnreadable ? Self.usage : Self.dataError)
         case let error as RoutingError:
             switch error {
             case .noStops, .stopOutOfRange: self.init(error.description, exitCode: Self.usage)

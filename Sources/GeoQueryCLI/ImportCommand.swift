@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import PlaceImport
+import PlaceQuery
 import PlaceStore
 
 /// `geoquery import`.

@@ -1,7 +1,9 @@
 import ArgumentParser
 import Foundation
 import GeoCore
+import GeoQueryWire
 import PlaceModel
+import PlaceQuery
 import PlaceStore
 
 /// `geoquery near`: places within a radius, nearest first.
@@ -52,7 +54,7 @@ struct Near: ParsableCommand {
         }
         let query = QueryDescription(kind: "near", lat: center.latitude, lon: center.longitude,
                                      radiusMeters: radiusValue.meters, filter: filter, limit: limit)
-        try Renderer.write(Answer(query: query, page: page), format: output.resolved)
+        try Renderer.write(PlaceAnswer(query: query, page: page), format: output.resolved)
     }
 
     private func runBatch(_ path: String, index: SpatiaLitePlaceIndex, filter: PlaceFilter, limit: Int?) throws {
@@ -75,7 +77,7 @@ struct Near: ParsableCommand {
                 let page = try index.near(center, radius: radiusValue, filter: filter, limit: limit)
                 let query = QueryDescription(kind: "near", lat: latitude, lon: longitude,
                                              radiusMeters: radiusValue.meters, filter: filter, limit: limit, line: offset + 1)
-                output += Answer(query: query, page: page).json.rendered(pretty: false)
+                output += String(decoding: PlaceAnswer(query: query, page: page).json(), as: UTF8.self)
             } catch {
                 badLines += 1
                 let message = (error as? CLIFailure)?.message ?? CLIFailure(error).message
@@ -121,7 +123,7 @@ struct BBox: ParsableCommand {
         let index = try index.openIndex()
         let page = try reportingFailures { try index.within(box, filter: filter, limit: limit, cursor: paging.cursor) }
         let query = QueryDescription(kind: "bbox", bbox: [box.west, box.south, box.east, box.north], filter: filter, limit: limit)
-        try Renderer.write(Answer(query: query, page: page), format: output.resolved)
+        try Renderer.write(PlaceAnswer(query: query, page: page), format: output.resolved)
     }
 }
 
@@ -154,7 +156,7 @@ struct Nearest: ParsableCommand {
         }
         let query = QueryDescription(kind: "nearest", lat: lat, lon: lon, radiusMeters: ceiling?.meters,
                                      filter: filter, limit: k)
-        try Renderer.write(Answer(query: query, page: PlacePage(matches: matches, nextCursor: nil)), format: output.resolved)
+        try Renderer.write(PlaceAnswer(query: query, page: PlacePage(matches: matches, nextCursor: nil)), format: output.resolved)
     }
 }
 
@@ -177,7 +179,7 @@ struct PlaceLookup: ParsableCommand {
             throw CLIFailure("no place with id \(id) in \(index.path)", exitCode: 1)
         }
         let query = QueryDescription(kind: "place", id: id)
-        try Renderer.write(Answer(query: query, page: PlacePage(matches: [PlaceMatch(place: place, distance: nil)], nextCursor: nil)),
+        try Renderer.write(PlaceAnswer(query: query, page: PlacePage(matches: [PlaceMatch(place: place, distance: nil)], nextCursor: nil)),
                            format: output.resolved, detailed: true)
     }
 }

@@ -1,7 +1,9 @@
 import ArgumentParser
 import Foundation
 import GeoCore
+import GeoQueryWire
 import PlaceModel
+import PlaceQuery
 import PlaceStore
 import Routing
 
@@ -50,7 +52,7 @@ struct RouteCommand: ParsableCommand {
     }
 
     func run() throws {
-        let stops = try reportingFailures { try loadStops() }
+        let stops = try reportingFailures { try loadStops() }  // RouteInputError: 65, or 64 when unreadable
         func position(_ id: String?, role: String) throws -> Int? {
             guard let id else { return nil }
             guard let at = stops.ids.firstIndex(of: id) else {
@@ -67,13 +69,13 @@ struct RouteCommand: ParsableCommand {
         let resolved = format ?? (isatty(STDOUT_FILENO) != 0 ? .table : .json)
         let isRoundTrip = closed || (first != nil && first == last)
         switch resolved {
-        case .json: Renderer.emit(Self.json(route, stops, closed: isRoundTrip).rendered(pretty: true) + "\n")
+        case .json: Renderer.emit(RouteAnswer(route: route, stops: stops, closed: isRoundTrip).json.rendered(pretty: true) + "\n")
         case .geojson:
             guard stops.coordinates != nil else {
                 throw CLIFailure("--format geojson needs coordinates; a distance matrix has none (use json or table)",
                                  exitCode: CLIFailure.usage)
             }
-            Renderer.emit(Self.geoJSON(route, stops, closed: isRoundTrip).rendered(pretty: true) + "\n")
+            Renderer.emit(RouteAnswer(route: route, stops: stops, closed: isRoundTrip).geoJSON.rendered(pretty: true) + "\n")
         case .table: Renderer.emit(Self.table(route, stops, closed: isRoundTrip))
         }
     }
@@ -112,55 +114,6 @@ struct RouteCommand: ParsableCommand {
     static func formatLength(_ value: Double, unit: RouteCosts.Unit) -> String {
         guard unit == .metres else { return value == value.rounded() ? String(Int(value)) : String(format: "%.3f", value) }
         return value >= 10_000 ? String(format: "%.2f km", value / 1000) : String(format: "%.1f m", value)
-    }
-
-    static func legs(_ route: Route, _ stops: RouteStops, closed: Bool) -> [(from: String, to: String, length: Double)] {
-        route.legs.enumerated().map { k, length in
-            (stops.ids[route.order[k]], stops.ids[route.order[(k + 1) % route.order.count]], length)
-        }
-    }
-
-    static func json(_ route: Route, _ stops: RouteStops, closed: Bool) -> OrderedJSON {
-        .object([
-            ("order", .array(route.order.map { .string(stops.ids[$0]) })),
-            ("length", .double(route.length)),
-            ("unit", .string(stops.costs.unit.rawValue)),
-            ("closed", .bool(closed)),
-            ("proven_optimal", .bool(route.isProvenOptimal)),
-            ("lower_bound", .double(route.lowerBound)),
-            ("method", .string(route.method)),
-            ("legs", .array(legs(route, stops, closed: closed).map {
-                .object([("from", .string($0.from)), ("to", .string($0.to)), ("length", .double($0.length))])
-            })),
-        ])
-    }
-
-    static func geoJSON(_ route: Route, _ stops: RouteStops, closed: Bool) -> OrderedJSON {
-        let coordinates = stops.coordinates ?? []
-        func position(_ stop: Int) -> OrderedJSON {
-            .array([.double(coordinates[stop].longitude), .double(coordinates[stop].latitude)])
-        }
-        var line = route.order.map(position)
-        if closed, let first = route.order.first { line.append(position(first)) }
-        var features: [OrderedJSON] = [.object([
-            ("type", .string("Feature")),
-            ("geometry", .object([("type", .string("LineString")), ("coordinates", .array(line))])),
-            ("properties", .object([
-                ("length", .double(route.length)), ("unit", .string(stops.costs.unit.rawValue)),
-                ("proven_optimal", .bool(route.isProvenOptimal)), ("lower_bound", .double(route.lowerBound)),
-                ("method", .string(route.method)),
-            ])),
-        ])]
-        for (visit, stop) in route.order.enumerated() {
-            var properties: [(String, OrderedJSON)] = [("id", .string(stops.ids[stop])), ("visit", .int(visit + 1))]
-            if let name = stops.names?[stop], !name.isEmpty { properties.append(("name", .string(name))) }
-            features.append(.object([
-                ("type", .string("Feature")), ("id", .string(stops.ids[stop])),
-                ("geometry", .object([("type", .string("Point")), ("coordinates", position(stop))])),
-                ("properties", .object(properties)),
-            ]))
-        }
-        return .object([("type", .string("FeatureCollection")), ("features", .array(features))])
     }
 
     static func table(_ route: Route, _ stops: RouteStops, closed: Bool) -> String {

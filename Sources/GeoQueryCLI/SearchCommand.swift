@@ -1,7 +1,9 @@
 import ArgumentParser
 import Foundation
 import GeoCore
+import GeoQueryWire
 import PlaceModel
+import PlaceQuery
 import PlaceStore
 import Providers
 
@@ -70,7 +72,7 @@ struct Search: AsyncParsableCommand {
         var sources = FederatedSearch.sources(names.filter { $0 != .local }, settings: settings, localIndex: nil)
         if names.contains(.local) {
             do {
-                sources.insert(LocalIndexProvider(index: try index.openIndex()), at: 0)
+                sources.insert(LocalIndexProvider(index: try index.openStore()), at: 0)
             } catch let failure as CLIFailure {
                 sources.insert(UnavailableSource(name: .local, message: failure.message), at: 0)
             }
@@ -85,8 +87,8 @@ struct Search: AsyncParsableCommand {
                                            filter: PlaceFilter(categories: categories, text: query), limit: limit)
         let format = output.resolved
         switch format {
-        case .json: Renderer.emit(searchJSON(answer, query: description).rendered(pretty: true) + "\n")
-        case .geojson: Renderer.emit(searchGeoJSON(answer, query: description).rendered(pretty: true) + "\n")
+        case .json: Renderer.emit(SearchAnswer(query: description, answer: answer).json(pretty: true))
+        case .geojson: Renderer.emit(SearchAnswer(query: description, answer: answer).geoJSON(pretty: true))
         case .table, .csv: Renderer.emit(searchTable(answer))
         }
         if !answer.statuses.isEmpty, answer.statuses.allSatisfy({ $0.state != .ok }) {
@@ -118,53 +120,6 @@ func parseDuration(_ text: String, option: String) throws -> TimeInterval {
 }
 
 // MARK: Rendering
-
-/// The `near` JSON contract plus `"providers":{"yelp":{"status":"ok","count":20},…}`.
-func searchJSON(_ answer: FederatedAnswer, query: QueryDescription) -> OrderedJSON {
-    .object([("query", query.json), ("count", .int(answer.places.count)),
-             ("places", .array(answer.places.map { mergedPlaceJSON($0, includeCoordinates: true) })),
-             ("next_cursor", .null), ("providers", providersJSON(answer.statuses))])
-}
-
-func searchGeoJSON(_ answer: FederatedAnswer, query: QueryDescription) -> OrderedJSON {
-    .object([
-        ("type", .string("FeatureCollection")),
-        ("features", .array(answer.places.map { merged in
-            .object([("type", .string("Feature")), ("id", .string(merged.place.id.rawValue)),
-                     ("geometry", .object([("type", .string("Point")),
-                                           ("coordinates", .array([.double(merged.place.coordinate.longitude),
-                                                                   .double(merged.place.coordinate.latitude)]))])),
-                     ("properties", mergedPlaceJSON(merged, includeCoordinates: false))])
-        })),
-        ("query", query.json), ("providers", providersJSON(answer.statuses)),
-    ])
-}
-
-func mergedPlaceJSON(_ merged: MergedPlace, includeCoordinates: Bool) -> OrderedJSON {
-    guard case .object(var members) = placeJSON(PlaceMatch(place: merged.place, distance: merged.distance),
-                                                includeCoordinates: includeCoordinates) else { return .null }
-    members.append(("sources", .array(merged.sourceIDs.map { .string($0.rawValue) })))
-    members.append(("field_sources", .object(merged.fieldSources.keys.sorted().map { ($0, .string(merged.fieldSources[$0]!.rawValue)) })))
-    members.append(("open_now", merged.isOpenNow.map(OrderedJSON.bool) ?? .null))
-    members.append(("business_status", .string(merged.businessStatus.rawValue)))
-    if let zone = merged.timeZone { members.append(("time_zone", .string(zone))) }
-    if !merged.providerURLs.isEmpty {
-        members.append(("provider_urls", .object(merged.providerURLs.keys.sorted().map { ($0.rawValue, .string(merged.providerURLs[$0]!)) })))
-    }
-    return .object(members)
-}
-
-func providersJSON(_ statuses: [ProviderStatus]) -> OrderedJSON {
-    .object(statuses.map { status in
-        var members: [(String, OrderedJSON)] = [("status", .string(status.state.rawValue)), ("count", .int(status.count))]
-        if let clamped = status.clampedRadius { members.append(("radius_clamped_to_m", .double(clamped.meters))) }
-        members.append(("requests", .int(status.requests)))
-        if status.servedFromCache { members.append(("cached", .bool(true))) }
-        members.append(("seconds", .double((status.seconds * 1000).rounded() / 1000)))
-        if let error = status.error { members.append(("error", .string(error.description))) }
-        return (status.provider.rawValue, .object(members))
-    })
-}
 
 func searchTable(_ answer: FederatedAnswer) -> String {
     var out = ""

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import GeoCore
 import PlaceModel
+import PlaceQuery
 import PlaceStore
 
 /// `--db`: which index file.
@@ -17,6 +18,11 @@ struct IndexOptions: ParsableArguments {
 
     func openIndex() throws -> SpatiaLitePlaceIndex {
         try reportingFailures { try SpatiaLitePlaceIndex(path: path, mode: .readOnly) }
+    }
+
+    /// The index for async callers (search, serve): its calls run on a thread pool of its own.
+    func openStore(threads: Int? = nil) throws -> SpatiaLitePlaceStore {
+        try reportingFailures { try SpatiaLitePlaceStore(path: path, threads: threads) }
     }
 }
 

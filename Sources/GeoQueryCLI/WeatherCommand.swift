@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import GeoCore
+import GeoQueryWire
 import Providers
 
 /// `geoquery weather`: current conditions and a daily forecast at a point.
@@ -48,43 +49,8 @@ struct WeatherLookup: AsyncParsableCommand {
         let weather: Weather
         do { weather = try await adapter.weather(at: coordinate, days: days) } catch { throw CLIFailure(error) }
         let resolved = format ?? (isatty(STDOUT_FILENO) != 0 ? .table : .json)
-        Renderer.emit(resolved == .table ? weatherTable(weather) : weatherJSON(weather).rendered(pretty: true) + "\n")
+        Renderer.emit(resolved == .table ? weatherTable(weather) : WeatherAnswer.json(weather).rendered(pretty: true) + "\n")
     }
-}
-
-private func iso(_ date: Date) -> String { ISO8601DateFormatter().string(from: date) }
-
-private func number(_ value: Double?) -> OrderedJSON { value.map { .double(($0 * 100).rounded() / 100) } ?? .null }
-
-func weatherJSON(_ weather: Weather) -> OrderedJSON {
-    let units = Weather.units
-    var members: [(String, OrderedJSON)] = [
-        ("provider", .string(weather.provider.rawValue)),
-        ("lat", .double(weather.coordinate.latitude)), ("lon", .double(weather.coordinate.longitude)),
-        ("timezone", .optional(weather.timeZone)),
-        ("units", .object([("temperature", .string(units.temperature)), ("wind_speed", .string(units.windSpeed)),
-                           ("wind_direction", .string(units.windDirection)), ("precipitation", .string(units.precipitation)),
-                           ("humidity", .string(units.humidity)), ("precipitation_probability", .string("%"))])),
-    ]
-    if let current = weather.current {
-        members.append(("current", .object([
-            ("time", .string(iso(current.time))), ("temperature", number(current.temperature)),
-            ("apparent_temperature", number(current.apparentTemperature)), ("humidity", number(current.humidity)),
-            ("wind_speed", number(current.windSpeed)), ("wind_direction", number(current.windDirection)),
-            ("precipitation", number(current.precipitation)), ("condition", .string(current.condition.rawValue)),
-            ("text", .string(current.text)),
-        ])))
-    } else {
-        members.append(("current", .null))
-    }
-    members.append(("daily", .array(weather.daily.map { day in
-        .object([("date", .string(day.date)), ("min", number(day.minimumTemperature)), ("max", number(day.maximumTemperature)),
-                 ("precipitation", number(day.precipitation)), ("precipitation_probability", number(day.precipitationProbability)),
-                 ("condition", .string(day.condition.rawValue)), ("text", .string(day.text)),
-                 ("sunrise", day.sunrise.map { .string(iso($0)) } ?? .null), ("sunset", day.sunset.map { .string(iso($0)) } ?? .null)])
-    })))
-    members.append(("attribution", .string(weather.attribution)))
-    return .object(members)
 }
 
 func weatherTable(_ weather: Weather) -> String {

@@ -1,6 +1,6 @@
 import COSM
 import Foundation
-import PlaceStore
+import PlaceQuery
 import GeoCore
 import PlaceModel
 
@@ -102,6 +102,9 @@ struct OSMInput: Sendable {
 /// The passes over one dump, run on the reader's thread; readosm's callbacks reach it through
 /// their user-data pointer.
 final class OSMScan: @unchecked Sendable {
+    // @unchecked Sendable: a scan is made on the importing thread and handed to the reading
+    // thread before readosm runs; from then on only that thread (and readosm's callbacks, on the
+    // same thread) touch its mutable state. The consumer talks to it only through `queue`.
     enum Phase { case waysAndRelations, relationMembers, nodes }
 
     /// A way or relation that is a place, waiting for its nodes' coordinates.

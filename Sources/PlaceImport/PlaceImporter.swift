@@ -1,7 +1,7 @@
 import Foundation
 import GeoCore
 import PlaceModel
-import PlaceStore
+import PlaceQuery
 
 /// What an import did.
 public struct ImportSummary: Sendable, Hashable, Codable {
@@ -72,7 +72,10 @@ public enum PlaceImporter {
     ///   store error; in every case the index is unchanged.
     /// - Parameter progress: called about every 50 000 rows with the rows read and, when the
     ///   reader can tell, the share of the file read (for a progress bar).
-    public static func importFile(_ path: String, format: ImportFormat, into index: SpatiaLitePlaceIndex,
+    ///
+    /// Blocks the calling thread until the commit: call it from a thread of its own, not from
+    /// Swift's cooperative pool.
+    public static func importFile<Store: SnapshotStore>(_ path: String, format: ImportFormat, into index: Store,
                                   source: String? = nil, options: ImportOptions = ImportOptions(),
                                   progress: ((_ rows: Int, _ fraction: Double?) -> Void)? = nil) throws -> ImportSummary {
         let started = Date()
@@ -84,10 +87,10 @@ public enum PlaceImporter {
                                     problems: [], seconds: 0)
         var problems: [RowProblem] = []
         // Reading, parsing and encoding run on a thread of their own, writing on this one.
-        let pipeline = ReadingPipeline(reader: reader, source: sourceName, batchSize: options.batchSize,
+        let pipeline = ReadingPipeline<Store.Writer.Batch>(reader: reader, source: sourceName, batchSize: options.batchSize,
                                        problemsToKeep: max(options.problemsToReport, 5))
         defer { pipeline.cancel() }
-        try index.fill { writer in
+        try index.importSnapshot { writer in
             try writer.beginSnapshot(source: sourceName)
             var reported = 0
             while let chunk = try pipeline.next() {
@@ -99,7 +102,7 @@ public enum PlaceImporter {
                     throw ImportError.tooManyRejects(rejected: summary.rejected, total: summary.rowsRead, maximumRatio: 0,
                                                      firstProblems: problems)
                 }
-                let counts = try writer.merge(encoded: chunk.places)
+                let counts = try writer.merge(chunk.places)
                 summary.added += counts.added
                 summary.updated += counts.updated
                 summary.unchanged += counts.unchanged
@@ -115,7 +118,7 @@ public enum PlaceImporter {
                                                  maximumRatio: options.maximumRejectRatio, firstProblems: problems)
             }
             summary.removed = try writer.finishSnapshot()
-            try writer.setMetadata(ISO8601DateFormatter().string(from: started), forKey: "imported:" + sourceName)
+            try writer.recordImport(of: sourceName, at: started)
         }
         summary.problems = problems.prefix(options.problemsToReport).map(\.description)
         summary.seconds = Date().timeIntervalSince(started)

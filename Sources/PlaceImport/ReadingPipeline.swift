@@ -1,14 +1,17 @@
 import Foundation
 import PlaceModel
-import PlaceStore
+import PlaceQuery
 
 /// Reads a dump on a thread of its own and hands over batches of encoded places, so that
 /// parsing and encoding one batch overlaps SQLite writing the one before (on two cores an
 /// import takes about the longer of the two rather than their sum).
-final class ReadingPipeline: @unchecked Sendable {
+///
+/// Generic over the store's batch form, so that preparing places for the store (SpatiaLite's
+/// flat encoding, say) happens on the reading thread too.
+final class ReadingPipeline<Batch: PlaceBatch>: Sendable {
     /// One batch of what the reader read.
     struct Chunk: Sendable {
-        var places = EncodedBatch()
+        var places = Batch()
         /// Records read, places or not.
         var rows = 0
         var rejected = 0
@@ -72,6 +75,8 @@ final class ReadingPipeline: @unchecked Sendable {
 
     /// Lets the reader, which is used by one thread at a time, cross to the reading thread.
     private final class ReaderBox: @unchecked Sendable {
+        // @unchecked Sendable: the box is created on the importing thread and then used only by
+        // the reading thread; nothing else keeps a reference to the reader.
         var reader: any DumpReader
         init(_ reader: any DumpReader) { self.reader = reader }
     }

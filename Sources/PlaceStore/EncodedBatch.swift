@@ -1,5 +1,6 @@
 import GeoCore
 import PlaceModel
+import PlaceQuery
 
 /// Places in their stored form, laid out flat: every row's id, source, name and `details`
 /// record back to back in one byte buffer, the numbers beside them, and each category
@@ -7,10 +8,10 @@ import PlaceModel
 ///
 /// Encoding is most of the per-place work of a write that is not SQLite's, and it needs no
 /// connection, so an importer encodes on one thread while another writes
-/// (``PlaceWriter/merge(encoded:)``). The flat layout is what makes the hand-over cheap: the
+/// (``PlaceWriter/merge(_:)-(EncodedBatch)``). The flat layout is what makes the hand-over cheap: the
 /// writer binds straight from the buffer, and a batch of ten thousand places is freed as a
 /// handful of arrays rather than a few hundred thousand strings.
-public struct EncodedBatch: Sendable {
+public struct EncodedBatch: PlaceBatch {
     /// Where a row's text or record lies in ``bytes``.
     struct Span: Sendable {
         var start: Int

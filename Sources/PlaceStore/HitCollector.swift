@@ -1,6 +1,7 @@
 import Foundation
 import GeoCore
 import PlaceModel
+import PlaceQuery
 
 /// Collects a query's matches during a scan and turns them into a sorted page.
 ///
@@ -33,7 +34,7 @@ struct HitCollector: ~Copyable {
         }
         let kept = limit.map { min($0, keys.count) } ?? keys.count
         let matches = keys.prefix(kept).map { key in
-            PlaceMatch(arena: arena, offset: key.offset, distance: withDistances ? Distance(uncheckedMeters: key.distance) : nil)
+            PlaceMatch(storage: arena, offset: key.offset, distance: withDistances ? Distance(uncheckedMeters: key.distance) : nil)
         }
         var next: String?
         if kept < keys.count, let last = keys.prefix(kept).last {

@@ -1,5 +1,6 @@
 import Foundation
 import PlaceModel
+import PlaceQuery
 
 /// The `details` column: every field of a place but its id, source, name and coordinates, in one
 /// compact binary record, so that a query reads seven columns per row rather than thirty. The

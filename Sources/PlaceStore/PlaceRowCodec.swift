@@ -1,6 +1,7 @@
 import Foundation
 import GeoCore
 import PlaceModel
+import PlaceQuery
 
 /// Turns a ``Place`` into a row of `places` and back.
 ///

@@ -15,8 +15,6 @@ public enum PlaceStoreError: Error, Sendable, CustomStringConvertible {
     case schemaTooNew(found: Int, supported: Int)
     /// The file is a SQLite database but not a GeoQuery index.
     case notAnIndex(path: String)
-    /// A page cursor that is malformed or belongs to another query.
-    case invalidCursor(String, reason: String)
     /// A stored row that cannot be turned back into a place (a damaged or hand-edited file).
     case corruptRow(id: String, reason: String)
     /// An argument outside its valid range.
@@ -25,7 +23,7 @@ public enum PlaceStoreError: Error, Sendable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .indexNotFound(let path):
-            return "no place index at \(path); build one with `geoquery import FILE --format geonames-csv --db \(path)` or `make run`"
+            return "no place index at \(path); import a dump into that path first to create one"
         case .cannotOpen(let path, let message):
             return "cannot open place index \(path): \(message)"
         case .spatiaLiteUnavailable(let message):
@@ -36,8 +34,6 @@ public enum PlaceStoreError: Error, Sendable, CustomStringConvertible {
             return "the index has schema version \(found), newer than the \(supported) this geoquery supports; upgrade geoquery"
         case .notAnIndex(let path):
             return "\(path) is a SQLite file but not a GeoQuery place index"
-        case .invalidCursor(let text, let reason):
-            return "cursor '\(text)' is invalid: \(reason); start again without --cursor"
         case .corruptRow(let id, let reason):
             return "stored place \(id) is damaged: \(reason)"
         case .invalidArgument(let message):

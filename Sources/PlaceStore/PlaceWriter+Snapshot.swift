@@ -1,16 +1,8 @@
 import Foundation
 import PlaceModel
+import PlaceQuery
 
-/// How a snapshot merge treated a batch.
-public struct SnapshotCounts: Sendable, Hashable, Codable {
-    public var added = 0
-    public var updated = 0
-    public var unchanged = 0
-
-    public init() {}
-}
-
-extension PlaceWriter {
+extension PlaceWriter: SnapshotWriter {
     /// Starts a snapshot of `source`: the places merged until ``finishSnapshot()`` become all of
     /// that source, and the source's other places are removed then. Other sources are untouched.
     public func beginSnapshot(source: String) throws {
@@ -30,11 +22,11 @@ extension PlaceWriter {
     /// ``finishSnapshot()``. A place counts as unchanged when everything but its import time is
     /// equal; unchanged rows are not rewritten (and keep their import time).
     public func merge(_ places: [Place]) throws -> SnapshotCounts {
-        try merge(encoded: try EncodedBatch(places))
+        try merge(try EncodedBatch(places))
     }
 
     /// ``merge(_:)`` for places encoded beforehand (on another thread, say).
-    public func merge(encoded batch: EncodedBatch) throws -> SnapshotCounts {
+    public func merge(_ batch: EncodedBatch) throws -> SnapshotCounts {
         guard snapshotSource != nil else {
             throw PlaceStoreError.invalidArgument("merge needs beginSnapshot(source:) first")
         }
@@ -100,5 +92,10 @@ extension PlaceWriter {
         try index.connection.execute("DROP TABLE temp.snapshot_seen")
         snapshotSource = nil
         return removed
+    }
+
+    /// Records the import time of `source` (read by ``SpatiaLitePlaceIndex/statistics()``).
+    public func recordImport(of source: String, at time: Date) throws {
+        try setMetadata(ISO8601DateFormatter().string(from: time), forKey: "imported:" + source)
     }
 }

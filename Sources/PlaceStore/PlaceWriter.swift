@@ -1,6 +1,7 @@
 import Foundation
 import GeoCore
 import PlaceModel
+import PlaceQuery
 
 /// Writes inside one transaction of ``SpatiaLitePlaceIndex/write(_:)``. Valid only inside that
 /// closure.

@@ -1,6 +1,7 @@
 import Foundation
 import GeoCore
 import PlaceModel
+import PlaceQuery
 
 /// The rows one query matched, copied byte for byte into a single buffer, so that collecting a
 /// match costs a `memcpy` rather than a dozen allocations. A ``PlaceMatch`` points into it and
@@ -8,7 +9,7 @@ import PlaceModel
 ///
 /// Layout of one row at `offset`: latitude and longitude as 8-byte doubles, then three 4-byte
 /// lengths and the bytes of id, name and details (length `UInt32.max` = NULL).
-final class RowArena: @unchecked Sendable {
+final class RowArena: PlaceRowStorage, @unchecked Sendable {
     // @unchecked Sendable: the bytes are written only by the `Builder` that creates the arena,
     // before any `PlaceMatch` can see it, and never again.
     private let base: UnsafeMutableRawPointer?
@@ -116,6 +117,10 @@ final class RowArena: @unchecked Sendable {
             RowArena.field(field, in: buffer, at: offset).map { String(decoding: $0, as: UTF8.self) }
         }
     }
+
+    func id(at offset: Int) -> PlaceID { PlaceID(trustedRawValue: text(.id, at: offset) ?? "") }
+
+    func name(at offset: Int) -> String { text(.name, at: offset) ?? "" }
 
     func coordinate(at offset: Int) -> Coordinate {
         withBytes { buffer in

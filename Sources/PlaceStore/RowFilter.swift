@@ -1,4 +1,5 @@
 import PlaceModel
+import PlaceQuery
 
 /// A ``PlaceFilter``'s category, rating, price and source conditions, prepared once per query
 /// and checked on each candidate row's raw bytes without decoding it.

@@ -1,4 +1,5 @@
 import Foundation
+import PlaceQuery
 
 /// The name index (`places_fts`) of a bulk load, built on a thread of its own while the rows go
 /// in, then copied into the index before the commit.

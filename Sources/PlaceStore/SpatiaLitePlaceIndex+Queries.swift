@@ -1,6 +1,7 @@
 import Foundation
 import GeoCore
 import PlaceModel
+import PlaceQuery
 
 extension SpatiaLitePlaceIndex {
     /// Relative error band of the haversine distance against the ellipsoidal one. The true bound
@@ -14,7 +15,7 @@ extension SpatiaLitePlaceIndex {
     /// - Parameters:
     ///   - limit: the most places to return; nil for all.
     ///   - cursor: ``PlacePage/nextCursor`` of the previous page of the same query.
-    /// - Throws: ``PlaceStoreError/invalidCursor(_:reason:)``, ``PlaceStoreError/invalidArgument(_:)``
+    /// - Throws: ``PlaceQueryError``
     ///   for a limit below 1, or a SQLite error.
     public func near(_ center: Coordinate, radius: Distance, filter: PlaceFilter = .none,
                      limit: Int? = nil, cursor: String? = nil) throws -> PlacePage {
@@ -95,7 +96,7 @@ extension SpatiaLitePlaceIndex {
     /// are `count` of them. All steps read one snapshot.
     public func nearest(_ center: Coordinate, count: Int, maxDistance: Distance? = nil,
                         filter: PlaceFilter = .none) throws -> [PlaceMatch] {
-        guard count >= 1 else { throw PlaceStoreError.invalidArgument("k must be at least 1, got \(count)") }
+        guard count >= 1 else { throw PlaceQueryError.invalidArgument(name: "k", value: String(count), valid: "it must be at least 1") }
         let ceiling = min(maxDistance?.meters ?? WGS84.halfMeridianLength, WGS84.halfMeridianLength)
         return try reading {
             var radius = min(Self.firstProbeRadius, ceiling)
@@ -224,7 +225,7 @@ extension SpatiaLitePlaceIndex {
 
     static func validate(limit: Int?) throws {
         if let limit, limit < 1 {
-            throw PlaceStoreError.invalidArgument("limit must be at least 1 (or all), got \(limit)")
+            throw PlaceQueryError.invalidArgument(name: "limit", value: String(limit), valid: "it must be at least 1 (or no limit)")
         }
     }
 

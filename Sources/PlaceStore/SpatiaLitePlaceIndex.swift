@@ -2,6 +2,7 @@ import CSpatiaLite
 import Foundation
 import GeoCore
 import PlaceModel
+import PlaceQuery
 
 /// The default ``PlaceIndex``: a single SpatiaLite file.
 ///
@@ -18,7 +19,7 @@ import PlaceModel
 /// coordinates from the table (the R*Tree's 32-bit floats are only an outward-rounded hint),
 /// drop candidates whose cheap haversine distance is clearly outside the radius, and decide
 /// the rest by ``Geodesic/distance(_:_:)``. Statements are prepared once and reused.
-public final class SpatiaLitePlaceIndex: PlaceIndex, @unchecked Sendable {
+public final class SpatiaLitePlaceIndex: SnapshotStore, @unchecked Sendable {
     // @unchecked Sendable: the connection and statement cache are touched only while `lock` is
     // held, which makes every use of them serial.
     private let lock = NSRecursiveLock()
@@ -138,6 +139,12 @@ public final class SpatiaLitePlaceIndex: PlaceIndex, @unchecked Sendable {
             defer { _ = try? connection.scalarText("PRAGMA journal_mode = WAL") }
             return try transaction(body)
         }
+    }
+
+    /// A snapshot import is a ``fill(_:)``: a rollback journal when it fills an empty index
+    /// nobody else has open, WAL otherwise.
+    public func importSnapshot<T>(_ body: (PlaceWriter) throws -> T) throws -> T {
+        try fill(body)
     }
 
     /// One transaction around `body` (call with the lock held).

@@ -56,7 +56,7 @@ public struct FoursquareAdapter: PlaceProvider {
         var places: [ProviderPlace] = []
         var requests = 0
         while let next = url, places.count < request.limit, requests < 10 {
-            let (json, response) = try await client.json(HTTPRequest(url: next, headers: headers))
+            let (json, response) = try await client.json(ProviderRequest(url: next, headers: headers))
             requests += 1
             let page = json["results"]?.elements ?? []
             places += try page.map { try place($0, center: request.center) }

@@ -42,7 +42,7 @@ public struct GooglePlacesAdapter: PlaceProvider {
         let key = try settings.environment.key(for: .google)
         let base = try settings.baseURL(.google, default: "https://places.googleapis.com")
         let localID = id.hasPrefix("google:") ? String(id.dropFirst(7)) : id
-        let request = HTTPRequest(url: endpoint(base, "/v1/places/" + localID),
+        let request = ProviderRequest(url: endpoint(base, "/v1/places/" + localID),
                                   headers: ["X-Goog-Api-Key": key, "X-Goog-FieldMask": Self.placeFields.joined(separator: ",")])
         let (json, _) = try await settings.client(.google, key: key).json(request)
         return try place(json, center: center)
@@ -54,7 +54,7 @@ public struct GooglePlacesAdapter: PlaceProvider {
         let key = try settings.environment.key(for: .google)
         let base = try settings.baseURL(.google, default: "https://places.googleapis.com")
         let width = min(4800, max(1, maxWidth))
-        let request = HTTPRequest(url: endpoint(base, "/v1/\(reference)/media",
+        let request = ProviderRequest(url: endpoint(base, "/v1/\(reference)/media",
                                                 query: [("maxWidthPx", String(width)), ("skipHttpRedirect", "true")]),
                                   headers: ["X-Goog-Api-Key": key])
         let (json, _) = try await settings.client(.google, key: key).json(request)
@@ -106,10 +106,10 @@ public struct GooglePlacesAdapter: PlaceProvider {
         return ProviderResult(.google, found: places, for: request, radius: radius, clamped: clamped, requests: requests)
     }
 
-    private func post(_ url: URL, body: [String: JSONValue], key: String, fieldMask: String) throws -> HTTPRequest {
+    private func post(_ url: URL, body: [String: JSONValue], key: String, fieldMask: String) throws -> ProviderRequest {
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
-        return HTTPRequest(method: "POST", url: url,
+        return ProviderRequest(method: "POST", url: url,
                            headers: ["Content-Type": "application/json", "X-Goog-Api-Key": key, "X-Goog-FieldMask": fieldMask],
                            body: try encoder.encode(JSONValue.object(body)))
     }
@@ -202,7 +202,7 @@ public struct GooglePlacesAdapter: PlaceProvider {
         var tokenRetries = 0
         while true {
             let parameters = pageToken.map { [("pagetoken", $0), ("key", key)] } ?? query + [("key", key)]
-            let (json, _) = try await client.json(HTTPRequest(url: endpoint(base, path, query: parameters)))
+            let (json, _) = try await client.json(ProviderRequest(url: endpoint(base, path, query: parameters)))
             requests += 1
             let status = json["status"]?.text ?? "missing status"
             switch status {

@@ -32,7 +32,7 @@ public struct HEREAdapter: PlaceProvider {
             if !ids.isEmpty { query.append(("categories", ids.joined(separator: ","))) }
             url = endpoint(try base("browse"), "/v1/browse", query: query + [("apiKey", key)])
         }
-        let (json, _) = try await client.json(HTTPRequest(url: url, headers: ["Accept": "application/json"]))
+        let (json, _) = try await client.json(ProviderRequest(url: url, headers: ["Accept": "application/json"]))
         let places = try (json["items"]?.elements ?? [])
             .filter { ($0["resultType"]?.text ?? "place") == "place" }
             .map { try item($0, center: request.center) }
@@ -45,7 +45,7 @@ public struct HEREAdapter: PlaceProvider {
         let key = try settings.environment.key(for: .here)
         let localID = id.hasPrefix("here:here:") ? String(id.dropFirst(5)) : id
         let url = endpoint(try base("lookup"), "/v1/lookup", query: [("id", localID), ("apiKey", key)])
-        let (json, _) = try await settings.client(.here, key: key).json(HTTPRequest(url: url))
+        let (json, _) = try await settings.client(.here, key: key).json(ProviderRequest(url: url))
         return try item(json, center: center)
     }
 

@@ -4,7 +4,7 @@ import FoundationNetworking
 #endif
 
 /// One HTTP request as an adapter builds it.
-public struct HTTPRequest: Sendable, Hashable {
+public struct ProviderRequest: Sendable, Hashable {
     public var method: String
     public var url: URL
     /// Header names as sent; looked up case-insensitively by servers.
@@ -24,7 +24,7 @@ public struct HTTPRequest: Sendable, Hashable {
 }
 
 /// One HTTP response: status, headers (names lower-cased) and body.
-public struct HTTPResponse: Sendable, Hashable {
+public struct ProviderResponse: Sendable, Hashable {
     public var status: Int
     public var headers: [String: String]
     public var body: Data
@@ -44,7 +44,7 @@ public struct HTTPResponse: Sendable, Hashable {
 public protocol HTTPTransport: Sendable {
     /// Sends `request` and returns whatever status came back; throws only when no response came
     /// (``TransportFailure``).
-    func send(_ request: HTTPRequest) async throws -> HTTPResponse
+    func send(_ request: ProviderRequest) async throws -> ProviderResponse
 }
 
 /// Why no response came back.
@@ -72,7 +72,7 @@ public struct URLSessionTransport: HTTPTransport {
         session = URLSession(configuration: configuration)
     }
 
-    public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+    public func send(_ request: ProviderRequest) async throws -> ProviderResponse {
         var urlRequest = URLRequest(url: request.url, timeoutInterval: request.timeout)
         urlRequest.httpMethod = request.method
         for (name, value) in request.headers { urlRequest.setValue(value, forHTTPHeaderField: name) }
@@ -90,7 +90,7 @@ public struct URLSessionTransport: HTTPTransport {
                 for (name, value) in http.allHeaderFields {
                     if let name = name as? String, let value = value as? String { headers[name] = value }
                 }
-                return HTTPResponse(status: http.statusCode, headers: headers, body: data)
+                return ProviderResponse(status: http.statusCode, headers: headers, body: data)
             } catch let error as URLError where error.code == .timedOut {
                 throw TransportFailure.timedOut(seconds: timeout)
             } catch let error as URLError {

@@ -1,7 +1,7 @@
 import Foundation
 import GeoCore
 import PlaceModel
-import PlaceStore
+import PlaceQuery
 
 /// The local index (imported dumps and hidden gems) as one more source of a federated search.
 public struct LocalIndexProvider: PlaceProvider {

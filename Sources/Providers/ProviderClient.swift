@@ -13,19 +13,19 @@ struct ProviderClient: Sendable {
     /// Strings that must never appear in a log or an error (the key).
     let secrets: [String]
     /// Pulls `(code, message)` out of the provider's error body.
-    let errorMessage: @Sendable (HTTPResponse) -> (code: String?, message: String)
+    let errorMessage: @Sendable (ProviderResponse) -> (code: String?, message: String)
 
     private static let logger = Logger(label: "geoquery.providers")
 
     /// Sends `request` until it succeeds, fails for good, or runs out of attempts.
-    func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+    func send(_ request: ProviderRequest) async throws -> ProviderResponse {
         var request = request
         request.timeout = timeout
         var attempt = 0
         while true {
             attempt += 1
             try Task.checkCancellation()
-            let response: HTTPResponse
+            let response: ProviderResponse
             do {
                 response = try await transport.send(request)
             } catch let failure as TransportFailure {
@@ -63,7 +63,7 @@ struct ProviderClient: Sendable {
     }
 
     /// Sends `request` and decodes the body as JSON.
-    func json(_ request: HTTPRequest) async throws -> (JSONValue, HTTPResponse) {
+    func json(_ request: ProviderRequest) async throws -> (JSONValue, ProviderResponse) {
         let response = try await send(request)
         return (try decode(response.body), response)
     }
@@ -99,7 +99,7 @@ struct ProviderClient: Sendable {
 
     /// The message of the usual error envelopes: `{"error":{"code","message"|"description","status"}}`,
     /// `{"message"}`, `{"title","cause"}`, `{"reason"}`; else the start of the body.
-    static func standardErrorMessage(_ response: HTTPResponse) -> (code: String?, message: String) {
+    static func standardErrorMessage(_ response: ProviderResponse) -> (code: String?, message: String) {
         let fallback = "HTTP \(response.status)"
         guard let json = try? JSONDecoder().decode(JSONValue.self, from: response.body) else {
             let text = String(decoding: response.body.prefix(200), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)

@@ -21,7 +21,7 @@ public struct ProviderSettings: Sendable {
 
     /// A client for `provider` that redacts `key`.
     func client(_ provider: ProviderName, key: String,
-                errorMessage: @escaping @Sendable (HTTPResponse) -> (code: String?, message: String) = ProviderClient.standardErrorMessage) -> ProviderClient {
+                errorMessage: @escaping @Sendable (ProviderResponse) -> (code: String?, message: String) = ProviderClient.standardErrorMessage) -> ProviderClient {
         ProviderClient(provider: provider, transport: transport, retry: retry, timeout: timeout, secrets: [key], errorMessage: errorMessage)
     }
 

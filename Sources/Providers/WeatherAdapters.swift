@@ -19,7 +19,7 @@ public struct OpenMeteoAdapter: WeatherProvider {
             ("timezone", "auto"), ("forecast_days", String(min(16, max(1, days)))), ("wind_speed_unit", "ms"),
         ])
         let client = settings.client(.openMeteo, key: "")
-        let (json, _) = try await client.json(HTTPRequest(url: url))
+        let (json, _) = try await client.json(ProviderRequest(url: url))
         let clock = LocalClock(utcOffsetSeconds: json["utc_offset_seconds"]?.intValue ?? 0)
         func localTime(_ text: String?) -> Date? { text.flatMap(clock.date) }
         var current: CurrentWeather?
@@ -69,7 +69,7 @@ public struct OpenWeatherMapAdapter: WeatherProvider {
             ("lat", String(coordinate.latitude)), ("lon", String(coordinate.longitude)),
             ("exclude", "minutely,hourly,alerts"), ("units", "metric"), ("appid", key),
         ])
-        let (json, _) = try await settings.client(.openWeatherMap, key: key).json(HTTPRequest(url: url))
+        let (json, _) = try await settings.client(.openWeatherMap, key: key).json(ProviderRequest(url: url))
         let clock = LocalClock(utcOffsetSeconds: json["timezone_offset"]?.intValue ?? 0)
         func condition(_ block: JSONValue?) -> (WeatherCondition, String) {
             let first = block?["weather"]?.elements.first
@@ -117,7 +117,7 @@ public struct PirateWeatherAdapter: WeatherProvider {
         let encodedKey = key.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? key
         let url = endpoint(base, "/forecast/\(encodedKey)/\(coordinate.latitude),\(coordinate.longitude)",
                            query: [("units", "si"), ("exclude", "minutely,hourly,alerts")])
-        let (json, _) = try await settings.client(.pirateWeather, key: key).json(HTTPRequest(url: url))
+        let (json, _) = try await settings.client(.pirateWeather, key: key).json(ProviderRequest(url: url))
         let clock = LocalClock(utcOffsetSeconds: Int((json["offset"]?.number ?? 0) * 3600))
         var current: CurrentWeather?
         if let block = json["currently"], let temperature = block["temperature"]?.number {

@@ -39,9 +39,11 @@ public enum RouteShape: Sendable, Equatable, CustomStringConvertible {
 
 /// How hard to look.
 public struct RouteOptions: Sendable {
-    /// When to stop improving and answer with the best order so far. Exact search for small
-    /// inputs usually finishes long before; larger inputs use all of it.
-    public var deadline: ContinuousClock.Instant
+    /// How long a solve may take, counted from when ``RouteSolver/solve(_:shape:options:)``
+    /// starts (not from when the options were made): then it stops improving and answers with the
+    /// best order so far. Exact search for small inputs usually finishes long before; larger
+    /// inputs use all of it.
+    public var timeLimit: Duration
     /// Seed for the randomised improvement steps: the same input, seed and amount of work give
     /// the same order.
     public var seed: UInt64
@@ -55,7 +57,7 @@ public struct RouteOptions: Sendable {
     /// - Parameters:
     ///   - timeLimit: how long the solver may take (default one second).
     public init(timeLimit: Duration = .seconds(1), seed: UInt64 = 1, exactLimit: Int = 60, maximumKicks: Int? = nil) {
-        self.deadline = ContinuousClock.now.advanced(by: timeLimit)
+        self.timeLimit = timeLimit
         self.seed = seed
         self.exactLimit = exactLimit
         self.maximumKicks = maximumKicks

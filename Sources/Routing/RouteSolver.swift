@@ -38,6 +38,7 @@ public enum RouteSolver {
     ///   needs a forbidden edge.
     public static func solve(_ costs: RouteCosts, shape: RouteShape = .closed(),
                              options: RouteOptions = RouteOptions()) throws -> Route {
+        let deadline = ContinuousClock.now.advanced(by: options.timeLimit)
         let n = costs.count
         guard n > 0 else { throw RoutingError.noStops }
         try shape.validate(count: n)
@@ -69,7 +70,7 @@ public enum RouteSolver {
             DirectedSearch(costs: tourCosts, candidates: candidates, initialTour: initial)
         }
         search.improveAll()
-        search.iterate(deadline: options.deadline, maximumKicks: kicks, random: &random)
+        search.iterate(deadline: deadline, maximumKicks: kicks, random: &random)
         var tour = search.tour
         var method = search.name
         var proven = false
@@ -78,10 +79,10 @@ public enum RouteSolver {
             let outcome: BranchAndBound.Outcome
             if costs.isSymmetric {
                 var proof = BranchAndBound(costs: tourCosts, tour: tour, length: search.length)
-                outcome = proof.run(deadline: options.deadline)
+                outcome = proof.run(deadline: deadline)
                 method += " + 1-tree branch and bound"
             } else {
-                outcome = DirectedProof.run(costs: tourCosts, tour: tour, length: search.length, deadline: options.deadline)
+                outcome = DirectedProof.run(costs: tourCosts, tour: tour, length: search.length, deadline: deadline)
                 method += " + 1-tree branch and bound on the two-node symmetric transform"
             }
             tour = outcome.tour

@@ -10,6 +10,9 @@ import GeoCore
 ///
 /// A final class over raw buffers, so that the hot loops read costs without reference counting.
 final class TourCosts: @unchecked Sendable {
+    // @unchecked Sendable: everything but the cost caches is immutable after init. The caches
+    // are written on reads, so one `TourCosts` belongs to one solve: a solver builds its own and
+    // never shares it between threads (it only crosses to the thread that runs the solve).
     enum Kind { case matrix, geodesic, plane, tsplibGeographic }
 
     let stopCount: Int

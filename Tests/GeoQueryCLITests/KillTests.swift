@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import GeoCore
+import PlaceQuery
 @testable import PlaceStore
 
 typealias GeoCoreCoordinate = Coordinate

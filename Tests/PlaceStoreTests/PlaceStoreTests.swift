@@ -1,6 +1,7 @@
 import Foundation
 import GeoCore
 import PlaceModel
+import PlaceQuery
 import Testing
 @testable import PlaceStore
 
@@ -160,7 +161,7 @@ import Testing
     @Test func openingErrorsSayWhatToDo() throws {
         let missing = FileManager.default.temporaryDirectory.appendingPathComponent("absent-\(UUID()).sqlite").path
         do { _ = try SpatiaLitePlaceIndex(path: missing); Issue.record("opened") } catch {
-            #expect(String(describing: error).contains("geoquery import"))
+            #expect(String(describing: error).contains("import a dump"))
         }
         let other = FileManager.default.temporaryDirectory.appendingPathComponent("other-\(UUID()).sqlite").path
         defer { try? FileManager.default.removeItem(atPath: other) }
@@ -279,22 +280,25 @@ import Testing
             let center = try Coordinate(latitude: 0, longitude: 0)
             let first = try index.near(center, radius: try Distance(parsing: "1km"), limit: 2)
             let cursor = try #require(first.nextCursor)
-            #expect(throws: PlaceStoreError.self) { try index.near(center, radius: try Distance(parsing: "2km"), limit: 2, cursor: cursor) }
-            #expect(throws: PlaceStoreError.self) { try index.near(center, radius: try Distance(parsing: "1km"), limit: 2, cursor: "garbage!") }
-            #expect(throws: PlaceStoreError.self) { try index.near(center, radius: try Distance(parsing: "1km"), limit: 0) }
-            #expect(throws: PlaceStoreError.self) { try index.nearest(center, count: 0) }
+            #expect(throws: PlaceQueryError.self) { try index.near(center, radius: try Distance(parsing: "2km"), limit: 2, cursor: cursor) }
+            #expect(throws: PlaceQueryError.self) { try index.near(center, radius: try Distance(parsing: "1km"), limit: 2, cursor: "garbage!") }
+            #expect(throws: PlaceQueryError.self) { try index.near(center, radius: try Distance(parsing: "1km"), limit: 0) }
+            #expect(throws: PlaceQueryError.self) { try index.nearest(center, count: 0) }
         }
     }
 }
 
 @Suite struct ProtocolTests {
-    /// Code written against `PlaceIndex` (as a PostGIS implementation will be) works through the
-    /// async requirements the SpatiaLite index satisfies synchronously.
+    /// Code written against `PlaceIndex` (as the server is) works through the async store, whose
+    /// calls run on its own thread pool; writes through it are read back at once.
     @Test func theIndexWorksThroughTheProtocol() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("geoquery-proto-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
-        let index: any PlaceIndex = try SpatiaLitePlaceIndex(path: directory.appendingPathComponent("p.sqlite").path, mode: .createIfMissing)
+        let path = directory.appendingPathComponent("p.sqlite").path
+        _ = try SpatiaLitePlaceIndex(path: path, mode: .createIfMissing)
+        let store = try SpatiaLitePlaceStore(path: path)
+        let index: any PlaceIndex = store
         try await index.upsert([try makePlace("t:a", 10, 10), try makePlace("t:b", 10, 10.01)])
         let center = try Coordinate(latitude: 10, longitude: 10)
         let page = try await index.near(center, radius: try Distance(parsing: "5km"), filter: .none, limit: 1, cursor: nil)
@@ -306,5 +310,7 @@ import Testing
         #expect(try await index.place(try PlaceID("t:b"))?.name == "Place t:b")
         #expect(try await index.delete([try PlaceID("t:a")]) == 1)
         #expect(try await index.count(source: "t") == 1)
+        try await store.shutdown()
+        await #expect(throws: (any Error).self) { try await index.count(source: nil) }
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import GeoCore
 import PlaceModel
+import PlaceQuery
 @testable import PlaceStore
 
 /// Runs `body` with a new index in a temporary directory that is always removed.

@@ -1,6 +1,7 @@
 import Foundation
 import GeoCore
 import PlaceModel
+import PlaceQuery
 import PlaceStore
 import ProviderTestSupport
 import Testing
@@ -92,10 +93,10 @@ import Testing
         let foursquare = try await LoopbackServer.start(replies: [.recorded("foursquare_places_page1.json")])
         let google = try await LoopbackServer.start(replies: [.json(#"{"error":{"code":500,"message":"Internal error","status":"INTERNAL"}}"#, status: 500)])
         defer { Task { await yelp.stop(); await foursquare.stop(); await google.stop() } }
-        let (index, _) = try localIndex()
+        let (index, path) = try localIndex()
         let before = try index.count()
         let search = FederatedSearch(sources: [
-            LocalIndexProvider(index: index),
+            LocalIndexProvider(index: try SpatiaLitePlaceStore(path: path)),
             GooglePlacesAdapter(settings: settings(google, .google)),
             YelpAdapter(settings: settings(yelp, .yelp)),
             FoursquareAdapter(settings: settings(foursquare, .foursquare)),

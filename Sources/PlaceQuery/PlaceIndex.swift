@@ -14,8 +14,13 @@ import PlaceModel
 ///   antimeridian when `west > east`), sorted by id.
 /// - ``nearest(_:count:maxDistance:filter:)`` returns the `count` nearest places.
 ///
-/// Requirements are `async` so that networked implementations (PostGIS) fit the same protocol;
-/// the SpatiaLite index satisfies them with synchronous methods callable directly.
+/// Requirements are `async` so that networked implementations (PostGIS) fit the same protocol.
+/// An implementation whose calls block (an embedded database) runs them on a thread pool of its
+/// own, never on the caller's thread: callers are Swift's cooperative pool and a server's event
+/// loops, which must not wait on disk.
+///
+/// The conformance suite (`PlaceQueryConformance`) checks every implementation against brute
+/// force; an implementation that passes it answers like every other one.
 public protocol PlaceIndex: Sendable {
     func near(_ center: Coordinate, radius: Distance, filter: PlaceFilter, limit: Int?, cursor: String?) async throws -> PlacePage
     func within(_ box: BoundingBox, filter: PlaceFilter, limit: Int?, cursor: String?) async throws -> PlacePage
@@ -72,14 +77,14 @@ public struct PlaceFilter: Sendable, Hashable, Codable {
 
 /// A place in an answer, with its distance from the query centre when there is one.
 ///
-/// ``id``, ``name``, ``coordinate`` and ``distance`` are cheap. For matches read from a
-/// ``SpatiaLitePlaceIndex``, ``place`` decodes every field from the stored row on each access
+/// ``id``, ``name``, ``coordinate`` and ``distance`` are cheap. For matches a store hands out as
+/// stored rows (``PlaceRowStorage``), ``place`` decodes every field from the row on each access
 /// (keep the value if you use it more than once): a list of a thousand pins never pays for
 /// opening hours it does not show.
 public struct PlaceMatch: Sendable, Hashable {
     private enum Source: Sendable {
         case decoded(Place)
-        case row(RowArena, Int)
+        case row(any PlaceRowStorage, Int)
     }
 
     private let source: Source
@@ -91,8 +96,9 @@ public struct PlaceMatch: Sendable, Hashable {
         self.distance = distance
     }
 
-    init(arena: RowArena, offset: Int, distance: Distance?) {
-        source = .row(arena, offset)
+    /// A match that decodes its place from row `offset` of `storage` when asked.
+    public init(storage: any PlaceRowStorage, offset: Int, distance: Distance?) {
+        source = .row(storage, offset)
         self.distance = distance
     }
 
@@ -100,28 +106,28 @@ public struct PlaceMatch: Sendable, Hashable {
     public var place: Place {
         switch source {
         case .decoded(let place): return place
-        case .row(let arena, let offset): return arena.place(at: offset)
+        case .row(let storage, let offset): return storage.place(at: offset)
         }
     }
 
     public var id: PlaceID {
         switch source {
         case .decoded(let place): return place.id
-        case .row(let arena, let offset): return PlaceID(trustedRawValue: arena.text(.id, at: offset) ?? "")
+        case .row(let storage, let offset): return storage.id(at: offset)
         }
     }
 
     public var name: String {
         switch source {
         case .decoded(let place): return place.name
-        case .row(let arena, let offset): return arena.text(.name, at: offset) ?? ""
+        case .row(let storage, let offset): return storage.name(at: offset)
         }
     }
 
     public var coordinate: Coordinate {
         switch source {
         case .decoded(let place): return place.coordinate
-        case .row(let arena, let offset): return arena.coordinate(at: offset)
+        case .row(let storage, let offset): return storage.coordinate(at: offset)
         }
     }
 
@@ -133,6 +139,20 @@ public struct PlaceMatch: Sendable, Hashable {
         hasher.combine(id)
         hasher.combine(distance)
     }
+}
+
+/// Rows a store matched, kept in the store's own encoding so that a match decodes its place
+/// only when asked. A store implements it once for its row format (SpatiaLite keeps one byte
+/// buffer per query); the rows never change after the store hands them out.
+public protocol PlaceRowStorage: AnyObject, Sendable {
+    /// The whole place stored at `offset`.
+    func place(at offset: Int) -> Place
+    /// The id of the place at `offset`, without decoding the rest.
+    func id(at offset: Int) -> PlaceID
+    /// The name of the place at `offset`.
+    func name(at offset: Int) -> String
+    /// Where the place at `offset` is.
+    func coordinate(at offset: Int) -> Coordinate
 }
 
 /// One page of an answer.

@@ -1,8 +1,11 @@
 import Foundation
 
 /// A bounded hand-over from a producer thread to a consumer: the producer waits while it is
-/// full, the consumer while it is empty.
+/// full, the consumer while it is empty. Importers hand batches from a reading thread to the
+/// writing one with it, whichever store they write to.
 package final class BoundedQueue<Element: Sendable>: @unchecked Sendable {
+    // @unchecked Sendable: every stored property is read and written only while `condition`'s
+    // lock is held, and elements are themselves Sendable.
     private let condition = NSCondition()
     private var items: [Element?] = []  // popped slots are nil, so they free what they held
     private var head = 0

@@ -1,31 +1,58 @@
 import Foundation
 import GeoCore
 import PlaceImport
+import PlaceModel
 import Routing
 
-/// The stops of `geoquery route`, read from a points or matrix file.
-struct RouteStops {
-    var ids: [String]
-    var names: [String]?
-    var coordinates: [Coordinate]?
-    var costs: RouteCosts
+/// Stops that cannot be read: where they came from (a file name, a request body) and why.
+public struct RouteInputError: Error, Sendable, CustomStringConvertible {
+    /// Where the stops came from: a file name, or `request body`.
+    public var origin: String
+    public var reason: String
+    /// True when the input could not be read at all (a missing file), rather than read and found bad.
+    public var isUnreadable = false
+
+    public var description: String { "\(origin): \(reason)" }
+}
+
+/// The stops of a route: ids, optional names and coordinates, and their costs. Read from
+/// GeoJSON points, CSV points, a JSON matrix or TSPLIB, by the CLI and the server alike.
+public struct RouteStops: Sendable {
+    public var ids: [String]
+    public var names: [String]?
+    public var coordinates: [Coordinate]?
+    public var costs: RouteCosts
+
+    public init(ids: [String], names: [String]?, coordinates: [Coordinate]?, costs: RouteCosts) {
+        self.ids = ids
+        self.names = names
+        self.coordinates = coordinates
+        self.costs = costs
+    }
 
     static func read(_ file: String) throws -> String {
         do { return try String(contentsOfFile: file, encoding: .utf8) } catch {
-            throw CLIFailure("cannot read '\(file)': \((error as NSError).localizedDescription)", exitCode: CLIFailure.usage)
+            throw RouteInputError(origin: file, reason: "cannot read it: \((error as NSError).localizedDescription)", isUnreadable: true)
         }
     }
 
-    static func bad(_ file: String, _ reason: String) -> CLIFailure {
-        CLIFailure("\(file): \(reason)", exitCode: CLIFailure.dataError)
+    static func bad(_ file: String, _ reason: String) -> RouteInputError {
+        RouteInputError(origin: file, reason: reason)
     }
 
     /// GeoJSON points (a FeatureCollection or one Feature) or CSV with id, lat and lon columns.
-    static func points(file: String) throws -> RouteStops {
+    public static func points(file: String) throws -> RouteStops {
         let text = try read(file)
         let stops = text.drop { $0.isWhitespace || $0 == "\u{FEFF}" }.first == "{"
             ? try geoJSONPoints(text, file: file) : try csvPoints(file: file)
         try checkUnique(stops.ids, file: file)
+        return stops
+    }
+
+    /// GeoJSON points from text (a FeatureCollection or one Feature); `origin` names it in errors.
+    public static func points(geoJSON text: String, origin: String) throws -> RouteStops {
+        let stops = try geoJSONPoints(text, file: origin)
+        try checkUnique(stops.ids, file: origin)
         return stops
     }
 
@@ -93,8 +120,12 @@ struct RouteStops {
     }
 
     /// JSON {"ids": [...], "distances": [[...]]} or a TSPLIB file.
-    static func matrix(file: String) throws -> RouteStops {
-        let text = try read(file)
+    public static func matrix(file: String) throws -> RouteStops {
+        try matrix(text: try read(file), origin: file)
+    }
+
+    /// A JSON matrix or TSPLIB text; `origin` names it in errors.
+    public static func matrix(text: String, origin file: String) throws -> RouteStops {
         if text.drop(while: \.isWhitespace).first != "{" {
             do {
                 let problem = try TSPLIBProblem(text: text)

@@ -1,0 +1,262 @@
+import Foundation
+import GeoCore
+import PlaceModel
+import PlaceQuery
+
+/// What the query was, echoed in every answer (`query`).
+public struct QueryDescription: Sendable {
+    public var kind: String
+    public var lat: Double?
+    public var lon: Double?
+    public var radiusMeters: Double?
+    public var bbox: [Double]?
+    public var id: String?
+    public var filter: PlaceFilter
+    public var limit: Int?
+    /// The input line of a batch query.
+    public var line: Int?
+    /// Extra members a face adds after the standard ones (the server's `radius_capped`, say).
+    public var extra: [(String, OrderedJSON)]
+
+    public init(kind: String, lat: Double? = nil, lon: Double? = nil, radiusMeters: Double? = nil, bbox: [Double]? = nil,
+                id: String? = nil, filter: PlaceFilter = .none, limit: Int? = nil, line: Int? = nil,
+                extra: [(String, OrderedJSON)] = []) {
+        self.kind = kind
+        self.lat = lat
+        self.lon = lon
+        self.radiusMeters = radiusMeters
+        self.bbox = bbox
+        self.id = id
+        self.filter = filter
+        self.limit = limit
+        self.line = line
+        self.extra = extra
+    }
+
+    /// Writes the `query` object.
+    public func write(to json: inout JSONWriter) {
+        json.beginObject()
+        json.key("kind"); json.string(kind)
+        if let line { json.key("line"); json.int(line) }
+        json.member("id", id)
+        if let lat { json.key("lat"); json.double(lat) }
+        if let lon { json.key("lon"); json.double(lon) }
+        if let radiusMeters { json.key("radius_m"); json.double(radiusMeters) }
+        if let bbox {
+            json.key("bbox"); json.beginArray()
+            for value in bbox { json.double(value) }
+            json.endArray()
+        }
+        if !filter.categories.isEmpty {
+            json.key("categories"); json.beginArray()
+            for category in filter.categories { json.string(category.identifier) }
+            json.endArray()
+        }
+        json.member("query", filter.text)
+        if !filter.sources.isEmpty {
+            json.key("sources"); json.beginArray()
+            for source in filter.sources { json.string(source) }
+            json.endArray()
+        }
+        if let rating = filter.minimumRating { json.key("min_rating"); json.double(rating) }
+        if let prices = filter.priceLevels {
+            json.key("price"); json.beginArray(); json.int(prices.lowerBound); json.int(prices.upperBound); json.endArray()
+        }
+        if kind != "place" {
+            json.key("limit")
+            if let limit { json.int(limit) } else { json.null() }
+        }
+        for (key, value) in extra {
+            json.key(key)
+            value.write(to: &json)
+        }
+        json.endObject()
+    }
+}
+
+/// The answer contract of every place query:
+/// `{"query":{…},"count":N,"places":[…],"next_cursor":string|null}`, as JSON, as an RFC 7946
+/// FeatureCollection, or as CSV. The CLI and the server write answers only through it.
+public struct PlaceAnswer: Sendable {
+    public var query: QueryDescription
+    public var page: PlacePage
+
+    public init(query: QueryDescription, page: PlacePage) {
+        self.query = query
+        self.page = page
+    }
+
+    /// The JSON answer.
+    public func json(pretty: Bool = false) -> [UInt8] {
+        var json = JSONWriter(pretty: pretty, capacity: 512 + page.matches.count * 400)
+        write(to: &json)
+        return json.bytes
+    }
+
+    public func write(to json: inout JSONWriter) {
+        json.beginObject()
+        json.key("query"); query.write(to: &json)
+        json.key("count"); json.int(page.matches.count)
+        json.key("places"); json.beginArray()
+        for match in page.matches { PlaceJSON.write(match, to: &json, includeCoordinates: true) }
+        json.endArray()
+        json.key("next_cursor"); json.string(page.nextCursor)
+        json.endObject()
+    }
+
+    /// RFC 7946 FeatureCollection with the JSON answer's place properties (longitude first);
+    /// `query` and `next_cursor` ride along as foreign members (§6.1).
+    public func geoJSON(pretty: Bool = false) -> [UInt8] {
+        var json = JSONWriter(pretty: pretty, capacity: 512 + page.matches.count * 480)
+        json.beginObject()
+        json.key("type"); json.string("FeatureCollection")
+        json.key("features"); json.beginArray()
+        for match in page.matches {
+            let coordinate = match.coordinate
+            json.beginObject()
+            json.key("type"); json.string("Feature")
+            json.key("id"); json.string(match.id.rawValue)
+            json.key("geometry"); json.beginObject()
+            json.key("type"); json.string("Point")
+            json.key("coordinates"); json.beginArray(); json.double(coordinate.longitude); json.double(coordinate.latitude); json.endArray()
+            json.endObject()
+            json.key("properties"); PlaceJSON.write(match, to: &json, includeCoordinates: false)
+            json.endObject()
+        }
+        json.endArray()
+        json.key("query"); query.write(to: &json)
+        json.key("next_cursor"); json.string(page.nextCursor)
+        json.endObject()
+        return json.bytes
+    }
+
+    /// CSV: `id,name,lat,lon,distance_m,categories,source`, categories space-separated.
+    public func csv() -> String {
+        var out = "id,name,lat,lon,distance_m,categories,source\n"
+        for match in page.matches {
+            let place = match.place
+            let distance = match.distance.map { String(($0.meters * 1000).rounded() / 1000) } ?? ""
+            out += [place.id.rawValue, place.name, String(place.coordinate.latitude), String(place.coordinate.longitude),
+                    distance, place.categories.map(\.identifier).joined(separator: " "), place.provenance.source]
+                .map(Self.csvField).joined(separator: ",") + "\n"
+        }
+        return out
+    }
+
+    /// RFC 4180 quoting where a field needs it.
+    public static func csvField(_ text: String) -> String {
+        text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" })
+            ? "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : text
+    }
+}
+
+/// One place of an answer: `id, name, lat, lon, distance_m, categories, source` always
+/// (`distance_m` is null without a centre), then only the fields the place has.
+public enum PlaceJSON {
+    public static func write(_ match: PlaceMatch, to json: inout JSONWriter, includeCoordinates: Bool) {
+        write(match.place, distance: match.distance, to: &json, includeCoordinates: includeCoordinates)
+    }
+
+    public static func write(_ place: Place, distance: Distance?, to json: inout JSONWriter, includeCoordinates: Bool,
+                             extra: (inout JSONWriter) -> Void = { _ in }) {
+        json.beginObject()
+        json.key("id"); json.string(place.id.rawValue)
+        json.key("name"); json.string(place.name)
+        if includeCoordinates {
+            json.key("lat"); json.double(place.coordinate.latitude)
+            json.key("lon"); json.double(place.coordinate.longitude)
+        }
+        json.key("distance_m")
+        if let distance { json.meters(distance.meters) } else { json.null() }
+        json.key("categories"); json.beginArray()
+        for category in place.categories { json.string(category.identifier) }
+        json.endArray()
+        json.key("source"); json.string(place.provenance.source)
+        if let address = place.address {
+            json.key("address"); json.beginObject()
+            json.member("street", address.street)
+            json.member("locality", address.locality)
+            json.member("region", address.region)
+            json.member("postcode", address.postcode)
+            json.member("country_code", address.countryCode)
+            json.member("formatted", address.formatted)
+            json.endObject()
+        }
+        if let rating = place.rating {
+            json.key("rating"); json.beginObject()
+            json.key("value"); json.double(rating.value)
+            if let count = rating.count { json.key("count"); json.int(count) }
+            json.key("scale"); json.double(rating.originalScale)
+            json.endObject()
+        }
+        if let level = place.priceLevel { json.key("price_level"); json.int(level.level) }
+        json.member("phone", place.phone)
+        json.member("website", place.website)
+        if let hours = place.openingHours {
+            json.key("opening_hours"); json.beginObject()
+            json.member("text", hours.text)
+            json.key("periods"); json.beginArray()
+            for period in hours.periods {
+                json.beginObject()
+                json.key("open_day"); json.int(period.openDay)
+                json.key("open_minute"); json.int(period.openMinute)
+                json.key("close_day"); json.int(period.closeDay)
+                json.key("close_minute"); json.int(period.closeMinute)
+                json.endObject()
+            }
+            json.endArray()
+            json.endObject()
+        }
+        if !place.photos.isEmpty {
+            json.key("photos"); json.beginArray()
+            for photo in place.photos {
+                json.beginObject()
+                json.member("url", photo.url)
+                json.member("reference", photo.reference)
+                if let width = photo.width { json.key("width"); json.int(width) }
+                if let height = photo.height { json.key("height"); json.int(height) }
+                json.member("attribution", photo.attribution)
+                json.endObject()
+            }
+            json.endArray()
+        }
+        if !place.tags.isEmpty {
+            json.key("tags"); json.beginObject()
+            for key in place.tags.keys.sorted() { json.member(key, place.tags[key]) }
+            json.endObject()
+        }
+        if let gem = place.gem {
+            json.key("gem"); json.beginObject()
+            json.key("owner"); json.string(gem.owner)
+            json.key("visibility"); json.string(gem.visibility.rawValue)
+            json.endObject()
+        }
+        if let importedAt = place.provenance.importedAt { json.key("imported_at"); json.string(Timestamp.iso8601(importedAt)) }
+        if let fetchedAt = place.provenance.fetchedAt { json.key("fetched_at"); json.string(Timestamp.iso8601(fetchedAt)) }
+        extra(&json)
+        json.endObject()
+    }
+}
+
+/// ISO 8601 UTC timestamps (`2026-11-22T04:11:06Z`, whole seconds), written by arithmetic:
+/// `ISO8601DateFormatter` costs microseconds per call, more than finding a place.
+public enum Timestamp {
+    public static func iso8601(_ date: Date) -> String {
+        let seconds = Int64(date.timeIntervalSince1970.rounded(.down))
+        var days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
+        let secondOfDay = seconds - days * 86_400
+        // Days to civil date (Howard Hinnant's algorithm).
+        days += 719_468
+        let era = (days >= 0 ? days : days - 146_096) / 146_097
+        let dayOfEra = days - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let monthIndex = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
+        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
+        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+        func two(_ value: Int64) -> String { value < 10 ? "0\(value)" : String(value) }
+        let yearText = year >= 0 && year < 10_000 ? String(repeating: "0", count: 4 - String(year).count) + String(year) : String(year)
+        return "\(yearText)-\(two(month))-\(two(day))T\(two(secondOfDay / 3600)):\(two(secondOfDay / 60 % 60)):\(two(secondOfDay % 60))Z"
+    }
+}

@@ -1,0 +1,19 @@
+/// Errors every store gives for a query it cannot answer as asked.
+///
+/// `description` names the bad value and what is valid, in words that suit any face (a CLI, an
+/// HTTP answer, a library caller).
+public enum PlaceQueryError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// A page cursor that is malformed or belongs to another query.
+    case invalidCursor(String, reason: String)
+    /// A limit or count outside its valid range: what it was, and what is valid.
+    case invalidArgument(name: String, value: String, valid: String)
+
+    public var description: String {
+        switch self {
+        case .invalidCursor(let text, let reason):
+            return "cursor '\(text)' is invalid: \(reason); start the query again without a cursor"
+        case .invalidArgument(let name, let value, let valid):
+            return "\(name) \(value) is invalid: \(valid)"
+        }
+    }
+}

@@ -1,0 +1,110 @@
+import Foundation
+import GeoCore
+import NIOPosix
+import PlaceModel
+import PlaceQuery
+
+/// The ``PlaceIndex`` of a SpatiaLite file for async callers: a server, a federated search.
+///
+/// ## Threading model
+/// SQLite calls block, so none runs on the caller's thread. The store owns a `NIOThreadPool`
+/// (SwiftNIO's pool for blocking work) and every call runs on one of its threads; the awaiting
+/// task is suspended meanwhile, so Swift's cooperative pool and a server's event loops stay free.
+/// Each pool thread that reads takes a read-only connection of its own from a small free list
+/// (at most one per thread, opened on first use, kept for the store's life), so reads run in
+/// parallel, each on one consistent WAL snapshot. Writes go through one read-write connection,
+/// opened on the first write: SQLite allows one writer at a time anyway, and a writer never
+/// blocks the readers (WAL).
+///
+/// Call ``shutdown()`` when done; a store that is dropped without it stops its threads when the
+/// last reference goes.
+public final class SpatiaLitePlaceStore: PlaceIndex, @unchecked Sendable {
+    // @unchecked Sendable: `idle` and `writer` are read and written only while `lock` is held;
+    // each connection taken from `idle` is used by one pool thread at a time and returned after.
+    private let pool: NIOThreadPool
+    private let lock = NSLock()
+    private var idle: [SpatiaLitePlaceIndex] = []
+    private var writer: SpatiaLitePlaceIndex?
+    private var isShutDown = false
+
+    /// Path of the index file.
+    public let path: String
+    /// How many threads run queries (and so how many read connections there can be).
+    public let threadCount: Int
+
+    /// Opens the index at `path` for reading (it must exist; ``PlaceStoreError/indexNotFound(path:)``
+    /// otherwise) and starts `threads` pool threads (default: one per core, at least two).
+    public init(path: String, threads: Int? = nil) throws {
+        self.path = path
+        threadCount = max(2, threads ?? ProcessInfo.processInfo.activeProcessorCount)
+        // Open one reader now so that a missing or foreign file fails here, not on the first query.
+        idle = [try SpatiaLitePlaceIndex(path: path, mode: .readOnly)]
+        pool = NIOThreadPool(numberOfThreads: threadCount)
+        pool.start()
+    }
+
+    deinit {
+        if !isShutDown { pool.shutdownGracefully { _ in } }
+    }
+
+    /// Stops the pool threads after the calls under way; later calls fail.
+    public func shutdown() async throws {
+        let first = lock.withLock { () -> Bool in
+            defer { isShutDown = true }
+            return !isShutDown
+        }
+        if first { try await pool.shutdownGracefully() }
+    }
+
+    /// Runs `body` on a pool thread with a read-only connection of that thread's own.
+    public func reading<T: Sendable>(_ body: @escaping @Sendable (SpatiaLitePlaceIndex) throws -> T) async throws -> T {
+        try await pool.runIfActive { [self] in
+            let connection = try lock.withLock { idle.popLast() } ?? SpatiaLitePlaceIndex(path: path, mode: .readOnly)
+            defer { lock.withLock { idle.append(connection) } }
+            return try body(connection)
+        }
+    }
+
+    /// Runs `body` on a pool thread with the store's one read-write connection.
+    public func writing<T: Sendable>(_ body: @escaping @Sendable (SpatiaLitePlaceIndex) throws -> T) async throws -> T {
+        try await pool.runIfActive { [self] in
+            let connection = try lock.withLock {
+                if let writer { return writer }
+                let opened = try SpatiaLitePlaceIndex(path: path, mode: .readWrite)
+                writer = opened
+                return opened
+            }
+            return try body(connection)  // the index serialises its own calls
+        }
+    }
+
+    public func near(_ center: Coordinate, radius: Distance, filter: PlaceFilter, limit: Int?, cursor: String?) async throws -> PlacePage {
+        try await reading { try $0.near(center, radius: radius, filter: filter, limit: limit, cursor: cursor) }
+    }
+
+    public func within(_ box: BoundingBox, filter: PlaceFilter, limit: Int?, cursor: String?) async throws -> PlacePage {
+        try await reading { try $0.within(box, filter: filter, limit: limit, cursor: cursor) }
+    }
+
+    public func nearest(_ center: Coordinate, count: Int, maxDistance: Distance?, filter: PlaceFilter) async throws -> [PlaceMatch] {
+        try await reading { try $0.nearest(center, count: count, maxDistance: maxDistance, filter: filter) }
+    }
+
+    public func place(_ id: PlaceID) async throws -> Place? {
+        try await reading { try $0.place(id) }
+    }
+
+    @discardableResult
+    public func upsert(_ places: [Place]) async throws -> Int {
+        try await writing { try $0.upsert(places) }
+    }
+
+    @discardableResult
+    public func delete(_ ids: [PlaceID]) async throws -> Int {
+        try await writing { try $0.delete(ids) }
+    }
+
+    public func count(source: String?) async throws -> Int {
+        try await reading { try $0.count(source: source) }
+    }
+}

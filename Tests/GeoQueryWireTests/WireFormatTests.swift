@@ -1,0 +1,79 @@
+import Foundation
+import GeoCore
+import GeoQueryWire
+import PlaceModel
+import PlaceQuery
+import Testing
+
+@Suite struct WireFormatTests {
+    func place() throws -> Place {
+        var place = try Place(id: PlaceID("osm:n1"), name: "Caf\u{e9} \"Le\\Bon\"\n\u{1}", coordinate: Coordinate(latitude: 48.5, longitude: -2.25),
+                              categories: [Category("food.cafe")], rating: Rating(sourceValue: 8.6, scale: 10, count: 12))
+        place.tags = ["z": "last", "a": "first"]
+        place.provenance.importedAt = Date(timeIntervalSince1970: 1_795_327_866.75)
+        return place
+    }
+
+    /// The writer's JSON parses back to the same values, with escapes for quotes, backslashes
+    /// and control characters, and members in contract order.
+    @Test func answersParseBackInContractOrder() throws {
+        let answer = PlaceAnswer(query: QueryDescription(kind: "near", lat: 48.5, lon: -2.25, radiusMeters: 1000, limit: 10),
+                                 page: PlacePage(matches: [PlaceMatch(place: try place(), distance: Distance(uncheckedMeters: 12.34567))],
+                                                 nextCursor: "abc"))
+        for pretty in [false, true] {
+            let bytes = answer.json(pretty: pretty)
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any])
+            #expect(object["count"] as? Int == 1)
+            #expect(object["next_cursor"] as? String == "abc")
+            let first = try #require((object["places"] as? [[String: Any]])?.first)
+            #expect(first["name"] as? String == "Caf\u{e9} \"Le\\Bon\"\n\u{1}")
+            #expect(first["distance_m"] as? Double == 12.346)
+            #expect(first["lon"] as? Double == -2.25)
+            #expect(first["imported_at"] as? String == "2026-11-22T06:11:06Z")
+            #expect((first["rating"] as? [String: Any])?["value"] as? Double == 4.3)
+            let text = String(decoding: bytes, as: UTF8.self)
+            let places = text.range(of: "\"places\"")!.upperBound
+            let order = ["\"id\"", "\"name\"", "\"lat\"", "\"lon\"", "\"distance_m\"", "\"categories\"", "\"source\""]
+                .map { text.range(of: $0, range: places..<text.endIndex)!.lowerBound }
+            #expect(order == order.sorted())
+            #expect(text.contains(pretty ? "\"kind\": \"near\"" : "{\"query\":{\"kind\":\"near\""))
+        }
+    }
+
+    /// GeoJSON is RFC 7946: longitude first, the place's fields as properties, foreign members.
+    @Test func geoJSONIsLongitudeFirst() throws {
+        let answer = PlaceAnswer(query: QueryDescription(kind: "bbox", bbox: [-3, 48, -2, 49]),
+                                 page: PlacePage(matches: [PlaceMatch(place: try place(), distance: nil)], nextCursor: nil))
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(answer.geoJSON())) as? [String: Any])
+        let feature = try #require((object["features"] as? [[String: Any]])?.first)
+        #expect((feature["geometry"] as? [String: Any])?["coordinates"] as? [Double] == [-2.25, 48.5])
+        #expect((feature["properties"] as? [String: Any])?["distance_m"] is NSNull)
+        #expect(object["next_cursor"] is NSNull)
+    }
+
+    /// Timestamps match Foundation's ISO 8601 formatter from 1621 to 2350 (before 1582 Foundation
+    /// switches to the Julian calendar; ISO 8601 stays Gregorian).
+    @Test func timestampsMatchFoundation() {
+        let formatter = ISO8601DateFormatter()
+        var random = SplitMix64(seed: 7)
+        for _ in 0..<20_000 {
+            let seconds = Double(Int64(random.next() % 23_000_000_000) - 11_000_000_000) + Double(random.next() % 1000) / 1000
+            let date = Date(timeIntervalSince1970: seconds)
+            #expect(Timestamp.iso8601(date) == formatter.string(from: date), "\(seconds)")
+        }
+    }
+
+    /// Numbers: integral doubles without a fraction, others shortest round-trip, non-finite null.
+    @Test func numbersAndEmptyContainers() {
+        var json = JSONWriter(pretty: true)
+        json.beginObject()
+        json.key("a"); json.double(3)
+        json.key("b"); json.double(0.1)
+        json.key("c"); json.double(.nan)
+        json.key("d"); json.int(-42)
+        json.key("e"); json.beginArray(); json.endArray()
+        json.key("f"); json.beginObject(); json.endObject()
+        json.endObject()
+        #expect(json.text == "{\n  \"a\": 3,\n  \"b\": 0.1,\n  \"c\": null,\n  \"d\": -42,\n  \"e\": [],\n  \"f\": {}\n}")
+    }
+}

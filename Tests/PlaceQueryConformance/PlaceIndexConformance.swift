@@ -1,0 +1,211 @@
+import Foundation
+import GeoCore
+import PlaceModel
+import PlaceQuery
+
+/// The semantics every ``PlaceIndex`` implementation must have (DESIGN.md "Query semantics"),
+/// checked against brute force: `near`, `within` and `nearest` equal a scan of every place with
+/// GeoCore's exact distance, and paging yields exactly the unpaged answer.
+///
+/// Backend-neutral: a store's tests fill their implementation with ``places`` and call
+/// ``check(_:)``, which returns every disagreement (empty when the store conforms). The places are
+/// a seeded random mix of 20 000: clusters, a uniform spread, both poles, the antimeridian, and
+/// duplicate coordinates so that ties on distance are broken by id.
+public struct PlaceIndexConformance: Sendable {
+    public static let categories = ["food.restaurant", "food.cafe", "drink.bar", "water.beach", "water.lake",
+                                    "historic.castle", "transport.airport", "city", "landmark"]
+
+    /// The places to load into the index under test.
+    public let places: [Place]
+    /// Queries per check (500 in full; fewer for a quick run).
+    public var queriesPerCheck: Int
+
+    public init(placeCount: Int = 20_000, queriesPerCheck: Int = 500, seed: UInt64 = 20_261_122) throws {
+        self.queriesPerCheck = queriesPerCheck
+        var random = SplitMix64(seed: seed)
+        func unit() -> Double { Double(random.next() >> 11) / Double(1 << 53) }
+        let clusters = (0..<25).map { _ in (asin(unit() * 2 - 1) * 180 / .pi, unit() * 360 - 180) }
+            + [(0.0, 179.9), (0.0, -179.9), (89.8, 0.0), (-89.8, 0.0), (65, 179.99)]
+        var places: [Place] = []
+        for n in 0..<placeCount {
+            let latitude: Double, longitude: Double
+            if n % 5 == 0 {
+                latitude = asin(unit() * 2 - 1) * 180 / .pi
+                longitude = unit() * 360 - 180
+            } else {
+                let (cLat, cLon) = clusters[Int(random.next() % UInt64(clusters.count))]
+                let spread = 0.5 * unit()
+                latitude = min(90, max(-90, cLat + (unit() * 2 - 1) * spread))
+                longitude = Coordinate.normalizedLongitude(cLon + (unit() * 2 - 1) * spread * 2)
+            }
+            let source = n % 3 == 0 ? "u" : "t"
+            let category = Self.categories[Int(random.next() % UInt64(Self.categories.count))]
+            let rating: Double? = n % 4 == 0 ? nil : Double(random.next() % 51) / 10
+            let coordinate = n % 97 == 1 ? places[n - 1].coordinate : try Coordinate(latitude: latitude, longitude: longitude)
+            places.append(try Place(id: PlaceID("\(source):\(n)"), name: "P\(n)", coordinate: coordinate,
+                                    categories: [Category(category)], rating: rating.map { try Rating(sourceValue: $0) }))
+        }
+        self.places = places
+    }
+
+    /// One query of a check.
+    public struct Query: Sendable {
+        public var center: Coordinate
+        public var radius: Distance
+        public var filter: PlaceFilter
+    }
+
+    /// Seeded queries: centres near places and anywhere, log-uniform radii from 10 m to
+    /// 20 000 km and some zero, with and without category, rating and source filters.
+    public func queries(count: Int, seed: UInt64) throws -> [Query] {
+        var random = SplitMix64(seed: seed)
+        func unit() -> Double { Double(random.next() >> 11) / Double(1 << 53) }
+        return try (0..<count).map { n in
+            let center: Coordinate
+            if n % 2 == 0 {
+                let place = places[Int(random.next() % UInt64(places.count))]
+                center = try Coordinate(latitude: min(90, max(-90, place.coordinate.latitude + (unit() - 0.5) * 0.05)),
+                                        normalizingLongitude: place.coordinate.longitude + (unit() - 0.5) * 0.05)
+            } else {
+                center = try Coordinate(latitude: asin(unit() * 2 - 1) * 180 / .pi, longitude: unit() * 360 - 180)
+            }
+            let radius = n % 50 == 0 ? Distance.zero : try Distance(meters: pow(10, 1 + unit() * 6.3))
+            var filter = PlaceFilter()
+            switch n % 3 {
+            case 1: filter.categories = [try Category(["food", "water.beach", "transport"][Int(random.next() % 3)])]
+            case 2:
+                filter.categories = [try Category("food"), try Category("historic")]
+                filter.minimumRating = 2.5
+                filter.sources = ["t"]
+            default: break
+            }
+            return Query(center: center, radius: radius, filter: filter)
+        }
+    }
+
+    /// Brute force: every place, GeoCore's exact distance. Haversine only skips pairs more than
+    /// 1 % beyond the radius (its proven error is under 0.6 %).
+    public func bruteForceNear(_ query: Query) -> [(id: String, meters: Double)] {
+        places.compactMap { place -> (id: String, meters: Double)? in
+            guard query.filter.matchesAttributes(of: place) else { return nil }
+            if haversineDistance(query.center, place.coordinate) > query.radius.meters * 1.01 + 1 { return nil }
+            let d = Geodesic.distance(query.center, place.coordinate)
+            return d <= query.radius.meters ? (place.id.rawValue, d) : nil
+        }.sorted { $0.meters != $1.meters ? $0.meters < $1.meters : PlaceID.utf8Precedes($0.id, $1.id) }
+    }
+
+    /// Brute-force k nearest: haversine order, then exact distances until the haversine band
+    /// proves no further place can beat the k-th.
+    public func bruteForceNearest(_ query: Query, k: Int) -> [(id: String, meters: Double)] {
+        let candidates = places.filter { query.filter.matchesAttributes(of: $0) }
+            .map { ($0, haversineDistance(query.center, $0.coordinate)) }
+            .sorted { $0.1 < $1.1 }
+        var best: [(id: String, meters: Double)] = []
+        for (place, cheap) in candidates {
+            if best.count >= k, cheap * 0.99 - 1 > best[k - 1].meters { break }
+            let d = Geodesic.distance(query.center, place.coordinate)
+            guard d <= query.radius.meters else { continue }
+            best.append((place.id.rawValue, d))
+            best.sort { $0.meters != $1.meters ? $0.meters < $1.meters : PlaceID.utf8Precedes($0.id, $1.id) }
+            if best.count > k { best.removeLast() }
+        }
+        return best
+    }
+
+    /// Every disagreement between `index` and brute force, as sentences; empty when it conforms.
+    public func check(_ index: any PlaceIndex) async throws -> [String] {
+        var failures: [String] = []
+        failures += try await checkNear(index)
+        failures += try await checkWithin(index)
+        failures += try await checkNearest(index)
+        failures += try await checkPaging(index)
+        return failures
+    }
+
+    public func checkNear(_ index: any PlaceIndex) async throws -> [String] {
+        var failures: [String] = []
+        var nonEmpty = 0
+        for query in try queries(count: queriesPerCheck, seed: 1) {
+            let expected = bruteForceNear(query)
+            let answer = try await index.near(query.center, radius: query.radius, filter: query.filter, limit: nil, cursor: nil)
+            if answer.matches.map(\.id.rawValue) != expected.map(\.id) {
+                failures.append("near \(query.center) r=\(query.radius.meters) m: \(answer.matches.count) places, brute force \(expected.count)")
+            } else if !zip(answer.matches, expected).allSatisfy({ $0.distance?.meters == $1.meters }) {
+                failures.append("near \(query.center) r=\(query.radius.meters) m: distances differ from GeoCore's")
+            }
+            if answer.nextCursor != nil { failures.append("near without a limit gave a cursor") }
+            if !expected.isEmpty { nonEmpty += 1 }
+        }
+        if nonEmpty < queriesPerCheck * 2 / 5 { failures.append("only \(nonEmpty) near queries found something to compare") }
+        return failures
+    }
+
+    public func checkWithin(_ index: any PlaceIndex) async throws -> [String] {
+        var failures: [String] = []
+        for query in try queries(count: queriesPerCheck, seed: 2) {
+            // Boxes of every size, a third of them across the antimeridian.
+            var box = BoundingBox.covering(center: query.center, radius: query.radius)
+            if query.radius.meters > 0, box.west < box.east, Int(query.radius.meters) % 3 == 0 {
+                box = try BoundingBox(west: max(box.west, 100), south: box.south, east: min(box.east, -100), north: box.north)
+            }
+            let expected = places.filter { box.contains($0.coordinate) && query.filter.matchesAttributes(of: $0) }
+                .map(\.id).sorted().map(\.rawValue)
+            let answer = try await index.within(box, filter: query.filter, limit: nil, cursor: nil)
+            if answer.matches.map(\.id.rawValue) != expected {
+                failures.append("within \(box): \(answer.matches.count) places, brute force \(expected.count)")
+            }
+        }
+        return failures
+    }
+
+    public func checkNearest(_ index: any PlaceIndex) async throws -> [String] {
+        var failures: [String] = []
+        for (n, query) in try queries(count: queriesPerCheck, seed: 3).enumerated() {
+            let k = [1, 3, 10, 25][n % 4]
+            let maxDistance: Distance? = n % 5 == 0 ? query.radius : nil
+            let expected = bruteForceNearest(Query(center: query.center, radius: maxDistance ?? .halfMeridian, filter: query.filter), k: k)
+            let answer = try await index.nearest(query.center, count: k, maxDistance: maxDistance, filter: query.filter)
+            if answer.map(\.id.rawValue) != expected.map(\.id) {
+                failures.append("nearest \(k) to \(query.center): \(answer.map(\.id.rawValue)) ≠ \(expected.map(\.id))")
+            }
+        }
+        return failures
+    }
+
+    public func checkPaging(_ index: any PlaceIndex) async throws -> [String] {
+        var failures: [String] = []
+        var pagesRead = 0
+        for (n, query) in try queries(count: max(10, queriesPerCheck / 4), seed: 4).enumerated() {
+            let whole = try await index.near(query.center, radius: query.radius, filter: query.filter, limit: nil, cursor: nil).matches
+            // Small pages, but at most ~40 of them per query: each page is one scan.
+            let limit = max([1, 2, 7, 50][n % 4], whole.count / 40)
+            var paged: [PlaceMatch] = []
+            var cursor: String?
+            repeat {
+                let page = try await index.near(query.center, radius: query.radius, filter: query.filter, limit: limit, cursor: cursor)
+                if page.matches.count > limit { failures.append("a page of \(page.matches.count) for limit \(limit)") }
+                paged += page.matches
+                cursor = page.nextCursor
+                pagesRead += 1
+            } while cursor != nil && paged.count <= whole.count
+            if paged.map(\.id) != whole.map(\.id) || paged.map(\.distance) != whole.map(\.distance) {
+                failures.append("near \(query.center) r=\(query.radius.meters) in pages of \(limit) ≠ unpaged")
+            }
+
+            var box = BoundingBox.covering(center: query.center, radius: query.radius)
+            if box == .world { box = try BoundingBox(west: -10, south: -10, east: 10, north: 10) }
+            let wholeBox = try await index.within(box, filter: query.filter, limit: nil, cursor: nil).matches
+            let boxLimit = max(limit, wholeBox.count / 40)
+            var pagedBox: [PlaceMatch] = []
+            cursor = nil
+            repeat {
+                let page = try await index.within(box, filter: query.filter, limit: boxLimit, cursor: cursor)
+                pagedBox += page.matches
+                cursor = page.nextCursor
+            } while cursor != nil && pagedBox.count <= wholeBox.count
+            if pagedBox.map(\.id) != wholeBox.map(\.id) { failures.append("within \(box) in pages of \(boxLimit) ≠ unpaged") }
+        }
+        if pagesRead < queriesPerCheck { failures.append("paging was barely exercised (\(pagesRead) pages)") }
+        return failures
+    }
+}
