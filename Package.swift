@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "PlaceQuery", targets: ["PlaceQuery"]),
         .library(name: "PlaceStore", targets: ["PlaceStore"]),
         .library(name: "GeoQueryWire", targets: ["GeoQueryWire"]),
+        .library(name: "GeoQueryServer", targets: ["GeoQueryServer"]),
         .library(name: "PlaceImport", targets: ["PlaceImport"]),
         .library(name: "Routing", targets: ["Routing"]),
         .library(name: "Providers", targets: ["Providers"]),
@@ -26,6 +27,11 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         // The thread pool that blocking SQLite and CPU work runs on (NIOThreadPool).
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        // The HTTP service (see README "Why these libraries").
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         // Tests only: the loopback HTTP server that plays providers (see README "Dependencies").
         .package(url: "https://github.com/swhitty/FlyingFox", from: "0.27.1"),
     ],
@@ -70,12 +76,27 @@ let package = Package(
         // The answers' JSON / GeoJSON / CSV contracts and request parsing, shared by CLI and server.
         .target(name: "GeoQueryWire", dependencies: ["GeoCore", "PlaceModel", "PlaceQuery", "Routing", "Providers", "PlaceImport"],
                 swiftSettings: swiftSettings),
+        // The Hummingbird application behind `geoquery serve`.
+        .target(
+            name: "GeoQueryServer",
+            dependencies: [
+                "GeoCore", "PlaceModel", "PlaceQuery", "Routing", "Providers", "GeoQueryWire",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            resources: [.copy("Resources")],
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(
             name: "GeoQueryCLI",
             dependencies: [
                 "GeoCore", "PlaceModel", "PlaceQuery", "PlaceStore", "PlaceImport", "Routing", "Providers",
-                "GeoQueryWire",
+                "GeoQueryWire", "GeoQueryServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
@@ -98,6 +119,10 @@ let package = Package(
         .testTarget(name: "PlaceStoreTests", dependencies: ["PlaceStore", "PlaceQuery", "PlaceQueryConformance"],
                     swiftSettings: swiftSettings),
         .testTarget(name: "GeoQueryWireTests", dependencies: ["GeoQueryWire", "PlaceQuery", "PlaceModel", "GeoCore"],
+                    swiftSettings: swiftSettings),
+        .testTarget(name: "GeoQueryServerTests",
+                    dependencies: ["GeoQueryServer", "PlaceStore", "PlaceQuery", "GeoQueryWire",
+                                   .product(name: "HummingbirdTesting", package: "hummingbird")],
                     swiftSettings: swiftSettings),
         .testTarget(name: "PlaceImportTests", dependencies: ["PlaceImport", "PlaceStore", "PlaceQuery"],
                     resources: [.copy("Fixtures")], swiftSettings: swiftSettings),

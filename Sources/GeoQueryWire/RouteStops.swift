@@ -13,6 +13,12 @@ public struct RouteInputError: Error, Sendable, CustomStringConvertible {
     public var isUnreadable = false
 
     public var description: String { "\(origin): \(reason)" }
+
+    public init(origin: String, reason: String, isUnreadable: Bool = false) {
+        self.origin = origin
+        self.reason = reason
+        self.isUnreadable = isUnreadable
+    }
 }
 
 /// The stops of a route: ids, optional names and coordinates, and their costs. Read from

@@ -1,0 +1,75 @@
+import ArgumentParser
+import Foundation
+import GeoQueryServer
+import Logging
+import PlaceStore
+import ServiceLifecycle
+
+/// `geoquery serve`: the places API over HTTP, the map page, health and metrics.
+struct Serve: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Serve the places API over HTTP (v1), the map page at /, /healthz and /metrics.",
+        discussion: """
+            Example: geoquery serve --port 8080, then open http://127.0.0.1:8080/ or \
+            curl 'http://127.0.0.1:8080/v1/places/near?lat=48.8584&lon=2.2945&radius=20mi&limit=5'.
+            Every flag has an environment variable: GEOQUERY_HOST, GEOQUERY_PORT, GEOQUERY_DB, \
+            GEOQUERY_DATA_DIR, GEOQUERY_TILES, GEOQUERY_TILES_ATTRIBUTION, GEOQUERY_LOG_LEVEL (default info). \
+            Provider keys as for `geoquery search`. SIGTERM or SIGINT stops it gracefully: requests \
+            under way are answered first.
+            """)
+
+    @Option(help: "Address to listen on (GEOQUERY_HOST; default 127.0.0.1).") var host: String?
+    @Option(help: "Port, 0 for any free one (GEOQUERY_PORT; default 8080).") var port: Int?
+    @Option(name: .customLong("data-dir"), help: "Folder with countries.csv (GEOQUERY_DATA_DIR; default geodata).") var dataDirectory: String?
+    @Option(help: "Tile URL template for the map page (GEOQUERY_TILES; default OpenStreetMap's).") var tiles: String?
+    @Option(name: .customLong("tiles-attribution"), help: "Attribution HTML for the tiles (GEOQUERY_TILES_ATTRIBUTION).") var tilesAttribution: String?
+    @Option(help: "Threads that run index queries (default: one per core, at least 2).") var threads: Int?
+    @OptionGroup var index: IndexOptions
+
+    func validate() throws {
+        let port = try resolvedPort()
+        guard (0...65_535).contains(port) else { throw ValidationError("--port \(port) is invalid: it must be from 0 to 65535") }
+        if let threads, !(1...64).contains(threads) { throw ValidationError("--threads \(threads) is invalid: it must be from 1 to 64") }
+    }
+
+    private func environment(_ name: String) -> String? {
+        ProcessInfo.processInfo.environment[name].flatMap { $0.isEmpty ? nil : $0 }
+    }
+
+    private func resolvedPort() throws -> Int {
+        if let port { return port }
+        guard let text = environment("GEOQUERY_PORT") else { return 8080 }
+        guard let value = Int(text) else { throw ValidationError("GEOQUERY_PORT '\(text)' is invalid: give a port number from 0 to 65535") }
+        return value
+    }
+
+    func run() async throws {
+        var settings = ServiceConfiguration()
+        settings.host = host ?? environment("GEOQUERY_HOST") ?? settings.host
+        settings.port = try resolvedPort()
+        settings.tilesURL = tiles ?? environment("GEOQUERY_TILES") ?? settings.tilesURL
+        settings.tilesAttribution = tilesAttribution ?? environment("GEOQUERY_TILES_ATTRIBUTION") ?? settings.tilesAttribution
+        let dataDirectory = dataDirectory ?? environment("GEOQUERY_DATA_DIR") ?? "geodata"
+        settings.countries = try reportingFailures { try CountryTable(contentsOf: dataDirectory + "/countries.csv") }
+
+        var logger = Logger(label: "geoquery.serve")
+        logger.logLevel = environment("GEOQUERY_LOG_LEVEL").flatMap(Logger.Level.init(rawValue:)) ?? .info
+        let store = try index.openStore(threads: threads)
+        let service = GeoQueryService(index: store, configuration: settings, logger: logger)
+        let host = settings.host
+        let application = service.makeApplication { port in
+            FileHandle.standardError.write(Data("""
+                geoquery: serving \(index.path) on http://\(host):\(port)/ (map page), \
+                http://\(host):\(port)/openapi.json (API description); Ctrl-C stops\n
+                """.utf8))
+        }
+        let group = ServiceGroup(services: [application], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+        do {
+            try await group.run()
+        } catch {
+            try? await store.shutdown()
+            throw CLIFailure("the service stopped: \(error)", exitCode: CLIFailure.unavailable)
+        }
+        try await store.shutdown()
+    }
+}

@@ -1,0 +1,122 @@
+import Foundation
+import GeoCore
+import GeoQueryWire
+import Hummingbird
+import Logging
+import NIOPosix
+import PlaceModel
+import PlaceQuery
+import Providers
+
+/// The HTTP service: the places API v1, `/healthz`, `/metrics`, `/openapi.json` and the map page
+/// at `/`, over any ``PlaceIndex``.
+///
+/// Tests build the very same application in-process (`HummingbirdTesting`) and live; `geoquery
+/// serve` runs it. Handlers never block: store calls run on the store's own thread pool, and
+/// routing on the service's worker pool (``ServiceConfiguration/workerThreads``).
+public struct GeoQueryService: Sendable {
+    public let index: any PlaceIndex
+    public let configuration: ServiceConfiguration
+    public let logger: Logger
+    let workers: NIOThreadPool
+    let healthCache = CountCache()
+
+    /// - Parameters:
+    ///   - index: the places (and later gems) the API answers from.
+    ///   - workers: the pool for CPU-heavy work; pass one to share it, or let the service start
+    ///     its own (``ServiceConfiguration/workerThreads`` threads; it lives as long as the process).
+    public init(index: any PlaceIndex, configuration: ServiceConfiguration = ServiceConfiguration(),
+                logger: Logger = Logger(label: "geoquery.serve"), workers: NIOThreadPool? = nil) {
+        self.index = index
+        self.configuration = configuration
+        self.logger = logger
+        if let workers {
+            self.workers = workers
+        } else {
+            let pool = NIOThreadPool(numberOfThreads: max(1, configuration.workerThreads))
+            pool.start()
+            self.workers = pool
+        }
+    }
+
+    /// The router with every route, and the table of what it answers.
+    public func makeRouter() -> (Router<BasicRequestContext>, RouteTable) {
+        let router = Router(context: BasicRequestContext.self)
+        var table = RouteTable()
+        router.add(middleware: AccessLogMiddleware(logger: logger))
+        router.add(middleware: MetricsMiddleware())
+        // Filled in below; the middleware reads the finished table.
+        let tableBox = RouteTableBox()
+        router.add(middleware: ProblemMiddleware(routes: tableBox, logger: logger))
+
+        addPlaceRoutes(to: router, table: &table)
+        addProviderRoutes(to: router, table: &table)
+        addRouteRoute(to: router, table: &table)
+        addOperationalRoutes(to: router, table: &table)
+        addMapPage(to: router, table: &table)
+        tableBox.table = table
+        return (router, table)
+    }
+
+    /// The application, listening where the configuration says.
+    public func makeApplication(onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in })
+        -> some ApplicationProtocol {
+        let (router, _) = makeRouter()
+        return Application(
+            router: router,
+            configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "GeoQuery"),
+            onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? 0) },
+            logger: logger)
+    }
+
+    /// Runs `body` on the worker pool (CPU-heavy work: routing).
+    func onWorker<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await workers.runIfActive(body)
+    }
+}
+
+/// The route table, set once after the router is built and read by the error middleware.
+final class RouteTableBox: @unchecked Sendable {
+    // @unchecked Sendable: written once while the router is built, before the server starts
+    // and before any request can read it; read-only afterwards.
+    var table = RouteTable()
+}
+
+/// The place count for `/healthz` and `/metrics`, refreshed at most every 10 s (a count over a
+/// million rows is not free, and health checks come often).
+final class CountCache: @unchecked Sendable {
+    // @unchecked Sendable: `value` and `time` are touched only under `lock`.
+    private let lock = NSLock()
+    private var value: Int?
+    private var time = ContinuousClock.now
+
+    func count(_ index: any PlaceIndex) async throws -> Int {
+        if let cached = lock.withLock({ value != nil && ContinuousClock.now - time < .seconds(10) ? value : nil }) {
+            return cached
+        }
+        let fresh = try await index.count(source: nil)
+        lock.withLock {
+            value = fresh
+            time = ContinuousClock.now
+        }
+        return fresh
+    }
+}
+
+extension Response {
+    /// A JSON (or other) body from bytes.
+    static func bytes(_ bytes: [UInt8], contentType: String = "application/json", status: HTTPResponse.Status = .ok,
+                      headers extra: HTTPFields = [:]) -> Response {
+        var headers = extra
+        headers[.contentType] = contentType
+        var buffer = ByteBuffer()
+        buffer.writeBytes(bytes)
+        return Response(status: status, headers: headers, body: .init(byteBuffer: buffer))
+    }
+
+    static func json(_ value: OrderedJSON, status: HTTPResponse.Status = .ok) -> Response {
+        var writer = JSONWriter(pretty: false, capacity: 512)
+        value.write(to: &writer)
+        return .bytes(writer.bytes, status: status)
+    }
+}

@@ -1,0 +1,52 @@
+import Foundation
+import GeoQueryWire
+import Hummingbird
+
+/// The map page at `/` and Leaflet from Debian's `libjs-leaflet` under `/leaflet/`.
+extension GeoQueryService {
+    func addMapPage(to router: Router<BasicRequestContext>, table: inout RouteTable) {
+        let page: [UInt8]
+        do {
+            var html = String(decoding: try ServiceResources.read("map", "html"), as: UTF8.self)
+            var settings = JSONWriter()
+            settings.beginObject()
+            settings.key("tiles"); settings.string(configuration.tilesURL)
+            settings.key("attribution"); settings.string(configuration.tilesAttribution)
+            settings.endObject()
+            // JSON inside a script element: "</" must not close it.
+            html = html.replacingOccurrences(of: "{{SETTINGS}}", with: settings.text.replacingOccurrences(of: "</", with: "<\\/"))
+            page = Array(html.utf8)
+        } catch {
+            page = Array("<!doctype html><title>GeoQuery</title><p>The map page was not built with the service.".utf8)
+        }
+        router.route(.get, "/", in: &table, deadline: nil) { _, _ in
+            .bytes(page, contentType: "text/html; charset=utf-8", headers: [.cacheControl: "no-cache"])
+        }
+        let directory = configuration.leafletDirectory
+        let serveLeaflet: @Sendable (String) async throws -> Response = { name in
+            // Only plain names of Leaflet's own files: no "..", no absolute paths.
+            let parts = name.split(separator: "/")
+            guard !parts.isEmpty, parts.count <= 2, parts.allSatisfy({ $0.allSatisfy { $0.isLetter || $0.isNumber || "-_.".contains($0) } && !$0.hasPrefix(".") }) else {
+                throw APIProblem(.notFound, "no Leaflet file \(name)")
+            }
+            let path = directory + "/" + name
+            guard let data = FileManager.default.contents(atPath: path) else {
+                throw APIProblem(.notFound, "no Leaflet file \(name) in \(directory) (install Debian's libjs-leaflet)")
+            }
+            let type = switch (name as NSString).pathExtension {
+            case "js": "text/javascript; charset=utf-8"
+            case "css": "text/css; charset=utf-8"
+            case "png": "image/png"
+            case "svg": "image/svg+xml"
+            default: "application/octet-stream"
+            }
+            return .bytes(Array(data), contentType: type, headers: [.cacheControl: "public, max-age=86400"])
+        }
+        router.route(.get, "/leaflet/{file}", in: &table, deadline: nil) { _, context in
+            try await serveLeaflet(try context.parameters.require("file"))
+        }
+        router.route(.get, "/leaflet/images/{file}", in: &table, deadline: nil) { _, context in
+            try await serveLeaflet("images/" + (try context.parameters.require("file")))
+        }
+    }
+}

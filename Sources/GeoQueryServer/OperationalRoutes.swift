@@ -1,0 +1,57 @@
+import Foundation
+import GeoQueryWire
+import Hummingbird
+import Metrics
+import Prometheus
+
+/// `/healthz`, `/metrics` (Prometheus text: per-route request counts and latency histograms
+/// from Hummingbird's `MetricsMiddleware`, and the index size) and `/openapi.json`.
+extension GeoQueryService {
+    func addOperationalRoutes(to router: Router<BasicRequestContext>, table: inout RouteTable) {
+        let registry = ServiceMetrics.registry
+        router.route(.get, "/healthz", in: &table, deadline: configuration.requestTimeout) { request, _ in
+            _ = try QueryParameters(request, allowed: [])
+            let places = try await healthCache.count(index)
+            return .json(.object([("status", .string("ok")), ("places", .int(places))]))
+        }
+        router.route(.get, "/metrics", in: &table, deadline: configuration.requestTimeout) { request, _ in
+            _ = try QueryParameters(request, allowed: [])
+            ServiceMetrics.indexPlaces.record(try await healthCache.count(index))
+            return .bytes(registry.emitToBuffer(), contentType: "text/plain; version=0.0.4; charset=utf-8")
+        }
+        router.route(.get, "/openapi.json", in: &table, deadline: nil) { _, _ in
+            .bytes(try ServiceResources.openAPI(), headers: [.cacheControl: "no-cache"])
+        }
+    }
+}
+
+/// The process's metrics: swift-metrics bootstrapped once with a Prometheus registry, so that
+/// Hummingbird's middleware and our own gauges land in one `/metrics` answer.
+enum ServiceMetrics {
+    static let registry: PrometheusCollectorRegistry = {
+        let registry = PrometheusCollectorRegistry()
+        MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
+        return registry
+    }()
+
+    static let indexPlaces: Metrics.Gauge = {
+        _ = registry
+        return Metrics.Gauge(label: "geoquery_index_places")
+    }()
+}
+
+/// Files shipped with the target: the OpenAPI description and the map page.
+public enum ServiceResources {
+    /// The committed OpenAPI 3.1 description.
+    public static func openAPI() throws -> [UInt8] {
+        try read("openapi", "json")
+    }
+
+    static func read(_ name: String, _ ext: String) throws -> [UInt8] {
+        guard let url = Bundle.module.url(forResource: name, withExtension: ext, subdirectory: "Resources") ??
+                Bundle.module.url(forResource: name, withExtension: ext) else {
+            throw APIProblem(.internalServerError, "the service was built without its \(name).\(ext)")
+        }
+        return Array(try Data(contentsOf: url))
+    }
+}

@@ -1,0 +1,221 @@
+import Foundation
+import GeoCore
+import GeoQueryWire
+import HTTPTypes
+import Hummingbird
+import PlaceModel
+import PlaceQuery
+
+/// `/v1/places/…`, `/v1/cities`, `/v1/airports/near`: the index's queries with the CLI's answer
+/// contracts and parameter names.
+extension GeoQueryService {
+    static let filterParameters = ["category", "query", "source", "min_rating", "price"]
+
+    func addPlaceRoutes(to router: Router<BasicRequestContext>, table: inout RouteTable) {
+        let deadline = configuration.requestTimeout
+        router.route(.get, "/v1/places/near", in: &table, deadline: deadline) { request, _ in
+            let parameters = try QueryParameters(request, allowed: ["lat", "lon", "radius", "limit", "cursor", "format"] + Self.filterParameters)
+            let center = try parameters.coordinate()
+            guard let radius = try parameters.distance("radius") else {
+                throw APIProblem.badRequest("query parameter 'radius' is required, e.g. radius=20mi (units m, km, mi, ft, yd, nmi)")
+            }
+            let filter = try parameters.filter()
+            let limit = try pageLimit(parameters)
+            let format = try AnswerFormat(parameters)
+            let page = try await index.near(center, radius: radius, filter: filter, limit: limit, cursor: try parameters.single("cursor"))
+            let query = QueryDescription(kind: "near", lat: center.latitude, lon: center.longitude, radiusMeters: radius.meters,
+                                         filter: filter, limit: limit)
+            return answer(PlaceAnswer(query: query, page: page), format: format, request: request)
+        }
+
+        router.route(.get, "/v1/places/bbox", in: &table, deadline: deadline) { request, _ in
+            let parameters = try QueryParameters(request, allowed: ["bbox", "limit", "cursor", "format"] + Self.filterParameters)
+            let text = try parameters.required("bbox", example: "2.2,48.8,2.4,48.9")
+            let box: BoundingBox
+            do { box = try BoundingBox(parsing: text) } catch { throw APIProblem.badRequest("bbox: \(error)") }
+            let filter = try parameters.filter()
+            let limit = try pageLimit(parameters)
+            let format = try AnswerFormat(parameters)
+            let page = try await index.within(box, filter: filter, limit: limit, cursor: try parameters.single("cursor"))
+            let query = QueryDescription(kind: "bbox", bbox: [box.west, box.south, box.east, box.north], filter: filter, limit: limit)
+            return answer(PlaceAnswer(query: query, page: page), format: format, request: request)
+        }
+
+        router.route(.get, "/v1/places/nearest", in: &table, deadline: deadline) { request, _ in
+            let parameters = try QueryParameters(request, allowed: ["lat", "lon", "k", "max_distance", "format"] + Self.filterParameters)
+            let center = try parameters.coordinate()
+            let k = try parameters.int("k", range: 1...configuration.maximumNearestCount) ?? 10
+            let ceiling = try parameters.distance("max_distance")
+            let filter = try parameters.filter()
+            let format = try AnswerFormat(parameters)
+            let matches = try await index.nearest(center, count: k, maxDistance: ceiling, filter: filter)
+            let query = QueryDescription(kind: "nearest", lat: center.latitude, lon: center.longitude, radiusMeters: ceiling?.meters,
+                                         filter: filter, limit: k)
+            return answer(PlaceAnswer(query: query, page: PlacePage(matches: matches, nextCursor: nil)), format: format, request: request)
+        }
+
+        router.route(.get, "/v1/places/{id}", in: &table, deadline: deadline) { request, context in
+            let parameters = try QueryParameters(request, allowed: ["format"])
+            let format = try AnswerFormat(parameters)
+            let text = try context.parameters.require("id")
+            let id: PlaceID
+            do { id = try PlaceID(text) } catch { throw APIProblem.badRequest(String(describing: error)) }
+            guard let place = try await index.place(id) else {
+                throw APIProblem(.notFound, "no place with id \(text)")
+            }
+            let query = QueryDescription(kind: "place", id: text)
+            return answer(PlaceAnswer(query: query, page: PlacePage(matches: [PlaceMatch(place: place, distance: nil)], nextCursor: nil)),
+                          format: format, request: request)
+        }
+
+        router.route(.get, "/v1/cities", in: &table, deadline: deadline) { request, _ in
+            let parameters = try QueryParameters(request, allowed: ["q", "limit", "country", "continent"])
+            let text = try parameters.required("q", example: "par")
+            guard text.count <= 100 else { throw APIProblem.badRequest("q is \(text.count) characters long; give at most 100") }
+            let limit = try parameters.int("limit", range: 1...50) ?? 10
+            let country = try parameters.single("country").map { $0.uppercased() }
+            if let country, country.count != 2 || !country.allSatisfy(\.isLetter) {
+                throw APIProblem.badRequest("country '\(country)' is invalid: give an ISO 3166 alpha-2 code such as FR")
+            }
+            let continent = try parameters.single("continent").map { $0.uppercased() }
+            if let continent, !Self.continents.contains(continent) {
+                throw APIProblem.badRequest("continent '\(continent)' is invalid: use one of \(Self.continents.joined(separator: ", "))")
+            }
+            let cities = try await citySearch(text, limit: limit, country: country, continent: continent)
+            var json = JSONWriter(pretty: false, capacity: 256 + cities.count * 300)
+            json.beginObject()
+            json.key("query"); json.beginObject()
+            json.key("kind"); json.string("cities")
+            json.key("q"); json.string(text)
+            json.member("country", country)
+            json.member("continent", continent)
+            json.key("limit"); json.int(limit)
+            json.endObject()
+            json.key("count"); json.int(cities.count)
+            json.key("cities"); json.beginArray()
+            for place in cities { writeCity(place, to: &json) }
+            json.endArray()
+            json.endObject()
+            return .bytes(json.bytes)
+        }
+
+        router.route(.get, "/v1/airports/near", in: &table, deadline: deadline) { request, _ in
+            let parameters = try QueryParameters(request, allowed: ["lat", "lon", "k", "max_distance"])
+            let center = try parameters.coordinate()
+            let k = try parameters.int("k", range: 1...50) ?? 5
+            let ceiling = try parameters.distance("max_distance")
+            let airports = try await nearestAirports(center, count: k, maxDistance: ceiling)
+            let query = QueryDescription(kind: "airports", lat: center.latitude, lon: center.longitude, radiusMeters: ceiling?.meters,
+                                         limit: k)
+            return answer(PlaceAnswer(query: query, page: PlacePage(matches: airports, nextCursor: nil)), format: .json, request: request)
+        }
+    }
+
+    static let linkHeader = HTTPField.Name("Link")!
+
+    static let continents = ["AF", "AN", "AS", "EU", "NA", "OC", "SA"]
+
+    /// `limit`: 1 to the page maximum, default ``ServiceConfiguration/defaultPageSize``; `all`
+    /// is a CLI convenience that HTTP does not offer.
+    func pageLimit(_ parameters: QueryParameters) throws -> Int {
+        guard let text = try parameters.single("limit") else { return configuration.defaultPageSize }
+        let maximum = configuration.maximumPageSize
+        guard let value = Int(text), (1...maximum).contains(value) else {
+            throw APIProblem.badRequest("limit '\(text)' is invalid: it must be a whole number from 1 to \(maximum); use next_cursor for more")
+        }
+        return value
+    }
+
+    /// The answer in the asked format, with a `Link: <…>; rel="next"` header when there is a next page.
+    func answer(_ answer: PlaceAnswer, format: AnswerFormat, request: Request) -> Response {
+        var headers: HTTPFields = [:]
+        if let cursor = answer.page.nextCursor { headers[Self.linkHeader] = "<\(Self.nextURL(request, cursor: cursor))>; rel=\"next\"" }
+        switch format {
+        case .json: return .bytes(answer.json(), headers: headers)
+        case .geojson: return .bytes(answer.geoJSON(), contentType: "application/geo+json", headers: headers)
+        case .csv: return .bytes(Array(answer.csv().utf8), contentType: "text/csv; charset=utf-8", headers: headers)
+        }
+    }
+
+    /// The request's own path and query with `cursor` set to the next page's.
+    static func nextURL(_ request: Request, cursor: String) -> String {
+        var components = URLComponents()
+        components.path = request.uri.path
+        var items = request.uri.queryParameters.filter { $0.key != "cursor" }.map {
+            URLQueryItem(name: String($0.key), value: String($0.value))
+        }
+        items.append(URLQueryItem(name: "cursor", value: cursor))
+        components.queryItems = items
+        return components.string ?? request.uri.path
+    }
+
+    /// Cities whose name has a word starting with `text` (case and accents ignored): names that
+    /// start with it first, then by population, then by name.
+    func citySearch(_ text: String, limit: Int, country: String?, continent: String?) async throws -> [Place] {
+        let filter = PlaceFilter(categories: [try Category("city")], text: text)
+        let matches = try await index.within(.world, filter: filter, limit: nil, cursor: nil).matches
+        let folded = Self.fold(text)
+        var ranked: [(place: Place, prefix: Bool, population: Int)] = []
+        for match in matches {
+            let place = match.place
+            let code = place.address?.countryCode?.uppercased()
+            if let country, code != country { continue }
+            if let continent, configuration.countries[code]?.continent != continent { continue }
+            ranked.append((place, Self.fold(place.name).hasPrefix(folded), Int(place.tags["population"] ?? "") ?? 0))
+        }
+        ranked.sort {
+            if $0.prefix != $1.prefix { return $0.prefix }
+            if $0.population != $1.population { return $0.population > $1.population }
+            return $0.place.name < $1.place.name
+        }
+        return ranked.prefix(limit).map(\.place)
+    }
+
+    static func fold(_ text: String) -> String {
+        text.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil)
+    }
+
+    func writeCity(_ place: Place, to json: inout JSONWriter) {
+        let code = place.address?.countryCode?.uppercased()
+        let country = configuration.countries[code]
+        json.beginObject()
+        json.key("id"); json.string(place.id.rawValue)
+        json.key("name"); json.string(place.name)
+        json.key("lat"); json.double(place.coordinate.latitude)
+        json.key("lon"); json.double(place.coordinate.longitude)
+        json.key("country_code"); json.string(code)
+        json.key("country"); json.string(country?.name)
+        json.key("continent"); json.string(country?.continent)
+        json.key("region"); json.string(place.address?.region)
+        json.key("population")
+        if let population = place.tags["population"].flatMap({ Int($0) }) { json.int(population) } else { json.null() }
+        json.key("timezone"); json.string(place.tags["timezone"])
+        json.endObject()
+    }
+
+    /// The `count` nearest airports with an IATA code, nearest first: asks for ever more
+    /// airports until enough have a code (most small airfields have none).
+    func nearestAirports(_ center: Coordinate, count: Int, maxDistance: Distance?) async throws -> [PlaceMatch] {
+        let filter = PlaceFilter(categories: [try Category("transport.airport")])
+        var asked = count * 8
+        while true {
+            let matches = try await index.nearest(center, count: asked, maxDistance: maxDistance, filter: filter)
+            let coded = matches.filter { !($0.place.tags["iata"] ?? "").isEmpty }
+            if coded.count >= count || matches.count < asked || asked >= 8192 { return Array(coded.prefix(count)) }
+            asked *= 4
+        }
+    }
+}
+
+/// `format=json|geojson|csv` (default json).
+enum AnswerFormat: String {
+    case json, geojson, csv
+
+    init(_ parameters: QueryParameters) throws {
+        guard let text = try parameters.single("format") else { self = .json; return }
+        guard let format = AnswerFormat(rawValue: text.lowercased()) else {
+            throw APIProblem.badRequest("format '\(text)' is invalid: use json, geojson or csv")
+        }
+        self = format
+    }
+}

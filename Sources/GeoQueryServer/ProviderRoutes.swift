@@ -1,0 +1,76 @@
+import Foundation
+import GeoCore
+import GeoQueryWire
+import Hummingbird
+import PlaceModel
+import PlaceQuery
+import Providers
+
+/// `/v1/search` (federated over the local index and the providers with keys) and `/v1/weather`.
+extension GeoQueryService {
+    func addProviderRoutes(to router: Router<BasicRequestContext>, table: inout RouteTable) {
+        let deadline = configuration.requestTimeout
+        router.route(.get, "/v1/search", in: &table, deadline: deadline) { request, _ in
+            let parameters = try QueryParameters(request, allowed: ["lat", "lon", "radius", "query", "category", "provider", "limit", "format"])
+            let center = try parameters.coordinate()
+            guard let radius = try parameters.distance("radius") else {
+                throw APIProblem.badRequest("query parameter 'radius' is required, e.g. radius=1km")
+            }
+            let categories = try parameters.list("category").map { text in
+                do { return try Category(text) } catch { throw APIProblem.badRequest("category: \(error)") }
+            }
+            let names = try Self.providers(parameters.list("provider"))
+            let limit = try parameters.int("limit", range: 1...240) ?? 20
+            let format = try AnswerFormat(parameters)
+            guard format != .csv else { throw APIProblem.badRequest("format 'csv' is not available for search; use json or geojson") }
+            let query = try parameters.single("query")
+            var settings = configuration.providers
+            // Leave the providers most of the request's time, so their answers arrive before it ends.
+            let seconds = max(1, Double(deadline.components.seconds) * 0.6)
+            settings.timeout = min(settings.timeout, seconds)
+            var sources = FederatedSearch.sources(names.filter { $0 != .local }, settings: settings, localIndex: nil)
+            if names.contains(.local) { sources.insert(LocalIndexProvider(index: index), at: 0) }
+            let search = FederatedSearch(sources: sources, deadline: seconds)
+            let result = await search.search(near: center, radius: radius, query: query, categories: categories, limit: limit)
+            let description = QueryDescription(kind: "search", lat: center.latitude, lon: center.longitude, radiusMeters: radius.meters,
+                                               filter: PlaceFilter(categories: categories, text: query), limit: limit)
+            if !result.statuses.isEmpty, result.statuses.allSatisfy({ $0.state != .ok }) {
+                throw APIProblem(.serviceUnavailable,
+                                 "no source answered: " + result.statuses.compactMap { $0.error?.description }.joined(separator: "; "),
+                                 headers: [.retryAfter: "30"])
+            }
+            let answer = SearchAnswer(query: description, answer: result)
+            return format == .geojson ? .bytes(answer.geoJSON(), contentType: "application/geo+json") : .bytes(answer.json())
+        }
+
+        router.route(.get, "/v1/weather", in: &table, deadline: deadline) { request, _ in
+            let parameters = try QueryParameters(request, allowed: ["lat", "lon", "provider", "days"])
+            let coordinate = try parameters.coordinate()
+            let days = try parameters.int("days", range: 1...16) ?? 7
+            let word = (try parameters.single("provider") ?? "open-meteo").lowercased()
+            guard let name = ProviderName(rawValue: word), ProviderName.weather.contains(name) else {
+                throw APIProblem.badRequest("provider '\(word)' is unknown; use open-meteo, openweathermap or pirateweather")
+            }
+            let settings = configuration.providers
+            let adapter: any WeatherProvider = switch name {
+            case .openWeatherMap: OpenWeatherMapAdapter(settings: settings)
+            case .pirateWeather: PirateWeatherAdapter(settings: settings)
+            default: OpenMeteoAdapter(settings: settings)
+            }
+            return .json(WeatherAnswer.json(try await adapter.weather(at: coordinate, days: days)))
+        }
+    }
+
+    /// `provider=google,yelp,…|local|all` (default all), as the CLI's `--provider`.
+    static func providers(_ words: [String]) throws -> [ProviderName] {
+        var chosen: [ProviderName] = []
+        for word in (words.isEmpty ? ["all"] : words).map({ $0.lowercased() }) {
+            if word == "all" { chosen += ProviderName.places; continue }
+            guard let name = ProviderName(rawValue: word), ProviderName.places.contains(name) else {
+                throw APIProblem.badRequest("provider '\(word)' is unknown; use google, yelp, foursquare, here, local or all")
+            }
+            chosen.append(name)
+        }
+        return ProviderName.places.filter(chosen.contains)
+    }
+}

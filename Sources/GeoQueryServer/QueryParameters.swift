@@ -1,0 +1,97 @@
+import GeoCore
+import Hummingbird
+import PlaceModel
+import PlaceQuery
+
+/// A request's query string, read strictly: a parameter the route does not know, a value that
+/// does not parse, or a parameter given twice that may be given once is a 400 that names it
+/// and says what is valid. Names are the CLI's option names with `_` for `-`.
+struct QueryParameters {
+    private var values: [String: [String]] = [:]
+
+    init(_ request: Request, allowed: [String]) throws {
+        for (name, value) in request.uri.queryParameters {
+            let key = String(name)
+            guard allowed.contains(key) else {
+                throw APIProblem.badRequest("unknown query parameter '\(key)'; this route takes \(allowed.joined(separator: ", "))")
+            }
+            values[key, default: []].append(String(value))
+        }
+    }
+
+    /// The one value of `name`, or nil.
+    func single(_ name: String) throws -> String? {
+        guard let list = values[name] else { return nil }
+        guard list.count == 1 else { throw APIProblem.badRequest("query parameter '\(name)' is given \(list.count) times; give it once") }
+        return list[0]
+    }
+
+    func required(_ name: String, example: String) throws -> String {
+        guard let value = try single(name), !value.isEmpty else {
+            throw APIProblem.badRequest("query parameter '\(name)' is required, e.g. \(name)=\(example)")
+        }
+        return value
+    }
+
+    /// Every value of a repeatable parameter; a comma-separated value counts as several.
+    func list(_ name: String) -> [String] {
+        (values[name] ?? []).flatMap { $0.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) } }
+            .filter { !$0.isEmpty }
+    }
+
+    func double(_ name: String, example: String) throws -> Double? {
+        guard let text = try single(name) else { return nil }
+        guard let value = Double(text), value.isFinite else {
+            throw APIProblem.badRequest("\(name) '\(text)' is not a number, e.g. \(name)=\(example)")
+        }
+        return value
+    }
+
+    func int(_ name: String, range: ClosedRange<Int>) throws -> Int? {
+        guard let text = try single(name) else { return nil }
+        guard let value = Int(text), range.contains(value) else {
+            throw APIProblem.badRequest("\(name) '\(text)' is invalid: it must be a whole number from \(range.lowerBound) to \(range.upperBound)")
+        }
+        return value
+    }
+
+    /// `lat` and `lon` as a validated coordinate.
+    func coordinate() throws -> Coordinate {
+        guard let latitude = try double("lat", example: "48.8584") else {
+            throw APIProblem.badRequest("query parameter 'lat' is required, e.g. lat=48.8584")
+        }
+        guard let longitude = try double("lon", example: "2.2945") else {
+            throw APIProblem.badRequest("query parameter 'lon' is required, e.g. lon=2.2945")
+        }
+        return try Coordinate(latitude: latitude, longitude: longitude)
+    }
+
+    func distance(_ name: String) throws -> Distance? {
+        guard let text = try single(name) else { return nil }
+        do { return try Distance(parsing: text) } catch { throw APIProblem.badRequest("\(name): \(error)") }
+    }
+
+    /// The filters every place query takes: `category` (repeatable, any of), `query`, `source`
+    /// (repeatable), `min_rating` (0–5), `price` (`2` or `1-3`).
+    func filter() throws -> PlaceFilter {
+        let categories = try list("category").map { text in
+            do { return try Category(text) } catch { throw APIProblem.badRequest("category: \(error)") }
+        }
+        let minimumRating = try double("min_rating", example: "4")
+        if let minimumRating, !(0...5).contains(minimumRating) {
+            throw APIProblem.badRequest("min_rating \(minimumRating) is invalid: it must be from 0 to 5")
+        }
+        var prices: ClosedRange<Int>?
+        if let text = try single("price") {
+            let bounds = text.split(separator: "-", omittingEmptySubsequences: false).map { Int($0) }
+            guard (1...2).contains(bounds.count), let low = bounds.first ?? nil, let high = bounds.last ?? nil,
+                  (1...4).contains(low), (1...4).contains(high), low <= high else {
+                throw APIProblem.badRequest("price '\(text)' is invalid: give a level from 1 to 4 or a range such as 1-3")
+            }
+            prices = low...high
+        }
+        let text = try single("query").flatMap { $0.trimmingCharacters(in: .whitespaces).isEmpty ? nil : $0 }
+        return PlaceFilter(categories: categories, text: text, minimumRating: minimumRating, priceLevels: prices,
+                           sources: list("source"))
+    }
+}

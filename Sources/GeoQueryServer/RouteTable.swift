@@ -1,0 +1,56 @@
+import Hummingbird
+
+/// Every route the service answers, as the OpenAPI description names them (`/v1/places/{id}`):
+/// the router is built from it, a 404 on a known path with another method becomes a 405 with
+/// `Allow`, and a test checks it against `openapi.json`.
+public struct RouteTable: Sendable {
+    public struct Entry: Sendable, Hashable {
+        public var method: HTTPRequest.Method
+        /// The path template, `{name}` for a parameter.
+        public var path: String
+    }
+
+    public private(set) var entries: [Entry] = []
+
+    mutating func add(_ method: HTTPRequest.Method, _ path: String) {
+        entries.append(Entry(method: method, path: path))
+    }
+
+    /// The path in Hummingbird's syntax (`:name` for `{name}`).
+    static func routerPath(_ template: String) -> RouterPath {
+        RouterPath(template.split(separator: "/", omittingEmptySubsequences: false).map { segment in
+            segment.hasPrefix("{") && segment.hasSuffix("}") ? ":" + segment.dropFirst().dropLast() : String(segment)
+        }.joined(separator: "/"))
+    }
+
+    /// The methods allowed on a concrete path, empty when no route has that path.
+    func methods(forPath path: String) -> [HTTPRequest.Method] {
+        let parts = path.split(separator: "/", omittingEmptySubsequences: false)
+        var methods: [HTTPRequest.Method] = []
+        for entry in entries {
+            let template = entry.path.split(separator: "/", omittingEmptySubsequences: false)
+            guard template.count == parts.count else { continue }
+            let matches = zip(template, parts).allSatisfy { pattern, part in
+                (pattern.hasPrefix("{") && !part.isEmpty) || pattern == part
+            }
+            if matches && !methods.contains(entry.method) { methods.append(entry.method) }
+        }
+        return methods
+    }
+}
+
+extension Router {
+    /// Adds a route and records it in `table`; the handler is answered 503 when it runs past
+    /// `deadline` (nil: no deadline, for routes that only read memory).
+    func route(_ method: HTTPRequest.Method, _ template: String, in table: inout RouteTable, deadline: Duration?,
+               _ handler: @escaping @Sendable (Request, Context) async throws -> Response) {
+        table.add(method, template)
+        if let deadline {
+            on(RouteTable.routerPath(template), method: method) { request, context in
+                try await withDeadline(deadline) { try await handler(request, context) }
+            }
+        } else {
+            on(RouteTable.routerPath(template), method: method, use: handler)
+        }
+    }
+}

@@ -1,0 +1,70 @@
+import Foundation
+import Providers
+
+/// How `geoquery serve` runs: where it listens, what the map page shows, and the bounds on
+/// the work one request may cause (OWASP API4: unrestricted resource consumption).
+public struct ServiceConfiguration: Sendable {
+    /// Address to listen on (default loopback only; put a proxy in front for the world).
+    public var host = "127.0.0.1"
+    /// Port (0 picks a free one).
+    public var port = 8080
+    /// Tile URL template of the map page, `{z}/{x}/{y}` (and optionally `{s}`).
+    public var tilesURL = "https://tile.openstreetmap.org/{z}/{x}/{y}.png"
+    /// Attribution shown with the tiles (HTML).
+    public var tilesAttribution = "&copy; <a href=\"https://www.openstreetmap.org/copyright\">OpenStreetMap</a> contributors"
+    /// Where Debian's `libjs-leaflet` installs Leaflet; served under `/leaflet/`.
+    public var leafletDirectory = "/usr/share/javascript/leaflet"
+    /// Country names and continents (GeoNames `countries.csv`), for answers that name them.
+    public var countries = CountryTable()
+    /// Places per page when the request gives no `limit`.
+    public var defaultPageSize = 50
+    /// The largest `limit` (use cursors for more).
+    public var maximumPageSize = 500
+    /// The largest `k` of `nearest`.
+    public var maximumNearestCount = 500
+    /// The most stops a route may have.
+    public var maximumRouteStops = 1_000
+    /// The longest `deadline` a route request may ask for.
+    public var maximumRouteTime: Duration = .seconds(5)
+    /// The largest request body, in bytes (413 beyond).
+    public var maximumBodyBytes = 1 << 20
+    /// How long any one request may take before it is answered 503.
+    public var requestTimeout: Duration = .seconds(15)
+    /// Threads for CPU-heavy work (routing), beside the store's own pool.
+    public var workerThreads = 2
+    /// Provider keys, base URLs and transport for `/v1/search` and `/v1/weather`.
+    public var providers = ProviderSettings()
+
+    public init() {}
+}
+
+/// Country names and continents by ISO alpha-2 code, from GeoNames' `countries.csv`
+/// (`country_code,iso3,iso_numeric,name,continent,…`).
+public struct CountryTable: Sendable {
+    public struct Country: Sendable, Hashable {
+        public var code: String
+        public var name: String
+        /// `AF AN AS EU NA OC SA`.
+        public var continent: String
+    }
+
+    public private(set) var byCode: [String: Country] = [:]
+
+    public init() {}
+
+    /// Reads the CSV at `path`; a missing file gives an empty table (answers then carry no
+    /// country names or continents).
+    public init(contentsOf path: String) throws {
+        guard FileManager.default.fileExists(atPath: path) else { return }
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        for line in text.split(separator: "\n").dropFirst() {
+            // The first five columns never hold commas; later ones may be quoted.
+            let fields = line.split(separator: ",", maxSplits: 5, omittingEmptySubsequences: false)
+            guard fields.count >= 5, fields[0].count == 2 else { continue }
+            let code = String(fields[0])
+            byCode[code] = Country(code: code, name: String(fields[3]), continent: String(fields[4]))
+        }
+    }
+
+    public subscript(code: String?) -> Country? { code.flatMap { byCode[$0.uppercased()] } }
+}
