@@ -1,0 +1,162 @@
+import Foundation
+import GeoQueryServer
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Testing
+
+/// The place routes in-process, on the real index of the shipped data.
+@Suite struct PlaceRouteTests {
+    func app() throws -> some ApplicationProtocol { try ServerFixture.service().makeApplication() }
+
+    @Test func nearAnswersTheCLIContractWithALinkToTheNextPage() async throws {
+        try await app().test(.router) { client in
+            let response = try await client.execute(uri: "/v1/places/near?lat=48.8584&lon=2.2945&radius=20mi&limit=5", method: .get)
+            #expect(response.status == .ok)
+            #expect(response.headers[.contentType] == "application/json")
+            let json = response.json
+            let places = try #require(json["places"] as? [[String: Any]])
+            #expect(places.count == 5 && json["count"] as? Int == 5)
+            #expect(places.first?["id"] as? String == "geonames:2988394")  // Paris 16 Passy, 1.42 km (README)
+            let distances = places.compactMap { $0["distance_m"] as? Double }
+            #expect(distances == distances.sorted() && distances.count == 5)
+            let query = try #require(json["query"] as? [String: Any])
+            #expect(query["kind"] as? String == "near" && query["radius_m"] as? Double == 32186.88 && query["limit"] as? Int == 5)
+            let cursor = try #require(json["next_cursor"] as? String)
+            let link = try #require(response.headers[HTTPField.Name("Link")!])
+            #expect(link.hasPrefix("</v1/places/near?") && link.contains("cursor=\(cursor)") && link.hasSuffix(">; rel=\"next\""))
+
+            // Following the Link gives the next five, then every page joined equals one big page.
+            let next = String(link.dropFirst().prefix { $0 != ">" })
+            let second = try await client.execute(uri: next, method: .get).json
+            let secondIDs = (second["places"] as? [[String: Any]])?.compactMap { $0["id"] as? String } ?? []
+            let whole = try await client.execute(uri: "/v1/places/near?lat=48.8584&lon=2.2945&radius=20mi&limit=10", method: .get).json
+            let wholeIDs = (whole["places"] as? [[String: Any]])?.compactMap { $0["id"] as? String } ?? []
+            #expect(places.compactMap { $0["id"] as? String } + secondIDs == wholeIDs)
+        }
+    }
+
+    @Test func aPlanetSizedRadiusPagesInsteadOfBuildingAHugeAnswer() async throws {
+        try await app().test(.router) { client in
+            let response = try await client.execute(uri: "/v1/places/near?lat=0&lon=0&radius=1e308ft&limit=500", method: .get)
+            #expect(response.status == .ok)
+            #expect((response.json["places"] as? [Any])?.count == 500)
+            #expect(response.json["next_cursor"] is String)
+        }
+    }
+
+    @Test func geoJSONAndCSVFormats() async throws {
+        try await app().test(.router) { client in
+            let geo = try await client.execute(uri: "/v1/places/near?lat=43.7396&lon=7.4276&radius=300m&category=food&limit=3&format=geojson", method: .get)
+            #expect(geo.headers[.contentType] == "application/geo+json")
+            let features = try #require(geo.json["features"] as? [[String: Any]])
+            #expect(features.count == 3)
+            let coordinates = (features[0]["geometry"] as? [String: Any])?["coordinates"] as? [Double]
+            #expect(coordinates.map { $0[0] > 7 && $0[1] > 43 } == true, "longitude first")
+            let csv = try await client.execute(uri: "/v1/places/near?lat=43.7396&lon=7.4276&radius=300m&category=food&limit=3&format=csv", method: .get)
+            #expect(csv.text.hasPrefix("id,name,lat,lon,distance_m,categories,source\n"))
+            #expect(csv.text.split(separator: "\n").count == 4)
+        }
+    }
+
+    @Test func badInputIsAProblemNamingTheValue() async throws {
+        let cases: [(String, String)] = [
+            ("/v1/places/near?lat=91&lon=0&radius=1km", "latitude 91.0 is invalid: it must be a number from -90 to 90"),
+            ("/v1/places/near?lat=48&lon=2", "query parameter 'radius' is required"),
+            ("/v1/places/near?lat=48&lon=2&radius=5 parsecs", "radius:"),
+            ("/v1/places/near?lat=48&lon=2&radius=1km&limit=501", "limit '501' is invalid: it must be a whole number from 1 to 500"),
+            ("/v1/places/near?lat=48&lon=2&radius=1km&limit=all", "limit 'all' is invalid"),
+            ("/v1/places/near?lat=48&lon=2&radius=1km&radus=2", "unknown query parameter 'radus'"),
+            ("/v1/places/near?lat=48&lon=2&radius=1km&category=foood", "category:"),
+            ("/v1/places/near?lat=48&lon=2&radius=1km&min_rating=7", "min_rating 7.0 is invalid: it must be from 0 to 5"),
+            ("/v1/places/near?lat=48&lon=2&radius=1km&price=5", "price '5' is invalid"),
+            ("/v1/places/near?lat=48&lon=2&radius=1km&cursor=garbage", "cursor 'garbage' is invalid"),
+            ("/v1/places/near?lat=48&lon=2&lat=3&radius=1km", "query parameter 'lat' is given 2 times"),
+            ("/v1/places/near?lat=48&lon=2&radius=1km&format=xml", "format 'xml' is invalid: use json, geojson or csv"),
+            ("/v1/places/bbox?bbox=1,2,3", "bbox:"),
+            ("/v1/places/nearest?lat=0&lon=0&k=501", "k '501' is invalid: it must be a whole number from 1 to 500"),
+            ("/v1/places/nearest?lat=0&lon=0&max_distance=-3km", "max_distance:"),
+            ("/v1/places/no-colon", "no-colon"),
+            ("/v1/cities?q=", "query parameter 'q' is required"),
+            ("/v1/cities?q=par&continent=XX", "continent 'XX' is invalid"),
+            ("/v1/cities?q=par&country=France", "country 'FRANCE' is invalid"),
+            ("/v1/airports/near?lat=0&lon=0&k=0", "k '0' is invalid"),
+        ]
+        try await app().test(.router) { client in
+            for (uri, sentence) in cases {
+                let response = try await client.execute(uri: uri, method: .get)
+                #expect(response.status == .badRequest, "\(uri)")
+                #expect(response.headers[.contentType] == "application/problem+json", "\(uri)")
+                let detail = response.json["detail"] as? String ?? ""
+                #expect(detail.contains(sentence), "\(uri): \(detail)")
+                #expect(response.json["status"] as? Int == 400 && response.json["title"] as? String == "Bad Request")
+            }
+        }
+    }
+
+    @Test func aCursorOfAnotherQueryIsRefused() async throws {
+        try await app().test(.router) { client in
+            let first = try await client.execute(uri: "/v1/places/near?lat=48.8584&lon=2.2945&radius=20mi&limit=2", method: .get).json
+            let cursor = try #require(first["next_cursor"] as? String)
+            let other = try await client.execute(uri: "/v1/places/near?lat=48.8584&lon=2.2945&radius=10mi&limit=2&cursor=\(cursor)", method: .get)
+            #expect(other.status == .badRequest)
+            #expect((other.json["detail"] as? String)?.contains("it belongs to a different query") == true)
+        }
+    }
+
+    @Test func boxesCrossTheAntimeridian() async throws {
+        try await app().test(.router) { client in
+            let json = try await client.execute(uri: "/v1/places/bbox?bbox=178,-20,-178,-15&category=city", method: .get).json
+            let ids = (json["places"] as? [[String: Any]])?.compactMap { $0["id"] as? String } ?? []
+            #expect(Set(ids) == ["geonames:2198148", "geonames:2204575", "geonames:2204582", "geonames:8740209"])  // Suva, Lami, Labasa, Nasinu
+            #expect(ids == ids.sorted())
+        }
+    }
+
+    @Test func nearestAndPlaceByID() async throws {
+        try await app().test(.router) { client in
+            let nearest = try await client.execute(uri: "/v1/places/nearest?lat=37.7749&lon=-122.4194&k=3&category=transport.airport", method: .get).json
+            #expect((nearest["places"] as? [[String: Any]])?.compactMap { $0["id"] as? String } == ["airport:KSFO", "airport:KOAK", "airport:CA35"])
+            let place = try await client.execute(uri: "/v1/places/airport:LFPG", method: .get)
+            #expect(place.status == .ok)
+            let first = (place.json["places"] as? [[String: Any]])?.first
+            #expect(first?["name"] as? String == "Charles de Gaulle International Airport")
+            #expect((first?["tags"] as? [String: String])?["iata"] == "CDG")
+            let missing = try await client.execute(uri: "/v1/places/airport:NOPE", method: .get)
+            #expect(missing.status == .notFound && missing.json["detail"] as? String == "no place with id airport:NOPE")
+        }
+    }
+
+    @Test func citiesAutocompleteIgnoresCaseAndAccentsAndRanksByPopulation() async throws {
+        try await app().test(.router) { client in
+            let sao = try await client.execute(uri: "/v1/cities?q=sao%20paul&limit=3", method: .get).json
+            let first = try #require((sao["cities"] as? [[String: Any]])?.first)
+            #expect(first["name"] as? String == "São Paulo")
+            #expect(first["country"] as? String == "Brazil" && first["continent"] as? String == "SA" && first["country_code"] as? String == "BR")
+            let zurich = try await client.execute(uri: "/v1/cities?q=ZURI", method: .get).json
+            #expect(((zurich["cities"] as? [[String: Any]])?.first?["name"] as? String) == "Zürich")
+            let par = try await client.execute(uri: "/v1/cities?q=par&limit=10", method: .get).json
+            let cities = try #require(par["cities"] as? [[String: Any]])
+            #expect(cities.first?["name"] as? String == "Paris")
+            let populations = cities.compactMap { $0["population"] as? Int }
+            #expect(populations == populations.sorted(by: >), "names starting with the text, by population")
+            let europe = try await client.execute(uri: "/v1/cities?q=san&continent=EU&limit=50", method: .get).json
+            let continents = (europe["cities"] as? [[String: Any]])?.compactMap { $0["continent"] as? String } ?? []
+            #expect(!continents.isEmpty && continents.allSatisfy { $0 == "EU" })
+            let namibia = try await client.execute(uri: "/v1/cities?q=wind&country=NA", method: .get).json
+            #expect((namibia["cities"] as? [[String: Any]])?.first?["name"] as? String == "Windhoek", "NA is Namibia, not a missing value")
+        }
+    }
+
+    @Test func airportsNearHaveIATACodesNearestFirst() async throws {
+        try await app().test(.router) { client in
+            let json = try await client.execute(uri: "/v1/airports/near?lat=48.8584&lon=2.2945&k=5", method: .get).json
+            let places = try #require(json["places"] as? [[String: Any]])
+            #expect(places.count == 5)
+            #expect(places.allSatisfy { !((($0["tags"] as? [String: String])?["iata"]) ?? "").isEmpty })
+            let distances = places.compactMap { $0["distance_m"] as? Double }
+            #expect(distances == distances.sorted())
+            #expect(places.contains { $0["id"] as? String == "airport:LFPO" })
+        }
+    }
+}

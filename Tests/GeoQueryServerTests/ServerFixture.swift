@@ -1,0 +1,79 @@
+import Foundation
+import GeoQueryServer
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import PlaceImport
+import PlaceStore
+import ServiceLifecycle
+import Testing
+
+/// The repository's root (for `geodata/`).
+let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+/// A real SpatiaLite index of the shipped data (34 006 GeoNames cities, 28 298 airports, Monaco's
+/// OpenStreetMap POIs), built once for the suite in a temporary directory.
+final class ServerFixture: Sendable {
+    let directory: URL
+    let path: String
+    let store: SpatiaLitePlaceStore
+
+    init() throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("geoquery-server-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        path = directory.appendingPathComponent("places.sqlite").path
+        let index = try SpatiaLitePlaceIndex(path: path, mode: .createIfMissing)
+        let geodata = repositoryRoot.appendingPathComponent("geodata")
+        for (file, format, source) in [("cities15000.csv", ImportFormat.geonamesCSV, nil), ("airports.csv", .airportsCSV, nil),
+                                       ("monaco.osm.pbf", .osm, "osm-monaco")] {
+            _ = try PlaceImporter.importFile(geodata.appendingPathComponent(file).path, format: format, into: index, source: source)
+        }
+        store = try SpatiaLitePlaceStore(path: path)
+    }
+
+    deinit { try? FileManager.default.removeItem(at: directory) }
+
+    static let shared = Result { try ServerFixture() }
+
+    /// The service over the fixture, as `geoquery serve` builds it (countries from geodata/).
+    static func service(_ adjust: (inout ServiceConfiguration) -> Void = { _ in }) throws -> GeoQueryService {
+        var configuration = ServiceConfiguration()
+        configuration.port = 0
+        configuration.countries = try CountryTable(contentsOf: repositoryRoot.appendingPathComponent("geodata/countries.csv").path)
+        adjust(&configuration)
+        var logger = Logger(label: "geoquery.test")
+        logger.logLevel = .warning
+        return GeoQueryService(index: try shared.get().store, configuration: configuration, logger: logger)
+    }
+}
+
+/// Runs the service's application for real on a free loopback port while `body` runs, then
+/// shuts it down gracefully.
+func withLiveServer<T: Sendable>(_ service: GeoQueryService, _ body: @escaping @Sendable (Int) async throws -> T) async throws -> T {
+    let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
+    let application = service.makeApplication { port in continuation.yield(port) }
+    let group = ServiceGroup(configuration: .init(services: [application], logger: service.logger))
+    return try await withThrowingTaskGroup(of: T?.self) { tasks in
+        tasks.addTask {
+            try await group.run()
+            return nil
+        }
+        var iterator = ports.makeAsyncIterator()
+        guard let port = await iterator.next() else { throw CancellationError() }
+        let result: T
+        do {
+            result = try await body(port)
+        } catch {
+            await group.triggerGracefulShutdown()
+            throw error
+        }
+        await group.triggerGracefulShutdown()
+        for try await _ in tasks {}
+        return result
+    }
+}
+
+extension TestResponse {
+    var text: String { String(buffer: body) }
+    var json: [String: Any] { (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any] ?? [:] }
+}

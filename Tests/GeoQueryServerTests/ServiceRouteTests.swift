@@ -1,0 +1,150 @@
+import Foundation
+import GeoQueryServer
+import Hummingbird
+import HummingbirdTesting
+import NIOCore
+import ProviderTestSupport
+import Providers
+import Testing
+
+/// Route, search, weather, the operational routes, the map page and the description.
+@Suite struct ServiceRouteTests {
+    func app(_ adjust: (inout ServiceConfiguration) -> Void = { _ in }) throws -> some ApplicationProtocol {
+        try ServerFixture.service(adjust).makeApplication()
+    }
+
+    static let json: HTTPFields = [.contentType: "application/json"]
+
+    @Test func routesOrderPlacesPointsAndMatrices() async throws {
+        try await app().test(.router) { client in
+            let places = try await client.execute(uri: "/v1/route?closed=true&start=airport:LFPG", method: .post, headers: Self.json,
+                                                  body: ByteBuffer(string: #"{"places":["airport:LFPG","airport:LFPO","airport:LFPB","geonames:2988507"]}"#)).json
+            #expect(places["order"] as? [String] == ["airport:LFPG", "airport:LFPB", "geonames:2988507", "airport:LFPO"])
+            #expect(places["proven_optimal"] as? Bool == true && places["closed"] as? Bool == true && places["unit"] as? String == "m")
+
+            let points = #"{"type":"FeatureCollection","features":["# + [("a", 2.35, 48.85), ("b", 2.29, 48.86), ("c", 2.40, 48.84), ("d", 2.33, 48.87)].map { id, lon, lat in
+                #"{"type":"Feature","id":"\#(id)","geometry":{"type":"Point","coordinates":[\#(lon),\#(lat)]},"properties":{"name":"\#(id)"}}"#
+            }.joined(separator: ",") + "]}"
+            let geo = try await client.execute(uri: "/v1/route?start=a&end=c&format=geojson", method: .post,
+                                               headers: [.contentType: "application/geo+json"], body: ByteBuffer(string: points))
+            #expect(geo.status == .ok && geo.headers[.contentType] == "application/geo+json")
+            let features = try #require(geo.json["features"] as? [[String: Any]])
+            #expect((features.first?["geometry"] as? [String: Any])?["type"] as? String == "LineString")
+            #expect(features.count == 5)
+
+            let matrix = try await client.execute(uri: "/v1/route?closed=true", method: .post, headers: Self.json,
+                                                  body: ByteBuffer(string: #"{"ids":["x","y","z"],"distances":[[0,1,10],[10,0,1],[1,10,0]]}"#)).json
+            #expect(matrix["length"] as? Double == 3 && matrix["unit"] as? String == "matrix")
+        }
+    }
+
+    @Test func routeErrors() async throws {
+        try await app { $0.maximumBodyBytes = 4096; $0.maximumRouteStops = 50 }.test(.router) { client in
+            func send(_ query: String, _ body: String, type: String = "application/json") async throws -> TestResponse {
+                try await client.execute(uri: "/v1/route" + query, method: .post, headers: [.contentType: type], body: ByteBuffer(string: body))
+            }
+            let wrongType = try await send("", "{}", type: "text/plain")
+            #expect(wrongType.status == .unsupportedMediaType)
+            #expect((wrongType.json["detail"] as? String)?.contains("'text/plain' is not accepted") == true)
+            let large = try await send("", "[" + String(repeating: "0,", count: 5000) + "0]")
+            #expect(large.status == .contentTooLarge && large.headers[.contentType] == "application/problem+json")
+            let notJSON = try await send("", "stops please")
+            #expect(notJSON.status == .unprocessableContent && (notJSON.json["detail"] as? String)?.hasPrefix("request body: expected a JSON object") == true)
+            let rows = try await send("", #"{"ids":["a","b"],"distances":[[0,1]]}"#)
+            #expect(rows.status == .unprocessableContent && rows.json["detail"] as? String == "request body: 2 ids for 1 matrix rows; give one id per row")
+            let unknown = try await send("?start=zz", #"{"ids":["a","b"],"distances":[[0,1],[1,0]]}"#)
+            #expect(unknown.status == .badRequest && (unknown.json["detail"] as? String)?.hasPrefix("start 'zz' is not one of the 2 stops") == true)
+            let missing = try await send("", #"{"places":["airport:LFPG","airport:NOPE"]}"#)
+            #expect(missing.status == .unprocessableContent)
+            let slow = try await send("?deadline=1h", #"{"ids":["a","b"],"distances":[[0,1],[1,0]]}"#)
+            #expect(slow.status == .badRequest && (slow.json["detail"] as? String)?.contains("at most 5.0 seconds") == true)
+            let many = try await send("", #"{"places":["# + (0..<60).map { "\"a:\($0)\"" }.joined(separator: ",") + "]}")
+            #expect(many.status == .badRequest && (many.json["detail"] as? String) == "60 stops is too many: a route takes at most 50")
+            let geojsonMatrix = try await send("?format=geojson", #"{"ids":["a","b"],"distances":[[0,1],[1,0]]}"#)
+            #expect(geojsonMatrix.status == .badRequest)
+        }
+    }
+
+    @Test func searchAsksTheLocalIndexAndSaysWhenNoSourceAnswers() async throws {
+        try await app { $0.providers = ProviderSettings(environment: ProviderEnvironment([:])) }.test(.router) { client in
+            let local = try await client.execute(uri: "/v1/search?lat=43.7396&lon=7.4276&radius=300m&category=food&provider=local&limit=5", method: .get)
+            #expect(local.status == .ok)
+            let places = try #require(local.json["places"] as? [[String: Any]])
+            #expect(places.count == 5 && places.allSatisfy { ($0["sources"] as? [String])?.first?.hasPrefix("osm:") == true && $0["source"] as? String == "osm-monaco" })
+            #expect(((local.json["providers"] as? [String: Any])?["local"] as? [String: Any])?["status"] as? String == "ok")
+            let keyless = try await client.execute(uri: "/v1/search?lat=43.7396&lon=7.4276&radius=300m&provider=yelp", method: .get)
+            #expect(keyless.status == .serviceUnavailable)
+            #expect((keyless.json["detail"] as? String)?.contains("YELP_API_KEY") == true)
+            let unknown = try await client.execute(uri: "/v1/search?lat=0&lon=0&radius=1km&provider=bing", method: .get)
+            #expect(unknown.status == .badRequest)
+        }
+    }
+
+    @Test func weatherFromALoopbackOpenMeteo() async throws {
+        let server = try await LoopbackServer.start(replies: [.recorded("openmeteo_forecast.json")])
+        defer { Task { await server.stop() } }
+        let environment = ProviderEnvironment([ProviderEnvironment.baseURLVariable(for: .openMeteo)!: server.baseURL.absoluteString])
+        try await app { $0.providers = ProviderSettings(environment: environment, timeout: 5) }.test(.router) { client in
+            let response = try await client.execute(uri: "/v1/weather?lat=43.7384&lon=7.4246&days=3", method: .get)
+            #expect(response.status == .ok)
+            #expect(response.json["provider"] as? String == "open-meteo")
+            #expect((response.json["daily"] as? [Any])?.isEmpty == false)
+            let keyless = try await client.execute(uri: "/v1/weather?lat=43.7384&lon=7.4246&provider=openweathermap", method: .get)
+            #expect(keyless.status == .serviceUnavailable && (keyless.json["detail"] as? String)?.contains("OPENWEATHERMAP_API_KEY") == true)
+        }
+    }
+
+    @Test func unknownRoutesAndMethodsAreProblems() async throws {
+        try await app().test(.router) { client in
+            let missing = try await client.execute(uri: "/v2/places", method: .get)
+            #expect(missing.status == .notFound && missing.headers[.contentType] == "application/problem+json")
+            #expect(missing.json["detail"] as? String == "no route GET /v2/places; the API is described at /openapi.json")
+            let wrong = try await client.execute(uri: "/v1/places/near", method: .delete)
+            #expect(wrong.status == .methodNotAllowed && wrong.headers[.allow] == "GET")
+            let post = try await client.execute(uri: "/v1/route", method: .get)
+            #expect(post.status == .methodNotAllowed && post.headers[.allow] == "POST")
+        }
+    }
+
+    @Test func healthMetricsAndTheMapPage() async throws {
+        try await app().test(.router) { client in
+            let health = try await client.execute(uri: "/healthz", method: .get).json
+            #expect(health["status"] as? String == "ok" && (health["places"] as? Int ?? 0) > 60_000)
+            _ = try await client.execute(uri: "/v1/places/near?lat=1&lon=1&radius=1km", method: .get)
+            let metrics = try await client.execute(uri: "/metrics", method: .get)
+            #expect(metrics.headers[.contentType]?.hasPrefix("text/plain") == true)
+            #expect(metrics.text.contains(#"http_server_request_duration_bucket{http_route="/v1/places/near""#))
+            #expect(metrics.text.contains("geoquery_index_places"))
+            let page = try await client.execute(uri: "/", method: .get)
+            #expect(page.headers[.contentType] == "text/html; charset=utf-8")
+            #expect(page.text.contains("/leaflet/leaflet.js") && page.text.contains("tile.openstreetmap.org") && !page.text.contains("{{SETTINGS}}"))
+            let leaflet = try await client.execute(uri: "/leaflet/leaflet.js", method: .get)
+            #expect(leaflet.status == .ok && leaflet.text.contains("Leaflet"), "Debian's libjs-leaflet must be installed (make deps)")
+            let icon = try await client.execute(uri: "/leaflet/images/marker-icon.png", method: .get)
+            #expect(icon.status == .ok && icon.headers[.contentType] == "image/png")
+            for sneaky in ["/leaflet/..%2F..%2F..%2Fetc%2Fpasswd", "/leaflet/.hidden", "/leaflet/images/..%2Fleaflet.js"] {
+                let response = try await client.execute(uri: sneaky, method: .get)
+                #expect(response.status == .notFound, "\(sneaky)")
+            }
+        }
+    }
+
+    /// Every route of the service is in the committed description with the same method, and the
+    /// description names no route the service lacks.
+    @Test func theDescriptionAndTheRoutesAgree() throws {
+        let (_, table) = try ServerFixture.service().makeRouter()
+        let document = try #require(try JSONSerialization.jsonObject(with: Data(try ServiceResources.openAPI())) as? [String: Any])
+        #expect(document["openapi"] as? String == "3.1.0")
+        let paths = try #require(document["paths"] as? [String: [String: Any]])
+        let described = Set(paths.flatMap { path, operations in
+            operations.keys.filter { ["get", "post", "put", "patch", "delete"].contains($0) }.map { "\($0.uppercased()) \(path)" }
+        })
+        let served = Set(table.entries.map { "\($0.method.rawValue) \($0.path)" })
+        #expect(served.subtracting(described).isEmpty, "routes missing from openapi.json: \(served.subtracting(described).sorted())")
+        #expect(described.subtracting(served).isEmpty, "described but not served: \(described.subtracting(served).sorted())")
+        // Every query parameter a route reads is described (the handlers refuse unknown ones).
+        let near = try #require((paths["/v1/places/near"]?["get"] as? [String: Any])?["parameters"] as? [[String: Any]])
+        #expect(Set(near.compactMap { $0["name"] as? String }) ==
+                ["lat", "lon", "radius", "category", "query", "source", "min_rating", "price", "limit", "cursor", "format"])
+    }
+}
