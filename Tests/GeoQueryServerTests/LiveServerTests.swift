@@ -1,0 +1,132 @@
+import Foundation
+import GeoQueryServer
+import Hummingbird
+import HummingbirdTesting
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The service over real sockets: a live request, clients that stall or vanish, and a real
+/// browser drawing the map page.
+@Suite(.serialized) struct LiveServerTests {
+    @Test func aLiveRequestOverRealSockets() async throws {
+        let app = try ServerFixture.service().makeApplication()
+        try await app.test(.live) { client in
+            let response = try await client.execute(uri: "/v1/places/nearest?lat=43.7396&lon=7.4276&k=2&category=food", method: .get)
+            #expect(response.status == .ok)
+            #expect((response.json["places"] as? [Any])?.count == 2)
+            #expect(client.port != nil)
+        }
+    }
+
+    /// A client that asks for a large answer and never reads it, and one that disconnects
+    /// half-way, hold neither the server nor other clients.
+    @Test func stalledAndVanishingClientsDoNotHoldTheServer() async throws {
+        try await withLiveServer(try ServerFixture.service()) { port in
+            let request = "GET /v1/places/bbox?bbox=-180,-90,180,90&limit=500&format=geojson HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+            var stalled: [Int32] = []
+            for _ in 0..<8 {
+                let socket = try RawSocket.connect(port: port)
+                try RawSocket.send(socket, request + request + request)  // pipelined, never read
+                stalled.append(socket)
+            }
+            for _ in 0..<8 {
+                let socket = try RawSocket.connect(port: port)
+                try RawSocket.send(socket, request)
+                _ = try RawSocket.receive(socket, atMost: 1000)  // read the start, then vanish
+                close(socket)
+            }
+            let started = ContinuousClock.now
+            for _ in 0..<20 {
+                let socket = try RawSocket.connect(port: port)
+                try RawSocket.send(socket, "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+                let reply = try RawSocket.receive(socket, atMost: 4096)
+                close(socket)
+                #expect(reply.hasPrefix("HTTP/1.1 200 OK"))
+            }
+            #expect(ContinuousClock.now - started < .seconds(10), "other clients are answered while some stall")
+            for socket in stalled { close(socket) }
+        }
+    }
+
+    /// Headless Chromium loads the map page from a live server, searches "Paris" (the page's
+    /// `?q=` parameter does what typing does) and must draw markers and list places within 20
+    /// miles. Tiles point at a closed port: the points are drawn without them. A screenshot is
+    /// kept at .build/map-page.png for people to look at.
+    @Test func theMapPageDrawsPlacesInARealBrowser() async throws {
+        let chromium = try #require(["/usr/bin/chromium", "/usr/bin/chromium-browser"].first { FileManager.default.isExecutableFile(atPath: $0) },
+                                    "Debian's chromium must be installed (make deps)")
+        let service = try ServerFixture.service { $0.tilesURL = "http://127.0.0.1:9/{z}/{x}/{y}.png" }
+        try await withLiveServer(service) { port in
+            let url = "http://127.0.0.1:\(port)/?q=Paris"
+            let dom = try await run(chromium, ["--headless", "--no-sandbox", "--disable-gpu", "--virtual-time-budget=15000", "--dump-dom", url])
+            let listed = dom.components(separatedBy: "class=\"place\"").count - 1
+            let markers = dom.components(separatedBy: "gq-marker").count - 1
+            #expect(listed >= 50, "the list within 20 miles of Paris is filled")
+            #expect(markers >= 20, "markers are drawn")
+            #expect(dom.contains("places within 20 miles, nearest first"))
+            #expect(dom.contains("data-id=\"geonames:2988507\""), "Paris itself is listed")
+            let screenshot = repositoryRoot.appendingPathComponent(".build/map-page.png").path
+            _ = try await run(chromium, ["--headless", "--no-sandbox", "--disable-gpu", "--virtual-time-budget=15000",
+                                   "--window-size=1200,800", "--screenshot=\(screenshot)", url])
+            #expect(FileManager.default.fileExists(atPath: screenshot))
+        }
+    }
+
+    /// Runs a program and returns its standard output; the wait happens on a Dispatch thread,
+    /// not on the cooperative pool the server's handlers need.
+    func run(_ program: String, _ arguments: [String]) async throws -> String {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(with: Result { try runBlocking(program, arguments) })
+            }
+        }
+    }
+
+    func runBlocking(_ program: String, _ arguments: [String]) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: program)
+        process.arguments = arguments
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return String(decoding: data, as: UTF8.self)
+    }
+}
+
+/// Plain blocking TCP sockets on loopback, for clients that misbehave on purpose.
+enum RawSocket {
+    struct Failure: Error { var what: String }
+
+    static func connect(port: Int) throws -> Int32 {
+        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard socket >= 0 else { throw Failure(what: "socket") }
+        var timeout = timeval(tv_sec: 10, tv_usec: 0)
+        setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard result == 0 else { close(socket); throw Failure(what: "connect to \(port)") }
+        return socket
+    }
+
+    static func send(_ socket: Int32, _ text: String) throws {
+        let bytes = Array(text.utf8)
+        guard Glibc.send(socket, bytes, bytes.count, Int32(MSG_NOSIGNAL)) == bytes.count else { throw Failure(what: "send") }
+    }
+
+    static func receive(_ socket: Int32, atMost count: Int) throws -> String {
+        var buffer = [UInt8](repeating: 0, count: count)
+        let received = recv(socket, &buffer, count, 0)
+        guard received > 0 else { throw Failure(what: "receive") }
+        return String(decoding: buffer[..<received], as: UTF8.self)
+    }
+}
