@@ -1,17 +1,25 @@
 # GeoQuery — set-up, build, test, benchmark. Run as root on Debian (or with sudo available).
-#   make run    install system packages, build (release), build the default index, example query
-#   make test   install system packages, run the test suite
+#   make run    install system packages, build (release), build the default index, example queries,
+#               then the service on 127.0.0.1:8080 in the foreground (`make serve` for that alone)
+#   make test   install system packages and the Python test tools, run the test suite and schemathesis
 #   make bench  1 M synthetic places: load rate, query latencies, library vs raw SQLite; imports; routes
 #   make bench-routes  only the routing rows
 
 SHELL := /bin/bash
+# libjs-leaflet: the map page's Leaflet, served from where Debian installs it; chromium: the
+# browser test of the map page; wrk: the service rows of `make bench`.
 APT_PACKAGES := pkg-config libsqlite3-dev libspatialite-dev libsqlite3-mod-spatialite libcurl4-openssl-dev \
-                libreadosm-dev libbz2-dev
+                libreadosm-dev libbz2-dev libjs-leaflet chromium wrk
 DB := geodata/places.sqlite
 GEOQUERY := .build/release/geoquery
 SHIPPED := geodata/cities15000.csv geodata/airports.csv geodata/monaco.osm.pbf geodata/andorra.osm.pbf
 
-.PHONY: deps build run test bench bench-routes index clean
+# Python tools the tests use, in a virtual environment of their own (pinned).
+VENV := .build/venv
+SCHEMATHESIS := $(VENV)/bin/schemathesis
+SCHEMATHESIS_VERSION := 4.32.5
+
+.PHONY: deps build run serve test bench bench-routes index clean
 
 # Idempotent: installs only what dpkg says is missing; apt-get update only then, and once.
 deps:
@@ -26,6 +34,10 @@ deps:
 	  $$sudo apt-get update -qq && \
 	  DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq --no-install-recommends $$missing; \
 	fi
+
+$(SCHEMATHESIS):
+	python3 -m venv $(VENV)
+	$(VENV)/bin/pip install --quiet --disable-pip-version-check schemathesis==$(SCHEMATHESIS_VERSION)
 
 build: deps
 	swift build -c release --product geoquery
@@ -46,16 +58,27 @@ index: build $(DB)
 run: build index
 	$(GEOQUERY) near --lat 48.8584 --lon 2.2945 --radius 20mi --limit 15 --db $(DB) --format table
 	$(GEOQUERY) near --lat 43.7396 --lon 7.4276 --radius 300m --category food --limit 8 --db $(DB) --format table
+	@$(MAKE) --no-print-directory serve
+
+# The service on 127.0.0.1:8080 in the foreground (Ctrl-C stops it); HOST and PORT override.
+HOST ?= 127.0.0.1
+PORT ?= 8080
+serve: build index
+	@echo "map page:        http://$(HOST):$(PORT)/"
+	@echo "API description: http://$(HOST):$(PORT)/openapi.json"
+	@echo "try:             curl 'http://$(HOST):$(PORT)/v1/places/near?lat=48.8584&lon=2.2945&radius=20mi&limit=5'"
+	$(GEOQUERY) serve --host $(HOST) --port $(PORT) --db $(DB) --data-dir geodata
 
 # Tests run optimised (with testability): the property tests compare against brute force over
 # 20 000 places, and optimised builds also catch optimiser-only bugs.
 TEST_FLAGS := -c release -Xswiftc -enable-testing
 
-test: deps
+test: deps $(SCHEMATHESIS)
 	@[ -n "$$GEOQUERY_SHARED_DATA" ] || [ -f ../shared/data/README.md ] || \
 	  echo "note: no ../shared/data beside the repository and no GEOQUERY_SHARED_DATA: the tests of its samples are skipped"
 	swift build --build-tests $(TEST_FLAGS)
 	swift test $(TEST_FLAGS) --skip-build
+	scripts/schemathesis.sh $$(swift build $(TEST_FLAGS) --show-bin-path)/geoquery $(SCHEMATHESIS)
 
 bench: deps
 	swift build -c release --product GeoQueryBench

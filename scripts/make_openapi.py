@@ -10,6 +10,8 @@ import json, pathlib
 def ref(name): return {"$ref": f"#/components/schemas/{name}"}
 def param(name, schema, description, required=False, explode=None):
     p = {"name": name, "in": "query", "required": required, "description": description, "schema": schema}
+    # An empty value (`cursor=`, as a form sends an empty field) means the parameter is absent.
+    if not required: p["allowEmptyValue"] = True
     if explode is not None: p["explode"] = explode; p["style"] = "form"
     return p
 def problem(description): return {"description": description, "content": {"application/problem+json": {"schema": ref("Problem")}}}
@@ -23,7 +25,8 @@ def json_body(schema, description="OK", geo=False, csv=False, headers=None):
 
 lat = param("lat", {"type": "number", "minimum": -90, "maximum": 90}, "Latitude of the centre, WGS84 degrees.", True)
 lon = param("lon", {"type": "number", "minimum": -180, "maximum": 180}, "Longitude of the centre, WGS84 degrees.", True)
-radius = param("radius", {"type": "string", "examples": ["20mi", "5km", "800m"]}, "Radius with a unit: m, km, mi, ft, yd, nmi (a bare number is metres).", True)
+distance_schema = {"type": "string", "pattern": "^[0-9]+(\\.[0-9]+)?(e[0-9]{1,2})? ?(m|km|mi|ft|yd|nmi)?$", "examples": ["20mi", "5km", "800m"]}
+radius = param("radius", distance_schema, "Radius with a unit: m, km, mi, ft, yd, nmi (a bare number is metres).", True)
 filters = [
     param("category", {"type": "array", "items": {"type": "string"}}, "Taxonomy categories, any of (a parent matches its children): food, transport.airport, …", explode=True),
     param("query", {"type": "string", "maxLength": 200}, "Words that must begin words of the name (case and accents ignored)."),
@@ -46,14 +49,14 @@ paths = {
   "/v1/places/near": place_query("Places within a radius, nearest first", [lat, lon, radius, *filters, limit, cursor, fmt],
       "Every place whose WGS84 ellipsoidal distance to the centre is at most the radius, sorted by distance then id."),
   "/v1/places/bbox": place_query("Places in a box, by id",
-      [param("bbox", {"type": "string", "examples": ["2.2,48.8,2.4,48.9"]}, "west,south,east,north in degrees; west > east crosses the antimeridian.", True), *filters, limit, cursor, fmt],
+      [param("bbox", {"type": "string", "pattern": "^-?[0-9]+(\\.[0-9]+)?(,-?[0-9]+(\\.[0-9]+)?){3}$", "examples": ["2.2,48.8,2.4,48.9"]}, "west,south,east,north in degrees; west > east crosses the antimeridian.", True), *filters, limit, cursor, fmt],
       "Places inside a box, sorted by id."),
   "/v1/places/nearest": place_query("The k nearest places",
       [lat, lon, param("k", {"type": "integer", "minimum": 1, "maximum": 500, "default": 10}, "How many."),
-       param("max_distance", {"type": "string"}, "Ignore places further than this, e.g. 50km."), *filters, fmt],
+       param("max_distance", distance_schema, "Ignore places further than this, e.g. 50km."), *filters, fmt],
       "The k places nearest to a point, nearest first."),
   "/v1/places/{id}": {"get": {"summary": "One place by id", "parameters": [
-      {"name": "id", "in": "path", "required": True, "schema": {"type": "string"}, "description": "source:localId, e.g. geonames:2988507"}, fmt],
+      {"name": "id", "in": "path", "required": True, "schema": {"type": "string", "examples": ["geonames:2988507", "airport:LFPG"]}, "example": "airport:LFPG", "description": "source:localId, e.g. geonames:2988507"}, fmt],
       "responses": {"200": json_body(ref("PlaceAnswer"), geo=True, csv=True), "404": problem("No place with that id."), **common_errors}}},
   "/v1/search": {"get": {"summary": "Federated search: the local index and the providers with keys, merged", "parameters": [
       lat, lon, radius, param("query", {"type": "string"}, "Free text."),
@@ -73,7 +76,7 @@ paths = {
       param("seed", {"type": "integer", "minimum": 0}, "Seed of the randomised search."),
       param("format", {"type": "string", "enum": ["json", "geojson"]}, "Answer format.")],
       "requestBody": {"required": True, "content": {
-          "application/json": {"schema": ref("RouteStops")}, "application/geo+json": {"schema": ref("FeatureCollection")}}},
+          "application/json": {"schema": ref("RouteStops"), "example": {"places": ["airport:LFPG", "airport:LFPO", "geonames:2988507"]}}, "application/geo+json": {"schema": ref("FeatureCollection")}}},
       "responses": {"200": json_body(ref("Route"), geo=True), "413": problem("The body is too large."),
                     "415": problem("The body is not JSON."), "422": problem("The stops cannot be read or have no route."), **common_errors}}},
   "/v1/cities": {"get": {"summary": "City search for an autocomplete box", "description": "Cities with a word of the name starting with q (case and accents ignored); names starting with q first, then by population.",
@@ -84,7 +87,7 @@ paths = {
       "responses": {"200": json_body(ref("CityAnswer")), **common_errors}}},
   "/v1/airports/near": {"get": {"summary": "Airports with an IATA code nearest to a point", "parameters": [
       lat, lon, param("k", {"type": "integer", "minimum": 1, "maximum": 50, "default": 5}, "How many."),
-      param("max_distance", {"type": "string"}, "Ignore airports further than this.")],
+      param("max_distance", distance_schema, "Ignore airports further than this.")],
       "responses": {"200": json_body(ref("PlaceAnswer")), **common_errors}}},
   "/healthz": {"get": {"summary": "Liveness and the index size", "responses": {"200": json_body({"type": "object", "required": ["status", "places"],
       "properties": {"status": {"const": "ok"}, "places": {"type": "integer"}}}), "503": problem("The index does not answer.")}}},
@@ -92,9 +95,9 @@ paths = {
       "content": {"text/plain": {"schema": {"type": "string"}}}}}}},
   "/openapi.json": {"get": {"summary": "This description", "responses": {"200": {"description": "OpenAPI 3.1", "content": {"application/json": {"schema": {"type": "object"}}}}}}},
   "/": {"get": {"summary": "The map page", "responses": {"200": {"description": "HTML", "content": {"text/html": {"schema": {"type": "string"}}}}}}},
-  "/leaflet/{file}": {"get": {"summary": "Leaflet (Debian's libjs-leaflet)", "parameters": [{"name": "file", "in": "path", "required": True, "schema": {"type": "string"}}],
+  "/leaflet/{file}": {"get": {"summary": "Leaflet (Debian's libjs-leaflet)", "parameters": [{"name": "file", "in": "path", "required": True, "schema": {"type": "string"}, "example": "leaflet.js"}],
       "responses": {"200": {"description": "A Leaflet file", "content": {"*/*": {"schema": {}}}}, "404": problem("No such file.")}}},
-  "/leaflet/images/{file}": {"get": {"summary": "Leaflet's images", "parameters": [{"name": "file", "in": "path", "required": True, "schema": {"type": "string"}}],
+  "/leaflet/images/{file}": {"get": {"summary": "Leaflet's images", "parameters": [{"name": "file", "in": "path", "required": True, "schema": {"type": "string"}, "example": "marker-icon.png"}],
       "responses": {"200": {"description": "An image", "content": {"*/*": {"schema": {}}}}, "404": problem("No such file.")}}},
 }
 
@@ -129,7 +132,10 @@ schemas = {
                          "country_code": nullable("string"), "country": nullable("string"), "continent": nullable("string"),
                          "region": nullable("string"), "population": nullable("integer"), "timezone": nullable("string")}}}}},
   "RouteStops": {"description": "GeoJSON points, place ids, or a distance matrix.", "oneOf": [
-      ref("FeatureCollection"),
+      {"type": "object", "required": ["type", "features"], "properties": {"type": {"const": "FeatureCollection"},
+          "features": {"type": "array", "minItems": 1, "items": {"type": "object", "required": ["type", "geometry"],
+              "properties": {"type": {"const": "Feature"}, "id": {"type": "string"}, "geometry": {"type": "object", "required": ["type", "coordinates"],
+                  "properties": {"type": {"const": "Point"}, "coordinates": {"type": "array", "minItems": 2, "maxItems": 2, "items": {"type": "number"}}}}}}}}},
       {"type": "object", "required": ["places"], "properties": {"places": {"type": "array", "minItems": 1, "items": {"type": "string"}}}},
       {"type": "object", "required": ["distances"], "properties": {"ids": {"type": "array", "items": {"type": ["string", "integer"]}},
           "distances": {"type": "array", "items": {"type": "array", "items": {"type": ["number", "null"]}}}}}]},

@@ -43,10 +43,12 @@ extension GeoQueryService {
             return .bytes(Array(data), contentType: type, headers: [.cacheControl: "public, max-age=86400"])
         }
         router.route(.get, "/leaflet/{file}", in: &table, deadline: nil) { _, context in
-            try await serveLeaflet(try context.parameters.require("file"))
+            let file = try context.parameters.require("file")
+            return try await serveLeaflet(file.removingPercentEncoding ?? file)
         }
         router.route(.get, "/leaflet/images/{file}", in: &table, deadline: nil) { _, context in
-            try await serveLeaflet("images/" + (try context.parameters.require("file")))
+            let file = try context.parameters.require("file")
+            return try await serveLeaflet("images/" + (file.removingPercentEncoding ?? file))
         }
     }
 }

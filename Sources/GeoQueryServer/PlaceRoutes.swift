@@ -57,7 +57,9 @@ extension GeoQueryService {
         router.route(.get, "/v1/places/{id}", in: &table, deadline: deadline) { request, context in
             let parameters = try QueryParameters(request, allowed: ["format"])
             let format = try AnswerFormat(parameters)
-            let text = try context.parameters.require("id")
+            // Path parameters arrive as sent: `geonames%3A2988507` is `geonames:2988507`.
+            let raw = try context.parameters.require("id")
+            let text = raw.removingPercentEncoding ?? raw
             let id: PlaceID
             do { id = try PlaceID(text) } catch { throw APIProblem.badRequest(String(describing: error)) }
             guard let place = try await index.place(id) else {
@@ -141,9 +143,7 @@ extension GeoQueryService {
     static func nextURL(_ request: Request, cursor: String) -> String {
         var components = URLComponents()
         components.path = request.uri.path
-        var items = request.uri.queryParameters.filter { $0.key != "cursor" }.map {
-            URLQueryItem(name: String($0.key), value: String($0.value))
-        }
+        var items = QueryParameters.pairs(request).filter { $0.0 != "cursor" }.map { URLQueryItem(name: $0.0, value: $0.1) }
         items.append(URLQueryItem(name: "cursor", value: cursor))
         components.queryItems = items
         return components.string ?? request.uri.path

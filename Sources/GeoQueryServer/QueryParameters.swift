@@ -10,24 +10,39 @@ struct QueryParameters {
     private var values: [String: [String]] = [:]
 
     init(_ request: Request, allowed: [String]) throws {
-        for (name, value) in request.uri.queryParameters {
-            let key = String(name)
+        for (key, value) in Self.pairs(request) {
             guard allowed.contains(key) else {
-                throw APIProblem.badRequest("unknown query parameter '\(key)'; this route takes \(allowed.joined(separator: ", "))")
+                throw APIProblem.badRequest(allowed.isEmpty ? "unknown query parameter '\(key)'; this route takes none"
+                                            : "unknown query parameter '\(key)'; this route takes \(allowed.joined(separator: ", "))")
             }
-            values[key, default: []].append(String(value))
+            values[key, default: []].append(value)
         }
     }
 
-    /// The one value of `name`, or nil.
+    /// The query string as `application/x-www-form-urlencoded` pairs, in order: `+` is a space,
+    /// then percent-escapes are decoded (`query=sao+paulo` and `query=sao%20paulo` are the same).
+    static func pairs(_ request: Request) -> [(String, String)] {
+        guard let query = request.uri.query, !query.isEmpty else { return [] }
+        func decode(_ part: Substring) -> String {
+            let spaced = part.replacingOccurrences(of: "+", with: " ")
+            return spaced.removingPercentEncoding ?? spaced
+        }
+        return query.split(separator: "&", omittingEmptySubsequences: true).map { pair in
+            guard let equals = pair.firstIndex(of: "=") else { return (decode(pair), "") }
+            return (decode(pair[..<equals]), decode(pair[pair.index(after: equals)...]))
+        }
+    }
+
+    /// The one value of `name`, or nil. An empty value (`cursor=`, as an HTML form sends an
+    /// empty field) counts as absent.
     func single(_ name: String) throws -> String? {
         guard let list = values[name] else { return nil }
         guard list.count == 1 else { throw APIProblem.badRequest("query parameter '\(name)' is given \(list.count) times; give it once") }
-        return list[0]
+        return list[0].isEmpty ? nil : list[0]
     }
 
     func required(_ name: String, example: String) throws -> String {
-        guard let value = try single(name), !value.isEmpty else {
+        guard let value = try single(name) else {
             throw APIProblem.badRequest("query parameter '\(name)' is required, e.g. \(name)=\(example)")
         }
         return value

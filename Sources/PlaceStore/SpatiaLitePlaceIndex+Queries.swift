@@ -201,9 +201,14 @@ extension SpatiaLitePlaceIndex {
         return Array(pks)
     }
 
-    /// The pks whose names match every word of `text` as a word prefix.
+    /// The pks whose names match every word of `text` as a word prefix. Control characters
+    /// separate words, as in the name index's tokenizer (a NUL would otherwise cut the bound
+    /// query short).
     private func fullTextMatches(_ text: String) throws -> Set<Int64> {
-        let words = text.split(whereSeparator: { $0.isWhitespace || $0.isPunctuation })
+        let words = text.split(whereSeparator: { character in
+            character.isWhitespace || character.isPunctuation
+                || character.unicodeScalars.contains { $0.properties.generalCategory == .control }
+        })
         guard !words.isEmpty else { return [] }
         let query = words.map { "\"" + $0.replacingOccurrences(of: "\"", with: "\"\"") + "\"*" }.joined(separator: " ")
         let lookup = try statement("SELECT rowid FROM places_fts WHERE places_fts MATCH ?1")

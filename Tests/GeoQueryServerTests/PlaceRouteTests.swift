@@ -94,6 +94,21 @@ import Testing
         }
     }
 
+    /// Query strings are form-encoded: `+` is a space; an empty optional value is absent; a
+    /// percent-encoded id in the path is decoded.
+    @Test func queryStringsAndPathsDecodeAsBrowsersEncode() async throws {
+        try await app().test(.router) { client in
+            let plus = try await client.execute(uri: "/v1/cities?q=sao+paul&limit=1", method: .get).json
+            #expect(((plus["cities"] as? [[String: Any]])?.first?["name"] as? String) == "São Paulo")
+            let empty = try await client.execute(uri: "/v1/places/near?lat=48.8584&lon=2.2945&radius=1km&cursor=&source=&format=&limit=", method: .get)
+            #expect(empty.status == .ok && (empty.json["query"] as? [String: Any])?["limit"] as? Int == 50)
+            let encoded = try await client.execute(uri: "/v1/places/airport%3ALFPG", method: .get)
+            #expect(encoded.status == .ok)
+            let spaced = try await client.execute(uri: "/v1/places/near?lat=48.8584&lon=2.2945&radius=1+km", method: .get)
+            #expect(spaced.status == .ok)
+        }
+    }
+
     @Test func aCursorOfAnotherQueryIsRefused() async throws {
         try await app().test(.router) { client in
             let first = try await client.execute(uri: "/v1/places/near?lat=48.8584&lon=2.2945&radius=20mi&limit=2", method: .get).json
