@@ -2,7 +2,8 @@
 #   make run    install system packages, build (release), build the default index, example queries,
 #               then the service on 127.0.0.1:8080 in the foreground (`make serve` for that alone)
 #   make test   install system packages and the Python test tools, run the test suite and schemathesis
-#   make bench  1 M synthetic places: load rate, query latencies, library vs raw SQLite; imports; routes
+#   make bench  1 M synthetic places: load rate, query latencies, library vs raw SQLite; JSON answers;
+#               geoquery serve under wrk; imports; routes
 #   make bench-routes  only the routing rows
 
 SHELL := /bin/bash
@@ -81,6 +82,7 @@ test: deps $(SCHEMATHESIS)
 	scripts/schemathesis.sh $$(swift build $(TEST_FLAGS) --show-bin-path)/geoquery $(SCHEMATHESIS)
 
 bench: deps
+	swift build -c release --product geoquery
 	swift build -c release --product GeoQueryBench
 	.build/release/GeoQueryBench $(BENCH_ARGS)
 

@@ -2,7 +2,9 @@ import Foundation
 import GeoCore
 import PlaceModel
 import PlaceQuery
+import PlaceImport
 import PlaceStore
+import GeoQueryWire
 
 // `make bench`: builds a deterministic synthetic index of 1 000 000 places clustered around the
 // shipped cities and prints load rate, file size and query latencies, library against the raw
@@ -15,7 +17,9 @@ import PlaceStore
 // Options: --places N (default 1000000), --queries N per row (default 2000), --db PATH,
 // --keep (reuse an existing bench index of the right size), --no-import (skip the import rows),
 // --no-routes (skip the routing rows), --routes-only (only them; RouteBench.swift), --quick,
-// --imports-only (only the import rows), --route-seeds (the spread over seeds; RouteSeeds.swift).
+// --imports-only (only the import rows), --route-seeds (the spread over seeds; RouteSeeds.swift),
+// --no-service / --service-only (the JSON rows and `geoquery serve` under wrk; ServiceBench.swift),
+// --service-seconds N (per service row, default 10).
 
 let arguments = CommandLine.arguments
 func option(_ name: String) -> String? {
@@ -76,6 +80,8 @@ if !(keep && FileManager.default.fileExists(atPath: path)) {
     let seconds = Double(now() - start) / 1e9
     loadLine = String(format: "load: %d places in %.1f s = %.0f rows/s (spatial index, category index and FTS included)",
                       placeCount, seconds, Double(placeCount) / seconds)
+    // The shipped cities too, for the service's autocomplete row (3 % more places).
+    _ = try PlaceImporter.importFile("geodata/cities15000.csv", format: .geonamesCSV, into: index)
 }
 let size = (try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
 print(loadLine)
@@ -89,6 +95,54 @@ let centres: [Coordinate] = (0..<queryCount).map { _ in
     let place = places[Int(random.next() % UInt64(places.count))]
     return Coordinate(uncheckedLatitude: (place.coordinate.latitude + (random.unit() - 0.5) * 0.009).clamped(to: -90...90),
                       longitude: Coordinate.normalizedLongitude(place.coordinate.longitude + (random.unit() - 0.5) * 0.009))
+}
+
+/// The JSON cost: answers of every place within 20 miles encoded by the wire format, per place
+/// and in MB/s, beside finding them; the CSV encoding for comparison.
+func jsonRows() throws {
+    var findTimes: [Double] = [], jsonTimes: [Double] = [], csvTimes: [Double] = []
+    var placesSeen = 0, bytes = 0
+    for centre in centres.prefix(500) {
+        let t0 = now()
+        let page = try index.near(centre, radius: Distance(uncheckedMeters: 32186.88))
+        let t1 = now()
+        let json = PlaceAnswer(query: QueryDescription(kind: "near", lat: centre.latitude, lon: centre.longitude), page: page).json()
+        let t2 = now()
+        _ = PlaceAnswer(query: QueryDescription(kind: "near"), page: page).csv()
+        let t3 = now()
+        findTimes.append(Double(t1 - t0)); jsonTimes.append(Double(t2 - t1)); csvTimes.append(Double(t3 - t2))
+        placesSeen += page.matches.count
+        bytes += json.count
+    }
+    let perPlace = jsonTimes.reduce(0, +) / Double(max(placesSeen, 1))
+    let findPerPlace = findTimes.reduce(0, +) / Double(max(placesSeen, 1))
+    let megabytesPerSecond = Double(bytes) / (jsonTimes.reduce(0, +) / 1e9) / 1e6
+    print(String(format: "\nJSON answers, near 20 mi, every place (%d answers, %.0f places each): find %.2f µs/place, JSON %.2f µs/place = %.0f MB/s, CSV %.2f µs/place",
+                 findTimes.count, Double(placesSeen) / Double(findTimes.count), findPerPlace / 1000, perPlace / 1000, megabytesPerSecond,
+                 csvTimes.reduce(0, +) / Double(max(placesSeen, 1)) / 1000))
+    let tokyo = Coordinate(uncheckedLatitude: 35.6895, longitude: 139.69171)
+    let t0 = now()
+    let page = try index.near(tokyo, radius: Distance(uncheckedMeters: 32186.88))
+    let t1 = now()
+    let json = PlaceAnswer(query: QueryDescription(kind: "near"), page: page).json(pretty: true)
+    let t2 = now()
+    print(String(format: "Tokyo, 20 mi, --limit all --format json: %d places found in %@, %.1f MB of JSON in %@",
+                 page.matches.count, micros(Double(t1 - t0)), Double(json.count) / 1e6, micros(Double(t2 - t1))))
+}
+
+func serviceRows() throws {
+    let names = try String(contentsOfFile: "geodata/cities15000.csv", encoding: .utf8).split(separator: "\n").dropFirst()
+        .compactMap { $0.split(separator: ",").dropFirst().first.map { String($0).trimmingCharacters(in: CharacterSet(charactersIn: "\"")) } }
+    var pick = SplitMix64(seed: 11)
+    let ids = (0..<2000).map { _ in places[Int(pick.next() % UInt64(places.count))].id.rawValue }
+    try ServiceBench.run(indexPath: path, centres: centres, cityNames: names.shuffled(using: &pick), placeIDs: ids,
+                         seconds: Int(option("--service-seconds") ?? "") ?? 10)
+}
+
+if arguments.contains("--service-only") {
+    try jsonRows()
+    try serviceRows()
+    exit(0)
 }
 
 if let probeLimit = option("--probe") {
@@ -197,6 +251,9 @@ for row in rows {
 print("")
 print("library and raw baseline answers differ in \(mismatches) of \(centres.count * 3) near queries (must be 0)")
 if mismatches > 0 { exit(1) }
+
+try jsonRows()
+if !arguments.contains("--no-service") { try serviceRows() }
 
 if !arguments.contains("--no-import") {
     try ImportBench.report(places: places, directory: (path as NSString).deletingLastPathComponent + "/bench-import")

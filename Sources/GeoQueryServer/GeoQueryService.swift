@@ -20,6 +20,7 @@ public struct GeoQueryService: Sendable {
     public let logger: Logger
     let workers: NIOThreadPool
     let healthCache = CountCache()
+    let cities: CityDirectory
 
     /// - Parameters:
     ///   - index: the places (and later gems) the API answers from.
@@ -30,6 +31,7 @@ public struct GeoQueryService: Sendable {
         self.index = index
         self.configuration = configuration
         self.logger = logger
+        cities = CityDirectory(maximumAge: configuration.cityDirectoryRefresh)
         if let workers {
             self.workers = workers
         } else {

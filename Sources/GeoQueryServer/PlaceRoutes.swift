@@ -149,30 +149,16 @@ extension GeoQueryService {
         return components.string ?? request.uri.path
     }
 
-    /// Cities whose name has a word starting with `text` (case and accents ignored): names that
-    /// start with it first, then by population, then by name.
+    /// Cities whose name has a word starting with each word of `text` (case and accents
+    /// ignored): names that start with it first, then by population, then by name.
     func citySearch(_ text: String, limit: Int, country: String?, continent: String?) async throws -> [Place] {
-        let filter = PlaceFilter(categories: [try Category("city")], text: text)
-        let matches = try await index.within(.world, filter: filter, limit: nil, cursor: nil).matches
-        let folded = Self.fold(text)
-        var ranked: [(place: Place, prefix: Bool, population: Int)] = []
-        for match in matches {
-            let place = match.place
+        let directory = try await cities.current(index)
+        return directory.search(text, limit: limit) { place in
             let code = place.address?.countryCode?.uppercased()
-            if let country, code != country { continue }
-            if let continent, configuration.countries[code]?.continent != continent { continue }
-            ranked.append((place, Self.fold(place.name).hasPrefix(folded), Int(place.tags["population"] ?? "") ?? 0))
+            if let country, code != country { return false }
+            if let continent, configuration.countries[code]?.continent != continent { return false }
+            return true
         }
-        ranked.sort {
-            if $0.prefix != $1.prefix { return $0.prefix }
-            if $0.population != $1.population { return $0.population > $1.population }
-            return $0.place.name < $1.place.name
-        }
-        return ranked.prefix(limit).map(\.place)
-    }
-
-    static func fold(_ text: String) -> String {
-        text.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil)
     }
 
     func writeCity(_ place: Place, to json: inout JSONWriter) {

@@ -3,6 +3,9 @@ import GeoQueryServer
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+import GeoCore
+import PlaceModel
+import PlaceStore
 import Testing
 
 /// The place routes in-process, on the real index of the shipped data.
@@ -160,6 +163,34 @@ import Testing
             #expect(!continents.isEmpty && continents.allSatisfy { $0 == "EU" })
             let namibia = try await client.execute(uri: "/v1/cities?q=wind&country=NA", method: .get).json
             #expect((namibia["cities"] as? [[String: Any]])?.first?["name"] as? String == "Windhoek", "NA is Namibia, not a missing value")
+        }
+    }
+
+    /// A city imported after the service started is found once the in-memory list is rebuilt.
+    @Test func citiesImportedLaterAreFound() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("geoquery-cities-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("c.sqlite").path
+        let writer = try SpatiaLitePlaceIndex(path: path, mode: .createIfMissing)
+        @Sendable func city(_ id: String, _ name: String) throws -> Place {
+            var place = try Place(id: PlaceID(id), name: name, coordinate: Coordinate(latitude: 35.14, longitude: -116.1), categories: [Category("city")])
+            place.tags["population"] = "1000"
+            return place
+        }
+        try writer.upsert([try city("t:1", "Barstow")])
+        var configuration = ServiceConfiguration()
+        configuration.cityDirectoryRefresh = .zero
+        let service = GeoQueryService(index: try SpatiaLitePlaceStore(path: path), configuration: configuration)
+        try await service.makeApplication().test(.router) { client in
+            #expect((try await client.execute(uri: "/v1/cities?q=zzy", method: .get).json["count"] as? Int) == 0)
+            try writer.upsert([try city("t:2", "Zzyzx")])
+            var found = false
+            for _ in 0..<50 where !found {
+                found = (try await client.execute(uri: "/v1/cities?q=zzy", method: .get).json["count"] as? Int) == 1
+                if !found { try await Task.sleep(for: .milliseconds(100)) }
+            }
+            #expect(found)
         }
     }
 

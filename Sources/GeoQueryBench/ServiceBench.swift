@@ -1,0 +1,158 @@
+import Foundation
+import GeoCore
+import GeoQueryWire
+import PlaceModel
+import PlaceQuery
+import PlaceStore
+
+/// The service rows of `make bench`: `geoquery serve` on the bench index, loaded from `wrk` on
+/// loopback, beside the in-process library call for the same requests in the same run.
+///
+/// wrk and the server share the machine's two cores (wrk takes one thread). Each row runs 10 s
+/// (`--service-seconds`) after a 2 s warm-up. Request paths come from a Lua script that draws a
+/// random centre from the bench's query centres per request; the paging row follows each
+/// answer's `next_cursor` until the last page.
+enum ServiceBench {
+    struct Outcome {
+        var requestsPerSecond: Double
+        var p50: String
+        var p99: String
+        var transfer: String
+    }
+
+    static func run(indexPath: String, centres: [Coordinate], cityNames: [String], placeIDs: [String], seconds: Int) throws {
+        guard let wrk = ["/usr/bin/wrk", "/usr/local/bin/wrk"].first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
+            print("\nservice rows skipped: wrk is not installed (make deps installs it)")
+            return
+        }
+        let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("geoquery").path
+        guard FileManager.default.isExecutableFile(atPath: binary) else {
+            print("\nservice rows skipped: no geoquery binary beside the bench (swift build -c release --product geoquery)")
+            return
+        }
+        let directory = (indexPath as NSString).deletingLastPathComponent + "/bench-service"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let port = 18_000 + Int(ProcessInfo.processInfo.processIdentifier % 2000)
+        let server = Process()
+        server.executableURL = URL(fileURLWithPath: binary)
+        server.arguments = ["serve", "--port", String(port), "--db", indexPath, "--data-dir", "geodata"]
+        var environment = ProcessInfo.processInfo.environment
+        environment["GEOQUERY_LOG_LEVEL"] = "warning"  // an access log line per request would measure the terminal
+        server.environment = environment
+        server.standardError = FileHandle.nullDevice
+        try server.run()
+        defer { server.terminate(); server.waitUntilExit() }
+        try waitForHealth(port: port)
+
+        let library = try SpatiaLitePlaceIndex(path: indexPath, mode: .readOnly)
+        let sample = Array(centres.prefix(500))
+        func inProcess(_ body: (Coordinate) throws -> Void) rethrows -> String {
+            var times: [Double] = []
+            for centre in sample { let t0 = now(); try body(centre); times.append(Double(now() - t0)) }
+            return micros(percentile(times, 0.5))
+        }
+        let radius20 = Distance(uncheckedMeters: 32186.88)
+        let rows: [(name: String, script: String, connections: Int, library: String)] = [
+            ("near 1 km", script(centres: sample, path: "/v1/places/near?radius=1km&limit=50&"), 32,
+             try inProcess { _ = PlaceAnswer(query: QueryDescription(kind: "near"), page: try library.near($0, radius: Distance(uncheckedMeters: 1000), limit: 50)).json() }),
+            ("near 1 km", script(centres: sample, path: "/v1/places/near?radius=1km&limit=50&"), 1, ""),
+            ("near 20 mi, first 50", script(centres: sample, path: "/v1/places/near?radius=20mi&limit=50&"), 32,
+             try inProcess { _ = PlaceAnswer(query: QueryDescription(kind: "near"), page: try library.near($0, radius: radius20, limit: 50)).json() }),
+            ("near 20 mi, pages of 500", script(centres: sample, path: "/v1/places/near?radius=20mi&limit=500&", followCursors: true), 32,
+             try inProcess { centre in
+                 var cursor: String?
+                 repeat {
+                     let page = try library.near(centre, radius: radius20, limit: 500, cursor: cursor)
+                     _ = PlaceAnswer(query: QueryDescription(kind: "near"), page: page).json()
+                     cursor = page.nextCursor
+                 } while cursor != nil
+             }),
+            ("place by id", script(paths: placeIDs.prefix(2000).map { "/v1/places/" + $0 }), 32, ""),
+            ("cities autocomplete", script(paths: cityNames.prefix(2000).map { "/v1/cities?limit=8&q=" + prefix($0) }), 32, ""),
+        ]
+        print("\nService: geoquery serve on this index, wrk -t1 on loopback (\(seconds) s a row); lib p50 = the in-process call + JSON")
+        print(["row", "conns", "req/s", "p50", "p99", "transfer/s", "lib p50"].enumerated().map { index, text in
+            index == 0 ? text.padding(toLength: 26, withPad: " ", startingAt: 0) : String(repeating: " ", count: max(0, 11 - text.count)) + text
+        }.joined(separator: " "))
+        for row in rows {
+            let scriptPath = directory + "/row.lua"
+            try row.script.write(toFile: scriptPath, atomically: true, encoding: .utf8)
+            _ = try wrkRun(wrk, port: port, connections: row.connections, seconds: 2, script: scriptPath)
+            let outcome = try wrkRun(wrk, port: port, connections: row.connections, seconds: seconds, script: scriptPath)
+            let cells = [String(row.connections), String(format: "%.0f", outcome.requestsPerSecond), outcome.p50, outcome.p99,
+                         outcome.transfer, row.library]
+            print(row.name.padding(toLength: 26, withPad: " ", startingAt: 0) + " " +
+                  cells.map { String(repeating: " ", count: max(0, 11 - $0.count)) + $0 }.joined(separator: " "))
+        }
+    }
+
+    /// A city name's first word, cut to 3–5 letters: what a user has typed so far.
+    static func prefix(_ name: String) -> String {
+        let word = name.split(separator: " ").first.map(String.init) ?? name
+        let cut = String(word.prefix(3 + word.count % 3))
+        return cut.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "par"
+    }
+
+    static func script(centres: [Coordinate], path: String, followCursors: Bool = false) -> String {
+        let list = centres.map { String(format: "{%.6f,%.6f}", $0.latitude, $0.longitude) }.joined(separator: ",")
+        var lua = """
+            local centres = {\(list)}
+            local pending = {}
+            math.randomseed(7)
+            request = function()
+              if #pending > 0 then return wrk.format("GET", table.remove(pending)) end
+              local c = centres[math.random(#centres)]
+              return wrk.format("GET", "\(path)lat=" .. c[1] .. "&lon=" .. c[2])
+            end
+
+            """
+        if followCursors {
+            lua += """
+                response = function(status, headers, body)
+                  local link = headers["Link"]
+                  if link then table.insert(pending, string.match(link, "<(.-)>")) end
+                end
+
+                """
+        }
+        return lua
+    }
+
+    static func script(paths: [String]) -> String {
+        let list = paths.map { "\"" + $0.replacingOccurrences(of: "\"", with: "") + "\"" }.joined(separator: ",")
+        return """
+            local paths = {\(list)}
+            math.randomseed(7)
+            request = function() return wrk.format("GET", paths[math.random(#paths)]) end
+
+            """
+    }
+
+    static func waitForHealth(port: Int) throws {
+        let url = URL(string: "http://127.0.0.1:\(port)/healthz")!
+        for _ in 0..<200 {
+            if let data = try? Data(contentsOf: url), String(decoding: data, as: UTF8.self).contains("\"ok\"") { return }
+            Thread.sleep(forTimeInterval: 0.1)
+        }
+        throw CocoaError(.fileReadUnknown, userInfo: [NSLocalizedDescriptionKey: "geoquery serve did not answer on port \(port)"])
+    }
+
+    static func wrkRun(_ wrk: String, port: Int, connections: Int, seconds: Int, script: String) throws -> Outcome {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: wrk)
+        process.arguments = ["-t1", "-c\(connections)", "-d\(seconds)s", "--latency", "-s", script, "http://127.0.0.1:\(port)"]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        func field(after label: String) -> String {
+            guard let line = text.split(separator: "\n").first(where: { $0.trimmingCharacters(in: .whitespaces).hasPrefix(label) }) else { return "?" }
+            return line.split(separator: " ", omittingEmptySubsequences: true).dropFirst(label.split(separator: " ").count).first.map(String.init) ?? "?"
+        }
+        if text.contains("Non-2xx or 3xx responses") { print("  (some answers were not 2xx: \(field(after: "Non-2xx or 3xx responses:")))") }
+        return Outcome(requestsPerSecond: Double(field(after: "Requests/sec:")) ?? 0, p50: field(after: "50%"), p99: field(after: "99%"),
+                       transfer: field(after: "Transfer/sec:"))
+    }
+}
