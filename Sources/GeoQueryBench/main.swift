@@ -19,7 +19,7 @@ import GeoQueryWire
 // --no-routes (skip the routing rows), --routes-only (only them; RouteBench.swift), --quick,
 // --imports-only (only the import rows), --route-seeds (the spread over seeds; RouteSeeds.swift),
 // --no-service / --service-only (the JSON rows and `geoquery serve` under wrk; ServiceBench.swift),
-// --service-seconds N (per service row, default 10).
+// --service-seconds N (per service row, default 10), --json-only (only the JSON rows).
 
 let arguments = CommandLine.arguments
 func option(_ name: String) -> String? {
@@ -139,6 +139,10 @@ func serviceRows() throws {
                          seconds: Int(option("--service-seconds") ?? "") ?? 10)
 }
 
+if arguments.contains("--json-only") {
+    try jsonRows()
+    exit(0)
+}
 if arguments.contains("--service-only") {
     try jsonRows()
     try serviceRows()

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Writes JSON straight into a byte buffer, members in the order they are written, compact or
 /// indented by two spaces.
 ///
@@ -5,11 +7,73 @@
 /// writer builds no tree and no intermediate strings: each value is appended as UTF-8 where it
 /// is written. Numbers are written as ``OrderedJSON`` writes them (integral doubles without a
 /// fraction, others in Swift's shortest round-trip form, non-finite ones as `null`).
-public struct JSONWriter: Sendable {
-    /// The JSON written so far.
-    public private(set) var bytes: [UInt8] = []
+///
+/// The bytes live in a buffer the writer owns and grows by doubling; appending checks no
+/// copy-on-write uniqueness and makes no generic calls. A copy of a writer shares its buffer:
+/// keep one writer per document.
+public struct JSONWriter {
+    /// Growable bytes, freed with the last writer that holds them. The fields sit behind a
+    /// pointer rather than in class properties: a class's `var`s are checked for exclusive
+    /// access at run time on every append, which cost more than the appends themselves.
+    final class Buffer {
+        struct State {
+            var base: UnsafeMutablePointer<UInt8>
+            var count: Int
+            var capacity: Int
+        }
+
+        let state: UnsafeMutablePointer<State>
+
+        init(capacity: Int) {
+            let capacity = max(64, capacity)
+            state = .allocate(capacity: 1)
+            state.initialize(to: State(base: .allocate(capacity: capacity), count: 0, capacity: capacity))
+        }
+
+        deinit {
+            state.pointee.base.deallocate()
+            state.deallocate()
+        }
+
+        var base: UnsafeMutablePointer<UInt8> { state.pointee.base }
+        var count: Int { state.pointee.count }
+
+        @inline(__always)
+        func reserve(_ extra: Int) {
+            let needed = state.pointee.count + extra
+            guard needed > state.pointee.capacity else { return }
+            let grown = max(state.pointee.capacity * 2, needed)
+            let fresh = UnsafeMutablePointer<UInt8>.allocate(capacity: grown)
+            fresh.update(from: state.pointee.base, count: state.pointee.count)
+            state.pointee.base.deallocate()
+            state.pointee.base = fresh
+            state.pointee.capacity = grown
+        }
+
+        @inline(__always)
+        func append(_ byte: UInt8) {
+            reserve(1)
+            state.pointee.base[state.pointee.count] = byte
+            state.pointee.count += 1
+        }
+
+        @inline(__always)
+        func append(_ bytes: UnsafeBufferPointer<UInt8>) {
+            guard let start = bytes.baseAddress, bytes.count > 0 else { return }
+            reserve(bytes.count)
+            (state.pointee.base + state.pointee.count).update(from: start, count: bytes.count)
+            state.pointee.count += bytes.count
+        }
+
+        func append(contentsOf array: [UInt8]) { array.withUnsafeBufferPointer { append($0) } }
+    }
+
+    private let buffer: Buffer
     /// Indent nested values on lines of their own.
     public let pretty: Bool
+    /// The last timestamp written, to write a run of equal ones (a page of one import) cheaply.
+    private var lastSeconds = Int64.min
+    private var lastTimestamp: [UInt8] = []
     private var depth = 0
     /// Bit `depth` is set while the innermost open container has no member yet.
     private var empty: UInt64 = 0
@@ -18,11 +82,19 @@ public struct JSONWriter: Sendable {
 
     public init(pretty: Bool = false, capacity: Int = 4096) {
         self.pretty = pretty
-        bytes.reserveCapacity(capacity)
+        buffer = Buffer(capacity: capacity)
+    }
+
+    /// The JSON written so far.
+    public var bytes: [UInt8] { Array(UnsafeBufferPointer(start: buffer.base, count: buffer.count)) }
+
+    /// The JSON written so far, without copying it.
+    public func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        try body(UnsafeRawBufferPointer(start: buffer.base, count: buffer.count))
     }
 
     /// The JSON as a string.
-    public var text: String { String(decoding: bytes, as: UTF8.self) }
+    public var text: String { String(decoding: UnsafeBufferPointer(start: buffer.base, count: buffer.count), as: UTF8.self) }
 
     // MARK: Containers
 
@@ -35,8 +107,8 @@ public struct JSONWriter: Sendable {
     public mutating func key(_ name: String) {
         separate()
         appendQuoted(name)
-        bytes.append(UInt8(ascii: ":"))
-        if pretty { bytes.append(UInt8(ascii: " ")) }
+        buffer.append(UInt8(ascii: ":"))
+        if pretty { buffer.append(UInt8(ascii: " ")) }
         afterKey = true
     }
 
@@ -55,7 +127,7 @@ public struct JSONWriter: Sendable {
             appendInteger(Int64(value))
         } else {
             var text = value.description
-            text.withUTF8 { bytes.append(contentsOf: $0) }
+            text.withUTF8 { buffer.append($0) }
         }
     }
 
@@ -63,7 +135,20 @@ public struct JSONWriter: Sendable {
     public mutating func meters(_ value: Double) { double((value * 1000).rounded() / 1000) }
 
     /// Copies already-encoded JSON (one whole value) in place.
-    public mutating func raw(_ json: [UInt8]) { beginValue(); bytes.append(contentsOf: json) }
+    public mutating func raw(_ json: [UInt8]) { beginValue(); buffer.append(contentsOf: json) }
+
+    /// An ISO 8601 UTC timestamp string (``Timestamp/iso8601(_:)``), written digit by digit.
+    public mutating func timestamp(_ date: Date) {
+        let seconds = Int64(date.timeIntervalSince1970.rounded(.down))
+        if seconds != lastSeconds {
+            lastSeconds = seconds
+            lastTimestamp = Array(Timestamp.iso8601(date).utf8)
+        }
+        beginValue()
+        buffer.append(UInt8(ascii: "\""))
+        buffer.append(contentsOf: lastTimestamp)
+        buffer.append(UInt8(ascii: "\""))
+    }
 
     /// `"key": value` for a string that is present; nothing when it is nil.
     public mutating func member(_ name: String, _ value: String?) {
@@ -75,7 +160,7 @@ public struct JSONWriter: Sendable {
     // MARK: Internals
 
     private mutating func open(_ bracket: UInt8) {
-        bytes.append(bracket)
+        buffer.append(bracket)
         depth += 1
         precondition(depth < 64, "JSON nested deeper than 63 levels")
         empty |= 1 << UInt64(depth)
@@ -86,7 +171,7 @@ public struct JSONWriter: Sendable {
         empty &= ~(1 << UInt64(depth))
         depth -= 1
         if pretty && !wasEmpty { newline() }
-        bytes.append(bracket)
+        buffer.append(bracket)
     }
 
     /// Before a value: the separator and indentation, unless it follows a key.
@@ -97,23 +182,23 @@ public struct JSONWriter: Sendable {
 
     private mutating func separate() {
         let bit: UInt64 = 1 << UInt64(depth)
-        if empty & bit != 0 { empty &= ~bit } else { bytes.append(UInt8(ascii: ",")) }
+        if empty & bit != 0 { empty &= ~bit } else { buffer.append(UInt8(ascii: ",")) }
         if pretty { newline() }
     }
 
     private mutating func newline() {
-        bytes.append(UInt8(ascii: "\n"))
-        for _ in 0..<depth { bytes.append(UInt8(ascii: " ")); bytes.append(UInt8(ascii: " ")) }
+        buffer.append(UInt8(ascii: "\n"))
+        for _ in 0..<depth { buffer.append(UInt8(ascii: " ")); buffer.append(UInt8(ascii: " ")) }
     }
 
     private mutating func appendLiteral(_ literal: StaticString) {
-        literal.withUTF8Buffer { bytes.append(contentsOf: $0) }
+        literal.withUTF8Buffer { buffer.append($0) }
     }
 
     private mutating func appendInteger(_ value: Int64) {
-        if value == 0 { bytes.append(UInt8(ascii: "0")); return }
+        if value == 0 { buffer.append(UInt8(ascii: "0")); return }
         var magnitude = value.magnitude
-        if value < 0 { bytes.append(UInt8(ascii: "-")) }
+        if value < 0 { buffer.append(UInt8(ascii: "-")) }
         var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // up to 24 digits, written backwards
         var count = 0
         withUnsafeMutableBytes(of: &digits) { buffer in
@@ -122,33 +207,35 @@ public struct JSONWriter: Sendable {
                 magnitude /= 10
                 count += 1
             }
-            bytes.append(contentsOf: buffer[(24 - count)...])
+            let digits = UnsafeRawBufferPointer(rebasing: buffer[(24 - count)...]).bindMemory(to: UInt8.self)
+            self.buffer.append(digits)
         }
     }
 
     private static let hex: [UInt8] = Array("0123456789abcdef".utf8)
 
     private mutating func appendQuoted(_ text: String) {
-        bytes.append(UInt8(ascii: "\""))
+        buffer.append(UInt8(ascii: "\""))
         var text = text
         text.withUTF8 { utf8 in
             var start = 0
             for (index, byte) in utf8.enumerated() where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
-                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start..<index]))
+                buffer.append(UnsafeBufferPointer(rebasing: utf8[start..<index]))
                 start = index + 1
-                bytes.append(UInt8(ascii: "\\"))
+                buffer.append(UInt8(ascii: "\\"))
                 switch byte {
-                case UInt8(ascii: "\""), UInt8(ascii: "\\"): bytes.append(byte)
-                case UInt8(ascii: "\n"): bytes.append(UInt8(ascii: "n"))
-                case UInt8(ascii: "\r"): bytes.append(UInt8(ascii: "r"))
-                case UInt8(ascii: "\t"): bytes.append(UInt8(ascii: "t"))
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"): buffer.append(byte)
+                case UInt8(ascii: "\n"): buffer.append(UInt8(ascii: "n"))
+                case UInt8(ascii: "\r"): buffer.append(UInt8(ascii: "r"))
+                case UInt8(ascii: "\t"): buffer.append(UInt8(ascii: "t"))
                 default:
-                    bytes.append(contentsOf: [UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"),
-                                              Self.hex[Int(byte >> 4)], Self.hex[Int(byte & 15)]])
+                    for escaped in [UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), Self.hex[Int(byte >> 4)], Self.hex[Int(byte & 15)]] {
+                        buffer.append(escaped)
+                    }
                 }
             }
-            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start...]))
+            buffer.append(UnsafeBufferPointer(rebasing: utf8[start...]))
         }
-        bytes.append(UInt8(ascii: "\""))
+        buffer.append(UInt8(ascii: "\""))
     }
 }

@@ -222,7 +222,7 @@ public enum PlaceJSON {
         }
         if !place.tags.isEmpty {
             json.key("tags"); json.beginObject()
-            for key in place.tags.keys.sorted() { json.member(key, place.tags[key]) }
+            for (key, value) in place.tags.sorted(by: { $0.key < $1.key }) { json.key(key); json.string(value) }
             json.endObject()
         }
         if let gem = place.gem {
@@ -231,8 +231,8 @@ public enum PlaceJSON {
             json.key("visibility"); json.string(gem.visibility.rawValue)
             json.endObject()
         }
-        if let importedAt = place.provenance.importedAt { json.key("imported_at"); json.string(Timestamp.iso8601(importedAt)) }
-        if let fetchedAt = place.provenance.fetchedAt { json.key("fetched_at"); json.string(Timestamp.iso8601(fetchedAt)) }
+        if let importedAt = place.provenance.importedAt { json.key("imported_at"); json.timestamp(importedAt) }
+        if let fetchedAt = place.provenance.fetchedAt { json.key("fetched_at"); json.timestamp(fetchedAt) }
         extra(&json)
         json.endObject()
     }
