@@ -103,8 +103,20 @@ public struct JSONWriter {
     public mutating func beginArray() { beginValue(); open(UInt8(ascii: "[")) }
     public mutating func endArray() { close(UInt8(ascii: "]")) }
 
-    /// Starts the member `name` of the open object; write its value next.
-    public mutating func key(_ name: String) {
+    /// Starts the member `name` of the open object; write its value next. For names written in
+    /// code: they are copied as they are, without looking for characters to escape.
+    public mutating func key(_ name: StaticString) {
+        separate()
+        buffer.append(UInt8(ascii: "\""))
+        name.withUTF8Buffer { buffer.append($0) }
+        buffer.append(UInt8(ascii: "\""))
+        buffer.append(UInt8(ascii: ":"))
+        if pretty { buffer.append(UInt8(ascii: " ")) }
+        afterKey = true
+    }
+
+    /// Starts the member `name` of the open object, for names from data (tags, providers).
+    public mutating func key(dynamic name: String) {
         separate()
         appendQuoted(name)
         buffer.append(UInt8(ascii: ":"))
@@ -151,7 +163,7 @@ public struct JSONWriter {
     }
 
     /// `"key": value` for a string that is present; nothing when it is nil.
-    public mutating func member(_ name: String, _ value: String?) {
+    public mutating func member(_ name: StaticString, _ value: String?) {
         guard let value else { return }
         key(name)
         string(value)
@@ -218,6 +230,13 @@ public struct JSONWriter {
         buffer.append(UInt8(ascii: "\""))
         var text = text
         text.withUTF8 { utf8 in
+            // Most text needs no escape: one scan, one copy.
+            var clean = true
+            for byte in utf8 where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
+                clean = false
+                break
+            }
+            if clean { return buffer.append(utf8) }
             var start = 0
             for (index, byte) in utf8.enumerated() where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
                 buffer.append(UnsafeBufferPointer(rebasing: utf8[start..<index]))

@@ -36,7 +36,7 @@ public indirect enum OrderedJSON: Sendable {
         case .object(let members):
             writer.beginObject()
             for (key, value) in members {
-                writer.key(key)
+                writer.key(dynamic: key)
                 value.write(to: &writer)
             }
             writer.endObject()

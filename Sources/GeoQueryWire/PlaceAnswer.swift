@@ -67,7 +67,7 @@ public struct QueryDescription: Sendable {
             if let limit { json.int(limit) } else { json.null() }
         }
         for (key, value) in extra {
-            json.key(key)
+            json.key(dynamic: key)
             value.write(to: &json)
         }
         json.endObject()
@@ -222,7 +222,7 @@ public enum PlaceJSON {
         }
         if !place.tags.isEmpty {
             json.key("tags"); json.beginObject()
-            for (key, value) in place.tags.sorted(by: { $0.key < $1.key }) { json.key(key); json.string(value) }
+            for (key, value) in place.tags.sorted(by: { $0.key < $1.key }) { json.key(dynamic: key); json.string(value) }
             json.endObject()
         }
         if let gem = place.gem {

@@ -60,7 +60,7 @@ public struct SearchAnswer: Sendable {
             for id in merged.sourceIDs { json.string(id.rawValue) }
             json.endArray()
             json.key("field_sources"); json.beginObject()
-            for key in merged.fieldSources.keys.sorted() { json.member(key, merged.fieldSources[key]?.rawValue) }
+            for key in merged.fieldSources.keys.sorted() { json.key(dynamic: key); json.string(merged.fieldSources[key]?.rawValue) }
             json.endObject()
             json.key("open_now")
             if let open = merged.isOpenNow { json.bool(open) } else { json.null() }
@@ -69,7 +69,7 @@ public struct SearchAnswer: Sendable {
             if !merged.providerURLs.isEmpty {
                 json.key("provider_urls"); json.beginObject()
                 for provider in merged.providerURLs.keys.sorted(by: { $0.rawValue < $1.rawValue }) {
-                    json.member(provider.rawValue, merged.providerURLs[provider])
+                    json.key(dynamic: provider.rawValue); json.string(merged.providerURLs[provider])
                 }
                 json.endObject()
             }
