@@ -35,7 +35,9 @@ struct CLIFailure: Error {
         case let error as PlaceModelError:
             self.init(error.description, exitCode: Self.usage)
         case let error as PlaceQueryError:
-            self.init(error.description, exitCode: Self.usage)
+            if case .deadlineExceeded = error { self.init(error.description, exitCode: Self.unavailable) } else {
+                self.init(error.description, exitCode: Self.usage)
+            }
         case let error as PlaceStoreError:
             switch error {
             case .indexNotFound(let path):

@@ -19,7 +19,7 @@ extension GeoQueryService {
         } catch {
             page = Array("<!doctype html><title>GeoQuery</title><p>The map page was not built with the service.".utf8)
         }
-        router.route(.get, "/", in: &table, deadline: nil) { _, _ in
+        router.route(.get, "/", in: &table, bound: .none) { _, _ in
             .bytes(page, contentType: "text/html; charset=utf-8", headers: [.cacheControl: "no-cache"])
         }
         let directory = configuration.leafletDirectory
@@ -42,11 +42,11 @@ extension GeoQueryService {
             }
             return .bytes(Array(data), contentType: type, headers: [.cacheControl: "public, max-age=86400"])
         }
-        router.route(.get, "/leaflet/{file}", in: &table, deadline: nil) { _, context in
+        router.route(.get, "/leaflet/{file}", in: &table, bound: .none) { _, context in
             let file = try context.parameters.require("file")
             return try await serveLeaflet(file.removingPercentEncoding ?? file)
         }
-        router.route(.get, "/leaflet/images/{file}", in: &table, deadline: nil) { _, context in
+        router.route(.get, "/leaflet/images/{file}", in: &table, bound: .none) { _, context in
             let file = try context.parameters.require("file")
             return try await serveLeaflet("images/" + (file.removingPercentEncoding ?? file))
         }

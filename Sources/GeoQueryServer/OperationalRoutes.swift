@@ -9,17 +9,17 @@ import Prometheus
 extension GeoQueryService {
     func addOperationalRoutes(to router: Router<BasicRequestContext>, table: inout RouteTable) {
         let registry = ServiceMetrics.registry
-        router.route(.get, "/healthz", in: &table, deadline: configuration.requestTimeout) { request, _ in
+        router.route(.get, "/healthz", in: &table, bound: .queries(configuration.requestTimeout)) { request, _ in
             _ = try QueryParameters(request, allowed: [])
             let places = try await healthCache.count(index)
             return .json(.object([("status", .string("ok")), ("places", .int(places))]))
         }
-        router.route(.get, "/metrics", in: &table, deadline: configuration.requestTimeout) { request, _ in
+        router.route(.get, "/metrics", in: &table, bound: .queries(configuration.requestTimeout)) { request, _ in
             _ = try QueryParameters(request, allowed: [])
             ServiceMetrics.indexPlaces.record(try await healthCache.count(index))
             return .bytes(registry.emitToBuffer(), contentType: "text/plain; version=0.0.4; charset=utf-8")
         }
-        router.route(.get, "/openapi.json", in: &table, deadline: nil) { _, _ in
+        router.route(.get, "/openapi.json", in: &table, bound: .none) { _, _ in
             .bytes(try ServiceResources.openAPI(), headers: [.cacheControl: "no-cache"])
         }
     }

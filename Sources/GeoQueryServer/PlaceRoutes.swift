@@ -12,8 +12,8 @@ extension GeoQueryService {
     static let filterParameters = ["category", "query", "source", "min_rating", "price"]
 
     func addPlaceRoutes(to router: Router<BasicRequestContext>, table: inout RouteTable) {
-        let deadline = configuration.requestTimeout
-        router.route(.get, "/v1/places/near", in: &table, deadline: deadline) { request, _ in
+        let deadline = RequestBound.queries(configuration.requestTimeout)
+        router.route(.get, "/v1/places/near", in: &table, bound: deadline) { request, _ in
             let parameters = try QueryParameters(request, allowed: ["lat", "lon", "radius", "limit", "cursor", "format"] + Self.filterParameters)
             let center = try parameters.coordinate()
             guard let radius = try parameters.distance("radius") else {
@@ -28,7 +28,7 @@ extension GeoQueryService {
             return answer(PlaceAnswer(query: query, page: page), format: format, request: request)
         }
 
-        router.route(.get, "/v1/places/bbox", in: &table, deadline: deadline) { request, _ in
+        router.route(.get, "/v1/places/bbox", in: &table, bound: deadline) { request, _ in
             let parameters = try QueryParameters(request, allowed: ["bbox", "limit", "cursor", "format"] + Self.filterParameters)
             let text = try parameters.required("bbox", example: "2.2,48.8,2.4,48.9")
             let box: BoundingBox
@@ -41,7 +41,7 @@ extension GeoQueryService {
             return answer(PlaceAnswer(query: query, page: page), format: format, request: request)
         }
 
-        router.route(.get, "/v1/places/nearest", in: &table, deadline: deadline) { request, _ in
+        router.route(.get, "/v1/places/nearest", in: &table, bound: deadline) { request, _ in
             let parameters = try QueryParameters(request, allowed: ["lat", "lon", "k", "max_distance", "format"] + Self.filterParameters)
             let center = try parameters.coordinate()
             let k = try parameters.int("k", range: 1...configuration.maximumNearestCount) ?? 10
@@ -54,7 +54,7 @@ extension GeoQueryService {
             return answer(PlaceAnswer(query: query, page: PlacePage(matches: matches, nextCursor: nil)), format: format, request: request)
         }
 
-        router.route(.get, "/v1/places/{id}", in: &table, deadline: deadline) { request, context in
+        router.route(.get, "/v1/places/{id}", in: &table, bound: deadline) { request, context in
             let parameters = try QueryParameters(request, allowed: ["format"])
             let format = try AnswerFormat(parameters)
             // Path parameters arrive as sent: `geonames%3A2988507` is `geonames:2988507`.
@@ -70,7 +70,7 @@ extension GeoQueryService {
                           format: format, request: request)
         }
 
-        router.route(.get, "/v1/cities", in: &table, deadline: deadline) { request, _ in
+        router.route(.get, "/v1/cities", in: &table, bound: deadline) { request, _ in
             let parameters = try QueryParameters(request, allowed: ["q", "limit", "country", "continent"])
             let text = try parameters.required("q", example: "par")
             guard text.count <= 100 else { throw APIProblem.badRequest("q is \(text.count) characters long; give at most 100") }
@@ -101,7 +101,7 @@ extension GeoQueryService {
             return .bytes(json.bytes)
         }
 
-        router.route(.get, "/v1/airports/near", in: &table, deadline: deadline) { request, _ in
+        router.route(.get, "/v1/airports/near", in: &table, bound: deadline) { request, _ in
             let parameters = try QueryParameters(request, allowed: ["lat", "lon", "k", "max_distance"])
             let center = try parameters.coordinate()
             let k = try parameters.int("k", range: 1...50) ?? 5

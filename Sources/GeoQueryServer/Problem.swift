@@ -50,6 +50,7 @@ public struct APIProblem: Error, Sendable, HTTPResponseError {
         case let error as PlaceModelError:
             return .badRequest(error.description)
         case let error as PlaceQueryError:
+            if case .deadlineExceeded = error { return APIProblem(.serviceUnavailable, error.description, headers: [.retryAfter: "1"]) }
             return .badRequest(error.description)
         case let error as RouteInputError:
             return APIProblem(.unprocessableContent, error.description)

@@ -10,7 +10,8 @@ import Providers
 extension GeoQueryService {
     func addProviderRoutes(to router: Router<BasicRequestContext>, table: inout RouteTable) {
         let deadline = configuration.requestTimeout
-        router.route(.get, "/v1/search", in: &table, deadline: deadline) { request, _ in
+        let bound = RequestBound.cancelling(deadline)
+        router.route(.get, "/v1/search", in: &table, bound: bound) { request, _ in
             let parameters = try QueryParameters(request, allowed: ["lat", "lon", "radius", "query", "category", "provider", "limit", "format"])
             let center = try parameters.coordinate()
             guard let radius = try parameters.distance("radius") else {
@@ -43,7 +44,7 @@ extension GeoQueryService {
             return format == .geojson ? .bytes(answer.geoJSON(), contentType: "application/geo+json") : .bytes(answer.json())
         }
 
-        router.route(.get, "/v1/weather", in: &table, deadline: deadline) { request, _ in
+        router.route(.get, "/v1/weather", in: &table, bound: bound) { request, _ in
             let parameters = try QueryParameters(request, allowed: ["lat", "lon", "provider", "days"])
             let coordinate = try parameters.coordinate()
             let days = try parameters.int("days", range: 1...16) ?? 7

@@ -14,7 +14,7 @@ import Routing
 /// query parameters: `start`, `end`, `closed`, `deadline`, `seed`, `format` (json or geojson).
 extension GeoQueryService {
     func addRouteRoute(to router: Router<BasicRequestContext>, table: inout RouteTable) {
-        router.route(.post, "/v1/route", in: &table, deadline: configuration.requestTimeout) { request, _ in
+        router.route(.post, "/v1/route", in: &table, bound: .cancelling(configuration.requestTimeout)) { request, _ in
             let parameters = try QueryParameters(request, allowed: ["start", "end", "closed", "deadline", "seed", "format"])
             let contentType = request.headers[.contentType]?.split(separator: ";").first.map {
                 $0.trimmingCharacters(in: .whitespaces).lowercased()

@@ -1,4 +1,5 @@
 import Hummingbird
+import PlaceQuery
 
 /// Every route the service answers, as the OpenAPI description names them (`/v1/places/{id}`):
 /// the router is built from it, a 404 on a known path with another method becomes a 405 with
@@ -39,18 +40,35 @@ public struct RouteTable: Sendable {
     }
 }
 
+/// How a route's time is bounded.
+enum RequestBound: Sendable {
+    /// Routes that only read memory.
+    case none
+    /// Index queries: the store stops a query that runs past the time (``QueryDeadline``), which
+    /// frees its thread; costs nothing per request.
+    case queries(Duration)
+    /// Network and CPU work (providers, routing): a timer races the handler, which is cancelled
+    /// and answered 503 (a child task and a timer per request).
+    case cancelling(Duration)
+}
+
 extension Router {
-    /// Adds a route and records it in `table`; the handler is answered 503 when it runs past
-    /// `deadline` (nil: no deadline, for routes that only read memory).
-    func route(_ method: HTTPRequest.Method, _ template: String, in table: inout RouteTable, deadline: Duration?,
+    /// Adds a route and records it in `table`, bounded as `bound` says.
+    func route(_ method: HTTPRequest.Method, _ template: String, in table: inout RouteTable, bound: RequestBound,
                _ handler: @escaping @Sendable (Request, Context) async throws -> Response) {
         table.add(method, template)
-        if let deadline {
-            on(RouteTable.routerPath(template), method: method) { request, context in
-                try await withDeadline(deadline) { try await handler(request, context) }
+        let path = RouteTable.routerPath(template)
+        switch bound {
+        case .none:
+            on(path, method: method, use: handler)
+        case .queries(let time):
+            on(path, method: method) { request, context in
+                try await QueryDeadline.$current.withValue(.now + time) { try await handler(request, context) }
             }
-        } else {
-            on(RouteTable.routerPath(template), method: method, use: handler)
+        case .cancelling(let time):
+            on(path, method: method) { request, context in
+                try await withDeadline(time) { try await handler(request, context) }
+            }
         }
     }
 }

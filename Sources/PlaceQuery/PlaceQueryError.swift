@@ -7,6 +7,8 @@ public enum PlaceQueryError: Error, Sendable, Hashable, CustomStringConvertible 
     case invalidCursor(String, reason: String)
     /// A limit or count outside its valid range: what it was, and what is valid.
     case invalidArgument(name: String, value: String, valid: String)
+    /// The query ran past its ``QueryDeadline`` and was stopped.
+    case deadlineExceeded
 
     public var description: String {
         switch self {
@@ -14,6 +16,16 @@ public enum PlaceQueryError: Error, Sendable, Hashable, CustomStringConvertible 
             return "cursor '\(text)' is invalid: \(reason); start the query again without a cursor"
         case .invalidArgument(let name, let value, let valid):
             return "\(name) \(value) is invalid: \(valid)"
+        case .deadlineExceeded:
+            return "the query did not finish in the time allowed; narrow it (a smaller radius or box, a filter that matches more)"
         }
     }
+}
+
+/// The time by which the queries of the current task must be answered. A server sets it per
+/// request (`QueryDeadline.$current.withValue(…)`); a store that can stop work midway (SQLite's
+/// progress handler, PostgreSQL's statement timeout) gives up at that time with
+/// ``PlaceQueryError/deadlineExceeded``, so a query that would scan for seconds frees its thread.
+public enum QueryDeadline {
+    @TaskLocal public static var current: ContinuousClock.Instant?
 }

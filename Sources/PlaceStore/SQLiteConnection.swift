@@ -9,6 +9,9 @@ final class SQLiteConnection {
     private(set) var handle: OpaquePointer?
     private var spatialiteCache: UnsafeMutableRawPointer?
     let path: String
+    /// Uptime in nanoseconds after which statements are interrupted; 0 for none. Read by the
+    /// progress handler (on the thread running the statement), set by ``withDeadline(_:_:)``.
+    private let deadline = UnsafeMutablePointer<UInt64>.allocate(capacity: 1)
 
     /// Turns off SQLite's global memory statistics once per process, before the first open: it
     /// is a global mutex that serialises allocation across connections.
@@ -42,9 +45,28 @@ final class SQLiteConnection {
         spatialite_init_ex(db, cache, 0)
         sqlite3_busy_timeout(db, 10_000)
         sqlite3_extended_result_codes(db, 1)
+        deadline.initialize(to: 0)
+        // Every 10 000 virtual-machine steps (tens of microseconds), look at the clock.
+        sqlite3_progress_handler(db, 10_000, { context in
+            guard let limit = context?.load(as: UInt64.self), limit != 0 else { return 0 }
+            return DispatchTime.now().uptimeNanoseconds > limit ? 1 : 0
+        }, UnsafeMutableRawPointer(deadline))
     }
 
-    deinit { close() }
+    deinit {
+        close()
+        deadline.deallocate()
+    }
+
+    /// Runs `body` with statements interrupted (`SQLITE_INTERRUPT`) once `instant` has passed.
+    func withDeadline<T>(_ instant: ContinuousClock.Instant?, _ body: () throws -> T) rethrows -> T {
+        guard let instant else { return try body() }
+        let remaining = ContinuousClock.now.duration(to: instant)
+        let nanoseconds = max(0, remaining.components.seconds) * 1_000_000_000 + max(0, remaining.components.attoseconds / 1_000_000_000)
+        deadline.pointee = DispatchTime.now().uptimeNanoseconds &+ UInt64(max(1, nanoseconds))
+        defer { deadline.pointee = 0 }
+        return try body()
+    }
 
     func close() {
         if let handle {

@@ -1,3 +1,4 @@
+import CSpatiaLite
 import Foundation
 import GeoCore
 import NIOPosix
@@ -56,12 +57,20 @@ public final class SpatiaLitePlaceStore: PlaceIndex, @unchecked Sendable {
         if first { try await pool.shutdownGracefully() }
     }
 
-    /// Runs `body` on a pool thread with a read-only connection of that thread's own.
+    /// Runs `body` on a pool thread with a read-only connection of that thread's own. When the
+    /// calling task has a ``QueryDeadline``, SQLite interrupts the statements that run past it
+    /// and the call throws ``PlaceQueryError/deadlineExceeded``.
     public func reading<T: Sendable>(_ body: @escaping @Sendable (SpatiaLitePlaceIndex) throws -> T) async throws -> T {
-        try await pool.runIfActive { [self] in
+        let deadline = QueryDeadline.current
+        return try await pool.runIfActive { [self] in
+            if let deadline, ContinuousClock.now >= deadline { throw PlaceQueryError.deadlineExceeded }
             let connection = try lock.withLock { idle.popLast() } ?? SpatiaLitePlaceIndex(path: path, mode: .readOnly)
             defer { lock.withLock { idle.append(connection) } }
-            return try body(connection)
+            do {
+                return try connection.connection.withDeadline(deadline) { try body(connection) }
+            } catch PlaceStoreError.sqlite(let code, _, _) where code & 0xFF == SQLITE_INTERRUPT {
+                throw PlaceQueryError.deadlineExceeded
+            }
         }
     }
 

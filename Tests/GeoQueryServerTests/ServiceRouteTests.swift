@@ -94,6 +94,15 @@ import Testing
         }
     }
 
+    /// An index query past the request's time is stopped and answered 503 with Retry-After.
+    @Test func queriesPastTheirTimeAre503() async throws {
+        try await app { $0.requestTimeout = .zero }.test(.router) { client in
+            let response = try await client.execute(uri: "/v1/places/near?lat=0&lon=0&radius=20000km&min_rating=5", method: .get)
+            #expect(response.status == .serviceUnavailable && response.headers[.retryAfter] == "1")
+            #expect((response.json["detail"] as? String)?.hasPrefix("the query did not finish in the time allowed") == true)
+        }
+    }
+
     @Test func unknownRoutesAndMethodsAreProblems() async throws {
         try await app().test(.router) { client in
             let missing = try await client.execute(uri: "/v2/places", method: .get)

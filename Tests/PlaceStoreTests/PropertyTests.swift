@@ -1,4 +1,5 @@
 import Foundation
+import GeoCore
 import PlaceQuery
 import PlaceQueryConformance
 import Testing
@@ -49,6 +50,28 @@ import Testing
         let fixture = try Self.fixture.get()
         let failures = try await fixture.suite.checkPaging(fixture.store)
         #expect(failures.isEmpty, "\(failures.prefix(5))")
+    }
+
+    /// A query past its deadline is stopped inside SQLite (or before it starts) and says so; the
+    /// same query without a deadline answers, and the connection works after an interrupt.
+    @Test func aDeadlineStopsAQuery() async throws {
+        let fixture = try Self.fixture.get()
+        let center = try Coordinate(latitude: 10, longitude: 10)
+        let world = Distance.halfMeridian
+        let rated = PlaceFilter(minimumRating: 5.1 - 0.1)
+        for budget in [Duration.zero, .microseconds(300)] {
+            await #expect(throws: PlaceQueryError.deadlineExceeded) {
+                try await QueryDeadline.$current.withValue(.now + budget) {
+                    _ = try await fixture.store.near(center, radius: world, filter: rated, limit: nil, cursor: nil)
+                }
+            }
+        }
+        let answer = try await fixture.store.near(center, radius: world, filter: rated, limit: nil, cursor: nil)
+        #expect(answer.matches.allSatisfy { ($0.place.rating?.value ?? 0) >= 5 })
+        let generous = try await QueryDeadline.$current.withValue(.now + .seconds(30)) {
+            try await fixture.store.near(center, radius: world, filter: rated, limit: nil, cursor: nil)
+        }
+        #expect(generous.matches.count == answer.matches.count)
     }
 
     /// The suite is not vacuous: an index that drops one place fails it.
