@@ -124,7 +124,7 @@ public struct FoursquareAdapter: PlaceProvider {
             openingHours: ProviderHours.foursquare(display: hours?["display"]?.text, regular: regular), photos: photos,
             provenance: Provenance(source: "foursquare", sourceID: localID, fetchedAt: settings.now()), tags: tags)
         return ProviderPlace(
-            place: place, distance: Normalise.distance(json["distance"]?.number, from: center, to: coordinate),
+            place: place, distance: Normalise.distance(from: center, to: coordinate),
             isOpenNow: hours?["open_now"]?.boolValue, businessStatus: status,
             providerURL: "https://foursquare.com/v/\(localID)", timeZone: json["timezone"]?.text,
             providerCategories: categories.map { ProviderCategory(scheme: "foursquare", id: $0.id, label: $0.label) })

@@ -153,7 +153,7 @@ public struct GooglePlacesAdapter: PlaceProvider {
         }
         let primary = json["primaryType"]?.text
         return ProviderPlace(
-            place: place, distance: Normalise.distance(nil, from: center, to: coordinate),
+            place: place, distance: Normalise.distance(from: center, to: coordinate),
             isOpenNow: json["currentOpeningHours"]?["openNow"]?.boolValue ?? hours?["openNow"]?.boolValue,
             businessStatus: status, providerURL: json["googleMapsUri"]?.text, timeZone: json["timeZone"]?["id"]?.text,
             providerCategories: ([primary].compactMap { $0 } + types.filter { $0 != primary }).map { ProviderCategory(scheme: "google", id: $0) })
@@ -247,7 +247,7 @@ public struct GooglePlacesAdapter: PlaceProvider {
         case "CLOSED_PERMANENTLY": .closedPermanently
         default: .unknown
         }
-        return ProviderPlace(place: place, distance: Normalise.distance(nil, from: center, to: coordinate),
+        return ProviderPlace(place: place, distance: Normalise.distance(from: center, to: coordinate),
                              isOpenNow: json["opening_hours"]?["open_now"]?.boolValue, businessStatus: status,
                              providerCategories: types.map { ProviderCategory(scheme: "google", id: $0) })
     }

@@ -95,7 +95,7 @@ public struct HEREAdapter: PlaceProvider {
             openingHours: ProviderHours.here(text: hours?["text"]?.elements.compactMap(\.text) ?? [], structured: structured),
             provenance: Provenance(source: "here", sourceID: localID, fetchedAt: settings.now()), tags: tags)
         return ProviderPlace(
-            place: place, distance: Normalise.distance(json["distance"]?.number, from: center, to: coordinate),
+            place: place, distance: Normalise.distance(from: center, to: coordinate),
             isOpenNow: hours?["isOpen"]?.boolValue, businessStatus: .unknown, timeZone: json["timeZone"]?["name"]?.text,
             providerCategories: ordered.compactMap { entry in
                 entry["id"]?.text.map { ProviderCategory(scheme: "here", id: $0, label: entry["name"]?.text) }

@@ -155,10 +155,12 @@ enum Normalise {
         return coordinate
     }
 
-    /// The provider's distance when it sent one, else the ellipsoidal distance from the centre.
-    static func distance(_ provided: Double?, from center: Coordinate, to coordinate: Coordinate) -> Distance {
-        if let provided, provided.isFinite, provided >= 0 { return Distance(uncheckedMeters: provided) }
-        return Distance(uncheckedMeters: Geodesic.distance(center, coordinate))
+    /// GeoQuery's own WGS84 ellipsoidal distance from the query centre. A provider's `distance`
+    /// field is never used: Yelp and others measure from their own idea of the centre (a
+    /// geocoded location, a rounded point) and with their own formula, and answers merged from
+    /// several sources must be ordered and cut by one distance.
+    static func distance(from center: Coordinate, to coordinate: Coordinate) -> Distance {
+        Distance(uncheckedMeters: Geodesic.distance(center, coordinate))
     }
 
     /// A rating, or nil for a missing or out-of-scale value (never 0 for "no rating").

@@ -91,7 +91,7 @@ public struct YelpAdapter: PlaceProvider {
             openingHours: ProviderHours.yelp(entries), photos: photos,
             provenance: Provenance(source: "yelp", sourceID: localID, fetchedAt: settings.now()), tags: tags)
         return ProviderPlace(
-            place: place, distance: Normalise.distance(json["distance"]?.number, from: center, to: coordinate),
+            place: place, distance: Normalise.distance(from: center, to: coordinate),
             isOpenNow: hours?["is_open_now"]?.boolValue,
             // `is_closed` means closed for good, not closed right now.
             businessStatus: json["is_closed"]?.boolValue == true ? .closedPermanently : json["is_closed"]?.boolValue == false ? .operational : .unknown,

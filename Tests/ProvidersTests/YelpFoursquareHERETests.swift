@@ -21,7 +21,8 @@ import Testing
             #expect(result.places.map(\.place.id.rawValue) == ["yelp:WavvLdfdP6g8aZTtbBQHTw", "yelp:Z8Ry2Qk9aJz0Lw6p3TQq1A"],
                     "Gone For Good Bakery is closed for good")
             let cafe = result.places[0]
-            #expect(cafe.distance.meters == 20.4, "Yelp's own distance in metres")
+            #expect(cafe.distance.meters == Geodesic.distance(mintPlaza, cafe.place.coordinate) && cafe.distance.meters != 20.4,
+                    "GeoQuery's own WGS84 distance from the centre, not Yelp's 20.4 m")
             #expect(cafe.place.rating == (try Rating(sourceValue: 4, scale: 5, count: 2812)))
             #expect(cafe.place.priceLevel == (try PriceLevel(2)))
             #expect(cafe.place.phone == "+15106533394")
@@ -137,7 +138,7 @@ import Testing
             .init(openDay: 7, openMinute: 420, closeDay: 7, closeMinute: 1080),
             .init(openDay: 5, openMinute: 1320, closeDay: 6, closeMinute: 120),
         ])
-        #expect(cafe.distance.meters == 14 && cafe.isOpenNow == true && cafe.businessStatus == .operational)
+        #expect(cafe.distance.meters == Geodesic.distance(mintPlaza, cafe.place.coordinate) && cafe.isOpenNow == true && cafe.businessStatus == .operational)
         #expect(cafe.place.address?.countryCode == "US" && cafe.place.phone == "(510) 653-3394")
     }
 
@@ -187,7 +188,7 @@ import Testing
             #expect(cafe.place.phone == "+15106533394" && cafe.place.website == "https://bluebottlecoffee.com")
             #expect(cafe.place.rating == nil && cafe.place.priceLevel == nil, "HERE has neither")
             #expect(cafe.crossReferences == [try PlaceID("yelp:WavvLdfdP6g8aZTtbBQHTw")])
-            #expect(cafe.isOpenNow == true && cafe.distance.meters == 17)
+            #expect(cafe.isOpenNow == true && cafe.distance.meters == Geodesic.distance(mintPlaza, cafe.place.coordinate))
             let periods = try #require(cafe.place.openingHours?.periods)
             #expect(periods.count == 8)
             #expect(periods.contains(.init(openDay: 1, openMinute: 390, closeDay: 1, closeMinute: 1080)))
