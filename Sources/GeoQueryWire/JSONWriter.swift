@@ -169,6 +169,19 @@ public struct JSONWriter {
         string(value)
     }
 
+    /// A GeoJSON Point feature, longitude first; `properties` writes the properties object.
+    public mutating func pointFeature(id: String, longitude: Double, latitude: Double, properties: (inout JSONWriter) -> Void) {
+        beginObject()
+        key("type"); string("Feature")
+        key("id"); string(id)
+        key("geometry"); beginObject()
+        key("type"); string("Point")
+        key("coordinates"); beginArray(); double(longitude); double(latitude); endArray()
+        endObject()
+        key("properties"); properties(&self)
+        endObject()
+    }
+
     // MARK: Internals
 
     private mutating func open(_ bracket: UInt8) {

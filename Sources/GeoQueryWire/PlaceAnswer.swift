@@ -113,15 +113,9 @@ public struct PlaceAnswer: Sendable {
         json.key("features"); json.beginArray()
         for match in page.matches {
             let coordinate = match.coordinate
-            json.beginObject()
-            json.key("type"); json.string("Feature")
-            json.key("id"); json.string(match.id.rawValue)
-            json.key("geometry"); json.beginObject()
-            json.key("type"); json.string("Point")
-            json.key("coordinates"); json.beginArray(); json.double(coordinate.longitude); json.double(coordinate.latitude); json.endArray()
-            json.endObject()
-            json.key("properties"); PlaceJSON.write(match, to: &json, includeCoordinates: false)
-            json.endObject()
+            json.pointFeature(id: match.id.rawValue, longitude: coordinate.longitude, latitude: coordinate.latitude) { json in
+                PlaceJSON.write(match, to: &json, includeCoordinates: false)
+            }
         }
         json.endArray()
         json.key("query"); query.write(to: &json)

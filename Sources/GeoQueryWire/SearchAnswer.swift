@@ -35,17 +35,10 @@ public struct SearchAnswer: Sendable {
         json.key("type"); json.string("FeatureCollection")
         json.key("features"); json.beginArray()
         for merged in answer.places {
-            json.beginObject()
-            json.key("type"); json.string("Feature")
-            json.key("id"); json.string(merged.place.id.rawValue)
-            json.key("geometry"); json.beginObject()
-            json.key("type"); json.string("Point")
-            json.key("coordinates"); json.beginArray()
-            json.double(merged.place.coordinate.longitude); json.double(merged.place.coordinate.latitude)
-            json.endArray()
-            json.endObject()
-            json.key("properties"); Self.write(merged, to: &json, includeCoordinates: false)
-            json.endObject()
+            let coordinate = merged.place.coordinate
+            json.pointFeature(id: merged.place.id.rawValue, longitude: coordinate.longitude, latitude: coordinate.latitude) { json in
+                Self.write(merged, to: &json, includeCoordinates: false)
+            }
         }
         json.endArray()
         json.key("query"); query.write(to: &json)

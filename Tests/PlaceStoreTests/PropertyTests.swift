@@ -28,27 +28,16 @@ import Testing
 
     static let fixture = Result { try Fixture() }
 
-    @Test func nearEqualsBruteForce() async throws {
+    /// `near`, `within` and `nearest` equal brute force; paged answers equal unpaged ones.
+    @Test(arguments: ["near", "within", "nearest", "paging"])
+    func conformsToBruteForce(_ check: String) async throws {
         let fixture = try Self.fixture.get()
-        let failures = try await fixture.suite.checkNear(fixture.store)
-        #expect(failures.isEmpty, "\(failures.prefix(5))")
-    }
-
-    @Test func withinEqualsBruteForce() async throws {
-        let fixture = try Self.fixture.get()
-        let failures = try await fixture.suite.checkWithin(fixture.store)
-        #expect(failures.isEmpty, "\(failures.prefix(5))")
-    }
-
-    @Test func nearestEqualsBruteForce() async throws {
-        let fixture = try Self.fixture.get()
-        let failures = try await fixture.suite.checkNearest(fixture.store)
-        #expect(failures.isEmpty, "\(failures.prefix(5))")
-    }
-
-    @Test func pagingYieldsExactlyTheUnpagedAnswer() async throws {
-        let fixture = try Self.fixture.get()
-        let failures = try await fixture.suite.checkPaging(fixture.store)
+        let failures: [String] = switch check {
+        case "near": try await fixture.suite.checkNear(fixture.store)
+        case "within": try await fixture.suite.checkWithin(fixture.store)
+        case "nearest": try await fixture.suite.checkNearest(fixture.store)
+        default: try await fixture.suite.checkPaging(fixture.store)
+        }
         #expect(failures.isEmpty, "\(failures.prefix(5))")
     }
 
