@@ -59,29 +59,29 @@ enum PlaceRowCodec {
         statement.bind(borrowedBlob: UnsafeRawBufferPointer(geometry), at: 7)
     }
 
-    /// Sets the fields a details record carries.
-    static func apply(_ details: PlaceDetailsCodec.Fields, to place: inout Place) {
-        place.categories = details.categories
-        if let rating = details.rating {
-            place.rating = try? Rating(normalizedValue: rating, count: details.ratingCount.map { Int($0) },
-                                       originalScale: details.ratingScale ?? 5)
+    /// A place from its stored columns and details record, built with one initialiser (setting
+    /// a dozen properties one by one costs a uniqueness test and an access check each, which
+    /// showed when every place of a large answer is decoded for JSON).
+    static func place(id: PlaceID, name: String, coordinate: Coordinate, details: PlaceDetailsCodec.Fields?) -> Place {
+        guard let details else { return Place(id: id, name: name, coordinate: coordinate) }
+        let rating = details.rating.flatMap {
+            try? Rating(normalizedValue: $0, count: details.ratingCount.map { Int($0) }, originalScale: details.ratingScale ?? 5)
         }
-        if let level = details.priceLevel { place.priceLevel = try? PriceLevel(level) }
         let address = Address(street: details.street, locality: details.locality, region: details.region,
                               postcode: details.postcode, countryCode: details.countryCode, formatted: details.formatted)
-        if !address.isEmpty { place.address = address }
-        place.phone = details.phone
-        place.website = details.website
-        if details.hoursText != nil || !details.hoursPeriods.isEmpty {
-            place.openingHours = OpeningHours(text: details.hoursText, periods: details.hoursPeriods)
+        let hours = details.hoursText != nil || !details.hoursPeriods.isEmpty
+            ? OpeningHours(text: details.hoursText, periods: details.hoursPeriods) : nil
+        let gem = details.gemOwner.map {
+            HiddenGem(owner: $0, visibility: HiddenGem.Visibility(rawValue: details.gemVisibility ?? "") ?? .private)
         }
-        place.photos = details.photos
-        place.tags = details.tags
-        if let owner = details.gemOwner {
-            place.gem = HiddenGem(owner: owner, visibility: HiddenGem.Visibility(rawValue: details.gemVisibility ?? "") ?? .private)
-        }
-        place.provenance.fetchedAt = details.fetchedAt.map(Date.init(timeIntervalSince1970:))
-        place.provenance.importedAt = details.importedAt.map(Date.init(timeIntervalSince1970:))
+        let provenance = Provenance(source: details.source ?? id.source, sourceID: details.sourceID ?? id.localID,
+                                    fetchedAt: details.fetchedAt.map(Date.init(timeIntervalSince1970:)),
+                                    importedAt: details.importedAt.map(Date.init(timeIntervalSince1970:)))
+        return Place(id: id, name: name, coordinate: coordinate, categories: details.categories,
+                     address: address.isEmpty ? nil : address, rating: rating,
+                     priceLevel: details.priceLevel.flatMap { try? PriceLevel($0) }, phone: details.phone,
+                     website: details.website, openingHours: hours, photos: details.photos, provenance: provenance,
+                     tags: details.tags, gem: gem)
     }
 
     /// Decodes the row the statement is on (columns as ``Schema/selectColumns``).

@@ -152,13 +152,10 @@ final class RowArena: PlaceRowStorage, @unchecked Sendable {
             let details = RowArena.field(.details, in: buffer, at: offset).flatMap {
                 try? PlaceDetailsCodec.decode($0, id: idText)
             }
-            var place = Place(id: id, name: text(.name) ?? "",
-                              coordinate: Coordinate(uncheckedLatitude: RowArena.double(buffer, offset),
-                                                     longitude: RowArena.double(buffer, offset + 8)),
-                              provenance: Provenance(source: details?.source ?? id.source,
-                                                     sourceID: details?.sourceID ?? id.localID))
-            if let details { PlaceRowCodec.apply(details, to: &place) }
-            return place
+            return PlaceRowCodec.place(id: id, name: text(.name) ?? "",
+                                       coordinate: Coordinate(uncheckedLatitude: RowArena.double(buffer, offset),
+                                                              longitude: RowArena.double(buffer, offset + 8)),
+                                       details: details)
         }
     }
 }
