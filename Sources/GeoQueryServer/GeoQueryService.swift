@@ -116,6 +116,14 @@ extension Response {
         return Response(status: status, headers: headers, body: .init(byteBuffer: buffer))
     }
 
+    /// A body from a writer's bytes, copied once into the response buffer.
+    static func writer(_ json: JSONWriter, contentType: String = "application/json", headers extra: HTTPFields = [:]) -> Response {
+        var headers = extra
+        headers[.contentType] = contentType
+        let buffer = json.withUnsafeBytes { ByteBuffer(bytes: $0) }
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: buffer))
+    }
+
     static func json(_ value: OrderedJSON, status: HTTPResponse.Status = .ok) -> Response {
         var writer = JSONWriter(pretty: false, capacity: 512)
         value.write(to: &writer)

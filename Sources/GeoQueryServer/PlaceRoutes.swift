@@ -98,7 +98,7 @@ extension GeoQueryService {
             for place in cities { writeCity(place, to: &json) }
             json.endArray()
             json.endObject()
-            return .bytes(json.bytes)
+            return .writer(json)
         }
 
         router.route(.get, "/v1/airports/near", in: &table, bound: deadline) { request, _ in
@@ -133,8 +133,14 @@ extension GeoQueryService {
         var headers: HTTPFields = [:]
         if let cursor = answer.page.nextCursor { headers[Self.linkHeader] = "<\(Self.nextURL(request, cursor: cursor))>; rel=\"next\"" }
         switch format {
-        case .json: return .bytes(answer.json(), headers: headers)
-        case .geojson: return .bytes(answer.geoJSON(), contentType: "application/geo+json", headers: headers)
+        case .json:
+            var json = JSONWriter(capacity: 512 + answer.page.matches.count * 400)
+            answer.write(to: &json)
+            return .writer(json, headers: headers)
+        case .geojson:
+            var json = JSONWriter(capacity: 512 + answer.page.matches.count * 480)
+            answer.writeGeoJSON(to: &json)
+            return .writer(json, contentType: "application/geo+json", headers: headers)
         case .csv: return .bytes(Array(answer.csv().utf8), contentType: "text/csv; charset=utf-8", headers: headers)
         }
     }

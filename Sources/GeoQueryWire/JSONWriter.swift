@@ -146,9 +146,6 @@ public struct JSONWriter {
     /// A value rounded to the millimetre, as distances are written.
     public mutating func meters(_ value: Double) { double((value * 1000).rounded() / 1000) }
 
-    /// Copies already-encoded JSON (one whole value) in place.
-    public mutating func raw(_ json: [UInt8]) { beginValue(); buffer.append(contentsOf: json) }
-
     /// An ISO 8601 UTC timestamp string (``Timestamp/iso8601(_:)``), written digit by digit.
     public mutating func timestamp(_ date: Date) {
         let seconds = Int64(date.timeIntervalSince1970.rounded(.down))

@@ -108,6 +108,13 @@ public struct PlaceAnswer: Sendable {
     /// `query` and `next_cursor` ride along as foreign members (§6.1).
     public func geoJSON(pretty: Bool = false) -> [UInt8] {
         var json = JSONWriter(pretty: pretty, capacity: 512 + page.matches.count * 480)
+        writeGeoJSON(to: &json)
+        return json.bytes
+    }
+
+    /// ``geoJSON(pretty:)`` into a writer the caller owns (a server copies its bytes once, into
+    /// the response).
+    public func writeGeoJSON(to json: inout JSONWriter) {
         json.beginObject()
         json.key("type"); json.string("FeatureCollection")
         json.key("features"); json.beginArray()
@@ -121,7 +128,6 @@ public struct PlaceAnswer: Sendable {
         json.key("query"); query.write(to: &json)
         json.key("next_cursor"); json.string(page.nextCursor)
         json.endObject()
-        return json.bytes
     }
 
     /// CSV: `id,name,lat,lon,distance_m,categories,source`, categories space-separated.
