@@ -13,7 +13,7 @@ import Providers
 ///
 /// Tests build the very same application in-process (`HummingbirdTesting`) and live; `geoquery
 /// serve` runs it. Handlers never block: store calls run on the store's own thread pool, and
-/// routing on the service's worker pool (``ServiceConfiguration/workerThreads``).
+/// routing on a worker pool (``defaultWorkers`` unless one is passed).
 public struct GeoQueryService: Sendable {
     public let index: any PlaceIndex
     public let configuration: ServiceConfiguration
@@ -24,22 +24,23 @@ public struct GeoQueryService: Sendable {
 
     /// - Parameters:
     ///   - index: the places (and later gems) the API answers from.
-    ///   - workers: the pool for CPU-heavy work; pass one to share it, or let the service start
-    ///     its own (``ServiceConfiguration/workerThreads`` threads; it lives as long as the process).
+    ///   - workers: the pool for CPU-heavy work; by default one pool for the whole process
+    ///     (``defaultWorkers``), however many services it builds.
     public init(index: any PlaceIndex, configuration: ServiceConfiguration = ServiceConfiguration(),
                 logger: Logger = Logger(label: "geoquery.serve"), workers: NIOThreadPool? = nil) {
         self.index = index
         self.configuration = configuration
         self.logger = logger
         cities = CityDirectory(maximumAge: configuration.cityDirectoryRefresh)
-        if let workers {
-            self.workers = workers
-        } else {
-            let pool = NIOThreadPool(numberOfThreads: max(1, configuration.workerThreads))
-            pool.start()
-            self.workers = pool
-        }
+        self.workers = workers ?? Self.defaultWorkers
     }
+
+    /// The process's pool for routing: one thread per core, started on first use.
+    public static let defaultWorkers: NIOThreadPool = {
+        let pool = NIOThreadPool(numberOfThreads: max(1, ProcessInfo.processInfo.activeProcessorCount))
+        pool.start()
+        return pool
+    }()
 
     /// The router with every route, and the table of what it answers.
     public func makeRouter() -> (Router<BasicRequestContext>, RouteTable) {

@@ -33,8 +33,6 @@ public struct ServiceConfiguration: Sendable {
     /// How old the in-memory city list of `/v1/cities` may get before it is rebuilt from the
     /// index (in the background; answers meanwhile come from the old list).
     public var cityDirectoryRefresh: Duration = .seconds(600)
-    /// Threads for CPU-heavy work (routing), beside the store's own pool.
-    public var workerThreads = 2
     /// Provider keys, base URLs and transport for `/v1/search` and `/v1/weather`.
     public var providers = ProviderSettings()
 
