@@ -104,10 +104,12 @@ func haversineKilometres(_ a: Coordinate, _ b: Coordinate) -> Double {
             #expect(summary.added == 7 && summary.rejected == 2 && summary.skipped == 3)
             #expect(try index.place(PlaceID("osm:r200"))?.name == "Split Park")
         }
-        // The decompressed copy exists while the dump is read and is gone once it is read out.
+        // The decompressed copy is gone once the dump is read out. (Whether it still exists
+        // right after the reader starts is a race with the reading thread, which may already
+        // have read a small file to the end and removed it: CI caught exactly that.)
         let reader = try OSMDumpReader(path: bzip2.path, importedAt: Date())
         let copy = try #require(reader.temporaryDirectory)
-        #expect(FileManager.default.fileExists(atPath: copy.path))
+        #expect(copy.path.hasPrefix(FileManager.default.temporaryDirectory.path))
         var records = 0
         while try reader.next() != nil { records += 1 }
         #expect(records == 12 && !FileManager.default.fileExists(atPath: copy.path))
