@@ -37,7 +37,8 @@ import Glibc
                 _ = try RawSocket.receive(socket, atMost: 1000)  // read the start, then vanish
                 close(socket)
             }
-            let started = ContinuousClock.now
+            // Each read waits at most 10 s (SO_RCVTIMEO) and throws if nothing comes: a held
+            // server fails the test, without asserting how long anything took.
             for _ in 0..<20 {
                 let socket = try RawSocket.connect(port: port)
                 try RawSocket.send(socket, "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
@@ -45,7 +46,6 @@ import Glibc
                 close(socket)
                 #expect(reply.hasPrefix("HTTP/1.1 200 OK"))
             }
-            #expect(ContinuousClock.now - started < .seconds(10), "other clients are answered while some stall")
             for socket in stalled { close(socket) }
         }
     }
