@@ -61,14 +61,14 @@ run: build index
 	$(GEOQUERY) near --lat 43.7396 --lon 7.4276 --radius 300m --category food --limit 8 --db $(DB) --format table
 	@$(MAKE) --no-print-directory serve
 
-# The service on 127.0.0.1:8080 in the foreground (Ctrl-C stops it); HOST and PORT override.
-HOST ?= 127.0.0.1
-PORT ?= 8080
+# The service on 127.0.0.1:8080 in the foreground (Ctrl-C stops it); SERVE_HOST and SERVE_PORT override.
+SERVE_HOST ?= 127.0.0.1
+SERVE_PORT ?= 8080
 serve: build index
-	@echo "map page:        http://$(HOST):$(PORT)/"
-	@echo "API description: http://$(HOST):$(PORT)/openapi.json"
-	@echo "try:             curl 'http://$(HOST):$(PORT)/v1/places/near?lat=48.8584&lon=2.2945&radius=20mi&limit=5'"
-	$(GEOQUERY) serve --host $(HOST) --port $(PORT) --db $(DB) --data-dir geodata
+	@echo "map page:        http://$(SERVE_HOST):$(SERVE_PORT)/"
+	@echo "API description: http://$(SERVE_HOST):$(SERVE_PORT)/openapi.json"
+	@echo "try:             curl 'http://$(SERVE_HOST):$(SERVE_PORT)/v1/places/near?lat=48.8584&lon=2.2945&radius=20mi&limit=5'"
+	$(GEOQUERY) serve --host $(SERVE_HOST) --port $(SERVE_PORT) --db $(DB) --data-dir geodata
 
 # Tests run optimised (with testability): the property tests compare against brute force over
 # 20 000 places, and optimised builds also catch optimiser-only bugs.
