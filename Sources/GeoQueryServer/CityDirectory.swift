@@ -49,18 +49,21 @@ final class CityDirectory: @unchecked Sendable {
 
     /// The current snapshot, building the first one now and later ones in the background.
     func current(_ index: any PlaceIndex) async throws -> Snapshot {
-        let (existing, task) = lock.withLock { () -> (Snapshot?, Task<Snapshot, any Error>?) in
-            if let snapshot, ContinuousClock.now - snapshot.built < maximumAge { return (snapshot, nil) }
-            if building == nil {
-                building = Task { try await Self.build(index) }
-            }
-            return (snapshot, building)
+        // `started` is set only for the one caller that starts a rebuild: it alone installs the
+        // result, so a busy server does not queue an installer per request while a build runs.
+        let (existing, task, started) = lock.withLock { () -> (Snapshot?, Task<Snapshot, any Error>?, Bool) in
+            if let snapshot, ContinuousClock.now - snapshot.built < maximumAge { return (snapshot, nil, false) }
+            if let building { return (snapshot, building, false) }
+            let fresh = Task { try await Self.build(index) }
+            building = fresh
+            return (snapshot, fresh, true)
         }
         if let existing {
-            if let task { Task { _ = try? await self.install(task) } }  // refresh behind the answer
+            if started, let task { Task { _ = try? await self.install(task) } }  // refresh behind the answer
             return existing
         }
-        return try await install(task!)
+        // No list yet: wait for the build (started here or by another caller).
+        return started ? try await install(task!) : try await task!.value
     }
 
     @discardableResult

@@ -134,11 +134,11 @@ extension GeoQueryService {
         if let cursor = answer.page.nextCursor { headers[Self.linkHeader] = "<\(Self.nextURL(request, cursor: cursor))>; rel=\"next\"" }
         switch format {
         case .json:
-            var json = JSONWriter(capacity: 512 + answer.page.matches.count * 400)
+            var json = JSONWriter(capacity: answer.estimatedSize)
             answer.write(to: &json)
             return .writer(json, headers: headers)
         case .geojson:
-            var json = JSONWriter(capacity: 512 + answer.page.matches.count * 480)
+            var json = JSONWriter(capacity: answer.estimatedSize)
             answer.writeGeoJSON(to: &json)
             return .writer(json, contentType: "application/geo+json", headers: headers)
         case .csv: return .bytes(Array(answer.csv().utf8), contentType: "text/csv; charset=utf-8", headers: headers)

@@ -86,9 +86,12 @@ public struct PlaceAnswer: Sendable {
         self.page = page
     }
 
+    /// About how many bytes the answer takes, to size a writer once (GeoJSON a little more).
+    public var estimatedSize: Int { 512 + page.matches.count * 480 }
+
     /// The JSON answer.
     public func json(pretty: Bool = false) -> [UInt8] {
-        var json = JSONWriter(pretty: pretty, capacity: 512 + page.matches.count * 400)
+        var json = JSONWriter(pretty: pretty, capacity: estimatedSize)
         write(to: &json)
         return json.bytes
     }
@@ -107,7 +110,7 @@ public struct PlaceAnswer: Sendable {
     /// RFC 7946 FeatureCollection with the JSON answer's place properties (longitude first);
     /// `query` and `next_cursor` ride along as foreign members (§6.1).
     public func geoJSON(pretty: Bool = false) -> [UInt8] {
-        var json = JSONWriter(pretty: pretty, capacity: 512 + page.matches.count * 480)
+        var json = JSONWriter(pretty: pretty, capacity: estimatedSize)
         writeGeoJSON(to: &json)
         return json.bytes
     }

@@ -82,6 +82,7 @@ import Testing
             ("/v1/places/no-colon", "no-colon"),
             ("/v1/cities?q=", "query parameter 'q' is required"),
             ("/v1/cities?q=par&continent=XX", "continent 'XX' is invalid"),
+            ("/v1/cities?q=" + String(repeating: "a", count: 101), "q is 101 characters long; give at most 100"),
             ("/v1/cities?q=par&country=France", "country 'FRANCE' is invalid"),
             ("/v1/airports/near?lat=0&lon=0&k=0", "k '0' is invalid"),
         ]
