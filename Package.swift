@@ -18,6 +18,7 @@ let package = Package(
         .library(name: "GeoQueryWire", targets: ["GeoQueryWire"]),
         .library(name: "GeoQueryServer", targets: ["GeoQueryServer"]),
         .library(name: "PlaceImport", targets: ["PlaceImport"]),
+        .library(name: "Regions", targets: ["Regions"]),
         .library(name: "Routing", targets: ["Routing"]),
         .library(name: "Providers", targets: ["Providers"]),
         .executable(name: "geoquery", targets: ["GeoQueryCLI"]),
@@ -48,9 +49,13 @@ let package = Package(
             pkgConfig: "readosm",
             providers: [.apt(["libreadosm-dev", "libbz2-dev"])]
         ),
+        // zlib, for the gzip-compressed country boundaries.
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .target(name: "GeoCore", swiftSettings: swiftSettings),
         .target(name: "PlaceModel", dependencies: ["GeoCore"], swiftSettings: swiftSettings),
         .target(name: "Routing", dependencies: ["GeoCore"], swiftSettings: swiftSettings),
+        // Country, continent and time zone of a point, from Natural Earth boundaries and GeoNames.
+        .target(name: "Regions", dependencies: ["GeoCore", "PlaceModel", "CZlib"], swiftSettings: swiftSettings),
         // The backend-neutral storage seam: query and write protocols and their value types.
         .target(name: "PlaceQuery", dependencies: ["GeoCore", "PlaceModel"], swiftSettings: swiftSettings),
         // The embedded implementation of the seam on SpatiaLite.
@@ -70,7 +75,7 @@ let package = Package(
         ),
         .target(
             name: "PlaceImport",
-            dependencies: ["GeoCore", "PlaceModel", "PlaceQuery", "COSM"],
+            dependencies: ["GeoCore", "PlaceModel", "PlaceQuery", "Regions", "COSM"],
             swiftSettings: swiftSettings
         ),
         // The answers' JSON / GeoJSON / CSV contracts and request parsing, shared by CLI and server.
@@ -80,7 +85,7 @@ let package = Package(
         .target(
             name: "GeoQueryServer",
             dependencies: [
-                "GeoCore", "PlaceModel", "PlaceQuery", "Routing", "Providers", "GeoQueryWire",
+                "GeoCore", "PlaceModel", "PlaceQuery", "Routing", "Providers", "GeoQueryWire", "Regions",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -94,7 +99,7 @@ let package = Package(
             name: "GeoQueryCLI",
             dependencies: [
                 "GeoCore", "PlaceModel", "PlaceQuery", "PlaceStore", "PlaceImport", "Routing", "Providers",
-                "GeoQueryWire", "GeoQueryServer",
+                "GeoQueryWire", "GeoQueryServer", "Regions",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
@@ -113,6 +118,7 @@ let package = Package(
         .testTarget(name: "RoutingTests", dependencies: ["Routing", "GeoCore"],
                     resources: [.copy("Fixtures")], swiftSettings: swiftSettings),
         .testTarget(name: "PlaceModelTests", dependencies: ["PlaceModel"], swiftSettings: swiftSettings),
+        .testTarget(name: "RegionsTests", dependencies: ["Regions", "PlaceModel", "GeoCore"], swiftSettings: swiftSettings),
         // The conformance suite every store implementation runs (index = brute force, paging = unpaged).
         .target(name: "PlaceQueryConformance", dependencies: ["PlaceQuery", "GeoCore", "PlaceModel"],
                 path: "Tests/PlaceQueryConformance", swiftSettings: swiftSettings),
@@ -122,7 +128,7 @@ let package = Package(
                     swiftSettings: swiftSettings),
         .testTarget(name: "GeoQueryServerTests",
                     dependencies: ["GeoQueryServer", "PlaceStore", "PlaceQuery", "GeoQueryWire", "PlaceImport", "Providers",
-                                   "ProviderTestSupport", "GeoCore", "PlaceModel",
+                                   "ProviderTestSupport", "GeoCore", "PlaceModel", "Regions",
                                    .product(name: "HummingbirdTesting", package: "hummingbird"),
                                    .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")],
                     swiftSettings: swiftSettings),

@@ -1,3 +1,4 @@
+import Regions
 import ArgumentParser
 import Foundation
 import GeoQueryServer

@@ -1,3 +1,4 @@
+import Regions
 import Foundation
 import GeoCore
 import GeoQueryWire

@@ -1,3 +1,4 @@
+import Regions
 import Foundation
 import Providers
 
@@ -39,33 +40,3 @@ public struct ServiceConfiguration: Sendable {
     public init() {}
 }
 
-/// Country names and continents by ISO alpha-2 code, from GeoNames' `countries.csv`
-/// (`country_code,iso3,iso_numeric,name,continent,…`).
-public struct CountryTable: Sendable {
-    public struct Country: Sendable, Hashable {
-        public var code: String
-        public var name: String
-        /// `AF AN AS EU NA OC SA`.
-        public var continent: String
-    }
-
-    public private(set) var byCode: [String: Country] = [:]
-
-    public init() {}
-
-    /// Reads the CSV at `path`; a missing file gives an empty table (answers then carry no
-    /// country names or continents).
-    public init(contentsOf path: String) throws {
-        guard FileManager.default.fileExists(atPath: path) else { return }
-        let text = try String(contentsOfFile: path, encoding: .utf8)
-        for line in text.split(separator: "\n").dropFirst() {
-            // The first five columns never hold commas; later ones may be quoted.
-            let fields = line.split(separator: ",", maxSplits: 5, omittingEmptySubsequences: false)
-            guard fields.count >= 5, fields[0].count == 2 else { continue }
-            let code = String(fields[0])
-            byCode[code] = Country(code: code, name: String(fields[3]), continent: String(fields[4]))
-        }
-    }
-
-    public subscript(code: String?) -> Country? { code.flatMap { byCode[$0.uppercased()] } }
-}

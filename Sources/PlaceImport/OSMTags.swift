@@ -171,7 +171,7 @@ public enum OSMTags {
             address: address.isEmpty ? nil : address,
             phone: tags["phone"] ?? tags["contact:phone"],
             website: tags["website"] ?? tags["contact:website"] ?? tags["url"],
-            openingHours: tags["opening_hours"].map { OpeningHours(text: $0) },
+            openingHours: tags["opening_hours"].map { OpeningHours(osm: $0) },
             provenance: Provenance(source: "osm", sourceID: localID, importedAt: importedAt),
             tags: tags.filter { isKeptAsTag($0.key) })
     }

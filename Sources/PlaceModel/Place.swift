@@ -25,6 +25,8 @@ public struct Place: Sendable, Hashable, Codable, Identifiable {
         var provenance: Provenance
         var tags: [String: String]
         var gem: HiddenGem?
+        var region: PlaceRegion?
+        var timeZone: String?
     }
 
     // @unchecked Sendable: `fields` is mutated only through `Place`'s setters, and only after
@@ -45,13 +47,14 @@ public struct Place: Sendable, Hashable, Codable, Identifiable {
                 address: Address? = nil, rating: Rating? = nil, priceLevel: PriceLevel? = nil,
                 phone: String? = nil, website: String? = nil, openingHours: OpeningHours? = nil,
                 photos: [PhotoReference] = [], provenance: Provenance? = nil,
-                tags: [String: String] = [:], gem: HiddenGem? = nil) {
+                tags: [String: String] = [:], gem: HiddenGem? = nil, region: PlaceRegion? = nil,
+                timeZone: String? = nil) {
         storage = Storage(Fields(
             id: id, name: name, coordinate: coordinate, categories: categories, address: address,
             rating: rating, priceLevel: priceLevel, phone: phone, website: website,
             openingHours: openingHours, photos: photos,
             provenance: provenance ?? Provenance(source: id.source, sourceID: id.localID),
-            tags: tags, gem: gem))
+            tags: tags, gem: gem, region: region, timeZone: timeZone))
     }
 
     public var id: PlaceID {
@@ -112,6 +115,19 @@ public struct Place: Sendable, Hashable, Codable, Identifiable {
     public var gem: HiddenGem? {
         get { storage.fields.gem }
         set { unique().fields.gem = newValue }
+    }
+
+    /// The country and continent the place lies in, decided from country boundaries when the
+    /// place was imported (not the source's own address, which ``address`` keeps).
+    public var region: PlaceRegion? {
+        get { storage.fields.region }
+        set { unique().fields.region = newValue }
+    }
+    /// The place's IANA time zone (`Europe/Paris`): the source's, or the nearest city's in the
+    /// same country when the place was imported. Opening hours are read in it.
+    public var timeZone: String? {
+        get { storage.fields.timeZone }
+        set { unique().fields.timeZone = newValue }
     }
 
     /// Whether any of the place's categories is within `category` (a parent matches children).

@@ -1,3 +1,4 @@
+import Regions
 import Foundation
 import GeoQueryServer
 import Hummingbird

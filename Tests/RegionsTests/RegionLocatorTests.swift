@@ -1,0 +1,152 @@
+import Foundation
+import GeoCore
+import PlaceModel
+@testable import Regions
+import Testing
+
+/// The shipped `geodata/` files, loaded once for the suite (half a second).
+private let geodata = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent().appendingPathComponent("geodata").path
+private let locator: RegionLocator = {
+    do { return try RegionLocator(dataDirectory: geodata) } catch { fatalError("geodata/ does not load: \(error)") }
+}()
+
+private func point(_ latitude: Double, _ longitude: Double) -> Coordinate {
+    Coordinate(uncheckedLatitude: latitude, longitude: longitude)
+}
+
+@Suite("Country, continent and time zone from the boundaries")
+struct RegionLocatorTests {
+    @Test("Known places get their country and GeoNames' continent", arguments: [
+        (48.8566, 2.3522, "FR", Continent.europe),          // Paris
+        (4.9333, -52.3333, "GF", .southAmerica),            // Cayenne: drawn inside France, its own code
+        (-20.8789, 55.4481, "RE", .africa),                 // Saint-Denis, Réunion
+        (12.15, -68.27, "BQ", .northAmerica),               // Kralendijk, Bonaire
+        (78.22, 15.65, "SJ", .europe),                      // Longyearbyen
+        (25.0330, 121.5654, "TW", .asia),                   // Taipei: ISO_A2 is CN-TW
+        (42.6629, 21.1655, "XK", .europe),                  // Pristina: only ISO_A2_EH
+        (59.9139, 10.7522, "NO", .europe),                  // Oslo: ISO_A2 is -99
+        (35.1856, 33.3823, "CY", .europe),                  // Nicosia: Natural Earth says Asia
+        (43.1155, 131.8855, "RU", .europe),                 // Vladivostok: all of Russia is EU in GeoNames
+        (-18.1416, 178.4419, "FJ", .oceania),               // Suva, west of the antimeridian
+        (-16.80, -179.95, "FJ", .oceania),                  // Taveuni, east of it
+        (65.58, -170.99, "RU", .europe),                    // Lavrentiya, Chukotka: east of the antimeridian
+        (-29.3167, 27.4833, "LS", .africa),                 // Maseru: an enclave, a hole in South Africa
+        (-29.1211, 26.2140, "ZA", .africa),                 // Bloemfontein
+        (43.7384, 7.4246, "MC", .europe),                   // Monaco
+        (41.9029, 12.4534, "VA", .europe),                  // Vatican
+        (-89.99, 0.0, "AQ", .antarctica),                   // near the South Pole
+        (-90.0, 45.0, "AQ", .antarctica),                   // the South Pole itself
+        (21.3069, -157.8583, "US", .northAmerica),          // Honolulu
+    ] as [(Double, Double, String, Continent)])
+    func knownPlaces(latitude: Double, longitude: Double, country: String, continent: Continent) {
+        let region = locator.region(at: point(latitude, longitude))
+        #expect(region?.countryCode == country, "at \(latitude), \(longitude)")
+        #expect(region?.continent == continent, "at \(latitude), \(longitude)")
+    }
+
+    @Test("Open sea, the North Pole and land no polygon covers have no country")
+    func noCountry() {
+        #expect(locator.region(at: point(30, -40)) == nil)            // mid-Atlantic
+        #expect(locator.region(at: point(90, 0)) == nil)              // North Pole
+        #expect(locator.region(at: point(0, -160)) == nil)            // mid-Pacific
+        let birTawil = locator.region(at: point(21.87, 33.75))        // claimed by neither Egypt nor Sudan
+        #expect(birTawil?.countryCode == nil)
+        #expect(birTawil?.continent == .africa)
+    }
+
+    @Test("A point just off a coast takes the nearest country within 25 km, not farther")
+    func coastalReach() {
+        // 5 km off Nice, and 60 km out into the Mediterranean south of it.
+        #expect(locator.region(at: point(43.65, 7.28))?.countryCode == "FR")
+        #expect(locator.region(at: point(43.15, 7.28)) == nil)
+    }
+
+    @Test("Time zones: the nearest city's in the same country")
+    func timeZones() {
+        #expect(locator.timeZone(at: point(48.85, 2.35), countryCode: "FR") == "Europe/Paris")
+        #expect(locator.timeZone(at: point(40.71, -74.0), countryCode: "US") == "America/New_York")
+        #expect(locator.timeZone(at: point(34.05, -118.24), countryCode: "US") == "America/Los_Angeles")
+        #expect(locator.timeZone(at: point(19.7, -155.1), countryCode: "US") == "Pacific/Honolulu")
+        #expect(locator.timeZone(at: point(30, -40), countryCode: nil) == nil)  // nothing within 300 km
+        var place = Place(id: try! PlaceID("osm:1"), name: "Café", coordinate: point(52.52, 13.40))
+        locator.annotate(&place)
+        #expect(place.region == PlaceRegion(countryCode: "DE", continent: .europe))
+        #expect(place.timeZone == "Europe/Berlin")
+        var withZone = Place(id: try! PlaceID("osm:2"), name: "Kept", coordinate: point(52.52, 13.40), timeZone: "Etc/UTC")
+        locator.annotate(&withZone)
+        #expect(withZone.timeZone == "Etc/UTC")  // the source's zone is kept
+    }
+
+    @Test("GeoNames cities agree with the boundaries for ≥ 98 % (the README measured 98.1 % before the coastal reach)")
+    func citiesAgree() throws {
+        let text = try String(contentsOfFile: geodata + "/cities15000.csv", encoding: .utf8)
+        var same = 0, total = 0
+        for line in text.split(separator: "\n").dropFirst() {
+            let fields = line.split(separator: ",", omittingEmptySubsequences: false)
+            guard fields.count >= 8, let latitude = Double(fields[fields.count - 6]),
+                  let longitude = Double(fields[fields.count - 5]) else { continue }
+            total += 1
+            if locator.region(at: point(latitude, longitude))?.countryCode == String(fields[fields.count - 4]) { same += 1 }
+        }
+        #expect(total > 30_000)
+        #expect(Double(same) / Double(total) >= 0.98, "\(same) of \(total)")
+    }
+
+    @Test("The grid answers as a plain ray cast over every polygon would, near borders and far from them")
+    func gridIsRayCasting() throws {
+        let features = try BoundaryFile.features(at: geodata + "/" + RegionLocator.boundariesFile)
+        let parts = features.flatMap(\.polygons)
+        let grid = BoundaryGrid(parts: parts)
+        func rayCast(_ x: Double, _ y: Double) -> [Int] {
+            parts.indices.filter { part in
+                var inside = false
+                for ring in parts[part] {
+                    var i = 0
+                    while i + 3 < ring.count {
+                        let (x1, y1, x2, y2) = (ring[i], ring[i + 1], ring[i + 2], ring[i + 3])
+                        if (y1 > y) != (y2 > y), x < x1 + (y - y1) * (x2 - x1) / (y2 - y1) { inside.toggle() }
+                        i += 2
+                    }
+                }
+                return inside
+            }
+        }
+        var random = SplitMix64(seed: 19)
+        var points: [(Double, Double)] = (0..<150).map { _ in
+            (random.unit() * 360 - 180, random.unit() * 180 - 90)
+        }
+        // Points a few metres from a vertex of a random border.
+        for _ in 0..<150 {
+            let ring = parts[Int(random.next() % UInt64(parts.count))][0]
+            let vertex = Int(random.next() % UInt64(ring.count / 2)) * 2
+            points.append((max(-180, min(180, ring[vertex] + (random.unit() - 0.5) * 1e-3)),
+                           max(-90, min(90, ring[vertex + 1] + (random.unit() - 0.5) * 1e-3))))
+        }
+        var disagreements: [String] = []
+        for (x, y) in points {
+            let expected = rayCast(x, y)
+            let found = grid.part(longitude: x, latitude: y)
+            if found.map({ [$0] }) ?? [] != expected { disagreements.append("\(y), \(x): grid \(String(describing: found)), ray \(expected)") }
+        }
+        #expect(disagreements.isEmpty, "\(disagreements.prefix(5))")
+    }
+
+    @Test("A missing or malformed file is an error that names it")
+    func badFiles() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("regions-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        #expect(throws: RegionError.self) { try RegionLocator(dataDirectory: directory.path) }
+        try FileManager.default.copyItem(atPath: geodata + "/countries.csv", toPath: directory.path + "/countries.csv")
+        try Data("{\"type\":\"FeatureCollection\",\"features\":[{\"geometry\":{\"type\":\"Point\",\"coordinates\":[1,2]}}]}".utf8)
+            .write(to: directory.appendingPathComponent(RegionLocator.boundariesFile))
+        do {
+            _ = try RegionLocator(dataDirectory: directory.path)
+            Issue.record("a Point feature was accepted")
+        } catch let error as RegionError {
+            #expect(error.description.contains(RegionLocator.boundariesFile))
+            #expect(error.description.contains("Point"))
+        }
+    }
+}
