@@ -33,6 +33,10 @@ filters = [
     param("source", {"type": "array", "items": {"type": "string"}}, "Sources, any of: geonames, airport, osm-monaco, …", explode=True),
     param("min_rating", {"type": "number", "minimum": 0, "maximum": 5}, "Normalised rating at least this."),
     param("price", {"type": "string", "pattern": "^[1-4](-[1-4])?$"}, "Price level or range: 2, 1-3."),
+    param("country", {"type": "array", "items": {"type": "string", "pattern": "^[A-Za-z]{2}$"}}, "Countries, any of, ISO 3166-1 alpha-2 (FR, us): decided from Natural Earth boundaries when the place was imported.", explode=True),
+    param("continent", {"type": "array", "items": {"type": "string", "enum": ["AF", "AN", "AS", "EU", "NA", "OC", "SA"]}}, "Continents, any of (GeoNames' codes; names such as Europe work too).", explode=True),
+    param("open_now", {"type": "boolean"}, "Only places open now, by their opening hours in their time zone (places whose hours are unknown are left out)."),
+    param("open_at", {"type": "string", "format": "date-time"}, "Only places open at this RFC 3339 time, e.g. 2026-11-23T18:30:00+01:00 (not with open_now)."),
 ]
 limit = param("limit", {"type": "integer", "minimum": 1, "maximum": 500, "default": 50}, "Places per page; use next_cursor for more.")
 cursor = param("cursor", {"type": "string"}, "next_cursor of the previous page of the same query.")
@@ -109,6 +113,9 @@ place_props = {
   "address": {"type": "object", "additionalProperties": {"type": "string"}},
   "rating": {"type": "object", "required": ["value", "scale"], "properties": {"value": {"type": "number", "minimum": 0, "maximum": 5}, "count": {"type": "integer"}, "scale": {"type": "number"}}},
   "price_level": {"type": "integer", "minimum": 1, "maximum": 4}, "phone": {"type": "string"}, "website": {"type": "string"},
+  "country": {"type": "string", "description": "ISO 3166-1 alpha-2 code of the country the place lies in (Natural Earth boundaries)."},
+  "continent": {"type": "string", "enum": ["AF", "AN", "AS", "EU", "NA", "OC", "SA"]},
+  "time_zone": {"type": "string", "description": "IANA time zone, e.g. Europe/Paris."},
   "opening_hours": {"type": "object"}, "photos": {"type": "array", "items": {"type": "object"}},
   "tags": {"type": "object", "additionalProperties": {"type": "string"}},
   "gem": {"type": "object"}, "imported_at": {"type": "string", "format": "date-time"}, "fetched_at": {"type": "string", "format": "date-time"},

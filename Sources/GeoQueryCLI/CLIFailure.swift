@@ -6,6 +6,7 @@ import PlaceModel
 import PlaceQuery
 import PlaceStore
 import Providers
+import Regions
 import Routing
 
 /// A failure to report as one line on stderr with a sysexits-style code.
@@ -58,6 +59,11 @@ struct CLIFailure: Error {
             switch error {
             case .missingKey, .invalidSetting, .unsupported: self.init(error.description, exitCode: Self.usage)
             default: self.init(error.description, exitCode: Self.unavailable)
+            }
+        case let error as RegionError:
+            switch error {
+            case .unreadable: self.init(error.description, exitCode: Self.noInput)
+            case .malformed: self.init(error.description, exitCode: Self.dataError)
             }
         case let error as ImportError:
             switch error {

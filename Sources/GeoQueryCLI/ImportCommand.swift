@@ -4,6 +4,7 @@ import Logging
 import PlaceImport
 import PlaceQuery
 import PlaceStore
+import Regions
 
 /// `geoquery import`.
 struct Import: ParsableCommand {
@@ -34,6 +35,12 @@ struct Import: ParsableCommand {
     @Option(name: .customLong("name-field"), help: "GeoJSON property holding the name.") var nameField = "name"
     @Option(name: .customLong("category-field"), help: "GeoJSON property holding a category id or a list of them (default: category, else categories).")
     var categoryField = "category"
+    @Option(name: .customLong("data-dir"), help: ArgumentHelp(
+        "Folder with countries.geojson.gz, countries.csv and cities15000.csv (GEOQUERY_DATA_DIR; default geodata).",
+        discussion: "Each place's country, continent and time zone are decided from them once, here. Without them "
+            + "places are stored with none, and the country, continent and open-now filters leave them out."))
+    var dataDirectory: String?
+    @Flag(name: .customLong("no-regions"), help: "Do not decide countries, continents and time zones.") var noRegions = false
     @Flag(help: "Print the summary as JSON.") var json = false
     @OptionGroup var index: IndexOptions
 
@@ -63,6 +70,7 @@ struct Import: ParsableCommand {
             options.mapping = PropertyMapping(idField: idField, nameField: nameField, categoryField: categoryField)
             options.columns = CSVColumns(latitude: latColumn, longitude: lonColumn, id: idColumn, name: nameColumn,
                                          category: categoryColumn, delimiter: delimiter == "tab" ? "\t" : Character(delimiter))
+            options.regions = try regions(logger: logger)
             // A progress line on a terminal only: rows, rate, share of the file and time left.
             let started = Date()
             let onTerminal = isatty(STDERR_FILENO) != 0
@@ -86,5 +94,18 @@ struct Import: ParsableCommand {
         } else {
             print(summary.line)
         }
+    }
+
+    /// The region data: from `--data-dir` (an error when it cannot be read), else from
+    /// `$GEOQUERY_DATA_DIR` or `geodata` when that holds the files (a warning when it does not).
+    private func regions(logger: Logger) throws -> RegionLocator? {
+        if noRegions { return nil }
+        if let dataDirectory { return try RegionLocator(dataDirectory: dataDirectory) }
+        let directory = ProcessInfo.processInfo.environment["GEOQUERY_DATA_DIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "geodata"
+        guard FileManager.default.fileExists(atPath: directory + "/" + RegionLocator.boundariesFile) else {
+            logger.warning("no \(directory)/\(RegionLocator.boundariesFile): places are imported without country, continent or time zone (give --data-dir)")
+            return nil
+        }
+        return try RegionLocator(dataDirectory: directory)
     }
 }

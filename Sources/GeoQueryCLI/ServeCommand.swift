@@ -1,9 +1,9 @@
-import Regions
 import ArgumentParser
 import Foundation
 import GeoQueryServer
 import Logging
 import PlaceStore
+import Regions
 import ServiceLifecycle
 
 /// `geoquery serve`: the places API over HTTP, the map page, health and metrics.

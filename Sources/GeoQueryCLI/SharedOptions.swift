@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import GeoCore
+import GeoQueryWire
 import PlaceModel
 import PlaceQuery
 import PlaceStore
@@ -55,6 +56,21 @@ struct FilterOptions: ParsableArguments {
     @Option(name: .customLong("min-rating"), help: "Minimum rating, 0 to 5.")
     var minimumRating: Double?
 
+    @Option(help: "Price level 1 to 4, or a range such as 1-3.")
+    var price: String?
+
+    @Option(name: .customLong("country"), help: "Keep places in this country, ISO 3166-1 alpha-2 (repeatable or comma-separated: any of).")
+    var countries: [String] = []
+
+    @Option(name: .customLong("continent"), help: "Keep places on this continent: AF, AN, AS, EU, NA, OC or SA (repeatable: any of).")
+    var continents: [String] = []
+
+    @Flag(name: .customLong("open-now"), help: "Keep places open now, by their opening hours in their time zone.")
+    var openNow = false
+
+    @Option(name: .customLong("open-at"), help: "Keep places open at this time, e.g. 2026-11-23T18:30:00+01:00.")
+    var openAt: String?
+
     func filter() throws -> PlaceFilter {
         let categories = try categories.map { text in
             do { return try Category(text) } catch { throw ValidationError(String(describing: error)) }
@@ -62,7 +78,23 @@ struct FilterOptions: ParsableArguments {
         if let minimumRating, !(0...5).contains(minimumRating) {
             throw ValidationError("--min-rating \(minimumRating) is invalid: it must be from 0 to 5")
         }
-        return PlaceFilter(categories: categories, text: text, minimumRating: minimumRating, sources: sources)
+        func split(_ values: [String]) -> [String] {
+            values.flatMap { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } }.filter { !$0.isEmpty }
+        }
+        do {
+            let prices = try price.map { text throws(FilterInputError) in try FilterInput.priceLevels(text, name: "--price") }
+            let countries = try FilterInput.countries(split(countries), name: "--country", known: nil)
+            let continents = try FilterInput.continents(split(continents), name: "--continent")
+            var instant = try openAt.map { text throws(FilterInputError) in try FilterInput.instant(text, name: "--open-at") }
+            if openNow {
+                guard instant == nil else { throw FilterInputError("--open-now and --open-at are both given: give one") }
+                instant = Date()
+            }
+            return PlaceFilter(categories: categories, text: text, minimumRating: minimumRating, priceLevels: prices,
+                               sources: sources, countries: countries, continents: continents, openAt: instant)
+        } catch let error as FilterInputError {
+            throw ValidationError(error.description)
+        }
     }
 }
 

@@ -21,6 +21,8 @@ public struct GeoQueryService: Sendable {
     let workers: NIOThreadPool
     let healthCache = CountCache()
     let cities: CityDirectory
+    /// The country codes a `country` filter accepts (any two letters when no table is loaded).
+    let knownCountries: Set<String>?
 
     /// - Parameters:
     ///   - index: the places (and later gems) the API answers from.
@@ -32,6 +34,7 @@ public struct GeoQueryService: Sendable {
         self.configuration = configuration
         self.logger = logger
         cities = CityDirectory(maximumAge: configuration.cityDirectoryRefresh)
+        knownCountries = configuration.countries.byCode.isEmpty ? nil : Set(configuration.countries.byCode.keys)
         self.workers = workers ?? Self.defaultWorkers
     }
 

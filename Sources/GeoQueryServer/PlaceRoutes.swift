@@ -1,4 +1,3 @@
-import Regions
 import Foundation
 import GeoCore
 import GeoQueryWire
@@ -6,11 +5,13 @@ import HTTPTypes
 import Hummingbird
 import PlaceModel
 import PlaceQuery
+import Regions
 
 /// `/v1/places/…`, `/v1/cities`, `/v1/airports/near`: the index's queries with the CLI's answer
 /// contracts and parameter names.
 extension GeoQueryService {
-    static let filterParameters = ["category", "query", "source", "min_rating", "price"]
+    /// The filter parameters every place query takes (named as the CLI's options).
+    public static let filterParameters = ["category", "query", "source", "min_rating", "price", "country", "continent", "open_now", "open_at"]
 
     func addPlaceRoutes(to router: Router<BasicRequestContext>, table: inout RouteTable) {
         let deadline = RequestBound.queries(configuration.requestTimeout)
@@ -20,7 +21,7 @@ extension GeoQueryService {
             guard let radius = try parameters.distance("radius") else {
                 throw APIProblem.badRequest("query parameter 'radius' is required, e.g. radius=20mi (units m, km, mi, ft, yd, nmi)")
             }
-            let filter = try parameters.filter()
+            let filter = try parameters.filter(countries: knownCountries)
             let limit = try pageLimit(parameters)
             let format = try AnswerFormat(parameters)
             let page = try await index.near(center, radius: radius, filter: filter, limit: limit, cursor: try parameters.single("cursor"))
@@ -34,7 +35,7 @@ extension GeoQueryService {
             let text = try parameters.required("bbox", example: "2.2,48.8,2.4,48.9")
             let box: BoundingBox
             do { box = try BoundingBox(parsing: text) } catch { throw APIProblem.badRequest("bbox: \(error)") }
-            let filter = try parameters.filter()
+            let filter = try parameters.filter(countries: knownCountries)
             let limit = try pageLimit(parameters)
             let format = try AnswerFormat(parameters)
             let page = try await index.within(box, filter: filter, limit: limit, cursor: try parameters.single("cursor"))
@@ -47,7 +48,7 @@ extension GeoQueryService {
             let center = try parameters.coordinate()
             let k = try parameters.int("k", range: 1...configuration.maximumNearestCount) ?? 10
             let ceiling = try parameters.distance("max_distance")
-            let filter = try parameters.filter()
+            let filter = try parameters.filter(countries: knownCountries)
             let format = try AnswerFormat(parameters)
             let matches = try await index.nearest(center, count: k, maxDistance: ceiling, filter: filter)
             let query = QueryDescription(kind: "nearest", lat: center.latitude, lon: center.longitude, radiusMeters: ceiling?.meters,

@@ -1,4 +1,6 @@
+import Foundation
 import GeoCore
+import GeoQueryWire
 import Hummingbird
 import PlaceModel
 import PlaceQuery
@@ -87,8 +89,9 @@ struct QueryParameters {
     }
 
     /// The filters every place query takes: `category` (repeatable, any of), `query`, `source`
-    /// (repeatable), `min_rating` (0–5), `price` (`2` or `1-3`).
-    func filter() throws -> PlaceFilter {
+    /// (repeatable), `min_rating` (0–5), `price` (`2` or `1-3`), `country` and `continent`
+    /// (repeatable), `open_now` (`true`) or `open_at` (an RFC 3339 time).
+    func filter(countries known: Set<String>? = nil, now: Date = Date()) throws -> PlaceFilter {
         let categories = try list("category").map { text in
             do { return try Category(text) } catch { throw APIProblem.badRequest("category: \(error)") }
         }
@@ -96,17 +99,21 @@ struct QueryParameters {
         if let minimumRating, !(0...5).contains(minimumRating) {
             throw APIProblem.badRequest("min_rating \(minimumRating) is invalid: it must be from 0 to 5")
         }
-        var prices: ClosedRange<Int>?
-        if let text = try single("price") {
-            let bounds = text.split(separator: "-", omittingEmptySubsequences: false).map { Int($0) }
-            guard (1...2).contains(bounds.count), let low = bounds.first ?? nil, let high = bounds.last ?? nil,
-                  (1...4).contains(low), (1...4).contains(high), low <= high else {
-                throw APIProblem.badRequest("price '\(text)' is invalid: give a level from 1 to 4 or a range such as 1-3")
+        do {
+            let prices = try single("price").map { text throws(FilterInputError) in try FilterInput.priceLevels(text, name: "price") }
+            let countries = try FilterInput.countries(list("country"), name: "country", known: known)
+            let continents = try FilterInput.continents(list("continent"), name: "continent")
+            let openNow = try single("open_now").map { text throws(FilterInputError) in try FilterInput.flag(text, name: "open_now") } ?? false
+            var openAt = try single("open_at").map { text throws(FilterInputError) in try FilterInput.instant(text, name: "open_at") }
+            if openNow {
+                guard openAt == nil else { throw FilterInputError("open_now and open_at are both given: give one") }
+                openAt = now
             }
-            prices = low...high
+            let text = try single("query").flatMap { $0.trimmingCharacters(in: .whitespaces).isEmpty ? nil : $0 }
+            return PlaceFilter(categories: categories, text: text, minimumRating: minimumRating, priceLevels: prices,
+                               sources: list("source"), countries: countries, continents: continents, openAt: openAt)
+        } catch let error as FilterInputError {
+            throw APIProblem.badRequest(error.description)
         }
-        let text = try single("query").flatMap { $0.trimmingCharacters(in: .whitespaces).isEmpty ? nil : $0 }
-        return PlaceFilter(categories: categories, text: text, minimumRating: minimumRating, priceLevels: prices,
-                           sources: list("source"))
     }
 }

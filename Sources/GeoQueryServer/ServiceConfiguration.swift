@@ -1,6 +1,6 @@
-import Regions
 import Foundation
 import Providers
+import Regions
 
 /// How `geoquery serve` runs: where it listens, what the map page shows, and the bounds on
 /// the work one request may cause (OWASP API4: unrestricted resource consumption).

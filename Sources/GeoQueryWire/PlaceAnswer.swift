@@ -62,6 +62,17 @@ public struct QueryDescription: Sendable {
         if let prices = filter.priceLevels {
             json.key("price"); json.beginArray(); json.int(prices.lowerBound); json.int(prices.upperBound); json.endArray()
         }
+        if !filter.countries.isEmpty {
+            json.key("countries"); json.beginArray()
+            for country in filter.countries { json.string(country) }
+            json.endArray()
+        }
+        if !filter.continents.isEmpty {
+            json.key("continents"); json.beginArray()
+            for continent in filter.continents { json.string(continent.rawValue) }
+            json.endArray()
+        }
+        if let openAt = filter.openAt { json.key("open_at"); json.timestamp(openAt) }
         if kind != "place" {
             json.key("limit")
             if let limit { json.int(limit) } else { json.null() }
@@ -193,6 +204,11 @@ public enum PlaceJSON {
             json.endObject()
         }
         if let level = place.priceLevel { json.key("price_level"); json.int(level.level) }
+        if let region = place.region {
+            json.member("country", region.countryCode)
+            json.member("continent", region.continent?.rawValue)
+        }
+        json.member("time_zone", place.timeZone)
         json.member("phone", place.phone)
         json.member("website", place.website)
         if let hours = place.openingHours {

@@ -2,6 +2,7 @@ import Foundation
 import GeoCore
 import PlaceModel
 import PlaceQuery
+import Regions
 
 /// What an import did.
 public struct ImportSummary: Sendable, Hashable, Codable {
@@ -52,6 +53,10 @@ public struct ImportOptions: Sendable {
     public var mapping = PropertyMapping()
     /// Which columns of a generic CSV hold what.
     public var columns = CSVColumns()
+    /// Decides each place's country, continent and time zone (``Place/region``); without it
+    /// places are stored without a region, and country, continent and open-now filters leave
+    /// them out.
+    public var regions: RegionLocator?
 
     public init(maximumRejectRatio: Double = 0.01, strict: Bool = false) {
         self.maximumRejectRatio = maximumRejectRatio
@@ -88,7 +93,7 @@ public enum PlaceImporter {
         var problems: [RowProblem] = []
         // Reading, parsing and encoding run on a thread of their own, writing on this one.
         let pipeline = ReadingPipeline<Store.Writer.Batch>(reader: reader, source: sourceName, batchSize: options.batchSize,
-                                       problemsToKeep: max(options.problemsToReport, 5))
+                                       problemsToKeep: max(options.problemsToReport, 5), regions: options.regions)
         defer { pipeline.cancel() }
         try index.importSnapshot { writer in
             try writer.beginSnapshot(source: sourceName)

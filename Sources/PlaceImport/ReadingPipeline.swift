@@ -1,6 +1,7 @@
 import Foundation
 import PlaceModel
 import PlaceQuery
+import Regions
 
 /// Reads a dump on a thread of its own and hands over batches of encoded places, so that
 /// parsing and encoding one batch overlaps SQLite writing the one before (on two cores an
@@ -24,8 +25,9 @@ final class ReadingPipeline<Batch: PlaceBatch>: Sendable {
 
     private let queue = BoundedQueue<Chunk>(capacity: 3)
 
-    /// Starts reading. `source` overrides each place's provenance source.
-    init(reader: any DumpReader, source: String, batchSize: Int, problemsToKeep: Int) {
+    /// Starts reading. `source` overrides each place's provenance source; `regions`, when given,
+    /// decides each place's country, continent and (when the dump has none) time zone.
+    init(reader: any DumpReader, source: String, batchSize: Int, problemsToKeep: Int, regions: RegionLocator? = nil) {
         let box = ReaderBox(reader)
         let queue = self.queue
         let thread = Thread {
@@ -37,6 +39,9 @@ final class ReadingPipeline<Batch: PlaceBatch>: Sendable {
                     switch record {
                     case .place(var place):
                         if place.provenance.source != source { place.provenance.source = source }
+                        // GeoNames and airport dumps carry the zone as a tag.
+                        if place.timeZone == nil, let zone = place.tags["timezone"] { place.timeZone = zone }
+                        regions?.annotate(&place)
                         try chunk.places.append(place)
                     case .skipped:
                         chunk.skipped += 1

@@ -134,3 +134,30 @@ extension OpeningHours {
         return hours * 60 + minutes
     }
 }
+
+extension Place {
+    /// Whether the place is open at `instant`, its opening hours read in its ``timeZone``; nil
+    /// when either is unknown (or the zone is not one this system knows).
+    public func isOpen(at instant: Date) -> Bool? {
+        guard let hours = openingHours, !hours.periods.isEmpty, let zone = timeZone,
+              let minute = OpeningHours.minuteOfWeek(at: instant, timeZone: zone) else { return nil }
+        return hours.isOpen(atMinuteOfWeek: minute)
+    }
+}
+
+extension OpeningHours {
+    /// The local minute of the week (0 = Monday 00:00) at `instant` in the IANA zone `identifier`;
+    /// nil for an unknown zone.
+    public static func minuteOfWeek(at instant: Date, timeZone identifier: String) -> Int? {
+        guard let zone = TimeZone(identifier: identifier) else { return nil }
+        return minuteOfWeek(at: instant, offsetSeconds: zone.secondsFromGMT(for: instant))
+    }
+
+    /// The local minute of the week at `instant` for a zone `offsetSeconds` ahead of UTC.
+    public static func minuteOfWeek(at instant: Date, offsetSeconds: Int) -> Int {
+        let localMinutes = Int((instant.timeIntervalSince1970 / 60).rounded(.down)) + offsetSeconds / 60
+        // 1970-01-01 was a Thursday: three days after a Monday.
+        let minute = (localMinutes + 3 * 1440) % minutesPerWeek
+        return minute < 0 ? minute + minutesPerWeek : minute
+    }
+}

@@ -45,14 +45,26 @@ public struct PlaceFilter: Sendable, Hashable, Codable {
     public var priceLevels: ClosedRange<Int>?
     /// Any of these sources (`geonames`, `airport`, …).
     public var sources: [String]
+    /// Any of these countries (ISO 3166-1 alpha-2, upper case), as ``Place/region`` has them;
+    /// places in no country are left out.
+    public var countries: [String]
+    /// Any of these continents, as ``Place/region`` has them.
+    public var continents: [Continent]
+    /// Open at this instant, by the place's opening hours read in its time zone; places whose
+    /// hours or time zone are not known are left out.
+    public var openAt: Date?
 
     public init(categories: [Category] = [], text: String? = nil, minimumRating: Double? = nil,
-                priceLevels: ClosedRange<Int>? = nil, sources: [String] = []) {
+                priceLevels: ClosedRange<Int>? = nil, sources: [String] = [], countries: [String] = [],
+                continents: [Continent] = [], openAt: Date? = nil) {
         self.categories = categories
         self.text = text
         self.minimumRating = minimumRating
         self.priceLevels = priceLevels
         self.sources = sources
+        self.countries = countries
+        self.continents = continents
+        self.openAt = openAt
     }
 
     /// No conditions.
@@ -61,6 +73,7 @@ public struct PlaceFilter: Sendable, Hashable, Codable {
     /// True when nothing is filtered.
     public var isEmpty: Bool {
         categories.isEmpty && (text?.isEmpty ?? true) && minimumRating == nil && priceLevels == nil && sources.isEmpty
+            && countries.isEmpty && continents.isEmpty && openAt == nil
     }
 
     /// Whether a place passes every condition but ``text`` (which needs the text index).
@@ -71,6 +84,13 @@ public struct PlaceFilter: Sendable, Hashable, Codable {
             guard let level = place.priceLevel?.level, priceLevels.contains(level) else { return false }
         }
         if !sources.isEmpty && !sources.contains(place.provenance.source) { return false }
+        if !countries.isEmpty {
+            guard let country = place.region?.countryCode, countries.contains(country) else { return false }
+        }
+        if !continents.isEmpty {
+            guard let continent = place.region?.continent, continents.contains(continent) else { return false }
+        }
+        if let openAt, place.isOpen(at: openAt) != true { return false }
         return true
     }
 }

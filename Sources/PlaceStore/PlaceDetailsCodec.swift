@@ -15,7 +15,9 @@ import PlaceQuery
 /// |---|---|---|---|---|
 /// | 19 | categories (space-separated ids) | | 21 | price level (1 byte) |
 /// | 20 | rating, normalised 0–5 | | 22 | country code |
-/// | 23 | source, when it differs from the id's namespace | | | |
+/// | 23 | source, when it differs from the id's namespace | | 24 | country from the boundaries |
+/// | 25 | continent code | | 26 | time zone |
+/// | 27 | weekly open ranges (pairs of little-endian UInt16 minutes from Monday 00:00) | | | |
 /// | 1 | phone | | 10 | photos (JSON array) |
 /// | 2 | website | | 11 | tags (pairs: varint length + key, varint length + value) |
 /// | 3 | street | | 12 | gem owner |
@@ -30,6 +32,7 @@ enum PlaceDetailsCodec {
         case phone = 1, website, street, locality, region, postcode, formattedAddress, hoursText, hoursPeriods
         case photos, tags, gemOwner, gemVisibility, sourceID, fetchedAt, importedAt, ratingCount, ratingScale
         case categories, rating, priceLevel, countryCode, source
+        case regionCountry, continent, timeZone, weeklyHours
     }
 
     private static let jsonEncoder: JSONEncoder = {
@@ -72,6 +75,20 @@ enum PlaceDetailsCodec {
             out.append(UInt8(level))
         }
         if !id.hasSource(provenance.source) { text(.source, provenance.source) }
+        if let region = place.region {
+            text(.regionCountry, region.countryCode)
+            text(.continent, region.continent?.rawValue)
+        }
+        text(.timeZone, place.timeZone)
+        let hours = place.openingHours
+        if let ranges = hours?.weeklyRanges, !ranges.isEmpty {
+            out.append(Tag.weeklyHours.rawValue)
+            appendVarint(UInt64(ranges.count * 4), to: &out)
+            for range in ranges {
+                withUnsafeBytes(of: UInt16(range.lowerBound).littleEndian) { out.append(contentsOf: $0) }
+                withUnsafeBytes(of: UInt16(range.upperBound).littleEndian) { out.append(contentsOf: $0) }
+            }
+        }
         text(.countryCode, address?.countryCode)
         text(.phone, place.phone)
         text(.website, place.website)
@@ -80,7 +97,6 @@ enum PlaceDetailsCodec {
         text(.region, address?.region)
         text(.postcode, address?.postcode)
         text(.formattedAddress, address?.formatted)
-        let hours = place.openingHours
         text(.hoursText, hours?.text)
         if let periods = hours?.periods, !periods.isEmpty {
             text(.hoursPeriods, String(decoding: try jsonEncoder.encode(periods), as: UTF8.self))
@@ -179,6 +195,11 @@ enum PlaceDetailsCodec {
         var source: UnsafeBufferPointer<UInt8>?
         var rating: Double?
         var priceLevel: Int?
+        var regionCountry: UnsafeBufferPointer<UInt8>?
+        var continent: UnsafeBufferPointer<UInt8>?
+        var timeZone: UnsafeBufferPointer<UInt8>?
+        /// Pairs of little-endian UInt16 minutes of the week.
+        var weeklyHours: UnsafeRawBufferPointer?
     }
 
     @inline(__always)
@@ -196,6 +217,14 @@ enum PlaceDetailsCodec {
                 found.priceLevel = Int(bytes[index])
             case .source:
                 found.source = UnsafeRawBufferPointer(rebasing: bytes[index..<(index + length)]).assumingMemoryBound(to: UInt8.self)
+            case .regionCountry:
+                found.regionCountry = UnsafeRawBufferPointer(rebasing: bytes[index..<(index + length)]).assumingMemoryBound(to: UInt8.self)
+            case .continent:
+                found.continent = UnsafeRawBufferPointer(rebasing: bytes[index..<(index + length)]).assumingMemoryBound(to: UInt8.self)
+            case .timeZone:
+                found.timeZone = UnsafeRawBufferPointer(rebasing: bytes[index..<(index + length)]).assumingMemoryBound(to: UInt8.self)
+            case .weeklyHours:
+                found.weeklyHours = UnsafeRawBufferPointer(rebasing: bytes[index..<(index + length)])
             default:
                 return found  // the filter fields are written first: nothing more to find
             }
@@ -211,6 +240,7 @@ enum PlaceDetailsCodec {
         var priceLevel: Int?
         var countryCode: String?
         var source: String?
+        var regionCountry, continent, timeZone: String?
         var phone, website, street, locality, region, postcode, formatted, hoursText: String?
         var hoursPeriods: [OpeningHours.Period] = []
         var photos: [PhotoReference] = []
@@ -255,6 +285,10 @@ enum PlaceDetailsCodec {
             case .priceLevel: fields.priceLevel = payload.count == 1 ? Int(payload[0]) : nil
             case .countryCode: fields.countryCode = text()
             case .source: fields.source = text()
+            case .regionCountry: fields.regionCountry = text()
+            case .continent: fields.continent = text()
+            case .timeZone: fields.timeZone = text()
+            case .weeklyHours: break  // derived from the periods, for filters
             case .phone: fields.phone = text()
             case .website: fields.website = text()
             case .street: fields.street = text()

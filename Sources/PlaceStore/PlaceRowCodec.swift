@@ -81,7 +81,11 @@ enum PlaceRowCodec {
                      address: address.isEmpty ? nil : address, rating: rating,
                      priceLevel: details.priceLevel.flatMap { try? PriceLevel($0) }, phone: details.phone,
                      website: details.website, openingHours: hours, photos: details.photos, provenance: provenance,
-                     tags: details.tags, gem: gem)
+                     tags: details.tags, gem: gem,
+                     region: details.regionCountry != nil || details.continent != nil
+                        ? PlaceRegion(countryCode: details.regionCountry, continent: details.continent.flatMap(Continent.init(rawValue:)))
+                        : nil,
+                     timeZone: details.timeZone)
     }
 
     /// Decodes the row the statement is on (columns as ``Schema/selectColumns``).

@@ -1,3 +1,4 @@
+import Foundation
 import PlaceModel
 import PlaceQuery
 
@@ -8,6 +9,11 @@ struct RowFilter {
     private let sources: [[UInt8]]
     private let minimumRating: Double?
     private let priceLevels: ClosedRange<Int>?
+    private let countries: [[UInt8]]
+    private let continents: [[UInt8]]
+    private let openAt: Date?
+    /// The local minute of the week at ``openAt`` per time zone seen, worked out once per query.
+    private let minutesByZone: ZoneMinutes?
     private let needsDetails: Bool
 
     init(_ filter: PlaceFilter) {
@@ -15,7 +21,12 @@ struct RowFilter {
         sources = filter.sources.map { Array($0.utf8) }
         minimumRating = filter.minimumRating
         priceLevels = filter.priceLevels
+        countries = filter.countries.map { Array($0.utf8) }
+        continents = filter.continents.map { Array($0.rawValue.utf8) }
+        openAt = filter.openAt
+        minutesByZone = filter.openAt.map(ZoneMinutes.init)
         needsDetails = !categories.isEmpty || minimumRating != nil || priceLevels != nil || !sources.isEmpty
+            || !countries.isEmpty || !continents.isEmpty || openAt != nil
     }
 
     /// Whether the row (columns as ``Schema/selectColumns``) passes every condition.
@@ -35,7 +46,47 @@ struct RowFilter {
         if let priceLevels {
             guard let level = fields.priceLevel, priceLevels.contains(level) else { return false }
         }
+        if !countries.isEmpty {
+            guard let country = fields.regionCountry, countries.contains(where: { $0.elementsEqual(country) }) else { return false }
+        }
+        if !continents.isEmpty {
+            guard let continent = fields.continent, continents.contains(where: { $0.elementsEqual(continent) }) else { return false }
+        }
+        if let minutesByZone {
+            guard let zone = fields.timeZone, let hours = fields.weeklyHours,
+                  let minute = minutesByZone.minute(inZone: zone) else { return false }
+            guard RowFilter.weeklyRanges(hours, contain: minute) else { return false }
+        }
         return true
+    }
+
+    /// Whether the packed weekly ranges (pairs of little-endian UInt16) hold `minute`.
+    static func weeklyRanges(_ packed: UnsafeRawBufferPointer, contain minute: Int) -> Bool {
+        var offset = 0
+        while offset + 4 <= packed.count {
+            let start = Int(UInt16(littleEndian: packed.loadUnaligned(fromByteOffset: offset, as: UInt16.self)))
+            let end = Int(UInt16(littleEndian: packed.loadUnaligned(fromByteOffset: offset + 2, as: UInt16.self)))
+            if (start..<end).contains(minute) || (start..<end).contains(minute + OpeningHours.minutesPerWeek) { return true }
+            offset += 4
+        }
+        return false
+    }
+
+    /// Local minutes of the week at one instant, per time zone name, computed on first use. A
+    /// query runs on one thread, so the cache needs no lock.
+    final class ZoneMinutes {
+        private let instant: Date
+        private var byZone: [[UInt8]: Int?] = [:]
+
+        init(_ instant: Date) { self.instant = instant }
+
+        func minute(inZone zone: UnsafeBufferPointer<UInt8>) -> Int? {
+            let key = Array(zone)
+            if let known = byZone[key] { return known }
+            let minute = OpeningHours.minuteOfWeek(at: instant, timeZone: String(decoding: zone, as: UTF8.self))
+            byZone[key] = minute
+            return minute
+        }
     }
 
     /// The bytes of `id` before its first `:`.

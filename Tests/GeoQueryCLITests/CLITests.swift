@@ -212,6 +212,27 @@ final class CLIFixture: @unchecked Sendable {
         #expect(missing.status == 1 && missing.stderr.contains("no place with id geonames:1"))
     }
 
+    @Test func countryAndContinentFiltersUseTheRegionsDecidedAtImport() throws {
+        func names(_ extra: [String]) throws -> [String] {
+            let result = try CLI.run(["near", "--lat", "0", "--lon", "0", "--radius", "20000km", "--limit", "all", "--format", "json",
+                                      "--db", try db] + extra)
+            #expect(result.status == 0, "\(result.stderr)")
+            return ((result.json["places"] as? [[String: Any]]) ?? []).compactMap { $0["name"] as? String }.sorted()
+        }
+        #expect(try names(["--country", "us"]) == ["Atlanta, GA test", "San Francisco", "San Francisco International Airport"])
+        #expect(try names(["--continent", "OC"]) == ["Auckland", "Nuku'alofa"])
+        #expect(try names(["--country", "NZ,TO", "--continent", "oceania"]) == ["Auckland", "Nuku'alofa"])
+        // Tonga lies east of the antimeridian; its zone came with the dump.
+        let tonga = try CLI.run(["place", "geonames:4032243", "--format", "json", "--db", try db])
+        let place = ((tonga.json["places"] as? [[String: Any]]) ?? []).first
+        #expect(place?["country"] as? String == "TO" && place?["continent"] as? String == "OC")
+        #expect(place?["time_zone"] as? String == "Pacific/Tongatapu")
+        // Region data that cannot be read is an error naming it, and the index is left alone.
+        let missing = try CLI.run(["import", CLITests.fixture.get().directory.appendingPathComponent("cities.csv").path,
+                                   "--format", "geonames-csv", "--data-dir", "/nonexistent/geodata", "--db", try db])
+        #expect(missing.status == 66 && missing.stderr.contains("/nonexistent/geodata"), "\(missing.stderr)")
+    }
+
     @Test func emptyAnswersSucceed() throws {
         let result = try CLI.run(["near", "--lat", "0", "--lon", "0", "--radius", "1km", "--format", "json", "--db", try db])
         #expect(result.status == 0 && result.json["count"] as? Int == 0)
@@ -232,6 +253,11 @@ final class CLIFixture: @unchecked Sendable {
         (["nearest", "--lat", "0", "--lon", "0", "--max-distance", "-5km"], "-5km"),
         (["import", "/nonexistent/file.csv", "--format", "geonames-csv"], "/nonexistent/file.csv"),
         (["import", "/nonexistent/file.csv", "--format", "kml"], "kml"),
+        (["near", "--lat", "0", "--lon", "0", "--radius", "1km", "--country", "FRA"], "--country 'FRA' is invalid"),
+        (["near", "--lat", "0", "--lon", "0", "--radius", "1km", "--continent", "Atlantis"], "--continent 'Atlantis' is invalid"),
+        (["bbox", "--bbox", "1,2,3,4", "--price", "0-2"], "--price '0-2' is invalid"),
+        (["nearest", "--lat", "0", "--lon", "0", "--open-at", "noon"], "--open-at 'noon' is invalid"),
+        (["nearest", "--lat", "0", "--lon", "0", "--open-now", "--open-at", "2026-11-23T12:00:00Z"], "--open-now and --open-at"),
     ])
     func badInputIsExit64WithAMessageNamingIt(arguments: [String], named: String) throws {
         let result = try CLI.run(arguments + ["--db", try db])

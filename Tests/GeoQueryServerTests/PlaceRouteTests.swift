@@ -73,6 +73,12 @@ import Testing
             ("/v1/places/near?lat=48&lon=2&radius=1km&category=foood", "category:"),
             ("/v1/places/near?lat=48&lon=2&radius=1km&min_rating=7", "min_rating 7.0 is invalid: it must be from 0 to 5"),
             ("/v1/places/near?lat=48&lon=2&radius=1km&price=5", "price '5' is invalid"),
+            ("/v1/places/near?lat=48&lon=2&radius=1km&country=FRA", "country 'FRA' is invalid: give an ISO 3166-1 alpha-2 country code"),
+            ("/v1/places/near?lat=48&lon=2&radius=1km&country=QQ", "country 'QQ' is invalid"),
+            ("/v1/places/bbox?bbox=1,2,3,4&continent=Atlantis", "continent 'Atlantis' is invalid: give one of AF, AN, AS, EU, NA, OC, SA"),
+            ("/v1/places/near?lat=48&lon=2&radius=1km&open_now=maybe", "open_now 'maybe' is invalid: give true or false"),
+            ("/v1/places/near?lat=48&lon=2&radius=1km&open_at=tomorrow", "open_at 'tomorrow' is invalid: give a time with its offset"),
+            ("/v1/places/nearest?lat=48&lon=2&open_now=true&open_at=2026-11-23T10:00:00Z", "open_now and open_at are both given"),
             ("/v1/places/near?lat=48&lon=2&radius=1km&cursor=garbage", "cursor 'garbage' is invalid"),
             ("/v1/places/near?lat=48&lon=2&lat=3&radius=1km", "query parameter 'lat' is given 2 times"),
             ("/v1/places/near?lat=48&lon=2&radius=1km&format=xml", "format 'xml' is invalid: use json, geojson or csv"),
@@ -204,6 +210,71 @@ import Testing
             let distances = places.compactMap { $0["distance_m"] as? Double }
             #expect(distances == distances.sorted())
             #expect(places.contains { $0["id"] as? String == "airport:LFPO" })
+        }
+    }
+
+    @Test func countryAndContinentComeFromTheBoundariesDecidedAtImport() async throws {
+        try await app().test(.router) { client in
+            // Strasbourg and Kehl face each other across the Rhine.
+            let base = "/v1/places/near?lat=48.5734&lon=7.7521&radius=15km&limit=500&source=geonames"
+            let all = try #require(try await client.execute(uri: base, method: .get).json["places"] as? [[String: Any]])
+            let german = try #require(try await client.execute(uri: base + "&country=de", method: .get).json["places"] as? [[String: Any]])
+            let french = try #require(try await client.execute(uri: base + "&country=FR", method: .get).json["places"] as? [[String: Any]])
+            #expect(!german.isEmpty && !french.isEmpty)
+            #expect(german.allSatisfy { $0["country"] as? String == "DE" && $0["continent"] as? String == "EU" })
+            #expect(french.allSatisfy { $0["country"] as? String == "FR" })
+            #expect(german.contains { $0["name"] as? String == "Kehl" } && french.contains { $0["name"] as? String == "Strasbourg" })
+            #expect(german.count + french.count == all.count)
+            let both = try await client.execute(uri: base + "&country=DE,FR", method: .get).json["places"] as? [[String: Any]]
+            #expect(both?.count == all.count)
+
+            // Cayenne is drawn inside France's polygon but is French Guiana, in South America.
+            let guiana = try await client.execute(uri: "/v1/places/nearest?lat=4.93&lon=-52.33&k=3&continent=SA&source=geonames", method: .get).json
+            let first = try #require((guiana["places"] as? [[String: Any]])?.first)
+            #expect(first["name"] as? String == "Cayenne" && first["country"] as? String == "GF")
+            #expect(first["time_zone"] as? String == "America/Cayenne")
+            let europe = try await client.execute(uri: "/v1/places/nearest?lat=4.93&lon=-52.33&k=1&continent=europe&source=geonames", method: .get).json
+            let nearestEuropean = try #require((europe["places"] as? [[String: Any]])?.first)
+            #expect((nearestEuropean["distance_m"] as? Double ?? 0) > 3_000_000, "the nearest European city is across the Atlantic")
+            #expect((europe["query"] as? [String: Any])?["continents"] as? [String] == ["EU"])
+        }
+    }
+
+    @Test func openAtReadsOSMHoursInThePlacesTimeZone() async throws {
+        try await app().test(.router) { client in
+            let base = "/v1/places/near?lat=43.7396&lon=7.4276&radius=700m&limit=500&source=osm-monaco"
+            let whole = try await client.execute(uri: base, method: .get).json
+            #expect(whole["next_cursor"] is NSNull, "one page holds them all")
+            let all = try #require(whole["places"] as? [[String: Any]])
+            let withHours = all.filter { (($0["opening_hours"] as? [String: Any])?["periods"] as? [Any])?.isEmpty == false }
+            #expect(withHours.count >= 10, "Monaco's OSM places with readable opening_hours")
+            // Monaco's own places, and the French towns around it in Paris's zone.
+            #expect(all.allSatisfy { place in
+                switch place["country"] as? String {
+                case "MC": place["time_zone"] as? String == "Europe/Monaco"
+                case "FR": place["time_zone"] as? String == "Europe/Paris"
+                default: false
+                }
+            })
+            // Wednesday 2026-11-25 at 10:30 in Monaco (UTC+1) is 09:30Z; 03:30 local is 02:30Z.
+            for (instant, localMinute) in [("2026-11-25T09:30:00Z", 2 * 1440 + 630), ("2026-11-25T03:30:00+01:00", 2 * 1440 + 210)] {
+                let open = try #require(try await client.execute(uri: base + "&open_at=" + instant.replacingOccurrences(of: "+", with: "%2B"),
+                                                                 method: .get).json["places"] as? [[String: Any]])
+                let expected = withHours.filter { place in
+                    let periods = ((place["opening_hours"] as? [String: Any])?["periods"] as? [[String: Int]]) ?? []
+                    return periods.contains { period in
+                        let start = (period["open_day"]! - 1) * 1440 + period["open_minute"]!
+                        var end = (period["close_day"]! - 1) * 1440 + period["close_minute"]!
+                        if end <= start { end += 7 * 1440 }
+                        return (start..<end).contains(localMinute) || (start..<end).contains(localMinute + 7 * 1440)
+                    }
+                }
+                #expect(open.compactMap { $0["id"] as? String } == expected.compactMap { $0["id"] as? String }, "\(instant)")
+                if localMinute > 2 * 1440 + 600 { #expect(open.count >= 5) } else { #expect(open.count < withHours.count / 2) }
+            }
+            let now = try await client.execute(uri: base + "&open_now=true", method: .get)
+            #expect(now.status == .ok)
+            #expect(((now.json["query"] as? [String: Any])?["open_at"] as? String)?.hasSuffix("Z") == true)
         }
     }
 }

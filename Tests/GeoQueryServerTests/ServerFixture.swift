@@ -1,4 +1,3 @@
-import Regions
 import Foundation
 import GeoQueryServer
 import Hummingbird
@@ -6,6 +5,7 @@ import HummingbirdTesting
 import Logging
 import PlaceImport
 import PlaceStore
+import Regions
 import ServiceLifecycle
 import Testing
 
@@ -25,9 +25,12 @@ final class ServerFixture: Sendable {
         path = directory.appendingPathComponent("places.sqlite").path
         let index = try SpatiaLitePlaceIndex(path: path, mode: .createIfMissing)
         let geodata = repositoryRoot.appendingPathComponent("geodata")
+        var options = ImportOptions()
+        options.regions = try RegionLocator(dataDirectory: geodata.path)
         for (file, format, source) in [("cities15000.csv", ImportFormat.geonamesCSV, nil), ("airports.csv", .airportsCSV, nil),
                                        ("monaco.osm.pbf", .osm, "osm-monaco")] {
-            _ = try PlaceImporter.importFile(geodata.appendingPathComponent(file).path, format: format, into: index, source: source)
+            _ = try PlaceImporter.importFile(geodata.appendingPathComponent(file).path, format: format, into: index, source: source,
+                                             options: options)
         }
         store = try SpatiaLitePlaceStore(path: path)
     }
