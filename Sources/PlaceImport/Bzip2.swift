@@ -1,4 +1,4 @@
-import COSM
+import CBzip2
 import Foundation
 
 /// bzip2 decompression with libbz2, for `.osm.bz2` dumps. Handles multi-stream files (as

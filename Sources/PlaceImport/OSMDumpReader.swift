@@ -1,26 +1,26 @@
-import COSM
 import Foundation
-import PlaceQuery
 import GeoCore
 import PlaceModel
+import PlaceQuery
 
-/// OpenStreetMap dumps — `.osm.pbf`, `.osm` XML and `.osm.bz2` — read with readosm, the C
-/// library by SpatiaLite's author.
+/// OpenStreetMap dumps — `.osm.pbf`, `.osm` XML and `.osm.bz2` — read in Swift
+/// (``OSMPBFReader``, ``OSMXMLReader``): a hostile file is an error naming what is wrong, never
+/// a crash.
 ///
 /// Places are nodes, ways (at the centroid of their area when closed, of their line when not)
 /// and multipolygon relations (at the centroid of their outer rings) that carry a POI tag and a
 /// name (``OSMTags``). Ids are `osm:n<id>`, `osm:w<id>`, `osm:r<id>`.
 ///
-/// readosm calls back once per element, in file order (nodes, then ways, then relations), so the
-/// reader makes up to three passes, keeping only what places need:
+/// Elements come in file order (nodes, then ways, then relations), so the reader makes up to
+/// three passes, keeping only what places need:
 /// 1. ways and relations: the POI ways with their node ids, the POI multipolygons with their
 ///    outer ways' ids;
 /// 2. ways again, only when there are POI multipolygons: the node ids of their outer ways;
 /// 3. nodes: POI nodes become places; the coordinates of the nodes that step 1 and 2 asked for
 ///    are kept, and then the ways and relations become places.
-/// Memory grows with the POIs of the dump, not with its nodes. readosm drives the reading
-/// (callbacks), and an import pulls records (``DumpReader/next()``), so the passes run on a
-/// thread of their own and hand records over through a bounded queue.
+/// Memory grows with the POIs of the dump, not with its nodes. The readers push elements, and an
+/// import pulls records (``DumpReader/next()``), so the passes run on a thread of their own and
+/// hand records over through a bounded queue.
 final class OSMDumpReader: DumpReader {
     private let queue = BoundedQueue<DumpRecord>(capacity: 8192)
     /// Where a renamed or compressed dump is made readable; gone once the last record is read.
@@ -30,7 +30,6 @@ final class OSMDumpReader: DumpReader {
         let input = try OSMInput(path: path)
         temporaryDirectory = input.temporaryDirectory
         let scan = OSMScan(path: path, input: input, importedAt: importedAt, queue: queue)
-        try scan.checkOpens()
         let thread = Thread { [scan] in scan.run() }
         thread.stackSize = 8 << 20
         thread.start()
@@ -41,11 +40,12 @@ final class OSMDumpReader: DumpReader {
     func next() throws -> DumpRecord? { try queue.pop() }
 }
 
-/// A file readosm can open: readosm goes by suffix (`.osm`, `.pbf`) only, so other names are
-/// linked under one, and `.bz2` is decompressed to a temporary `.osm` first.
+/// What an OSM file holds, by its first bytes; `.bz2` is decompressed to a temporary `.osm` first.
 struct OSMInput: Sendable {
-    /// The path handed to readosm.
+    /// The path the readers read.
     let readablePath: String
+    /// PBF or XML (after decompression).
+    let isPBF: Bool
     /// A temporary directory to remove when done.
     let temporaryDirectory: URL?
 
@@ -67,8 +67,8 @@ struct OSMInput: Sendable {
         guard let kind = OSMInput.kind(ofHead: head) else {
             throw ImportError.corruptDump(path: path, reason: "not an OpenStreetMap file (neither PBF with an OSMHeader blob, nor <osm> XML, nor bzip2)")
         }
-        let lowered = path.lowercased()
-        if (kind == .pbf && lowered.hasSuffix(".pbf")) || (kind == .xml && lowered.hasSuffix(".osm")) {
+        isPBF = kind == .pbf
+        guard kind == .bzip2 else {
             readablePath = path
             temporaryDirectory = nil
             return
@@ -77,17 +77,9 @@ struct OSMInput: Sendable {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         temporaryDirectory = directory
         do {
-            switch kind {
-            case .pbf, .xml:
-                let link = directory.appendingPathComponent(kind == .pbf ? "dump.osm.pbf" : "dump.osm")
-                let absolute = URL(fileURLWithPath: path).standardizedFileURL.path
-                try FileManager.default.createSymbolicLink(atPath: link.path, withDestinationPath: absolute)
-                readablePath = link.path
-            case .bzip2:
-                let output = directory.appendingPathComponent("dump.osm")
-                try Bzip2.decompress(path, to: output.path)
-                readablePath = output.path
-            }
+            let output = directory.appendingPathComponent("dump.osm")
+            try Bzip2.decompress(path, to: output.path)
+            readablePath = output.path
         } catch {
             try? FileManager.default.removeItem(at: directory)
             throw error
@@ -99,12 +91,11 @@ struct OSMInput: Sendable {
     }
 }
 
-/// The passes over one dump, run on the reader's thread; readosm's callbacks reach it through
-/// their user-data pointer.
-final class OSMScan: @unchecked Sendable {
+/// The passes over one dump, run on the reader's thread; the readers hand it elements.
+final class OSMScan: OSMElementSink, @unchecked Sendable {
     // @unchecked Sendable: a scan is made on the importing thread and handed to the reading
-    // thread before readosm runs; from then on only that thread (and readosm's callbacks, on the
-    // same thread) touch its mutable state. The consumer talks to it only through `queue`.
+    // thread before reading starts; from then on only that thread (the readers call back on it)
+    // touches its mutable state. The consumer talks to it only through `queue`.
     enum Phase { case waysAndRelations, relationMembers, nodes }
 
     /// A way or relation that is a place, waiting for its nodes' coordinates.
@@ -128,7 +119,7 @@ final class OSMScan: @unchecked Sendable {
     var memberWays: [Int64: [Int64]] = [:]
     var neededNodes = Set<Int64>()
     var coordinates: [Int64: (Double, Double)] = [:]
-    /// Set when the consumer went away: the callbacks ask readosm to stop.
+    /// Set when the consumer went away: the callbacks ask the reader to stop.
     var cancelled = false
 
     init(path: String, input: OSMInput, importedAt: Date, queue: BoundedQueue<DumpRecord>) {
@@ -136,17 +127,6 @@ final class OSMScan: @unchecked Sendable {
         self.input = input
         self.importedAt = importedAt
         self.queue = queue
-    }
-
-    /// Opens the file once, so that a file readosm refuses fails the import before it starts.
-    func checkOpens() throws {
-        var handle: UnsafeRawPointer?
-        let status = readosm_open(input.readablePath, &handle)
-        readosm_close(handle)
-        guard status == READOSM_OK else {
-            input.removeTemporaryFiles()
-            throw ImportError.corruptDump(path: path, reason: OSMScan.describe(status))
-        }
     }
 
     func run() {
@@ -166,133 +146,92 @@ final class OSMScan: @unchecked Sendable {
 
     private func parse(_ phase: Phase) throws {
         self.phase = phase
-        var handle: UnsafeRawPointer?
-        var status = readosm_open(input.readablePath, &handle)
-        defer { readosm_close(handle) }
-        if status == READOSM_OK {
-            let context = UnsafeRawPointer(Unmanaged.passUnretained(self).toOpaque())
-            switch phase {
-            case .waysAndRelations: status = readosm_parse(handle, context, nil, OSMScan.onWay, OSMScan.onRelation)
-            case .relationMembers: status = readosm_parse(handle, context, nil, OSMScan.onWay, nil)
-            case .nodes: status = readosm_parse(handle, context, OSMScan.onNode, nil, nil)
+        let kinds: OSMElementKinds = switch phase {
+        case .waysAndRelations: [.ways, .relations]
+        case .relationMembers: .ways
+        case .nodes: .nodes
+        }
+        do {
+            if input.isPBF {
+                try OSMPBFReader.read(path: input.readablePath, kinds: kinds, sink: self)
+            } else {
+                try OSMXMLReader.read(path: input.readablePath, kinds: kinds, sink: self)
             }
-        }
-        guard status == READOSM_OK || (status == READOSM_ABORT && cancelled) else {
-            throw ImportError.corruptDump(path: path, reason: OSMScan.describe(status))
-        }
-    }
-
-    static func describe(_ status: Int32) -> String {
-        switch status {
-        case READOSM_INVALID_SUFFIX: return "readosm reads only .osm and .pbf files"
-        case READOSM_FILE_NOT_FOUND: return "no such file"
-        case READOSM_INSUFFICIENT_MEMORY: return "out of memory"
-        case READOSM_READ_ERROR: return "read error (is the file truncated?)"
-        case READOSM_XML_ERROR: return "malformed OSM XML"
-        case READOSM_INVALID_PBF_HEADER: return "invalid PBF header"
-        case READOSM_UNZIP_ERROR: return "a PBF block does not inflate (is the file truncated?)"
-        default: return "readosm error \(status)"
+        } catch {
+            throw ImportError.corruptDump(path: path, reason: error.reason)
         }
     }
 
-    private static func scan(_ userData: UnsafeRawPointer?) -> OSMScan {
-        Unmanaged<OSMScan>.fromOpaque(userData!).takeUnretainedValue()
-    }
-
-    /// Hands a record to the consumer; false (abort) when it went away.
-    private func emit(_ record: DumpRecord) -> Int32 {
-        if queue.push(record) { return READOSM_OK }
+    /// Hands a record to the consumer; false (stop) when it went away.
+    private func emit(_ record: DumpRecord) -> Bool {
+        if queue.push(record) { return true }
         cancelled = true
-        return READOSM_ABORT
-    }
-
-    private static let onNode: readosm_node_callback = { userData, node in
-        guard let node else { return READOSM_OK }
-        return scan(userData).node(node.pointee)
-    }
-
-    private static let onWay: readosm_way_callback = { userData, way in
-        guard let way else { return READOSM_OK }
-        return scan(userData).way(way.pointee)
-    }
-
-    private static let onRelation: readosm_relation_callback = { userData, relation in
-        guard let relation else { return READOSM_OK }
-        return scan(userData).relation(relation.pointee)
+        return false
     }
 
     private static func element(_ kind: Character, _ id: Int64) -> String {
         "\(kind == "n" ? "node" : kind == "w" ? "way" : "relation") \(id)"
     }
 
-    private func node(_ node: readosm_node) -> Int32 {
-        if neededNodes.contains(node.id) { coordinates[node.id] = (node.longitude, node.latitude) }
-        guard node.tag_count > 0, let tags = OSMScan.interestingTags(node.tags, count: node.tag_count) else { return READOSM_OK }
+    func node(id: Int64, latitude: Double, longitude: Double, tags: [(String, String)]) -> Bool {
+        if neededNodes.contains(id) { coordinates[id] = (longitude, latitude) }
+        guard !tags.isEmpty, let tags = OSMScan.interestingTags(tags) else { return true }
         switch OSMTags.verdict(tags) {
         case .notAPOI:
-            return READOSM_OK
+            return true
         case .unnamed:
-            return emit(.skipped(RowProblem(element: OSMScan.element("n", node.id), reason: "a POI without a name")))
+            return emit(.skipped(RowProblem(element: OSMScan.element("n", id), reason: "a POI without a name")))
         case .place(let name, let categories):
             do {
-                let coordinate = try Coordinate(latitude: node.latitude, longitude: node.longitude)
-                return emit(.place(OSMTags.place(kind: "n", id: node.id, tags: tags, name: name, categories: categories,
+                let coordinate = try Coordinate(latitude: latitude, longitude: longitude)
+                return emit(.place(OSMTags.place(kind: "n", id: id, tags: tags, name: name, categories: categories,
                                                  coordinate: coordinate, importedAt: importedAt)))
             } catch {
-                return emit(.rejected(RowProblem(element: OSMScan.element("n", node.id), reason: String(describing: error))))
+                return emit(.rejected(RowProblem(element: OSMScan.element("n", id), reason: String(describing: error))))
             }
         }
     }
 
-    private func way(_ way: readosm_way) -> Int32 {
-        let refs = { Array(UnsafeBufferPointer(start: way.node_refs, count: Int(max(0, way.node_ref_count)))) }
+    func way(id: Int64, refs: [Int64], tags: [(String, String)]) -> Bool {
         if phase == .relationMembers {
-            if memberWays[way.id] != nil {
-                let nodes = refs()
-                memberWays[way.id] = nodes
-                neededNodes.formUnion(nodes)
+            if memberWays[id] != nil {
+                memberWays[id] = refs
+                neededNodes.formUnion(refs)
             }
-            return READOSM_OK
+            return true
         }
-        guard way.tag_count > 0, let tags = OSMScan.interestingTags(way.tags, count: way.tag_count) else { return READOSM_OK }
-        let element = OSMScan.element("w", way.id)
+        guard !tags.isEmpty, let tags = OSMScan.interestingTags(tags) else { return true }
+        let element = OSMScan.element("w", id)
         switch OSMTags.verdict(tags) {
         case .notAPOI:
-            return READOSM_OK
+            return true
         case .unnamed:
             return emit(.skipped(RowProblem(element: element, reason: "a POI without a name")))
         case .place(let name, let categories):
-            let nodes = refs()
-            guard !nodes.isEmpty else { return emit(.rejected(RowProblem(element: element, reason: "no nodes"))) }
-            ways.append(Pending(kind: "w", id: way.id, tags: tags, name: name, categories: categories, members: nodes))
-            neededNodes.formUnion(nodes)
-            return READOSM_OK
+            guard !refs.isEmpty else { return emit(.rejected(RowProblem(element: element, reason: "no nodes"))) }
+            ways.append(Pending(kind: "w", id: id, tags: tags, name: name, categories: categories, members: refs))
+            neededNodes.formUnion(refs)
+            return true
         }
     }
 
-    private func relation(_ relation: readosm_relation) -> Int32 {
-        guard relation.tag_count > 0, let tags = OSMScan.interestingTags(relation.tags, count: relation.tag_count, extra: "type")
-        else { return READOSM_OK }
-        let element = OSMScan.element("r", relation.id)
+    func relation(id: Int64, members: [OSMMember], tags: [(String, String)]) -> Bool {
+        guard !tags.isEmpty, let tags = OSMScan.interestingTags(tags, extra: "type") else { return true }
+        let element = OSMScan.element("r", id)
         let (name, categories): (String, [Category])
         switch OSMTags.verdict(tags) {
-        case .notAPOI: return READOSM_OK
+        case .notAPOI: return true
         case .unnamed: return emit(.skipped(RowProblem(element: element, reason: "a POI without a name")))
         case .place(let placeName, let placeCategories): (name, categories) = (placeName, placeCategories)
         }
         guard tags["type"] == "multipolygon" else {
             return emit(.skipped(RowProblem(element: element, reason: "a \(tags["type"] ?? "untyped") relation has no place of its own")))
         }
-        var outer: [Int64] = []
-        for member in UnsafeBufferPointer(start: relation.members, count: Int(max(0, relation.member_count)))
-        where member.member_type == READOSM_MEMBER_WAY {
-            let role = member.role.map { String(cString: $0) } ?? ""
-            if role == "outer" || role.isEmpty { outer.append(member.id) }
-        }
+        let outer = members.filter { $0.type == "w" && ($0.role == "outer" || $0.role.isEmpty) }.map(\.id)
         guard !outer.isEmpty else { return emit(.rejected(RowProblem(element: element, reason: "a multipolygon without outer ways"))) }
-        relations.append(Pending(kind: "r", id: relation.id, tags: tags, name: name, categories: categories, members: outer))
+        relations.append(Pending(kind: "r", id: id, tags: tags, name: name, categories: categories, members: outer))
         for way in outer { memberWays[way] = [] }
-        return READOSM_OK
+        return true
     }
 
     private func emitWaysAndRelations() {
@@ -327,7 +266,7 @@ final class OSMScan: @unchecked Sendable {
                                               categories: pending.categories, coordinate: centre, importedAt: importedAt))
             }
         }
-        return emit(record) == READOSM_OK
+        return emit(record)
     }
 
     /// Joins way segments that share end nodes into closed rings; what does not close is a line.
@@ -347,15 +286,11 @@ final class OSMScan: @unchecked Sendable {
     }
 
     /// The tags worth keeping, or nil when none is (most nodes: only `created_by`, `highway`…).
-    static func interestingTags(_ tags: UnsafePointer<readosm_tag>?, count: Int32, extra: String? = nil) -> [String: String]? {
-        guard let tags else { return nil }
+    static func interestingTags(_ tags: [(String, String)], extra: String? = nil) -> [String: String]? {
         var result: [String: String]?
-        for tag in UnsafeBufferPointer(start: tags, count: Int(count)) {
-            guard let keyPointer = tag.key, let valuePointer = tag.value else { continue }
-            let key = String(cString: keyPointer)
-            guard OSMTags.isInteresting(key: key) || key == extra else { continue }
+        for (key, value) in tags where OSMTags.isInteresting(key: key) || key == extra {
             result = result ?? [:]
-            result![key] = String(cString: valuePointer)
+            result![key] = value
         }
         return result
     }

@@ -1,0 +1,2 @@
+// libbz2, for `.osm.bz2` dumps.
+#include <bzlib.h>
