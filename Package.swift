@@ -131,7 +131,7 @@ let package = Package(
                                    .product(name: "HummingbirdTesting", package: "hummingbird"),
                                    .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")],
                     swiftSettings: swiftSettings),
-        .testTarget(name: "PlaceImportTests", dependencies: ["PlaceImport", "PlaceStore", "PlaceQuery"],
+        .testTarget(name: "PlaceImportTests", dependencies: ["PlaceImport", "PlaceStore", "PlaceQuery", "GeoCore", "CZlib"],
                     resources: [.copy("Fixtures")], swiftSettings: swiftSettings),
         .testTarget(name: "ProvidersTests",
                     dependencies: ["Providers", "PlaceStore", "PlaceQuery", "PlaceModel", "GeoCore", "ProviderTestSupport"],
