@@ -110,6 +110,20 @@ public struct TSPLIBProblem: Sendable {
     }
 
     static func matrix(_ weights: [Double], dimension n: Int, format: String) throws -> [[Double]] {
+        // The count the format needs, checked against what the file holds before anything of
+        // DIMENSION's size is allocated (a hostile DIMENSION of 2^32 would ask for 34 GB).
+        let (square, overflow) = n.multipliedReportingOverflow(by: n)
+        let needed: Int
+        switch format {
+        case "FULL_MATRIX": needed = square
+        case "UPPER_ROW", "LOWER_COL", "LOWER_ROW", "UPPER_COL": needed = (square - n) / 2
+        case "UPPER_DIAG_ROW", "LOWER_DIAG_COL", "LOWER_DIAG_ROW", "UPPER_DIAG_COL": needed = square / 2 + (n + 1) / 2
+        default: throw RoutingError.unsupportedTSPLIB("EDGE_WEIGHT_FORMAT '\(format)'")
+        }
+        guard !overflow, weights.count == needed else {
+            throw RoutingError.invalidTSPLIB(line: 0, reason: "EDGE_WEIGHT_SECTION has \(weights.count) numbers; "
+                                             + "\(format) with DIMENSION \(n) needs " + (overflow ? "more than any file holds" : "\(needed)"))
+        }
         var matrix = [[Double]](repeating: [Double](repeating: 0, count: n), count: n)
         // Which (row, column) cells each format lists, in order; columns formats are the
         // transposed row formats.

@@ -96,4 +96,17 @@ struct TSPLIBTests {
         }
         #expect(error.description.contains("DIMENSION is 3 but NODE_COORD_SECTION has 2 nodes"))
     }
+
+    @Test("A huge DIMENSION is compared with what the file holds before anything is allocated", arguments: [
+        ("4294967296", "UPPER_ROW", "needs more than any file holds"),  // the 34 GB trap
+        ("9223372036854775807", "FULL_MATRIX", "needs more than any file holds"),
+        ("100000", "LOWER_DIAG_ROW", "needs 5000050000"),
+    ])
+    func hugeDimension(dimension: String, format: String, needs: String) throws {
+        let text = "NAME: x\nTYPE: TSP\nDIMENSION: \(dimension)\nEDGE_WEIGHT_TYPE: EXPLICIT\nEDGE_WEIGHT_FORMAT: \(format)\n"
+            + "EDGE_WEIGHT_SECTION\n1 2 3\nEOF\n"
+        let error = try #require(throws: RoutingError.self) { try TSPLIBProblem(text: text) }
+        #expect(error.description.contains("EDGE_WEIGHT_SECTION has 3 numbers; \(format) with DIMENSION \(dimension) \(needs)"),
+                "\(error.description)")
+    }
 }
