@@ -12,6 +12,12 @@ extension SpatiaLitePlaceIndex {
     /// Every place within `radius` (ellipsoidal distance, the radius itself included) of
     /// `center`, sorted by distance then id, `limit` at a time.
     ///
+    /// A radius at or beyond half the meridian (20 003.93 km, the longest geodesic there is)
+    /// means the whole Earth and is searched as that. Worst case: a first page searches growing
+    /// discs (×4 per step when empty) until one holds a page or covers the radius, so a query
+    /// that matches nothing costs about 4/3 of one scan of every candidate in the radius; a
+    /// later page is one such scan.
+    ///
     /// - Parameters:
     ///   - limit: the most places to return; nil for all.
     ///   - cursor: ``PlacePage/nextCursor`` of the previous page of the same query.
@@ -24,22 +30,41 @@ extension SpatiaLitePlaceIndex {
             PageCursor.fingerprint(["near", center.description, String(radius.meters.bitPattern), Self.describe(filter)])
         }
         let after = try cursor.map { try PageCursor(decoding: $0, expectedFingerprint: fingerprint()) }
+        let searched = Self.searchedRadius(radius)
         return try reading {
             // A first page needs only the nearest `limit` places plus proof that more exist: search
             // growing discs and stop as soon as one holds more than a page. Same page, same cursor.
             if let limit, after == nil {
                 var probe = Self.firstProbeRadius
-                while probe < radius.meters {
+                while probe < searched {
                     let page = try collect(center, radius: probe, filter: filter, limit: limit, after: nil, fingerprint: fingerprint)
                     if page.nextCursor != nil { return page }
                     probe = Self.nextProbeRadius(probe, found: page.matches.count, wanted: limit + 1)
                 }
             }
-            return try collect(center, radius: radius.meters, filter: filter, limit: limit, after: after, fingerprint: fingerprint)
+            return try collect(center, radius: searched, filter: filter, limit: limit, after: after, fingerprint: fingerprint)
         }
     }
 
     static let firstProbeRadius = 500.0
+
+    /// The radius actually searched: nothing lies farther than half the meridian, so a larger
+    /// radius is the whole Earth (a metre more, so that rounding in a computed antipodal
+    /// distance never leaves a place out).
+    static func searchedRadius(_ radius: Distance) -> Double {
+        min(radius.meters, WGS84.halfMeridianLength + 1)
+    }
+
+    /// How many discs a first page searches at most before its final scan: the probes when each
+    /// finds nothing (×4 per step from ``firstProbeRadius``).
+    static func worstCaseProbes(_ radius: Distance) -> Int {
+        var probe = firstProbeRadius, count = 0
+        while probe < searchedRadius(radius) {
+            count += 1
+            probe = nextProbeRadius(probe, found: 0, wanted: 2)
+        }
+        return count
+    }
 
     /// The next disc to search: grown by the density the last one saw (area ∝ r²) with a
     /// margin, ×4 when it saw nothing.
@@ -70,6 +95,8 @@ extension SpatiaLitePlaceIndex {
     }
 
     /// Every place inside `box` (crossing the antimeridian when west > east), sorted by id.
+    /// Worst case: one scan of every candidate in the box (the whole index for a world box),
+    /// whatever `limit` is, as the answer is sorted by id.
     public func within(_ box: BoundingBox, filter: PlaceFilter = .none, limit: Int? = nil,
                        cursor: String? = nil) throws -> PlacePage {
         try Self.validate(limit: limit)
@@ -93,7 +120,9 @@ extension SpatiaLitePlaceIndex {
     ///
     /// Searches growing radii from 500 m, each step sized by the density the previous one saw:
     /// the places within a radius, sorted, begin with the nearest ones overall as soon as there
-    /// are `count` of them. All steps read one snapshot.
+    /// are `count` of them. All steps read one snapshot. Worst case (a filter that matches fewer
+    /// than `count` places): the discs grow to half the meridian, about 4/3 of one scan of the
+    /// whole index.
     public func nearest(_ center: Coordinate, count: Int, maxDistance: Distance? = nil,
                         filter: PlaceFilter = .none) throws -> [PlaceMatch] {
         guard count >= 1 else { throw PlaceQueryError.invalidArgument(name: "k", value: String(count), valid: "it must be at least 1") }

@@ -185,6 +185,27 @@ import Testing
         }
     }
 
+    @Test("A planet-sized radius is the whole Earth, searched in a bounded number of discs")
+    func planetSizedRadiusIsBounded() throws {
+        let planet = try Distance(parsing: "1e308ft")
+        #expect(SpatiaLitePlaceIndex.searchedRadius(planet) == WGS84.halfMeridianLength + 1)
+        // 500 m ×4 per empty disc passes half the meridian after 8 discs (before, it grew on to
+        // 1e308 ft: about 500 scans of the whole index).
+        #expect(SpatiaLitePlaceIndex.worstCaseProbes(planet) == 8)
+        #expect(SpatiaLitePlaceIndex.worstCaseProbes(try Distance(parsing: "20000km")) == 8)
+        try withTemporaryIndex { index, _ in
+            // Antipodes of each other, and a point in between: all within the planet radius.
+            try index.upsert([try makePlace("t:a", 0, 0), try makePlace("t:b", 0, 180), try makePlace("t:n", 90, 0)])
+            let everything = try index.near(try Coordinate(latitude: 0, longitude: 0), radius: planet, limit: 2)
+            #expect(everything.matches.map(\.place.id.rawValue) == ["t:a", "t:n"] && everything.nextCursor != nil)
+            let rest = try index.near(try Coordinate(latitude: 0, longitude: 0), radius: planet, cursor: everything.nextCursor)
+            #expect(rest.matches.map(\.place.id.rawValue) == ["t:b"])
+            let none = try index.near(try Coordinate(latitude: 0, longitude: 0), radius: planet,
+                                      filter: PlaceFilter(minimumRating: 1), limit: 10)
+            #expect(none.matches.isEmpty && none.nextCursor == nil)
+        }
+    }
+
     @Test func circlesAroundThePolesAndThePoleItself() throws {
         try withTemporaryIndex { index, _ in
             try index.upsert([try makePlace("t:pole", 90, 0), try makePlace("t:a", 89.9, 0), try makePlace("t:b", 89.9, 180),
