@@ -20,7 +20,7 @@ VENV := .build/venv
 SCHEMATHESIS := $(VENV)/bin/schemathesis
 SCHEMATHESIS_VERSION := 4.32.5
 
-.PHONY: deps build run serve test bench bench-routes index clean
+.PHONY: deps build run serve test bench bench-routes fuzz index clean
 
 # Idempotent: installs only what dpkg says is missing; apt-get update only then, and once.
 deps:
@@ -91,5 +91,12 @@ bench-routes: deps
 	swift build -c release --product GeoQueryBench
 	.build/release/GeoQueryBench --routes-only $(BENCH_ARGS)
 
+# Coverage-guided fuzzing of every reader of untrusted bytes (not part of `make test`):
+# FUZZ_SECONDS per target (default 600), FUZZ_TARGETS to pick some. Findings are kept under
+# Tests/Regressions/fuzz/, which `make test` replays.
+FUZZ_SECONDS ?= 600
+fuzz: deps
+	FUZZ_SECONDS=$(FUZZ_SECONDS) scripts/fuzz.sh
+
 clean:
-	rm -rf .build $(DB) $(DB)-wal $(DB)-shm $(DB)-journal
+	rm -rf .build .build-fuzz $(DB) $(DB)-wal $(DB)-shm $(DB)-journal

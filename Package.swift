@@ -1,4 +1,5 @@
 // swift-tools-version: 6.0
+import Foundation
 import PackageDescription
 
 /// Settings shared by every Swift target: Swift 6 language mode plus upcoming features that keep
@@ -145,3 +146,13 @@ let package = Package(
                     swiftSettings: swiftSettings),
     ]
 )
+
+// `make fuzz` only (GEOQUERY_FUZZ set): the libFuzzer targets, built with `-sanitize=fuzzer`,
+// which supplies `main` (so a plain build, which has no libFuzzer, leaves the target out).
+if ProcessInfo.processInfo.environment["GEOQUERY_FUZZ"] != nil {
+    package.targets.append(.executableTarget(
+        name: "GeoQueryFuzz",
+        dependencies: ["GeoCore", "PlaceModel", "PlaceQuery", "PlaceImport", "Routing", "Providers", "GeoQueryWire", "GeoQueryServer"],
+        swiftSettings: swiftSettings))
+    package.products.append(.executable(name: "geoquery-fuzz", targets: ["GeoQueryFuzz"]))
+}

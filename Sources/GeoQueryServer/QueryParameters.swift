@@ -12,7 +12,12 @@ struct QueryParameters {
     private var values: [String: [String]] = [:]
 
     init(_ request: Request, allowed: [String]) throws {
-        for (key, value) in Self.pairs(request) {
+        try self.init(query: request.uri.query ?? "", allowed: allowed)
+    }
+
+    /// From a raw query string (the part after `?`).
+    init(query: String, allowed: [String]) throws {
+        for (key, value) in Self.pairs(query: query) {
             guard allowed.contains(key) else {
                 throw APIProblem.badRequest(allowed.isEmpty ? "unknown query parameter '\(key)'; this route takes none"
                                             : "unknown query parameter '\(key)'; this route takes \(allowed.joined(separator: ", "))")
@@ -23,8 +28,10 @@ struct QueryParameters {
 
     /// The query string as `application/x-www-form-urlencoded` pairs, in order: `+` is a space,
     /// then percent-escapes are decoded (`query=sao+paulo` and `query=sao%20paulo` are the same).
-    static func pairs(_ request: Request) -> [(String, String)] {
-        guard let query = request.uri.query, !query.isEmpty else { return [] }
+    static func pairs(_ request: Request) -> [(String, String)] { pairs(query: request.uri.query ?? "") }
+
+    static func pairs(query: String) -> [(String, String)] {
+        guard !query.isEmpty else { return [] }
         func decode(_ part: Substring) -> String {
             let spaced = part.replacingOccurrences(of: "+", with: " ")
             return spaced.removingPercentEncoding ?? spaced

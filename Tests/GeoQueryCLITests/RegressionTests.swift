@@ -43,7 +43,7 @@ import Testing
         "geonames-csv": "import {input} --format geonames-csv --db {db} --no-regions",
         "geonames": "import {input} --format geonames --db {db} --no-regions",
         "airports-csv": "import {input} --format airports-csv --db {db} --no-regions",
-        "foursquare": "import {input} --format foursquare --db {db} --no-regions",
+        "foursquare-csv": "import {input} --format foursquare-csv --db {db} --no-regions",
         "geojson": "import {input} --format geojson --db {db} --no-regions",
         "geojsonseq": "import {input} --format geojsonseq --db {db} --no-regions",
         "osm-xml": "import {input} --format osm --db {db} --no-regions",
