@@ -20,6 +20,9 @@ public final class PlaceWriter {
     let index: SpatiaLitePlaceIndex
     private var decidedBulk = false
     private(set) var isBulkLoad = false
+    /// A bulk load over a non-empty index (``enterRebuild()``): the spatial, category and name
+    /// indexes are rebuilt from every row at the end rather than kept up row by row.
+    private(set) var rebuildsAll = false
     /// The indexes and triggers set aside during a bulk load, to recreate verbatim.
     private var setAside: [String] = []
     /// The category rows of a bulk load, written at its end.
@@ -35,8 +38,14 @@ public final class PlaceWriter {
     private var highestPK: Int64?
     /// The source of the snapshot under way (``beginSnapshot(source:)``).
     var snapshotSource: String?
-    /// True when the snapshot's source had no places when it began: nothing to compare or remove.
+    /// True when the index was empty when the snapshot began: nothing to compare or remove, and
+    /// the first large batch makes it a bulk load.
     var snapshotIsFresh = false
+    /// Changed rows of a snapshot not written yet (``SnapshotRebuild``), in dump order.
+    var deferredWrites: [(batch: EncodedBatch, rows: [Int])] = []
+    var deferredCount = 0
+    /// How many changed rows make rebuilding the indexes cheaper than keeping them up.
+    var rebuildThreshold = Int.max
 
     /// The page cache of a bulk load, in KiB: 1 GiB, which holds a load of about three million
     /// places without spilling. SQLite allocates it only as pages are used.
@@ -51,6 +60,30 @@ public final class PlaceWriter {
         guard batchSize >= 1000, try index.connection.scalarInt("SELECT count(*) FROM (SELECT 1 FROM places LIMIT 1)") == 0 else {
             return
         }
+        try setAsideIndexesAndTriggers()
+        // Names are indexed beside the load (SideNameIndex), when the name index is the kind
+        // whose shadow tables can be copied.
+        if let definition = try index.connection.scalarText("SELECT sql FROM sqlite_master WHERE name = 'places_fts'"),
+           definition.contains("columnsize = 0"), definition.contains("content = 'places'") {
+            sideNames = try SideNameIndex(definition: definition)
+        }
+    }
+
+    /// Switches a transaction that will change a large share of a non-empty index to a bulk
+    /// load that rebuilds: triggers and secondary indexes are set aside as for an empty index,
+    /// and at the end the packed R*Tree, the category rows and the name index are rebuilt from
+    /// every row of `places` — cheaper than keeping them up row by row once more than about a
+    /// tenth of the rows change (``SnapshotRebuild``). Nothing changes for readers until the
+    /// commit; a failure or a kill leaves the previous index whole.
+    func enterRebuild() throws {
+        guard !isBulkLoad else { return }
+        decidedBulk = true
+        try setAsideIndexesAndTriggers()
+        rebuildsAll = true
+    }
+
+    /// Drops the triggers on `places` and the secondary indexes, remembering them verbatim.
+    private func setAsideIndexesAndTriggers() throws {
         // Secondary indexes (not the unique key's automatic one, which has no sql) and triggers.
         let objects = try index.connection.prepare("""
             SELECT type, name, sql FROM sqlite_master
@@ -64,12 +97,6 @@ public final class PlaceWriter {
             setAside.append(objects.text(2) ?? "")
         }
         for drop in drops { try index.connection.execute(drop) }
-        // Names are indexed beside the load (SideNameIndex), when the name index is the kind
-        // whose shadow tables can be copied.
-        if let definition = try index.connection.scalarText("SELECT sql FROM sqlite_master WHERE name = 'places_fts'"),
-           definition.contains("columnsize = 0"), definition.contains("content = 'places'") {
-            sideNames = try SideNameIndex(definition: definition)
-        }
         // The whole load stays in memory until the commit rather than spilling pages twice.
         regularCacheSize = try index.connection.scalarInt("PRAGMA cache_size")
         try index.connection.execute("PRAGMA cache_size = -\(Self.bulkCacheKiB)")
@@ -79,11 +106,21 @@ public final class PlaceWriter {
     /// Builds what a bulk load deferred. Called by ``SpatiaLitePlaceIndex/write(_:)`` before COMMIT.
     func finish() throws {
         guard isBulkLoad else { return }
+        if rebuildsAll {
+            try index.connection.execute("""
+                DELETE FROM idx_places_geom_rowid;
+                DELETE FROM idx_places_geom_parent;
+                DELETE FROM place_categories;
+                """)
+            pendingCategories = try Self.categoriesOfEveryRow(index.connection)
+        }
         try PackedRTree.build(index.connection)
         try pendingCategories.write(to: index.connection)
         pendingCategories = PendingCategories()
         for sql in setAside { try index.connection.execute(sql) }
-        if let sideNames {
+        if rebuildsAll {
+            try index.connection.execute("INSERT INTO places_fts (places_fts) VALUES ('rebuild')")
+        } else if let sideNames {
             try sideNames.copy(into: index.connection)
         } else {
             try index.connection.execute("INSERT INTO places_fts (places_fts) VALUES ('rebuild')")
@@ -96,6 +133,30 @@ public final class PlaceWriter {
             """)
         setAside = []
         isBulkLoad = false
+        rebuildsAll = false
+    }
+
+    /// The category rows of every place, read from the categories each row's details hold.
+    private static func categoriesOfEveryRow(_ connection: SQLiteConnection) throws -> PendingCategories {
+        var pending = PendingCategories()
+        var codes: [[UInt8]: Int] = [:]
+        let rows = try connection.prepare("SELECT pk, details FROM places")
+        while try rows.step() {
+            let list = PlaceDetailsCodec.filterFields(rows.nonEmptyBlob(1)).categories
+            guard list.count > 0 else { continue }
+            var found: [Int] = []
+            for identifier in list.split(separator: 0x20) {
+                let key = Array(identifier)
+                let code: Int
+                if let known = codes[key] { code = known } else {
+                    code = pending.code(for: String(decoding: key, as: UTF8.self))
+                    codes[key] = code
+                }
+                found.append(code)
+            }
+            pending.add(found, pk: rows.int64(0))
+        }
+        return pending
     }
 
     /// Inserts or replaces places by id. The batch is written in Hilbert-curve order so that
@@ -147,6 +208,7 @@ public final class PlaceWriter {
                 let isUpdate = pk <= highest  // an existing row: its old categories go
                 if isUpdate { updated += 1 }
                 highest = max(highest, pk)
+                if rebuildsAll { continue }  // categories and names are rebuilt from every row at the end
                 let categories = batch.categories(of: rowIndex)
                 if isBulkLoad {
                     if isUpdate {
