@@ -10,7 +10,7 @@ SHELL := /bin/bash
 # libjs-leaflet: the map page's Leaflet, served from where Debian installs it; chromium: the
 # browser test of the map page; wrk: the service rows of `make bench`.
 APT_PACKAGES := pkg-config libsqlite3-dev libspatialite-dev libsqlite3-mod-spatialite libcurl4-openssl-dev \
-                libreadosm-dev libbz2-dev libjs-leaflet chromium wrk
+                zlib1g-dev libreadosm-dev libbz2-dev libjs-leaflet chromium wrk
 DB := geodata/places.sqlite
 GEOQUERY := .build/release/geoquery
 SHIPPED := geodata/cities15000.csv geodata/airports.csv geodata/monaco.osm.pbf geodata/andorra.osm.pbf

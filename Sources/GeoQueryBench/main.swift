@@ -19,7 +19,8 @@ import GeoQueryWire
 // --no-routes (skip the routing rows), --routes-only (only them; RouteBench.swift), --quick,
 // --imports-only (only the import rows), --route-seeds (the spread over seeds; RouteSeeds.swift),
 // --no-service / --service-only (the JSON rows and `geoquery serve` under wrk; ServiceBench.swift),
-// --service-seconds N (per service row, default 10), --json-only (only the JSON rows).
+// --service-seconds N (per service row, default 10), --json-only (only the JSON rows),
+// --osm-only (only the OSM reading rows: OSMBench.swift).
 
 let arguments = CommandLine.arguments
 func option(_ name: String) -> String? {
@@ -59,8 +60,13 @@ let cities = try SyntheticPlaces.loadCities("geodata/cities15000.csv")
 let weightExponent = Double(option("--weight-exponent") ?? "") ?? 0.5
 let places = SyntheticPlaces.generate(count: placeCount, cities: cities, seed: 42, weightExponent: weightExponent)
 
+if arguments.contains("--osm-only") {
+    try OSMBench.report(directory: (path as NSString).deletingLastPathComponent + "/bench-import")
+    exit(0)
+}
 if arguments.contains("--imports-only") {
     try ImportBench.report(places: places, directory: (path as NSString).deletingLastPathComponent + "/bench-import")
+    try OSMBench.report(directory: (path as NSString).deletingLastPathComponent + "/bench-import")
     exit(0)
 }
 
@@ -261,6 +267,7 @@ if !arguments.contains("--no-service") { try serviceRows() }
 
 if !arguments.contains("--no-import") {
     try ImportBench.report(places: places, directory: (path as NSString).deletingLastPathComponent + "/bench-import")
+    try OSMBench.report(directory: (path as NSString).deletingLastPathComponent + "/bench-import")
 }
 
 if !arguments.contains("--no-routes") {

@@ -158,3 +158,31 @@ enum OSMPBFReader {
         }
     }
 }
+
+/// Reads every element of an OSM file and counts them: for measuring the reader (`make bench`)
+/// and checking a file reads to the end.
+public enum OSMElementCount {
+    /// The number of nodes, ways and relations in the PBF or XML file at `path`.
+    /// - Throws: ``ImportError/corruptDump(path:reason:)`` naming what is wrong.
+    public static func count(_ path: String) throws -> Int {
+        final class Counter: OSMElementSink {
+            var elements = 0
+            func node(id: Int64, latitude: Double, longitude: Double, tags: [(String, String)]) -> Bool { elements += 1; return true }
+            func way(id: Int64, refs: [Int64], tags: [(String, String)]) -> Bool { elements += 1; return true }
+            func relation(id: Int64, members: [OSMMember], tags: [(String, String)]) -> Bool { elements += 1; return true }
+        }
+        let counter = Counter()
+        let input = try OSMInput(path: path)
+        defer { input.removeTemporaryFiles() }
+        do {
+            if input.isPBF {
+                try OSMPBFReader.read(path: input.readablePath, kinds: [.nodes, .ways, .relations], sink: counter)
+            } else {
+                try OSMXMLReader.read(path: input.readablePath, kinds: [.nodes, .ways, .relations], sink: counter)
+            }
+        } catch {
+            throw ImportError.corruptDump(path: path, reason: error.reason)
+        }
+        return counter.elements
+    }
+}
