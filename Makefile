@@ -13,7 +13,7 @@ APT_PACKAGES := pkg-config libsqlite3-dev libspatialite-dev libsqlite3-mod-spati
                 zlib1g-dev libreadosm-dev libbz2-dev libjs-leaflet chromium wrk
 DB := geodata/places.sqlite
 GEOQUERY := .build/release/geoquery
-SHIPPED := geodata/cities15000.csv geodata/airports.csv geodata/monaco.osm.pbf geodata/andorra.osm.pbf
+SHIPPED := geodata/cities15000.csv geodata/airports.csv geodata/monaco.osm.pbf geodata/andorra.osm.pbf geodata/countries.geojson.gz geodata/countries.csv
 
 # Python tools the tests use, in a virtual environment of their own (pinned).
 VENV := .build/venv
@@ -47,10 +47,10 @@ build: deps
 # interrupted build never leaves a half-made index behind.
 $(DB): $(GEOQUERY) $(SHIPPED)
 	@rm -f $(DB).tmp $(DB).tmp-wal $(DB).tmp-shm $(DB).tmp-journal
-	$(GEOQUERY) import geodata/cities15000.csv --format geonames-csv --db $(DB).tmp
-	$(GEOQUERY) import geodata/airports.csv --format airports-csv --db $(DB).tmp
-	$(GEOQUERY) import geodata/monaco.osm.pbf --source osm-monaco --db $(DB).tmp
-	$(GEOQUERY) import geodata/andorra.osm.pbf --source osm-andorra --db $(DB).tmp
+	$(GEOQUERY) import geodata/cities15000.csv --format geonames-csv --data-dir geodata --db $(DB).tmp
+	$(GEOQUERY) import geodata/airports.csv --format airports-csv --data-dir geodata --db $(DB).tmp
+	$(GEOQUERY) import geodata/monaco.osm.pbf --source osm-monaco --data-dir geodata --db $(DB).tmp
+	$(GEOQUERY) import geodata/andorra.osm.pbf --source osm-andorra --data-dir geodata --db $(DB).tmp
 	@rm -f $(DB)-wal $(DB)-shm
 	@mv $(DB).tmp $(DB)
 
