@@ -132,6 +132,11 @@ final class OSMScan: OSMElementSink, @unchecked Sendable {
     func run() {
         var failure: (any Error)?
         do {
+            if !input.isPBF {
+                do { try OSMXMLReader.checkUTF8(path: input.readablePath) } catch {
+                    throw ImportError.corruptDump(path: path, reason: error.reason)
+                }
+            }
             try parse(.waysAndRelations)
             if !relations.isEmpty && !cancelled { try parse(.relationMembers) }
             if !cancelled { try parse(.nodes) }
@@ -155,7 +160,7 @@ final class OSMScan: OSMElementSink, @unchecked Sendable {
             if input.isPBF {
                 try OSMPBFReader.read(path: input.readablePath, kinds: kinds, sink: self)
             } else {
-                try OSMXMLReader.read(path: input.readablePath, kinds: kinds, sink: self)
+                try OSMXMLReader.read(path: input.readablePath, kinds: kinds, sink: self, checkedUTF8: true)
             }
         } catch {
             throw ImportError.corruptDump(path: path, reason: error.reason)

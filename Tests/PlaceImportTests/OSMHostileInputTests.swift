@@ -179,5 +179,22 @@ import Testing
         #expect { try read("<html></html>") } throws: { error in
             (error as? OSMFormatError)?.reason.contains("no <osm> root") == true
         }
+        // Invalid UTF-8 trapped Foundation's parser (found by make fuzz): refused before parsing.
+        let path = directory.appendingPathComponent("latin1.osm").path
+        try Data([0x3C, 0x6F, 0x73, 0x6D, 0xFF, 0xFF, 0x3E]).write(to: URL(fileURLWithPath: path))
+        #expect { try OSMXMLReader.read(path: path, kinds: [.nodes], sink: CountingSink()) } throws: { error in
+            (error as? OSMFormatError)?.reason == "OSM XML must be UTF-8; byte 4 is not (0xff)"
+        }
+    }
+
+    @Test("The UTF-8 check reads in chunks: sequences split across chunks are whole, bad ones are found")
+    func utf8Chunks() {
+        let e = Array("é".utf8), euro = Array("€".utf8)
+        #expect(OSMXMLReader.validPrefix(Array("abc".utf8) + e, final: true) == (5, nil))
+        #expect(OSMXMLReader.validPrefix(Array("ab".utf8) + [euro[0], euro[1]], final: false) == (2, nil), "cut: carried over")
+        #expect(OSMXMLReader.validPrefix(Array("ab".utf8) + [euro[0], euro[1]], final: true) == (2, 2), "cut at the end of the file")
+        #expect(OSMXMLReader.validPrefix([0x61, 0xE2, 0x41], final: false) == (1, 2), "a bad continuation")
+        #expect(OSMXMLReader.validPrefix([0xED, 0xA0, 0x80], final: true) == (0, 1), "a UTF-16 surrogate")
+        #expect(OSMXMLReader.validPrefix([0xC0, 0x80], final: true) == (0, 0), "an overlong encoding")
     }
 }
