@@ -24,6 +24,7 @@ public struct TSPLIBProblem: Sendable {
         var coordinates: [(Double, Double)] = []
         var weights: [Double] = []
         var section = ""
+        var weightSectionLine = 0
         func number(_ token: Substring, line: Int) throws -> Double {
             guard let value = Double(token), value.isFinite else {
                 throw RoutingError.invalidTSPLIB(line: line, reason: "'\(token)' is not a number")
@@ -39,6 +40,7 @@ public struct TSPLIBProblem: Sendable {
             let upper = line.uppercased()
             if upper.hasSuffix("_SECTION") {
                 section = upper
+                if upper == "EDGE_WEIGHT_SECTION" { weightSectionLine = lineNumber }
                 continue
             }
             if let colon = line.firstIndex(of: ":"), section.isEmpty || line.first?.isLetter == true {
@@ -75,7 +77,7 @@ public struct TSPLIBProblem: Sendable {
         edgeWeightType = weightType
         if weightType == "EXPLICIT" {
             let format = (headers["EDGE_WEIGHT_FORMAT"] ?? "FULL_MATRIX").uppercased()
-            costs = try RouteCosts(matrix: Self.matrix(weights, dimension: dimension, format: format))
+            costs = try RouteCosts(matrix: Self.matrix(weights, dimension: dimension, format: format, line: weightSectionLine))
             return
         }
         guard coordinates.count == dimension else {
@@ -109,7 +111,8 @@ public struct TSPLIBProblem: Sendable {
         return 3.141592 * (degrees + 5.0 * minutes / 3.0) / 180.0
     }
 
-    static func matrix(_ weights: [Double], dimension n: Int, format: String) throws -> [[Double]] {
+    /// The full matrix from an `EDGE_WEIGHT_SECTION` (which starts at `line`) in `format`.
+    static func matrix(_ weights: [Double], dimension n: Int, format: String, line: Int = 0) throws -> [[Double]] {
         // The count the format needs, checked against what the file holds before anything of
         // DIMENSION's size is allocated (a hostile DIMENSION of 2^32 would ask for 34 GB).
         let (square, overflow) = n.multipliedReportingOverflow(by: n)
@@ -121,7 +124,7 @@ public struct TSPLIBProblem: Sendable {
         default: throw RoutingError.unsupportedTSPLIB("EDGE_WEIGHT_FORMAT '\(format)'")
         }
         guard !overflow, weights.count == needed else {
-            throw RoutingError.invalidTSPLIB(line: 0, reason: "EDGE_WEIGHT_SECTION has \(weights.count) numbers; "
+            throw RoutingError.invalidTSPLIB(line: line, reason: "EDGE_WEIGHT_SECTION has \(weights.count) numbers; "
                                              + "\(format) with DIMENSION \(n) needs " + (overflow ? "more than any file holds" : "\(needed)"))
         }
         var matrix = [[Double]](repeating: [Double](repeating: 0, count: n), count: n)
@@ -143,7 +146,7 @@ public struct TSPLIBProblem: Sendable {
             throw RoutingError.unsupportedTSPLIB("EDGE_WEIGHT_FORMAT '\(format)'")
         }
         guard weights.count == cells.count else {
-            throw RoutingError.invalidTSPLIB(line: 0, reason: "EDGE_WEIGHT_SECTION has \(weights.count) numbers; "
+            throw RoutingError.invalidTSPLIB(line: line, reason: "EDGE_WEIGHT_SECTION has \(weights.count) numbers; "
                                              + "\(format) with DIMENSION \(n) needs \(cells.count)")
         }
         let symmetric = format != "FULL_MATRIX"

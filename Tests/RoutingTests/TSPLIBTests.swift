@@ -105,8 +105,9 @@ struct TSPLIBTests {
     func hugeDimension(dimension: String, format: String, needs: String) throws {
         let text = "NAME: x\nTYPE: TSP\nDIMENSION: \(dimension)\nEDGE_WEIGHT_TYPE: EXPLICIT\nEDGE_WEIGHT_FORMAT: \(format)\n"
             + "EDGE_WEIGHT_SECTION\n1 2 3\nEOF\n"
-        let error = try #require(throws: RoutingError.self) { try TSPLIBProblem(text: text) }
-        #expect(error.description.contains("EDGE_WEIGHT_SECTION has 3 numbers; \(format) with DIMENSION \(dimension) \(needs)"),
-                "\(error.description)")
+        // The error names the line the section starts on.
+        #expect(throws: RoutingError.invalidTSPLIB(line: 6, reason: "EDGE_WEIGHT_SECTION has 3 numbers; \(format) with DIMENSION \(dimension) \(needs)")) {
+            try TSPLIBProblem(text: text)
+        }
     }
 }
