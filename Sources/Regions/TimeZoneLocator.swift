@@ -18,6 +18,8 @@ struct TimeZoneLocator: Sendable {
     private let cells: [[Int32]]
     /// A country's zone when all its cities share one.
     private let onlyZone: [UInt16: Int32]
+    /// Countries with at least one city (a search for another would look far for nothing).
+    private let countriesWithCities: Set<UInt16>
     /// How far a city of another country may be: 300 km.
     static let otherCountryReach = 300_000.0
 
@@ -60,12 +62,15 @@ struct TimeZoneLocator: Sendable {
         self.zones = zones
         self.cells = cells
         onlyZone = countryZones.compactMapValues { $0.count == 1 ? $0.first : nil }
+        countriesWithCities = Set(countryZones.keys)
     }
 
     func timeZone(at coordinate: Coordinate, countryCode: String?) -> String? {
         let country = countryCode.flatMap(TimeZoneLocator.key)
         if let country, let zone = onlyZone[country] { return zones[Int(zone)] }
-        if let country, let zone = nearest(coordinate, country: country, maxRings: 60) { return zones[Int(zone)] }
+        if let country, countriesWithCities.contains(country), let zone = nearest(coordinate, country: country, maxRings: 60) {
+            return zones[Int(zone)]
+        }
         return nearest(coordinate, country: nil, maxRings: 4).map { zones[Int($0)] }
     }
 
@@ -74,14 +79,14 @@ struct TimeZoneLocator: Sendable {
         var best: (distance: Double, zone: Int32)? = nil
         for ring in 0...maxRings {
             for r in max(0, row - ring)...min(179, row + ring) {
+                // The ring's cells: whole rows at its top and bottom, two cells on the rows between.
                 let onEdgeRow = r == row - ring || r == row + ring
-                let columns = onEdgeRow ? Array(column - ring...column + ring) : [column - ring, column + ring]
-                for c in Set(columns.map { (($0 % 360) + 360) % 360 }) {
-                    for index in cells[TimeZoneLocator.cell(row: r, column: c)] {
+                let step = onEdgeRow || ring == 0 ? 1 : 2 * ring
+                for c in stride(from: column - ring, through: column + ring, by: step) {
+                    for index in cells[TimeZoneLocator.cell(row: r, column: (c % 360 + 360) % 360)] {
                         let city = cities[Int(index)]
                         if let country, city.country != country { continue }
-                        let distance = Geodesic.distance(latitude1: point.latitude, longitude1: point.longitude,
-                                                          latitude2: city.latitude, longitude2: city.longitude)
+                        let distance = haversineDistance(point, Coordinate(uncheckedLatitude: city.latitude, longitude: city.longitude))
                         if distance < (best?.distance ?? .infinity) { best = (distance, city.zone) }
                     }
                 }
