@@ -263,10 +263,16 @@ extension SpatiaLitePlaceIndex {
         }
     }
 
+    /// The filter as a cursor's fingerprint sees it. The instant of an open-at filter is left
+    /// out, only its presence counts: `open_now` pages are each decided at their own request's
+    /// time, and keyset paging still never repeats or skips a place that stays open.
     static func describe(_ filter: PlaceFilter) -> String {
         [filter.categories.map(\.identifier).sorted().joined(separator: ","),
          filter.text ?? "", filter.minimumRating.map { String($0) } ?? "",
          filter.priceLevels.map { "\($0.lowerBound)-\($0.upperBound)" } ?? "",
-         filter.sources.sorted().joined(separator: ",")].joined(separator: "|")
+         filter.sources.sorted().joined(separator: ","),
+         filter.countries.sorted().joined(separator: ","),
+         filter.continents.map(\.rawValue).sorted().joined(separator: ","),
+         filter.openAt == nil ? "" : "open"].joined(separator: "|")
     }
 }

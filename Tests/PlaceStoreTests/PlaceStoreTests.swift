@@ -206,6 +206,37 @@ import Testing
         }
     }
 
+    @Test("A cursor is refused by a query with other country, continent or open filters")
+    func cursorsCarryTheRegionAndOpenFilters() throws {
+        try withTemporaryIndex { index, _ in
+            var places: [Place] = []
+            for n in 0..<6 {
+                var place = try makePlace("t:\(n)", 0, Double(n) * 0.01)
+                place.region = PlaceRegion(countryCode: n % 2 == 0 ? "FR" : "DE", continent: .europe)
+                place.timeZone = "Europe/Paris"
+                place.openingHours = OpeningHours(osm: "24/7")
+                places.append(place)
+            }
+            try index.upsert(places)
+            let center = try Coordinate(latitude: 0, longitude: 0)
+            let french = PlaceFilter(countries: ["FR"])
+            let first = try index.near(center, radius: try Distance(parsing: "10km"), filter: french, limit: 1)
+            let cursor = try #require(first.nextCursor)
+            for other in [PlaceFilter(countries: ["DE"]), PlaceFilter(continents: [.europe]),
+                          PlaceFilter(countries: ["FR"], openAt: Date()), PlaceFilter()] {
+                #expect(throws: PlaceQueryError.self) {
+                    try index.near(center, radius: try Distance(parsing: "10km"), filter: other, limit: 1, cursor: cursor)
+                }
+            }
+            // open_now pages are each decided at their own time: the same filter at a later instant
+            // continues the pages.
+            let open = try index.near(center, radius: try Distance(parsing: "10km"), filter: PlaceFilter(openAt: Date()), limit: 4)
+            let rest = try index.near(center, radius: try Distance(parsing: "10km"),
+                                      filter: PlaceFilter(openAt: Date().addingTimeInterval(60)), limit: 4, cursor: open.nextCursor)
+            #expect((open.matches + rest.matches).map(\.id.rawValue) == (0..<6).map { "t:\($0)" })
+        }
+    }
+
     @Test func circlesAroundThePolesAndThePoleItself() throws {
         try withTemporaryIndex { index, _ in
             try index.upsert([try makePlace("t:pole", 90, 0), try makePlace("t:a", 89.9, 0), try makePlace("t:b", 89.9, 180),
