@@ -77,14 +77,25 @@ struct RowFilter {
     final class ZoneMinutes {
         private let instant: Date
         private var byZone: [[UInt8]: Int?] = [:]
+        /// The zone of the previous row and its minute: places near each other share a zone, so
+        /// most rows are answered by comparing bytes, without building a dictionary key.
+        private var lastZone: [UInt8] = []
+        private var lastMinute: Int?
 
         init(_ instant: Date) { self.instant = instant }
 
         func minute(inZone zone: UnsafeBufferPointer<UInt8>) -> Int? {
+            if !lastZone.isEmpty, lastZone.elementsEqual(zone) { return lastMinute }
             let key = Array(zone)
-            if let known = byZone[key] { return known }
-            let minute = OpeningHours.minuteOfWeek(at: instant, timeZone: String(decoding: zone, as: UTF8.self))
-            byZone[key] = minute
+            let minute: Int?
+            if let known = byZone[key] {
+                minute = known
+            } else {
+                minute = OpeningHours.minuteOfWeek(at: instant, timeZone: String(decoding: zone, as: UTF8.self))
+                byZone[key] = minute
+            }
+            lastZone = key
+            lastMinute = minute
             return minute
         }
     }
