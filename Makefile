@@ -8,9 +8,11 @@
 
 SHELL := /bin/bash
 # libjs-leaflet: the map page's Leaflet, served from where Debian installs it; chromium: the
-# browser test of the map page; wrk: the service rows of `make bench`.
+# browser test of the map page; wrk: the service rows of `make bench`; zlib1g-dev: OSM PBF blocks
+# and the gzip-compressed country boundaries; libreadosm-dev: only the baseline row of `make bench`;
+# python3-venv: the virtual environment of the Python test tools (and `make fuzz`'s seed script).
 APT_PACKAGES := pkg-config libsqlite3-dev libspatialite-dev libsqlite3-mod-spatialite libcurl4-openssl-dev \
-                zlib1g-dev libreadosm-dev libbz2-dev libjs-leaflet chromium wrk
+                zlib1g-dev libreadosm-dev libbz2-dev libjs-leaflet chromium wrk python3 python3-venv
 DB := geodata/places.sqlite
 GEOQUERY := .build/release/geoquery
 SHIPPED := geodata/cities15000.csv geodata/airports.csv geodata/monaco.osm.pbf geodata/andorra.osm.pbf geodata/countries.geojson.gz geodata/countries.csv
