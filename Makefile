@@ -80,7 +80,12 @@ test: deps $(SCHEMATHESIS)
 	@[ -n "$$GEOQUERY_SHARED_DATA" ] || [ -f ../shared/data/README.md ] || \
 	  echo "note: no ../shared/data beside the repository and no GEOQUERY_SHARED_DATA: the tests of its samples are skipped"
 	swift build --build-tests $(TEST_FLAGS)
-	swift test $(TEST_FLAGS) --skip-build
+	@# The whole log stays in .build/test.log; CI shows the end of the output, so the failures
+	@# are repeated there.
+	@set -o pipefail; swift test $(TEST_FLAGS) --skip-build 2>&1 | tee .build/test.log || { \
+	  echo "=== failures (from .build/test.log) ==="; \
+	  grep -E "recorded an issue|✘|error:|Fatal error|Crash" .build/test.log | grep -v "passed after" | cut -c1-400 | tail -n 60; \
+	  exit 1; }
 	scripts/schemathesis.sh $$(swift build $(TEST_FLAGS) --show-bin-path)/geoquery $(SCHEMATHESIS)
 
 bench: deps
