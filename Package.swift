@@ -21,6 +21,7 @@ let package = Package(
         .library(name: "PlaceImport", targets: ["PlaceImport"]),
         .library(name: "Regions", targets: ["Regions"]),
         .library(name: "Routing", targets: ["Routing"]),
+        .library(name: "Accounts", targets: ["Accounts"]),
         .library(name: "Providers", targets: ["Providers"]),
         .executable(name: "geoquery", targets: ["GeoQueryCLI"]),
     ],
@@ -32,6 +33,9 @@ let package = Package(
         // The HTTP service (see README "Why these libraries").
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        // Accounts: bcrypt (HummingbirdBcrypt) for passwords, SHA-256 (swift-crypto) for tokens and photos.
+        .package(url: "https://github.com/hummingbird-project/hummingbird-auth", from: "2.5.0"),
+        .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         // Tests only: the loopback HTTP server that plays providers (see README "Dependencies").
@@ -65,6 +69,15 @@ let package = Package(
                            .product(name: "NIOPosix", package: "swift-nio")],
             swiftSettings: swiftSettings
         ),
+        // Sign-up, sign-in, sessions and rate limits over any AccountStore.
+        .target(
+            name: "Accounts",
+            dependencies: ["PlaceQuery", "PlaceModel",
+                           .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
+                           .product(name: "Crypto", package: "swift-crypto"),
+                           .product(name: "NIOPosix", package: "swift-nio")],
+            swiftSettings: swiftSettings
+        ),
         // Provider adapters (Google, Yelp, Foursquare, HERE, weather) and federated search.
         // PlaceStore only for the local index as one more source.
         .target(
@@ -85,7 +98,7 @@ let package = Package(
         .target(
             name: "GeoQueryServer",
             dependencies: [
-                "GeoCore", "PlaceModel", "PlaceQuery", "Routing", "Providers", "GeoQueryWire", "Regions",
+                "GeoCore", "PlaceModel", "PlaceQuery", "Routing", "Providers", "GeoQueryWire", "Regions", "Accounts",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import GeoCore
 import GeoQueryServer
 import Logging
 import PlaceStore
@@ -25,12 +26,21 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Tile URL template for the map page (GEOQUERY_TILES; default OpenStreetMap's).") var tiles: String?
     @Option(name: .customLong("tiles-attribution"), help: "Attribution HTML for the tiles (GEOQUERY_TILES_ATTRIBUTION).") var tilesAttribution: String?
     @Option(help: "Threads that run index queries (default: one per core, at least 2).") var threads: Int?
+    @Option(name: .customLong("users-db"), help: """
+        SQLite file of accounts, gems, favourites and ratings, created if missing         (GEOQUERY_USERS_DB; default DATA_DIR/users.sqlite). Photos go to the folder photos/ beside it.
+        """) var usersDatabase: String?
+    @Option(name: .customLong("gem-radius-cap"), help: "The largest radius of /v1/gems/near (default 20mi).") var gemRadiusCap: String?
     @OptionGroup var index: IndexOptions
 
     func validate() throws {
         let port = try resolvedPort()
         guard (0...65_535).contains(port) else { throw ValidationError("--port \(port) is invalid: it must be from 0 to 65535") }
         if let threads, !(1...64).contains(threads) { throw ValidationError("--threads \(threads) is invalid: it must be from 1 to 64") }
+        if let gemRadiusCap {
+            do { _ = try Distance(parsing: gemRadiusCap) } catch {
+                throw ValidationError("--gem-radius-cap '\(gemRadiusCap)' is invalid: give a distance such as 20mi or 30km")
+            }
+        }
     }
 
     private func environment(_ name: String) -> String? {
@@ -55,8 +65,12 @@ struct Serve: AsyncParsableCommand {
 
         var logger = Logger(label: "geoquery.serve")
         logger.logLevel = environment("GEOQUERY_LOG_LEVEL").flatMap(Logger.Level.init(rawValue:)) ?? .info
+        if let gemRadiusCap { settings.gemRadiusCap = try Distance(parsing: gemRadiusCap) }
         let store = try index.openStore(threads: threads)
-        let service = GeoQueryService(index: store, configuration: settings, logger: logger)
+        let usersPath = usersDatabase ?? environment("GEOQUERY_USERS_DB") ?? dataDirectory + "/users.sqlite"
+        settings.photoDirectory = ((usersPath as NSString).deletingLastPathComponent as NSString).appendingPathComponent("photos")
+        let userData = try reportingFailures { try SQLiteUserStore(path: usersPath, threads: threads) }
+        let service = GeoQueryService(index: store, userData: userData, configuration: settings, logger: logger)
         let host = settings.host
         let application = service.makeApplication { port in
             FileHandle.standardError.write(Data("""
@@ -69,8 +83,10 @@ struct Serve: AsyncParsableCommand {
             try await group.run()
         } catch {
             try? await store.shutdown()
+            try? await userData.shutdown()
             throw CLIFailure("the service stopped: \(error)", exitCode: CLIFailure.unavailable)
         }
         try await store.shutdown()
+        try await userData.shutdown()
     }
 }

@@ -1,3 +1,4 @@
+import Accounts
 import Foundation
 import GeoCore
 import GeoQueryWire
@@ -15,7 +16,16 @@ import Providers
 /// serve` runs it. Handlers never block: store calls run on the store's own thread pool, and
 /// routing on a worker pool (``defaultWorkers`` unless one is passed).
 public struct GeoQueryService: Sendable {
+    /// The imported places.
     public let index: any PlaceIndex
+    /// What people make (accounts, gems, favourites, ratings, photos); nil serves places only,
+    /// and the account and gem routes answer 503.
+    public let userData: (any UserDataStore)?
+    /// Sign-up, sign-in and sessions over ``userData``.
+    public let accounts: AccountService?
+    /// Imported places and gems as one index; each query's ``PlaceFilter/viewer`` decides the
+    /// gems it lists.
+    let searchIndex: any PlaceIndex
     public let configuration: ServiceConfiguration
     public let logger: Logger
     let workers: NIOThreadPool
@@ -28,14 +38,23 @@ public struct GeoQueryService: Sendable {
     ///   - index: the places (and later gems) the API answers from.
     ///   - workers: the pool for CPU-heavy work; by default one pool for the whole process
     ///     (``defaultWorkers``), however many services it builds.
-    public init(index: any PlaceIndex, configuration: ServiceConfiguration = ServiceConfiguration(),
+    ///   - userData: accounts, gems, favourites and photos; nil for a places-only service.
+    public init(index: any PlaceIndex, userData: (any UserDataStore)? = nil,
+                configuration: ServiceConfiguration = ServiceConfiguration(),
                 logger: Logger = Logger(label: "geoquery.serve"), workers: NIOThreadPool? = nil) {
         self.index = index
+        self.userData = userData
+        searchIndex = userData.map { MergedPlaceIndex([index, $0]) } ?? index
         self.configuration = configuration
         self.logger = logger
         cities = CityDirectory(maximumAge: configuration.cityDirectoryRefresh)
         knownCountries = configuration.countries.byCode.isEmpty ? nil : Set(configuration.countries.byCode.keys)
         self.workers = workers ?? Self.defaultWorkers
+        accounts = userData.map {
+            AccountService(store: $0, pool: workers ?? Self.defaultWorkers, passwordCost: configuration.passwordCost,
+                           accountLimiter: RateLimiter(limit: configuration.signInAttemptsPerAccount, window: .seconds(900)),
+                           addressLimiter: RateLimiter(limit: configuration.signInAttemptsPerAddress, window: .seconds(60)))
+        }
     }
 
     /// The process's pool for routing: one thread per core, started on first use.
@@ -46,8 +65,8 @@ public struct GeoQueryService: Sendable {
     }()
 
     /// The router with every route, and the table of what it answers.
-    public func makeRouter() -> (Router<BasicRequestContext>, RouteTable) {
-        let router = Router(context: BasicRequestContext.self)
+    public func makeRouter() -> (Router<ServiceRequestContext>, RouteTable) {
+        let router = Router(context: ServiceRequestContext.self)
         var table = RouteTable()
         router.add(middleware: AccessLogMiddleware(logger: logger))
         router.add(middleware: MetricsMiddleware())
@@ -56,6 +75,10 @@ public struct GeoQueryService: Sendable {
         router.add(middleware: ProblemMiddleware(routes: tableBox, logger: logger))
 
         addPlaceRoutes(to: router, table: &table)
+        addAccountRoutes(to: router, table: &table)
+        addGemRoutes(to: router, table: &table)
+        addFavoriteRoutes(to: router, table: &table)
+        addPhotoRoutes(to: router, table: &table)
         addProviderRoutes(to: router, table: &table)
         addRouteRoute(to: router, table: &table)
         addOperationalRoutes(to: router, table: &table)

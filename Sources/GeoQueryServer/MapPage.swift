@@ -4,7 +4,7 @@ import Hummingbird
 
 /// The map page at `/` and Leaflet from Debian's `libjs-leaflet` under `/leaflet/`.
 extension GeoQueryService {
-    func addMapPage(to router: Router<BasicRequestContext>, table: inout RouteTable) {
+    func addMapPage(to router: Router<ServiceRequestContext>, table: inout RouteTable) {
         let page: [UInt8]
         do {
             var html = String(decoding: try ServiceResources.read("map", "html"), as: UTF8.self)

@@ -7,7 +7,7 @@ import Prometheus
 /// `/healthz`, `/metrics` (Prometheus text: per-route request counts and latency histograms
 /// from Hummingbird's `MetricsMiddleware`, and the index size) and `/openapi.json`.
 extension GeoQueryService {
-    func addOperationalRoutes(to router: Router<BasicRequestContext>, table: inout RouteTable) {
+    func addOperationalRoutes(to router: Router<ServiceRequestContext>, table: inout RouteTable) {
         let registry = ServiceMetrics.registry
         router.route(.get, "/healthz", in: &table, bound: .queries(configuration.requestTimeout)) { request, _ in
             _ = try QueryParameters(request, allowed: [])

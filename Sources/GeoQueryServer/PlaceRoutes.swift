@@ -13,7 +13,7 @@ extension GeoQueryService {
     /// The filter parameters every place query takes (named as the CLI's options).
     public static let filterParameters = ["category", "query", "source", "min_rating", "price", "country", "continent", "open_now", "open_at"]
 
-    func addPlaceRoutes(to router: Router<BasicRequestContext>, table: inout RouteTable) {
+    func addPlaceRoutes(to router: Router<ServiceRequestContext>, table: inout RouteTable) {
         let deadline = RequestBound.queries(configuration.requestTimeout)
         router.route(.get, "/v1/places/near", in: &table, bound: deadline) { request, _ in
             let parameters = try QueryParameters(request, allowed: ["lat", "lon", "radius", "limit", "cursor", "format"] + Self.filterParameters)
@@ -21,10 +21,11 @@ extension GeoQueryService {
             guard let radius = try parameters.distance("radius") else {
                 throw APIProblem.badRequest("query parameter 'radius' is required, e.g. radius=20mi (units m, km, mi, ft, yd, nmi)")
             }
-            let filter = try parameters.filter(countries: knownCountries)
+            var filter = try parameters.filter(countries: knownCountries)
+            filter.viewer = try await viewer(request)?.username
             let limit = try pageLimit(parameters)
             let format = try AnswerFormat(parameters)
-            let page = try await index.near(center, radius: radius, filter: filter, limit: limit, cursor: try parameters.single("cursor"))
+            let page = try await searchIndex.near(center, radius: radius, filter: filter, limit: limit, cursor: try parameters.single("cursor"))
             let query = QueryDescription(kind: "near", lat: center.latitude, lon: center.longitude, radiusMeters: radius.meters,
                                          filter: filter, limit: limit)
             return answer(PlaceAnswer(query: query, page: page), format: format, request: request)
@@ -35,10 +36,11 @@ extension GeoQueryService {
             let text = try parameters.required("bbox", example: "2.2,48.8,2.4,48.9")
             let box: BoundingBox
             do { box = try BoundingBox(parsing: text) } catch { throw APIProblem.badRequest("bbox: \(error)") }
-            let filter = try parameters.filter(countries: knownCountries)
+            var filter = try parameters.filter(countries: knownCountries)
+            filter.viewer = try await viewer(request)?.username
             let limit = try pageLimit(parameters)
             let format = try AnswerFormat(parameters)
-            let page = try await index.within(box, filter: filter, limit: limit, cursor: try parameters.single("cursor"))
+            let page = try await searchIndex.within(box, filter: filter, limit: limit, cursor: try parameters.single("cursor"))
             let query = QueryDescription(kind: "bbox", bbox: [box.west, box.south, box.east, box.north], filter: filter, limit: limit)
             return answer(PlaceAnswer(query: query, page: page), format: format, request: request)
         }
@@ -48,9 +50,10 @@ extension GeoQueryService {
             let center = try parameters.coordinate()
             let k = try parameters.int("k", range: 1...configuration.maximumNearestCount) ?? 10
             let ceiling = try parameters.distance("max_distance")
-            let filter = try parameters.filter(countries: knownCountries)
+            var filter = try parameters.filter(countries: knownCountries)
+            filter.viewer = try await viewer(request)?.username
             let format = try AnswerFormat(parameters)
-            let matches = try await index.nearest(center, count: k, maxDistance: ceiling, filter: filter)
+            let matches = try await searchIndex.nearest(center, count: k, maxDistance: ceiling, filter: filter)
             let query = QueryDescription(kind: "nearest", lat: center.latitude, lon: center.longitude, radiusMeters: ceiling?.meters,
                                          filter: filter, limit: k)
             return answer(PlaceAnswer(query: query, page: PlacePage(matches: matches, nextCursor: nil)), format: format, request: request)
@@ -64,7 +67,8 @@ extension GeoQueryService {
             let text = raw.removingPercentEncoding ?? raw
             let id: PlaceID
             do { id = try PlaceID(text) } catch { throw APIProblem.badRequest(String(describing: error)) }
-            guard let place = try await index.place(id) else {
+            let viewer = try await viewer(request)?.username
+            guard let place = try await searchIndex.place(id), place.gem?.isReachable(by: viewer) ?? true else {
                 throw APIProblem(.notFound, "no place with id \(text)")
             }
             let query = QueryDescription(kind: "place", id: text)

@@ -1,3 +1,4 @@
+import Accounts
 import Foundation
 import GeoCore
 import GeoQueryWire
@@ -47,6 +48,20 @@ public struct APIProblem: Error, Sendable, HTTPResponseError {
             return problem
         case let error as GeoCoreError:
             return .badRequest(error.description)
+        case let error as AccountError:
+            switch error {
+            case .invalid, .weakPassword: return .badRequest(error.description)
+            case .wrongCredentials, .notSignedIn:
+                return APIProblem(.unauthorized, error.description, headers: [.wwwAuthenticate: "Bearer"])
+            case .rateLimited(let wait):
+                return APIProblem(.tooManyRequests, error.description, headers: [.retryAfter: String(Int(wait.components.seconds) + 1)])
+            case .taken: return APIProblem(.conflict, error.description)
+            }
+        case let error as UserDataError:
+            switch error {
+            case .usernameTaken, .emailTaken: return APIProblem(.conflict, error.description)
+            case .notFound: return APIProblem(.notFound, error.description)
+            }
         case let error as PlaceModelError:
             return .badRequest(error.description)
         case let error as PlaceQueryError:

@@ -8,7 +8,7 @@ import Providers
 
 /// `/v1/search` (federated over the local index and the providers with keys) and `/v1/weather`.
 extension GeoQueryService {
-    func addProviderRoutes(to router: Router<BasicRequestContext>, table: inout RouteTable) {
+    func addProviderRoutes(to router: Router<ServiceRequestContext>, table: inout RouteTable) {
         let deadline = configuration.requestTimeout
         let bound = RequestBound.cancelling(deadline)
         router.route(.get, "/v1/search", in: &table, bound: bound) { request, _ in
@@ -30,7 +30,10 @@ extension GeoQueryService {
             let seconds = max(1, Double(deadline.components.seconds) * 0.6)
             settings.timeout = min(settings.timeout, seconds)
             var sources = FederatedSearch.sources(names.filter { $0 != .local }, settings: settings, localIndex: nil)
-            if names.contains(.local) { sources.insert(LocalIndexProvider(index: index), at: 0) }
+            if names.contains(.local) {
+                let viewer = try await viewer(request)?.username
+                sources.insert(LocalIndexProvider(index: ViewerScopedIndex(base: searchIndex, viewer: viewer)), at: 0)
+            }
             let search = FederatedSearch(sources: sources, deadline: seconds)
             let result = await search.search(near: center, radius: radius, query: query, categories: categories, limit: limit)
             let description = QueryDescription(kind: "search", lat: center.latitude, lon: center.longitude, radiusMeters: radius.meters,

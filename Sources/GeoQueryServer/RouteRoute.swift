@@ -13,7 +13,7 @@ import Routing
 /// `{"ids": […], "distances": [[…]]}`, a matrix (null for a missing edge). The CLI's options are
 /// query parameters: `start`, `end`, `closed`, `deadline`, `seed`, `format` (json or geojson).
 extension GeoQueryService {
-    func addRouteRoute(to router: Router<BasicRequestContext>, table: inout RouteTable) {
+    func addRouteRoute(to router: Router<ServiceRequestContext>, table: inout RouteTable) {
         router.route(.post, "/v1/route", in: &table, bound: .cancelling(configuration.requestTimeout)) { request, _ in
             let parameters = try QueryParameters(request, allowed: ["start", "end", "closed", "deadline", "seed", "format"])
             let contentType = request.headers[.contentType]?.split(separator: ";").first.map {

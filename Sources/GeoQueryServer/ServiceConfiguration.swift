@@ -1,4 +1,5 @@
 import Foundation
+import GeoCore
 import Providers
 import Regions
 
@@ -34,6 +35,19 @@ public struct ServiceConfiguration: Sendable {
     /// How old the in-memory city list of `/v1/cities` may get before it is rebuilt from the
     /// index (in the background; answers meanwhile come from the old list).
     public var cityDirectoryRefresh: Duration = .seconds(600)
+    /// bcrypt's work factor for passwords (11 or more; each step doubles the time).
+    public var passwordCost: UInt8 = 11
+    /// Failed sign-ins per account per 15 minutes before 429.
+    public var signInAttemptsPerAccount = 10
+    /// Sign-in attempts per client address per minute before 429.
+    public var signInAttemptsPerAddress = 30
+    /// The largest radius `/v1/gems/near` searches (the Hidden Gem app shows nothing beyond
+    /// 20 miles); larger radii are capped, and the answer says so.
+    public var gemRadiusCap = try! Distance(meters: 32_186.88)  // 20 mi; a finite positive constant cannot fail
+    /// Where uploaded photos are stored (content-addressed files); nil refuses uploads.
+    public var photoDirectory: String?
+    /// The largest photo, in bytes (413 beyond, without reading the rest).
+    public var maximumPhotoBytes = 10 << 20
     /// Provider keys, base URLs and transport for `/v1/search` and `/v1/weather`.
     public var providers = ProviderSettings()
 

@@ -248,6 +248,9 @@ public enum PlaceJSON {
             json.key("gem"); json.beginObject()
             json.key("owner"); json.string(gem.owner)
             json.key("visibility"); json.string(gem.visibility.rawValue)
+            json.member("description", gem.description)
+            if let created = gem.createdAt { json.key("created_at"); json.timestamp(created) }
+            if let updated = gem.updatedAt { json.key("updated_at"); json.timestamp(updated) }
             json.endObject()
         }
         if let importedAt = place.provenance.importedAt { json.key("imported_at"); json.timestamp(importedAt) }

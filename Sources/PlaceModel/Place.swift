@@ -294,17 +294,54 @@ public struct Provenance: Sendable, Hashable, Codable {
     }
 }
 
-/// The part of a place only user-submitted hidden gems have.
+/// The part of a place only user-submitted hidden gems have: who made it and who may see it.
 public struct HiddenGem: Sendable, Hashable, Codable {
+    /// Who may see a gem.
     public enum Visibility: String, Sendable, Hashable, Codable, CaseIterable {
-        case `private`, friends, `public`
+        /// Only the owner: listed in the owner's own queries, unknown to everyone else.
+        case `private`
+        /// The owner's accepted friends (reserved for the trips issue; listed to the owner only
+        /// until friendships exist).
+        case friends
+        /// Everyone who has its id; never listed in any query (a link to share).
+        case unlisted
+        /// Everyone, in every query.
+        case `public`
     }
 
+    /// The owner's username.
     public var owner: String
     public var visibility: Visibility
+    /// What makes the place worth a visit, in the owner's words.
+    public var description: String?
+    public var createdAt: Date?
+    public var updatedAt: Date?
 
-    public init(owner: String, visibility: Visibility) {
+    public init(owner: String, visibility: Visibility, description: String? = nil,
+                createdAt: Date? = nil, updatedAt: Date? = nil) {
         self.owner = owner
         self.visibility = visibility
+        self.description = description
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
+    }
+
+    /// Whether a query by `viewer` (a username; nil for anonymous) lists the gem: public gems
+    /// for everyone, private (and friends-only) gems for their owner, unlisted gems for no one.
+    public func isListed(to viewer: String?) -> Bool {
+        switch visibility {
+        case .public: return true
+        case .private, .friends: return viewer != nil && viewer == owner
+        case .unlisted: return false
+        }
+    }
+
+    /// Whether `viewer` may open the gem by its id: anyone for public and unlisted gems, the
+    /// owner alone for private (and friends-only) ones.
+    public func isReachable(by viewer: String?) -> Bool {
+        switch visibility {
+        case .public, .unlisted: return true
+        case .private, .friends: return viewer != nil && viewer == owner
+        }
     }
 }

@@ -53,10 +53,16 @@ public struct PlaceFilter: Sendable, Hashable, Codable {
     /// Open at this instant, by the place's opening hours read in its time zone; places whose
     /// hours or time zone are not known are left out.
     public var openAt: Date?
+    /// Who asks (a username; nil for an anonymous viewer), which decides the hidden gems a
+    /// query lists (``HiddenGem/isListed(to:)``): public gems for everyone, private gems for
+    /// their owner alone, unlisted gems for no one. Places that are not gems are not affected.
+    /// Unlike the other conditions this one is never "off": a filter without a viewer lists
+    /// public gems only.
+    public var viewer: String?
 
     public init(categories: [Category] = [], text: String? = nil, minimumRating: Double? = nil,
                 priceLevels: ClosedRange<Int>? = nil, sources: [String] = [], countries: [String] = [],
-                continents: [Continent] = [], openAt: Date? = nil) {
+                continents: [Continent] = [], openAt: Date? = nil, viewer: String? = nil) {
         self.categories = categories
         self.text = text
         self.minimumRating = minimumRating
@@ -65,12 +71,13 @@ public struct PlaceFilter: Sendable, Hashable, Codable {
         self.countries = countries
         self.continents = continents
         self.openAt = openAt
+        self.viewer = viewer
     }
 
     /// No conditions.
     public static let none = PlaceFilter()
 
-    /// True when nothing is filtered.
+    /// True when nothing is filtered but gems by their visibility.
     public var isEmpty: Bool {
         categories.isEmpty && (text?.isEmpty ?? true) && minimumRating == nil && priceLevels == nil && sources.isEmpty
             && countries.isEmpty && continents.isEmpty && openAt == nil
@@ -78,6 +85,7 @@ public struct PlaceFilter: Sendable, Hashable, Codable {
 
     /// Whether a place passes every condition but ``text`` (which needs the text index).
     public func matchesAttributes(of place: Place) -> Bool {
+        if let gem = place.gem, !gem.isListed(to: viewer) { return false }
         if !categories.isEmpty && !categories.contains(where: place.isIn) { return false }
         if let minimumRating, (place.rating?.value ?? -1) < minimumRating { return false }
         if let priceLevels {
@@ -92,6 +100,35 @@ public struct PlaceFilter: Sendable, Hashable, Codable {
         }
         if let openAt, place.isOpen(at: openAt) != true { return false }
         return true
+    }
+}
+
+extension PlaceFilter {
+    /// A canonical text of every condition, for cursor fingerprints: two filters with the same
+    /// description select the same places. An open filter's instant is left out (each page of an
+    /// "open now" query is decided at its own request).
+    public var canonicalDescription: String {
+        [categories.map(\.identifier).sorted().joined(separator: ","),
+         text ?? "", minimumRating.map { String($0) } ?? "",
+         priceLevels.map { "\($0.lowerBound)-\($0.upperBound)" } ?? "",
+         sources.sorted().joined(separator: ","),
+         countries.sorted().joined(separator: ","),
+         continents.map(\.rawValue).sorted().joined(separator: ","),
+         openAt == nil ? "" : "open", viewer ?? ""].joined(separator: "|")
+    }
+}
+
+extension PageCursor {
+    /// The fingerprint of a ``PlaceIndex/near(_:radius:filter:limit:cursor:)`` query. Every
+    /// implementation uses it, so a cursor one store issued continues the same query on another
+    /// (a merged answer passes one cursor to each of its parts).
+    public static func nearFingerprint(center: Coordinate, radius: Distance, filter: PlaceFilter) -> UInt64 {
+        fingerprint(["near", center.description, String(radius.meters.bitPattern), filter.canonicalDescription])
+    }
+
+    /// The fingerprint of a ``PlaceIndex/within(_:filter:limit:cursor:)`` query.
+    public static func withinFingerprint(box: BoundingBox, filter: PlaceFilter) -> UInt64 {
+        fingerprint(["within", box.description, filter.canonicalDescription])
     }
 }
 

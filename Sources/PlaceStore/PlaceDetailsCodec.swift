@@ -17,7 +17,9 @@ import PlaceQuery
 /// | 20 | rating, normalised 0–5 | | 22 | country code |
 /// | 23 | source, when it differs from the id's namespace | | 24 | country from the boundaries |
 /// | 25 | continent code | | 26 | time zone |
-/// | 27 | weekly open ranges (pairs of little-endian UInt16 minutes from Monday 00:00) | | | |
+/// | 27 | weekly open ranges (pairs of little-endian UInt16 minutes from Monday 00:00) | | 28 | gem listing: visibility, NUL, owner |
+/// | 29 | gem description | | 30 | gem created at (seconds since 1970) |
+/// | 31 | gem updated at (seconds since 1970) | | | |
 /// | 1 | phone | | 10 | photos (JSON array) |
 /// | 2 | website | | 11 | tags (pairs: varint length + key, varint length + value) |
 /// | 3 | street | | 12 | gem owner |
@@ -33,6 +35,7 @@ enum PlaceDetailsCodec {
         case photos, tags, gemOwner, gemVisibility, sourceID, fetchedAt, importedAt, ratingCount, ratingScale
         case categories, rating, priceLevel, countryCode, source
         case regionCountry, continent, timeZone, weeklyHours
+        case gemListing, gemDescription, gemCreatedAt, gemUpdatedAt
     }
 
     private static let jsonEncoder: JSONEncoder = {
@@ -80,6 +83,8 @@ enum PlaceDetailsCodec {
             text(.continent, region.continent?.rawValue)
         }
         text(.timeZone, place.timeZone)
+        let gem = place.gem
+        if let gem { text(.gemListing, gem.visibility.rawValue + "\u{0}" + gem.owner) }
         let hours = place.openingHours
         if let ranges = hours?.weeklyRanges, !ranges.isEmpty {
             out.append(Tag.weeklyHours.rawValue)
@@ -117,9 +122,12 @@ enum PlaceDetailsCodec {
             appendVarint(UInt64(pairs.count), to: &out)
             out.append(contentsOf: pairs)
         }
-        if let gem = place.gem {
+        if let gem {
             text(.gemOwner, gem.owner)
             text(.gemVisibility, gem.visibility.rawValue)
+            text(.gemDescription, gem.description)
+            number(.gemCreatedAt, gem.createdAt?.timeIntervalSince1970)
+            number(.gemUpdatedAt, gem.updatedAt?.timeIntervalSince1970)
         }
         if !id.hasLocalID(provenance.sourceID) { text(.sourceID, provenance.sourceID) }
         number(.fetchedAt, provenance.fetchedAt?.timeIntervalSince1970)
@@ -200,6 +208,8 @@ enum PlaceDetailsCodec {
         var timeZone: UnsafeBufferPointer<UInt8>?
         /// Pairs of little-endian UInt16 minutes of the week.
         var weeklyHours: UnsafeRawBufferPointer?
+        /// A gem's visibility, a NUL byte, and its owner.
+        var gemListing: UnsafeBufferPointer<UInt8>?
     }
 
     @inline(__always)
@@ -225,6 +235,8 @@ enum PlaceDetailsCodec {
                 found.timeZone = UnsafeRawBufferPointer(rebasing: bytes[index..<(index + length)]).assumingMemoryBound(to: UInt8.self)
             case .weeklyHours:
                 found.weeklyHours = UnsafeRawBufferPointer(rebasing: bytes[index..<(index + length)])
+            case .gemListing:
+                found.gemListing = UnsafeRawBufferPointer(rebasing: bytes[index..<(index + length)]).assumingMemoryBound(to: UInt8.self)
             default:
                 return found  // the filter fields are written first: nothing more to find
             }
@@ -245,7 +257,8 @@ enum PlaceDetailsCodec {
         var hoursPeriods: [OpeningHours.Period] = []
         var photos: [PhotoReference] = []
         var tags: [String: String] = [:]
-        var gemOwner, gemVisibility, sourceID: String?
+        var gemOwner, gemVisibility, gemDescription, sourceID: String?
+        var gemCreatedAt, gemUpdatedAt: Double?
         var fetchedAt, importedAt, ratingCount, ratingScale: Double?
     }
 
@@ -288,7 +301,10 @@ enum PlaceDetailsCodec {
             case .regionCountry: fields.regionCountry = text()
             case .continent: fields.continent = text()
             case .timeZone: fields.timeZone = text()
-            case .weeklyHours: break  // derived from the periods, for filters
+            case .weeklyHours, .gemListing: break  // derived from other fields, for filters
+            case .gemDescription: fields.gemDescription = text()
+            case .gemCreatedAt: fields.gemCreatedAt = number()
+            case .gemUpdatedAt: fields.gemUpdatedAt = number()
             case .phone: fields.phone = text()
             case .website: fields.website = text()
             case .street: fields.street = text()

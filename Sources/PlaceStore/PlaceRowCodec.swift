@@ -72,7 +72,10 @@ enum PlaceRowCodec {
         let hours = details.hoursText != nil || !details.hoursPeriods.isEmpty
             ? OpeningHours(text: details.hoursText, periods: details.hoursPeriods) : nil
         let gem = details.gemOwner.map {
-            HiddenGem(owner: $0, visibility: HiddenGem.Visibility(rawValue: details.gemVisibility ?? "") ?? .private)
+            HiddenGem(owner: $0, visibility: HiddenGem.Visibility(rawValue: details.gemVisibility ?? "") ?? .private,
+                      description: details.gemDescription,
+                      createdAt: details.gemCreatedAt.map(Date.init(timeIntervalSince1970:)),
+                      updatedAt: details.gemUpdatedAt.map(Date.init(timeIntervalSince1970:)))
         }
         let provenance = Provenance(source: details.source ?? id.source, sourceID: details.sourceID ?? id.localID,
                                     fetchedAt: details.fetchedAt.map(Date.init(timeIntervalSince1970:)),

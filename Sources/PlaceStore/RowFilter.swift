@@ -15,6 +15,8 @@ struct RowFilter {
     /// The local minute of the week at ``openAt`` per time zone seen, worked out once per query.
     private let minutesByZone: ZoneMinutes?
     private let needsDetails: Bool
+    /// The viewer's username, for private gems.
+    private let viewer: [UInt8]?
 
     init(_ filter: PlaceFilter) {
         categories = filter.categories.map { Array($0.identifier.utf8) }
@@ -25,6 +27,7 @@ struct RowFilter {
         continents = filter.continents.map { Array($0.rawValue.utf8) }
         openAt = filter.openAt
         minutesByZone = filter.openAt.map(ZoneMinutes.init)
+        viewer = filter.viewer.map { Array($0.utf8) }
         needsDetails = !categories.isEmpty || minimumRating != nil || priceLevels != nil || !sources.isEmpty
             || !countries.isEmpty || !continents.isEmpty || openAt != nil
     }
@@ -32,8 +35,10 @@ struct RowFilter {
     /// Whether the row (columns as ``Schema/selectColumns``) passes every condition.
     @inline(__always)
     func passes(_ row: SQLiteStatement) -> Bool {
-        guard needsDetails else { return true }
+        let isGem = RowFilter.isGem(row.bytes(3))
+        guard needsDetails || isGem else { return true }
         let fields = PlaceDetailsCodec.filterFields(row.nonEmptyBlob(5))
+        if isGem, !RowFilter.gemListing(fields.gemListing, isListedTo: viewer) { return false }
         if !sources.isEmpty {
             // The source is the id's namespace unless the details record overrides it.
             let source = fields.source ?? RowFilter.namespace(of: row.bytes(3))
@@ -58,6 +63,24 @@ struct RowFilter {
             guard RowFilter.weeklyRanges(hours, contain: minute) else { return false }
         }
         return true
+    }
+
+    /// Whether the id is a hidden gem's (`gem:…`).
+    @inline(__always)
+    static func isGem(_ id: UnsafeBufferPointer<UInt8>) -> Bool {
+        id.count > 4 && id[0] == UInt8(ascii: "g") && id[1] == UInt8(ascii: "e") && id[2] == UInt8(ascii: "m")
+            && id[3] == UInt8(ascii: ":")
+    }
+
+    /// ``HiddenGem/isListed(to:)`` on the stored listing field (visibility, NUL, owner). A gem
+    /// row without one is listed to no one.
+    static func gemListing(_ listing: UnsafeBufferPointer<UInt8>?, isListedTo viewer: [UInt8]?) -> Bool {
+        guard let listing, let nul = listing.firstIndex(of: 0) else { return false }
+        let visibility = UnsafeBufferPointer(rebasing: listing[..<nul])
+        if visibility.elementsEqual(HiddenGem.Visibility.public.rawValue.utf8) { return true }
+        if visibility.elementsEqual(HiddenGem.Visibility.unlisted.rawValue.utf8) { return false }
+        guard let viewer else { return false }
+        return UnsafeBufferPointer(rebasing: listing[(nul + 1)...]).elementsEqual(viewer)
     }
 
     /// Whether the packed weekly ranges (pairs of little-endian UInt16) hold `minute`.

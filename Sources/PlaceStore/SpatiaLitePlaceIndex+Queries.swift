@@ -26,9 +26,7 @@ extension SpatiaLitePlaceIndex {
     public func near(_ center: Coordinate, radius: Distance, filter: PlaceFilter = .none,
                      limit: Int? = nil, cursor: String? = nil) throws -> PlacePage {
         try Self.validate(limit: limit)
-        let fingerprint = {
-            PageCursor.fingerprint(["near", center.description, String(radius.meters.bitPattern), Self.describe(filter)])
-        }
+        let fingerprint = { PageCursor.nearFingerprint(center: center, radius: radius, filter: filter) }
         let after = try cursor.map { try PageCursor(decoding: $0, expectedFingerprint: fingerprint()) }
         let searched = Self.searchedRadius(radius)
         return try reading {
@@ -100,7 +98,7 @@ extension SpatiaLitePlaceIndex {
     public func within(_ box: BoundingBox, filter: PlaceFilter = .none, limit: Int? = nil,
                        cursor: String? = nil) throws -> PlacePage {
         try Self.validate(limit: limit)
-        let fingerprint = { PageCursor.fingerprint(["within", box.description, Self.describe(filter)]) }
+        let fingerprint = { PageCursor.withinFingerprint(box: box, filter: filter) }
         let after = try cursor.map { try PageCursor(decoding: $0, expectedFingerprint: fingerprint()) }
         return try reading {
             var hits = HitCollector()
@@ -261,18 +259,5 @@ extension SpatiaLitePlaceIndex {
         if let limit, limit < 1 {
             throw PlaceQueryError.invalidArgument(name: "limit", value: String(limit), valid: "it must be at least 1 (or no limit)")
         }
-    }
-
-    /// The filter as a cursor's fingerprint sees it. The instant of an open-at filter is left
-    /// out, only its presence counts: `open_now` pages are each decided at their own request's
-    /// time, and keyset paging still never repeats or skips a place that stays open.
-    static func describe(_ filter: PlaceFilter) -> String {
-        [filter.categories.map(\.identifier).sorted().joined(separator: ","),
-         filter.text ?? "", filter.minimumRating.map { String($0) } ?? "",
-         filter.priceLevels.map { "\($0.lowerBound)-\($0.upperBound)" } ?? "",
-         filter.sources.sorted().joined(separator: ","),
-         filter.countries.sorted().joined(separator: ","),
-         filter.continents.map(\.rawValue).sorted().joined(separator: ","),
-         filter.openAt == nil ? "" : "open"].joined(separator: "|")
     }
 }

@@ -1,0 +1,140 @@
+import Foundation
+import HummingbirdBcrypt
+import NIOPosix
+import PlaceQuery
+
+/// Sign-up, sign-in, sessions and password changes over any ``AccountStore``.
+///
+/// Passwords are hashed with bcrypt (hummingbird-auth's `HummingbirdBcrypt`) at ``passwordCost``
+/// on a thread pool, never on the caller's thread: a hash takes a tenth of a second or more.
+/// A sign-in for an unknown login verifies a dummy hash of the same cost, so it takes as long as
+/// a wrong password and answers the same (``AccountError/wrongCredentials``).
+public struct AccountService: Sendable {
+    public let store: any AccountStore
+    /// bcrypt's log2 work factor (at least 11).
+    public let passwordCost: UInt8
+    /// Sessions end this long after their last use.
+    public let sessionLifetime: Duration
+    /// Failed sign-ins per account within the window.
+    public let accountLimiter: RateLimiter
+    /// Sign-in attempts per client address within the window.
+    public let addressLimiter: RateLimiter
+    let pool: NIOThreadPool
+    let dummyHash: String
+
+    /// - Parameters:
+    ///   - passwordCost: bcrypt cost, 11 or more (12 is hummingbird-auth's default).
+    ///   - pool: where hashing runs.
+    public init(store: any AccountStore, pool: NIOThreadPool, passwordCost: UInt8 = 11,
+                sessionLifetime: Duration = .seconds(30 * 86_400),
+                accountLimiter: RateLimiter = RateLimiter(limit: 10, window: .seconds(900)),
+                addressLimiter: RateLimiter = RateLimiter(limit: 30, window: .seconds(60))) {
+        precondition(passwordCost >= 11 && passwordCost <= 31, "bcrypt cost must be 11 to 31")
+        self.store = store
+        self.pool = pool
+        self.passwordCost = passwordCost
+        self.sessionLifetime = sessionLifetime
+        self.accountLimiter = accountLimiter
+        self.addressLimiter = addressLimiter
+        dummyHash = Bcrypt.hash("a password no account has \(UInt64.random(in: .min ... .max))", cost: passwordCost)
+    }
+
+    /// A new session: the token to hand out (once) and when it ends unless used.
+    public struct IssuedToken: Sendable {
+        public var token: String
+        public var expiresAt: Date
+    }
+
+    /// Creates an account. - Throws: ``AccountError`` for a bad field or a taken name or email.
+    public func signUp(username rawName: String, email rawEmail: String, password: String, now: Date = Date()) async throws -> UserAccount {
+        let username = try AccountRules.username(rawName)
+        let email = try AccountRules.email(rawEmail)
+        try AccountRules.checkPassword(password, username: username)
+        let hash = try await hashPassword(password)
+        let account = UserAccount(username: username, email: email, passwordHash: hash, createdAt: now)
+        do {
+            try await store.createUser(account)
+        } catch UserDataError.usernameTaken {
+            throw AccountError.taken(field: "username", value: username)
+        } catch UserDataError.emailTaken {
+            throw AccountError.taken(field: "email", value: email)
+        }
+        return account
+    }
+
+    /// Signs in with a username or email and a password, from a client address.
+    /// - Throws: ``AccountError/rateLimited(retryAfter:)`` past the limits;
+    ///   ``AccountError/wrongCredentials`` for an unknown login or a wrong password alike.
+    public func signIn(login: String, password: String, clientAddress: String, now: Date = Date()) async throws -> (UserAccount, IssuedToken) {
+        let accountKey = login.lowercased()
+        if let wait = addressLimiter.wait(for: clientAddress) ?? accountLimiter.wait(for: accountKey) {
+            throw AccountError.rateLimited(retryAfter: wait)
+        }
+        addressLimiter.record(clientAddress)
+        let account = try await store.user(login: accountKey)
+        let matches = try await verify(password, against: account?.passwordHash ?? dummyHash)
+        guard let account, matches else {
+            accountLimiter.record(accountKey)
+            throw AccountError.wrongCredentials
+        }
+        accountLimiter.reset(accountKey)
+        return (account, try await openSession(for: account.username, now: now))
+    }
+
+    /// A new session for a user (after sign-in, or a password change).
+    public func openSession(for username: String, now: Date = Date()) async throws -> IssuedToken {
+        let token = SessionToken.make()
+        let expires = now.addingTimeInterval(seconds(sessionLifetime))
+        try await store.createSession(SessionRecord(tokenHash: SessionToken.hash(token), username: username,
+                                                    createdAt: now, expiresAt: expires))
+        return IssuedToken(token: token, expiresAt: expires)
+    }
+
+    /// The account a bearer token signs in, extending the session's life (sliding expiry; the
+    /// stored end moves at most once an hour, so reads do not each cost a write).
+    /// - Throws: ``AccountError/notSignedIn`` for an unknown, expired or revoked token.
+    public func authenticate(token: String, now: Date = Date()) async throws -> (UserAccount, SessionRecord) {
+        let hash = SessionToken.hash(token)
+        guard let session = try await store.session(tokenHash: hash), session.expiresAt > now,
+              let account = try await store.user(named: session.username) else {
+            throw AccountError.notSignedIn
+        }
+        let renewed = now.addingTimeInterval(seconds(sessionLifetime))
+        if renewed.timeIntervalSince(session.expiresAt) > 3_600 {
+            try await store.extendSession(tokenHash: hash, until: renewed)
+        }
+        return (account, session)
+    }
+
+    /// Ends the session of this token.
+    public func signOut(tokenHash: String) async throws {
+        try await store.deleteSession(tokenHash: tokenHash)
+    }
+
+    /// Changes the password after checking the current one; every other session ends.
+    public func changePassword(of account: UserAccount, current: String, new: String, keepingSession: String) async throws -> UserAccount {
+        guard try await verify(current, against: account.passwordHash) else {
+            throw AccountError.invalid(field: "current_password", value: "(hidden)", rule: "it does not match the account's password")
+        }
+        try AccountRules.checkPassword(new, username: account.username)
+        var changed = account
+        changed.passwordHash = try await hashPassword(new)
+        try await store.updateUser(changed)
+        try await store.deleteSessions(of: account.username, keeping: keepingSession)
+        return changed
+    }
+
+    /// bcrypt on the pool.
+    func hashPassword(_ password: String) async throws -> String {
+        let cost = passwordCost
+        return try await pool.runIfActive { Bcrypt.hash(password, cost: cost) }
+    }
+
+    func verify(_ password: String, against hash: String) async throws -> Bool {
+        try await pool.runIfActive { Bcrypt.verify(password, hash: hash) }
+    }
+
+    private func seconds(_ duration: Duration) -> TimeInterval {
+        TimeInterval(duration.components.seconds) + TimeInterval(duration.components.attoseconds) / 1e18
+    }
+}

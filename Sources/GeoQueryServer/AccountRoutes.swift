@@ -1,0 +1,203 @@
+import Accounts
+import Foundation
+import GeoCore
+import GeoQueryWire
+import Hummingbird
+import PlaceModel
+import PlaceQuery
+
+/// A signed-in request: the account and the session its token opened.
+struct SignedIn: Sendable {
+    var account: UserAccount
+    var session: SessionRecord
+    var username: String { account.username }
+}
+
+/// `/v1/users`, `/v1/sessions`, `/v1/me`: sign-up, sign-in and out, profiles.
+extension GeoQueryService {
+    func addAccountRoutes(to router: Router<ServiceRequestContext>, table: inout RouteTable) {
+        let bound = RequestBound.queries(configuration.requestTimeout)
+        router.route(.post, "/v1/users", in: &table, bound: bound) { request, _ in
+            let accounts = try requireAccounts()
+            let body = try await JSONBody(request, limit: 16_384, allowed: ["username", "email", "password"])
+            let account = try await accounts.signUp(username: try body.requiredString("username", maxLength: 100),
+                                                    email: try body.requiredString("email", maxLength: 300),
+                                                    password: try body.requiredString("password", maxLength: 1_000))
+            var response = Response.json(Self.privateProfile(account), status: .created)
+            response.headers[.location] = "/v1/users/\(account.username)"
+            return response
+        }
+
+        router.route(.post, "/v1/sessions", in: &table, bound: bound) { request, context in
+            let accounts = try requireAccounts()
+            let body = try await JSONBody(request, limit: 16_384, allowed: ["username", "email", "password"])
+            guard let login = try body.string("username", maxLength: 300) ?? body.string("email", maxLength: 300) else {
+                throw APIProblem.badRequest("field 'username' (or 'email') is required")
+            }
+            let password = try body.requiredString("password", maxLength: 1_000)
+            let (account, issued) = try await accounts.signIn(login: login, password: password, clientAddress: context.clientAddress)
+            return .json(.object([("token", .string(issued.token)), ("token_type", .string("Bearer")),
+                                  ("expires_at", .string(Timestamp.iso8601(issued.expiresAt))),
+                                  ("username", .string(account.username))]), status: .created)
+        }
+
+        router.route(.delete, "/v1/sessions/current", in: &table, bound: bound) { request, _ in
+            let user = try await signedIn(request)
+            try await requireAccounts().signOut(tokenHash: user.session.tokenHash)
+            return Response(status: .noContent)
+        }
+
+        router.route(.get, "/v1/me", in: &table, bound: bound) { request, _ in
+            _ = try QueryParameters(request, allowed: [])
+            return .json(Self.privateProfile(try await signedIn(request).account))
+        }
+
+        router.route(.patch, "/v1/me", in: &table, bound: bound) { request, _ in
+            let user = try await signedIn(request)
+            let body = try await JSONBody(request, limit: 65_536, allowed: [
+                "display_name", "bio", "avatar_photo", "language", "home_location", "units", "email", "password", "current_password"])
+            var account = try await updatedProfile(user.account, body)
+            if let password = try body.string("password", maxLength: 1_000) {
+                guard let current = try body.string("current_password", maxLength: 1_000) else {
+                    throw APIProblem.badRequest("field 'current_password' is required to change the password")
+                }
+                account = try await requireAccounts().changePassword(of: account, current: current, new: password,
+                                                                     keepingSession: user.session.tokenHash)
+            } else {
+                try await requireUserData().updateUser(account)
+            }
+            return .json(Self.privateProfile(account))
+        }
+
+        router.route(.delete, "/v1/me", in: &table, bound: bound) { request, _ in
+            let user = try await signedIn(request)
+            let unused = try await requireUserData().deleteUser(named: user.username)
+            removePhotoFiles(unused)
+            return Response(status: .noContent)
+        }
+
+        router.route(.get, "/v1/users/{username}", in: &table, bound: bound) { request, context in
+            _ = try QueryParameters(request, allowed: [])
+            let name = try context.parameters.require("username").lowercased()
+            guard let account = try await requireUserData().user(named: name) else {
+                throw APIProblem(.notFound, "no user named '\(name)'")
+            }
+            return .json(Self.publicProfile(account))
+        }
+
+        router.route(.get, "/v1/users", in: &table, bound: bound) { request, _ in
+            let parameters = try QueryParameters(request, allowed: ["q", "limit", "cursor"])
+            let prefix = try parameters.required("q", example: "ann").lowercased()
+            guard (1...30).contains(prefix.count) else {
+                throw APIProblem.badRequest("q '\(prefix)' is invalid: give the first 1 to 30 characters of a username")
+            }
+            let limit = try parameters.int("limit", range: 1...100) ?? 20
+            let after = try parameters.single("cursor")
+            let found = try await requireUserData().users(withPrefix: prefix, after: after, limit: limit + 1)
+            let page = Array(found.prefix(limit))
+            return .json(.object([
+                ("query", .object([("kind", .string("users")), ("q", .string(prefix)), ("limit", .int(limit))])),
+                ("count", .int(page.count)),
+                ("users", .array(page.map(Self.publicProfile))),
+                ("next_cursor", found.count > limit ? .optional(page.last?.username) : .null),
+            ]))
+        }
+    }
+
+    // MARK: - Signed-in requests
+
+    func requireAccounts() throws -> AccountService {
+        guard let accounts else { throw APIProblem(.serviceUnavailable, "this service runs without accounts (no user data store)") }
+        return accounts
+    }
+
+    func requireUserData() throws -> any UserDataStore {
+        guard let userData else { throw APIProblem(.serviceUnavailable, "this service runs without accounts (no user data store)") }
+        return userData
+    }
+
+    /// The signed-in user; 401 without a valid bearer token.
+    func signedIn(_ request: Request) async throws -> SignedIn {
+        guard let user = try await viewer(request) else { throw AccountError.notSignedIn }
+        return user
+    }
+
+    /// The signed-in user, or nil for a request without `Authorization`; a token that is sent
+    /// but unknown or ended is 401 (not silently anonymous).
+    func viewer(_ request: Request) async throws -> SignedIn? {
+        guard let header = request.headers[.authorization] else { return nil }
+        let parts = header.split(separator: " ", maxSplits: 1)
+        guard parts.count == 2, parts[0].lowercased() == "bearer" else {
+            throw APIProblem(.unauthorized, "the Authorization header must be 'Bearer <token>'", headers: [.wwwAuthenticate: "Bearer"])
+        }
+        let (account, session) = try await requireAccounts().authenticate(token: String(parts[1]))
+        return SignedIn(account: account, session: session)
+    }
+
+    /// The profile with the body's changes (not the password).
+    func updatedProfile(_ account: UserAccount, _ body: JSONBody) async throws -> UserAccount {
+        var account = account
+        var profile = account.profile
+        func text(_ name: String, max: Int) throws -> String?? {
+            guard body.has(name) else { return .none }
+            return .some(try body.string(name, maxLength: max).flatMap { $0.isEmpty ? nil : $0 })
+        }
+        if let value = try text("display_name", max: 100) { profile.displayName = value }
+        if let value = try text("bio", max: 2_000) { profile.bio = value }
+        if let value = try text("language", max: 35) {
+            if let value, !value.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") }) || value.count < 2 {
+                throw APIProblem.badRequest("language '\(value)' is invalid: give a BCP 47 tag such as fr or pt-BR")
+            }
+            profile.language = value
+        }
+        if let value = try text("units", max: 20) {
+            if let value, !["metric", "imperial"].contains(value) {
+                throw APIProblem.badRequest("units '\(value)' is invalid: use metric or imperial")
+            }
+            profile.units = value
+        }
+        if body.has("home_location") { profile.homeLocation = try body.coordinate("home_location") }
+        if let value = try text("avatar_photo", max: 100) {
+            if let value {
+                guard let photo = try await requireUserData().photo(id: value), photo.owner == account.username else {
+                    throw APIProblem.badRequest("avatar_photo '\(value)' is not a photo you uploaded: upload it with POST /v1/me/photos first")
+                }
+            }
+            profile.avatarPhoto = value
+        }
+        if body.has("email") {
+            do { account.email = try AccountRules.email(try body.requiredString("email", maxLength: 300)) }
+        }
+        account.profile = profile
+        return account
+    }
+
+    static func publicProfile(_ account: UserAccount) -> OrderedJSON {
+        .object([
+            ("username", .string(account.username)),
+            ("display_name", .optional(account.profile.displayName)),
+            ("bio", .optional(account.profile.bio)),
+            ("avatar_url", .optional(account.profile.avatarPhoto.map { "/v1/photos/\($0)" })),
+            ("created_at", .string(Timestamp.iso8601(account.createdAt))),
+        ])
+    }
+
+    static func privateProfile(_ account: UserAccount) -> OrderedJSON {
+        let profile = account.profile
+        var home = OrderedJSON.null
+        if let location = profile.homeLocation {
+            home = .object([("lat", .double(location.latitude)), ("lon", .double(location.longitude))])
+        }
+        return .object([
+            ("username", .string(account.username)),
+            ("email", .string(account.email)),
+            ("display_name", .optional(profile.displayName)),
+            ("bio", .optional(profile.bio)),
+            ("avatar_photo", .optional(profile.avatarPhoto)),
+            ("avatar_url", .optional(profile.avatarPhoto.map { "/v1/photos/\($0)" })),
+            ("settings", .object([("language", .optional(profile.language)), ("home_location", home),
+                                  ("units", .optional(profile.units))])),
+            ("created_at", .string(Timestamp.iso8601(account.createdAt))),
+        ])
+    }
+}

@@ -1,0 +1,220 @@
+import Accounts
+import Foundation
+import GeoCore
+import GeoQueryWire
+import Hummingbird
+import PlaceModel
+import PlaceQuery
+
+/// `/v1/gems…` and `/v1/me/gems`: hidden gems, their ratings, and the gems near a point.
+///
+/// Who may do what: anyone reads a public or unlisted gem; only the owner reads a private one
+/// (to anyone else it does not exist: 404). Only the owner changes or deletes a gem: another
+/// signed-in user gets 403 for a gem they can see and 404 for one they cannot. Ratings are by
+/// signed-in users who can see the gem, one each, never by the owner.
+extension GeoQueryService {
+    static let gemFields = ["name", "lat", "lon", "categories", "tags", "description", "visibility"]
+    static let gemVisibilities: [HiddenGem.Visibility] = [.public, .unlisted, .private]
+
+    func addGemRoutes(to router: Router<ServiceRequestContext>, table: inout RouteTable) {
+        let bound = RequestBound.queries(configuration.requestTimeout)
+        router.route(.post, "/v1/gems", in: &table, bound: bound) { request, _ in
+            let user = try await signedIn(request)
+            let body = try await JSONBody(request, limit: 65_536, allowed: Self.gemFields)
+            let now = Date()
+            guard let latitude = try body.double("lat"), let longitude = try body.double("lon") else {
+                throw APIProblem.badRequest("fields 'lat' and 'lon' are required (degrees, WGS84)")
+            }
+            let id = try PlaceID(source: "gem", localID: Self.newGemID())
+            var gem = Place(id: id, name: "", coordinate: try Coordinate(latitude: latitude, longitude: longitude),
+                            provenance: Provenance(source: "gem", sourceID: id.localID),
+                            gem: HiddenGem(owner: user.username, visibility: .private, createdAt: now, updatedAt: now))
+            try apply(body, to: &gem, creating: true)
+            try await requireUserData().createGem(gem)
+            var response = gemAnswer(gem, kind: "gem")
+            response.status = .created
+            response.headers[.location] = "/v1/gems/\(id.rawValue)"
+            return response
+        }
+
+        router.route(.get, "/v1/gems/near", in: &table, bound: bound) { request, _ in
+            let parameters = try QueryParameters(request, allowed: ["lat", "lon", "radius", "limit", "cursor", "format"] + Self.filterParameters)
+            let center = try parameters.coordinate()
+            let asked = try parameters.distance("radius") ?? configuration.gemRadiusCap
+            let capped = asked.meters > configuration.gemRadiusCap.meters
+            let radius = capped ? configuration.gemRadiusCap : asked
+            var filter = try parameters.filter(countries: knownCountries)
+            filter.viewer = try await viewer(request)?.username
+            let limit = try pageLimit(parameters)
+            let format = try AnswerFormat(parameters)
+            let page = try await requireUserData().near(center, radius: radius, filter: filter, limit: limit,
+                                                        cursor: try parameters.single("cursor"))
+            var extra: [(String, OrderedJSON)] = [("radius_capped", .bool(capped))]
+            if capped { extra.append(("requested_radius_m", .double(asked.meters))) }
+            let query = QueryDescription(kind: "gems_near", lat: center.latitude, lon: center.longitude, radiusMeters: radius.meters,
+                                         filter: filter, limit: limit, extra: extra)
+            return answer(PlaceAnswer(query: query, page: page), format: format, request: request)
+        }
+
+        router.route(.get, "/v1/gems/{id}", in: &table, bound: bound) { request, context in
+            _ = try QueryParameters(request, allowed: [])
+            let gem = try await reachableGem(try gemID(context), viewer: try await viewer(request)?.username)
+            return gemAnswer(gem, kind: "gem")
+        }
+
+        router.route(.patch, "/v1/gems/{id}", in: &table, bound: bound) { request, context in
+            let user = try await signedIn(request)
+            var gem = try await ownedGem(try gemID(context), by: user.username)
+            let body = try await JSONBody(request, limit: 65_536, allowed: Self.gemFields)
+            try apply(body, to: &gem, creating: false)
+            gem.gem?.updatedAt = Date()
+            try await requireUserData().updateGem(gem)
+            return gemAnswer(try await requireUserData().place(gem.id) ?? gem, kind: "gem")
+        }
+
+        router.route(.delete, "/v1/gems/{id}", in: &table, bound: bound) { request, context in
+            let user = try await signedIn(request)
+            let gem = try await ownedGem(try gemID(context), by: user.username)
+            removePhotoFiles(try await requireUserData().deleteGem(gem.id))
+            return Response(status: .noContent)
+        }
+
+        router.route(.get, "/v1/me/gems", in: &table, bound: bound) { request, _ in
+            let user = try await signedIn(request)
+            let parameters = try QueryParameters(request, allowed: ["limit", "cursor", "format"])
+            let limit = try pageLimit(parameters)
+            let format = try AnswerFormat(parameters)
+            let after = try parameters.single("cursor").map { text -> PlaceID in
+                guard let id = try? PlaceID(text), id.source == "gem" else {
+                    throw APIProblem.badRequest("cursor '\(text)' is invalid: pass next_cursor of the previous page")
+                }
+                return id
+            }
+            let gems = try await requireUserData().gems(ownedBy: user.username, after: after, limit: limit + 1)
+            let page = Array(gems.prefix(limit))
+            let next = gems.count > limit ? page.last?.id.rawValue : nil
+            let query = QueryDescription(kind: "my_gems", limit: limit)
+            return answer(PlaceAnswer(query: query, page: PlacePage(matches: page.map { PlaceMatch(place: $0, distance: nil) },
+                                                                    nextCursor: next)), format: format, request: request)
+        }
+
+        router.route(.put, "/v1/gems/{id}/rating", in: &table, bound: bound) { request, context in
+            let user = try await signedIn(request)
+            let gem = try await reachableGem(try gemID(context), viewer: user.username)
+            guard gem.gem?.owner != user.username else {
+                throw APIProblem(.forbidden, "you cannot rate your own gem \(gem.id)")
+            }
+            let body = try await JSONBody(request, limit: 1_024, allowed: ["stars"])
+            guard let stars = try? body.double("stars"), stars == stars.rounded(), (1...5).contains(stars) else {
+                throw APIProblem.badRequest("stars must be a whole number from 1 to 5")
+            }
+            let rating = try await requireUserData().rate(gem.id, by: user.username, stars: Int(stars))
+            return .json(Self.ratingJSON(gem.id, mine: Int(stars), rating: rating))
+        }
+
+        router.route(.delete, "/v1/gems/{id}/rating", in: &table, bound: bound) { request, context in
+            let user = try await signedIn(request)
+            let gem = try await reachableGem(try gemID(context), viewer: user.username)
+            let rating = try await requireUserData().rate(gem.id, by: user.username, stars: nil)
+            return .json(Self.ratingJSON(gem.id, mine: nil, rating: rating))
+        }
+
+        router.route(.get, "/v1/gems/{id}/rating", in: &table, bound: bound) { request, context in
+            let user = try await signedIn(request)
+            let gem = try await reachableGem(try gemID(context), viewer: user.username)
+            let mine = try await requireUserData().rating(of: gem.id, by: user.username)
+            return .json(Self.ratingJSON(gem.id, mine: mine, rating: gem.rating))
+        }
+    }
+
+    // MARK: - Helpers
+
+    /// 96 random bits, hex: ids that say nothing of who made a gem or when.
+    static func newGemID() -> String {
+        var generator = SystemRandomNumberGenerator()
+        return (0..<12).map { _ in String(format: "%02x", UInt8.random(in: .min ... .max, using: &generator)) }.joined()
+    }
+
+    func gemID(_ context: ServiceRequestContext) throws -> PlaceID {
+        let raw = try context.parameters.require("id")
+        let text = raw.removingPercentEncoding ?? raw
+        guard let id = try? PlaceID(text), id.source == "gem" else {
+            throw APIProblem.badRequest("'\(text)' is not a gem id: gem ids look like gem:0123456789abcdef01234567")
+        }
+        return id
+    }
+
+    /// The gem if `viewer` may open it; 404 otherwise, exactly as for a gem that does not exist.
+    func reachableGem(_ id: PlaceID, viewer: String?) async throws -> Place {
+        guard let gem = try await requireUserData().place(id), let part = gem.gem, part.isReachable(by: viewer) else {
+            throw APIProblem(.notFound, "no gem with id \(id)")
+        }
+        return gem
+    }
+
+    /// The gem if `username` owns it: 404 when they cannot see it, 403 when they can but do not own it.
+    func ownedGem(_ id: PlaceID, by username: String) async throws -> Place {
+        let gem = try await reachableGem(id, viewer: username)
+        guard gem.gem?.owner == username else {
+            throw APIProblem(.forbidden, "only the owner of gem \(id) may change or delete it")
+        }
+        return gem
+    }
+
+    /// Sets the body's gem fields on `gem`. Creating, `name` is required.
+    func apply(_ body: JSONBody, to gem: inout Place, creating: Bool) throws {
+        if let name = try body.string("name", maxLength: 200) {
+            let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
+            guard !trimmed.isEmpty else { throw APIProblem.badRequest("name is empty: give the gem a name") }
+            gem.name = trimmed
+        } else if creating {
+            throw APIProblem.badRequest("field 'name' is required")
+        }
+        if !creating, body.has("lat") || body.has("lon") {
+            gem.coordinate = try Coordinate(latitude: try body.double("lat") ?? gem.coordinate.latitude,
+                                            longitude: try body.double("lon") ?? gem.coordinate.longitude)
+        }
+        if let categories = try body.strings("categories", maxCount: 10) {
+            gem.categories = try categories.map { text in
+                do { return try Category(text) } catch {
+                    throw APIProblem.badRequest("category '\(text)' is invalid: use the taxonomy's ids, e.g. "
+                                                + Category.topLevelIdentifiers.prefix(6).joined(separator: ", ") + " or water.beach")
+                }
+            }
+        }
+        if let tags = try body.stringMap("tags") { gem.tags = tags }
+        if body.has("description") {
+            let text = try body.string("description", maxLength: 5_000)
+            gem.gem?.description = text?.isEmpty == true ? nil : text
+        }
+        if let text = try body.string("visibility", maxLength: 20) {
+            guard let visibility = HiddenGem.Visibility(rawValue: text), Self.gemVisibilities.contains(visibility) else {
+                throw APIProblem.badRequest("visibility '\(text)' is invalid: use public, unlisted or private")
+            }
+            gem.gem?.visibility = visibility
+        }
+    }
+
+    func gemAnswer(_ gem: Place, kind: String) -> Response {
+        let query = QueryDescription(kind: kind, id: gem.id.rawValue)
+        return .writerAnswer(PlaceAnswer(query: query, page: PlacePage(matches: [PlaceMatch(place: gem, distance: nil)], nextCursor: nil)))
+    }
+
+    static func ratingJSON(_ id: PlaceID, mine: Int?, rating: Rating?) -> OrderedJSON {
+        .object([
+            ("gem", .string(id.rawValue)),
+            ("your_stars", mine.map(OrderedJSON.int) ?? .null),
+            ("rating", rating.map { .double($0.value) } ?? .null),
+            ("rating_count", .int(rating?.count ?? 0)),
+        ])
+    }
+}
+
+extension Response {
+    /// A place answer as JSON.
+    static func writerAnswer(_ answer: PlaceAnswer) -> Response {
+        var json = JSONWriter(capacity: answer.estimatedSize)
+        answer.write(to: &json)
+        return .writer(json)
+    }
+}

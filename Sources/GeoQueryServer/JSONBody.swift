@@ -1,0 +1,96 @@
+import Foundation
+import GeoCore
+import Hummingbird
+
+/// A JSON object request body with typed members, each bad or unknown member answered 400
+/// with its name and what is valid.
+struct JSONBody {
+    let members: [String: Any]
+
+    /// Reads at most `limit` bytes and parses one JSON object whose members are all in `allowed`.
+    init(_ request: Request, limit: Int, allowed: [String]) async throws {
+        var request = request
+        let buffer: ByteBuffer
+        do {
+            buffer = try await request.collectBody(upTo: limit)
+        } catch {
+            throw APIProblem(.contentTooLarge, "the request body is larger than \(limit) bytes, the most this service accepts")
+        }
+        try self.init(data: Data(buffer.readableBytesView), allowed: allowed)
+    }
+
+    init(data: Data, allowed: [String]) throws {
+        guard !data.isEmpty else {
+            throw APIProblem.badRequest("the request body is empty: send a JSON object with \(allowed.joined(separator: ", "))")
+        }
+        guard let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] else {
+            throw APIProblem.badRequest("the request body is not a JSON object: send one with \(allowed.joined(separator: ", "))")
+        }
+        if let unknown = object.keys.sorted().first(where: { !allowed.contains($0) }) {
+            throw APIProblem.badRequest("unknown field '\(unknown)': the fields are \(allowed.joined(separator: ", "))")
+        }
+        members = object
+    }
+
+    func has(_ name: String) -> Bool { members[name] != nil }
+
+    /// True when the member is present and JSON null (a PATCH clearing a field).
+    func isNull(_ name: String) -> Bool { members[name] is NSNull }
+
+    func string(_ name: String, maxLength: Int = 10_000) throws -> String? {
+        guard let value = members[name], !(value is NSNull) else { return nil }
+        guard let text = value as? String else { throw APIProblem.badRequest("\(name) must be a string") }
+        guard text.count <= maxLength else {
+            throw APIProblem.badRequest("\(name) is \(text.count) characters long; give at most \(maxLength)")
+        }
+        return text
+    }
+
+    func requiredString(_ name: String, maxLength: Int = 10_000) throws -> String {
+        guard let text = try string(name, maxLength: maxLength) else { throw APIProblem.badRequest("field '\(name)' is required") }
+        return text
+    }
+
+    func double(_ name: String) throws -> Double? {
+        guard let value = members[name], !(value is NSNull) else { return nil }
+        // JSON true and false arrive as NSNumbers too; their Objective-C type is `c` (char).
+        guard let number = value as? NSNumber, String(cString: number.objCType) != "c", number.doubleValue.isFinite else {
+            throw APIProblem.badRequest("\(name) must be a number")
+        }
+        return number.doubleValue
+    }
+
+    func strings(_ name: String, maxCount: Int = 50, maxLength: Int = 100) throws -> [String]? {
+        guard let value = members[name], !(value is NSNull) else { return nil }
+        guard let list = value as? [Any], let texts = list as? [String] else {
+            throw APIProblem.badRequest("\(name) must be an array of strings")
+        }
+        guard texts.count <= maxCount else { throw APIProblem.badRequest("\(name) has \(texts.count) entries; give at most \(maxCount)") }
+        if let long = texts.first(where: { $0.count > maxLength }) {
+            throw APIProblem.badRequest("\(name) entry '\(long.prefix(40))…' is longer than \(maxLength) characters")
+        }
+        return texts
+    }
+
+    func stringMap(_ name: String, maxCount: Int = 50, maxLength: Int = 500) throws -> [String: String]? {
+        guard let value = members[name], !(value is NSNull) else { return nil }
+        guard let map = value as? [String: Any], let texts = map as? [String: String] else {
+            throw APIProblem.badRequest("\(name) must be an object of string values")
+        }
+        guard texts.count <= maxCount else { throw APIProblem.badRequest("\(name) has \(texts.count) entries; give at most \(maxCount)") }
+        if let long = texts.first(where: { $0.key.count > 100 || $0.value.count > maxLength }) {
+            throw APIProblem.badRequest("\(name) entry '\(long.key.prefix(40))' is too long: keys up to 100 characters, values up to \(maxLength)")
+        }
+        return texts
+    }
+
+    /// A `{"lat", "lon"}` object.
+    func coordinate(_ name: String) throws -> Coordinate? {
+        guard let value = members[name], !(value is NSNull) else { return nil }
+        guard let object = value as? [String: Any], let lat = (object["lat"] as? NSNumber)?.doubleValue,
+              let lon = (object["lon"] as? NSNumber)?.doubleValue, object.count == 2 else {
+            throw APIProblem.badRequest("\(name) must be an object {\"lat\": …, \"lon\": …}")
+        }
+        return try Coordinate(latitude: lat, longitude: lon)
+    }
+}

@@ -1,0 +1,191 @@
+import Accounts
+import Foundation
+import GeoCore
+import GeoQueryWire
+import Hummingbird
+import PlaceModel
+import PlaceQuery
+
+/// Photos (`/v1/gems/{id}/photos`, `/v1/me/avatar`, `/v1/photos/{id}`) and favourites
+/// (`/v1/me/favorites…`).
+extension GeoQueryService {
+    func addPhotoRoutes(to router: Router<ServiceRequestContext>, table: inout RouteTable) {
+        let bound = RequestBound.queries(configuration.requestTimeout)
+        router.route(.post, "/v1/gems/{id}/photos", in: &table, bound: bound) { request, context in
+            let user = try await signedIn(request)
+            var gem = try await ownedGem(try gemID(context), by: user.username)
+            guard gem.photos.count < 20 else { throw APIProblem(.conflict, "gem \(gem.id) has 20 photos, the most a gem may have") }
+            let photo = try await storePhoto(request, owner: user.username)
+            if !gem.photos.contains(where: { $0.reference == "photo:" + photo.id }) {
+                gem.photos.append(PhotoReference(url: "/v1/photos/\(photo.id)", reference: "photo:" + photo.id,
+                                                 attribution: user.username))
+            }
+            gem.gem?.updatedAt = Date()
+            try await requireUserData().updateGem(gem)
+            return .json(Self.photoJSON(photo), status: .created)
+        }
+
+        router.route(.put, "/v1/me/avatar", in: &table, bound: bound) { request, _ in
+            let user = try await signedIn(request)
+            let photo = try await storePhoto(request, owner: user.username)
+            var account = user.account
+            let previous = account.profile.avatarPhoto
+            account.profile.avatarPhoto = photo.id
+            try await requireUserData().updateUser(account)
+            if let previous, previous != photo.id {
+                removePhotoFiles(try await requireUserData().removeUnusedPhotos([previous]))
+            }
+            return .json(Self.photoJSON(photo))
+        }
+
+        router.route(.get, "/v1/photos/{id}", in: &table, bound: bound) { request, context in
+            let id = try context.parameters.require("id")
+            guard id.count == 64, id.allSatisfy(\.isHexDigit), let directory = configuration.photoDirectory,
+                  let photo = try await requireUserData().photo(id: id),
+                  let data = FileManager.default.contents(atPath: Self.photoPath(id, in: directory)) else {
+                throw APIProblem(.notFound, "no photo with id \(id)")
+            }
+            var headers: HTTPFields = [.eTag: "\"\(id)\"", .cacheControl: "public, max-age=31536000, immutable"]
+            if request.headers[.ifNoneMatch]?.contains(id) == true { return Response(status: .notModified, headers: headers) }
+            headers[.contentLength] = String(data.count)
+            return .bytes([UInt8](data), contentType: photo.contentType, headers: headers)
+        }
+    }
+
+    func addFavoriteRoutes(to router: Router<ServiceRequestContext>, table: inout RouteTable) {
+        let bound = RequestBound.queries(configuration.requestTimeout)
+        router.route(.put, "/v1/me/favorites/{placeId}", in: &table, bound: bound) { request, context in
+            let user = try await signedIn(request)
+            let id = try favoriteID(context)
+            try await checkFavoritable(id, viewer: user.username)
+            let added = try await requireUserData().addFavorite(id, for: user.username, at: Date())
+            return .json(.object([("place_id", .string(id.rawValue)), ("favorite", .bool(true))]), status: added ? .created : .ok)
+        }
+
+        router.route(.delete, "/v1/me/favorites/{placeId}", in: &table, bound: bound) { request, context in
+            let user = try await signedIn(request)
+            let id = try favoriteID(context)
+            guard try await requireUserData().removeFavorite(id, for: user.username) else {
+                throw APIProblem(.notFound, "\(id) is not among your favourites")
+            }
+            return Response(status: .noContent)
+        }
+
+        router.route(.get, "/v1/me/favorites", in: &table, bound: bound) { request, _ in
+            let user = try await signedIn(request)
+            let parameters = try QueryParameters(request, allowed: ["limit", "cursor"])
+            let limit = try pageLimit(parameters)
+            let after = try parameters.single("cursor").map { text -> PlaceID in
+                guard let id = try? PlaceID(text) else {
+                    throw APIProblem.badRequest("cursor '\(text)' is invalid: pass next_cursor of the previous page")
+                }
+                return id
+            }
+            let found = try await requireUserData().favorites(of: user.username, after: after, limit: limit + 1)
+            let page = Array(found.prefix(limit))
+            var json = JSONWriter(capacity: 1024 + page.count * 600)
+            json.beginObject()
+            json.key("query"); json.beginObject()
+            json.key("kind"); json.string("favorites"); json.key("limit"); json.int(limit)
+            json.endObject()
+            json.key("count"); json.int(page.count)
+            json.key("favorites"); json.beginArray()
+            for favorite in page {
+                json.beginObject()
+                json.key("place_id"); json.string(favorite.placeID.rawValue)
+                json.key("added_at"); json.timestamp(favorite.createdAt)
+                let place = try await favoritePlace(favorite.placeID, viewer: user.username)
+                json.key("status"); json.string(place.status)
+                json.key("place")
+                if let found = place.place { PlaceJSON.write(found, distance: nil, to: &json, includeCoordinates: true) } else { json.null() }
+                json.endObject()
+            }
+            json.endArray()
+            json.key("next_cursor"); json.string(found.count > limit ? page.last?.placeID.rawValue : nil)
+            json.endObject()
+            return .writer(json)
+        }
+    }
+
+    // MARK: - Photos
+
+    /// Reads an image body (413 past the limit, without reading the rest), checks its type by
+    /// its bytes, strips its metadata and stores it under its SHA-256.
+    func storePhoto(_ request: Request, owner: String) async throws -> PhotoRecord {
+        guard let directory = configuration.photoDirectory else {
+            throw APIProblem(.serviceUnavailable, "this service stores no photos (no photo directory)")
+        }
+        let limit = configuration.maximumPhotoBytes
+        if let declared = request.headers[.contentLength].flatMap({ Int($0) }), declared > limit {
+            throw APIProblem(.contentTooLarge, "the photo is \(declared) bytes; the most is \(limit) bytes (10 MB)")
+        }
+        var request = request
+        let buffer: ByteBuffer
+        do { buffer = try await request.collectBody(upTo: limit) } catch {
+            throw APIProblem(.contentTooLarge, "the photo is larger than \(limit) bytes (10 MB), the most this service accepts")
+        }
+        let (kind, clean): (PhotoSanitizer.Kind, [UInt8])
+        do { (kind, clean) = try PhotoSanitizer.sanitize(Array(buffer.readableBytesView)) } catch {
+            throw APIProblem(.unsupportedMediaType, error.description)
+        }
+        let id = SessionToken.sha256Hex(clean)
+        let path = Self.photoPath(id, in: directory)
+        if !FileManager.default.fileExists(atPath: path) {
+            try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            // Written to a temporary name and renamed, so a reader never sees half a photo.
+            let temporary = path + ".\(UInt32.random(in: .min ... .max)).tmp"
+            try Data(clean).write(to: URL(fileURLWithPath: temporary))
+            try FileManager.default.moveItem(atPath: temporary, toPath: path)
+        }
+        let record = PhotoRecord(id: id, contentType: kind.rawValue, byteCount: clean.count, owner: owner, createdAt: Date())
+        try await requireUserData().savePhoto(record)
+        return try await requireUserData().photo(id: id) ?? record
+    }
+
+    static func photoPath(_ id: String, in directory: String) -> String {
+        "\(directory)/\(id.prefix(2))/\(id)"
+    }
+
+    /// Removes the files of photos the store no longer knows.
+    func removePhotoFiles(_ ids: [String]) {
+        guard let directory = configuration.photoDirectory else { return }
+        for id in ids where id.count == 64 && id.allSatisfy(\.isHexDigit) {
+            try? FileManager.default.removeItem(atPath: Self.photoPath(id, in: directory))
+        }
+    }
+
+    static func photoJSON(_ photo: PhotoRecord) -> OrderedJSON {
+        .object([("id", .string(photo.id)), ("url", .string("/v1/photos/\(photo.id)")), ("content_type", .string(photo.contentType)),
+                 ("bytes", .int(photo.byteCount))])
+    }
+
+    // MARK: - Favourites
+
+    func favoriteID(_ context: ServiceRequestContext) throws -> PlaceID {
+        let raw = try context.parameters.require("placeId")
+        let text = raw.removingPercentEncoding ?? raw
+        do { return try PlaceID(text) } catch { throw APIProblem.badRequest(String(describing: error)) }
+    }
+
+    /// A favourite must name a place the user can see: a gem they may open, a place in the
+    /// index, or a place of a known provider (kept by id only).
+    func checkFavoritable(_ id: PlaceID, viewer: String) async throws {
+        if id.source == "gem" { _ = try await reachableGem(id, viewer: viewer); return }
+        if Self.providerSources.contains(id.source) { return }
+        guard try await index.place(id) != nil else { throw APIProblem(.notFound, "no place with id \(id)") }
+    }
+
+    static let providerSources: Set<String> = ["google", "yelp", "foursquare", "here"]
+
+    /// The place a favourite names now: `ok` with the place, `gone` when it was deleted (or a
+    /// gem turned private), `provider` for a provider place (kept by id only, as its terms require).
+    func favoritePlace(_ id: PlaceID, viewer: String) async throws -> (status: String, place: Place?) {
+        if Self.providerSources.contains(id.source) { return ("provider", nil) }
+        if id.source == "gem" {
+            guard let gem = try await requireUserData().place(id), gem.gem?.isReachable(by: viewer) == true else { return ("gone", nil) }
+            return ("ok", gem)
+        }
+        guard let place = try await index.place(id) else { return ("gone", nil) }
+        return ("ok", place)
+    }
+}

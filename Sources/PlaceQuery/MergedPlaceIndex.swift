@@ -1,0 +1,131 @@
+import GeoCore
+import PlaceModel
+
+/// Several indexes answered as one: imported places and hidden gems, which live in stores of
+/// their own (a nightly import never waits for a gem write, nor a gem write for an import).
+///
+/// Each query goes to every part with the same filter and cursor, and the answers are merged in
+/// the order the protocol defines (distance then id; id for boxes). Cursors are
+/// ``PageCursor``s, which every store reads the same way, so the merged cursor continues each
+/// part exactly: no place is repeated or skipped across pages.
+///
+/// Reads by id ask the parts in order and take the first answer; writes go to the first part.
+public struct MergedPlaceIndex: PlaceIndex {
+    public let parts: [any PlaceIndex]
+
+    /// - Parameter parts: at least one index; the first takes writes.
+    public init(_ parts: [any PlaceIndex]) {
+        precondition(!parts.isEmpty, "a merged index needs at least one part")
+        self.parts = parts
+    }
+
+    public func near(_ center: Coordinate, radius: Distance, filter: PlaceFilter, limit: Int?, cursor: String?) async throws -> PlacePage {
+        if parts.count == 1 { return try await parts[0].near(center, radius: radius, filter: filter, limit: limit, cursor: cursor) }
+        var pages: [PlacePage] = []
+        for part in parts {
+            pages.append(try await part.near(center, radius: radius, filter: filter, limit: limit, cursor: cursor))
+        }
+        return Self.merge(pages, limit: limit) {
+            PageCursor(distance: $0.distance?.meters ?? 0, id: $0.id.rawValue,
+                       queryFingerprint: PageCursor.nearFingerprint(center: center, radius: radius, filter: filter))
+        }
+    }
+
+    public func within(_ box: BoundingBox, filter: PlaceFilter, limit: Int?, cursor: String?) async throws -> PlacePage {
+        if parts.count == 1 { return try await parts[0].within(box, filter: filter, limit: limit, cursor: cursor) }
+        var pages: [PlacePage] = []
+        for part in parts {
+            pages.append(try await part.within(box, filter: filter, limit: limit, cursor: cursor))
+        }
+        return Self.merge(pages, limit: limit) {
+            PageCursor(distance: 0, id: $0.id.rawValue, queryFingerprint: PageCursor.withinFingerprint(box: box, filter: filter))
+        }
+    }
+
+    public func nearest(_ center: Coordinate, count: Int, maxDistance: Distance?, filter: PlaceFilter) async throws -> [PlaceMatch] {
+        var all: [PlaceMatch] = []
+        for part in parts {
+            all += try await part.nearest(center, count: count, maxDistance: maxDistance, filter: filter)
+        }
+        all.sort(by: Self.precedes)
+        return Array(all.prefix(count))
+    }
+
+    public func place(_ id: PlaceID) async throws -> Place? {
+        for part in parts {
+            if let place = try await part.place(id) { return place }
+        }
+        return nil
+    }
+
+    @discardableResult
+    public func upsert(_ places: [Place]) async throws -> Int { try await parts[0].upsert(places) }
+
+    @discardableResult
+    public func delete(_ ids: [PlaceID]) async throws -> Int { try await parts[0].delete(ids) }
+
+    public func count(source: String?) async throws -> Int {
+        var total = 0
+        for part in parts { total += try await part.count(source: source) }
+        return total
+    }
+
+    /// The protocol's order: distance (nil as 0), then id by UTF-8 bytes.
+    static func precedes(_ a: PlaceMatch, _ b: PlaceMatch) -> Bool {
+        let da = a.distance?.meters ?? 0, db = b.distance?.meters ?? 0
+        if da != db { return da < db }
+        return PlaceID.utf8Precedes(a.id.rawValue, b.id.rawValue)
+    }
+
+    /// The first `limit` matches of all pages in order; a cursor after the last one when any
+    /// part has more, or when more matched than the page holds.
+    static func merge(_ pages: [PlacePage], limit: Int?, cursor: (PlaceMatch) -> PageCursor) -> PlacePage {
+        var all = pages.flatMap(\.matches)
+        all.sort(by: precedes)
+        let partHasMore = pages.contains { $0.nextCursor != nil }
+        guard let limit, all.count > limit || partHasMore else { return PlacePage(matches: all, nextCursor: nil) }
+        let page = Array(all.prefix(limit))
+        guard let last = page.last else { return PlacePage(matches: [], nextCursor: nil) }
+        return PlacePage(matches: page, nextCursor: cursor(last).encoded())
+    }
+}
+
+/// An index whose queries all list gems as `viewer` sees them, whatever filter a caller passes
+/// (for code that builds its own filters, such as a federated search).
+public struct ViewerScopedIndex: PlaceIndex {
+    public let base: any PlaceIndex
+    public let viewer: String?
+
+    public init(base: any PlaceIndex, viewer: String?) {
+        self.base = base
+        self.viewer = viewer
+    }
+
+    private func scoped(_ filter: PlaceFilter) -> PlaceFilter {
+        var filter = filter
+        filter.viewer = viewer
+        return filter
+    }
+
+    public func near(_ center: Coordinate, radius: Distance, filter: PlaceFilter, limit: Int?, cursor: String?) async throws -> PlacePage {
+        try await base.near(center, radius: radius, filter: scoped(filter), limit: limit, cursor: cursor)
+    }
+
+    public func within(_ box: BoundingBox, filter: PlaceFilter, limit: Int?, cursor: String?) async throws -> PlacePage {
+        try await base.within(box, filter: scoped(filter), limit: limit, cursor: cursor)
+    }
+
+    public func nearest(_ center: Coordinate, count: Int, maxDistance: Distance?, filter: PlaceFilter) async throws -> [PlaceMatch] {
+        try await base.nearest(center, count: count, maxDistance: maxDistance, filter: scoped(filter))
+    }
+
+    /// The place, unless it is a gem `viewer` may not open.
+    public func place(_ id: PlaceID) async throws -> Place? {
+        guard let place = try await base.place(id), place.gem?.isReachable(by: viewer) ?? true else { return nil }
+        return place
+    }
+
+    public func upsert(_ places: [Place]) async throws -> Int { try await base.upsert(places) }
+    public func delete(_ ids: [PlaceID]) async throws -> Int { try await base.delete(ids) }
+    public func count(source: String?) async throws -> Int { try await base.count(source: source) }
+}

@@ -1,0 +1,176 @@
+import Foundation
+import GeoCore
+import PlaceModel
+
+/// A person's account. The username is its identity: lower case, unique, never renamed, and
+/// what gems, favourites and ratings name as their owner.
+public struct UserAccount: Sendable, Hashable {
+    public var username: String
+    /// Stored in lower case; unique.
+    public var email: String
+    /// The bcrypt hash (never the password).
+    public var passwordHash: String
+    public var profile: UserProfile
+    public var createdAt: Date
+
+    public init(username: String, email: String, passwordHash: String, profile: UserProfile = UserProfile(), createdAt: Date) {
+        self.username = username
+        self.email = email
+        self.passwordHash = passwordHash
+        self.profile = profile
+        self.createdAt = createdAt
+    }
+}
+
+/// What a person says about themselves, and how they like answers.
+public struct UserProfile: Sendable, Hashable, Codable {
+    public var displayName: String?
+    public var bio: String?
+    /// The id of the avatar photo (``PhotoRecord/id``).
+    public var avatarPhoto: String?
+    /// A BCP 47 language tag (`fr`, `pt-BR`).
+    public var language: String?
+    public var homeLocation: Coordinate?
+    /// `metric` or `imperial`.
+    public var units: String?
+
+    public init(displayName: String? = nil, bio: String? = nil, avatarPhoto: String? = nil, language: String? = nil,
+                homeLocation: Coordinate? = nil, units: String? = nil) {
+        self.displayName = displayName
+        self.bio = bio
+        self.avatarPhoto = avatarPhoto
+        self.language = language
+        self.homeLocation = homeLocation
+        self.units = units
+    }
+}
+
+/// A signed-in session. Only the SHA-256 of its bearer token is kept.
+public struct SessionRecord: Sendable, Hashable {
+    /// Lower-case hex SHA-256 of the token.
+    public var tokenHash: String
+    public var username: String
+    public var createdAt: Date
+    /// The session ends here unless it is used again before (sliding expiry).
+    public var expiresAt: Date
+
+    public init(tokenHash: String, username: String, createdAt: Date, expiresAt: Date) {
+        self.tokenHash = tokenHash
+        self.username = username
+        self.createdAt = createdAt
+        self.expiresAt = expiresAt
+    }
+}
+
+/// A place a person keeps. Provider places are kept by id only (their terms forbid caching the
+/// rest); the place is looked up again whenever the favourite is listed.
+public struct Favorite: Sendable, Hashable {
+    public var placeID: PlaceID
+    public var createdAt: Date
+
+    public init(placeID: PlaceID, createdAt: Date) {
+        self.placeID = placeID
+        self.createdAt = createdAt
+    }
+}
+
+/// A stored photo: content-addressed (its id is the SHA-256 of its bytes), metadata removed.
+public struct PhotoRecord: Sendable, Hashable {
+    public var id: String
+    /// `image/jpeg`, `image/png` or `image/webp`, from the bytes themselves.
+    public var contentType: String
+    public var byteCount: Int
+    /// Who uploaded it first.
+    public var owner: String
+    public var createdAt: Date
+
+    public init(id: String, contentType: String, byteCount: Int, owner: String, createdAt: Date) {
+        self.id = id
+        self.contentType = contentType
+        self.byteCount = byteCount
+        self.owner = owner
+        self.createdAt = createdAt
+    }
+}
+
+/// Why a user-data store refused a write.
+public enum UserDataError: Error, Equatable, Sendable, CustomStringConvertible {
+    case usernameTaken(String)
+    case emailTaken(String)
+    case notFound(String)
+
+    public var description: String {
+        switch self {
+        case .usernameTaken(let name): return "the username '\(name)' is taken: choose another"
+        case .emailTaken(let email): return "an account with the email '\(email)' exists: sign in instead"
+        case .notFound(let what): return "\(what) does not exist"
+        }
+    }
+}
+
+/// Accounts and sessions. Implementations: SQLite under the data directory; PostgreSQL later.
+public protocol AccountStore: Sendable {
+    /// - Throws: ``UserDataError/usernameTaken(_:)`` or ``UserDataError/emailTaken(_:)``.
+    func createUser(_ account: UserAccount) async throws
+    func user(named username: String) async throws -> UserAccount?
+    /// The account whose username or email is `login` (case-insensitive).
+    func user(login: String) async throws -> UserAccount?
+    /// Accounts whose username begins with `prefix`, in username order, after `after`.
+    func users(withPrefix prefix: String, after: String?, limit: Int) async throws -> [UserAccount]
+    /// Replaces the profile (and email and password hash) of an existing account.
+    /// - Throws: ``UserDataError/emailTaken(_:)``, ``UserDataError/notFound(_:)``.
+    func updateUser(_ account: UserAccount) async throws
+    /// Deletes the account and everything it made: sessions, favourites, ratings (the rated
+    /// gems' means are recomputed), gems of every visibility, and the photos nothing else uses.
+    /// - Returns: the ids of the photos no longer used, for the caller to remove their bytes.
+    func deleteUser(named username: String) async throws -> [String]
+
+    func createSession(_ session: SessionRecord) async throws
+    func session(tokenHash: String) async throws -> SessionRecord?
+    func extendSession(tokenHash: String, until expiresAt: Date) async throws
+    func deleteSession(tokenHash: String) async throws
+    /// Ends every session of the user but `keeping` (after a password change).
+    func deleteSessions(of username: String, keeping: String?) async throws
+}
+
+/// Hidden gems: places people made, with owners and visibility. The store is also a
+/// ``PlaceIndex`` over the gems, which lists each gem by ``PlaceFilter/viewer``.
+public protocol GemStore: PlaceIndex {
+    /// Stores a new gem (its ``Place/gem`` set, its id `gem:…`).
+    func createGem(_ gem: Place) async throws
+    /// Replaces a gem; its rating is kept from the store's ratings, whatever `gem` says.
+    /// - Throws: ``UserDataError/notFound(_:)``.
+    func updateGem(_ gem: Place) async throws
+    /// Deletes a gem with its ratings and its favourites' links (favourites list it as gone).
+    /// - Returns: the ids of photos no longer used by anything.
+    func deleteGem(_ id: PlaceID) async throws -> [String]
+    /// The gems `owner` made, every visibility, newest first, after the gem id `after`.
+    func gems(ownedBy owner: String, after: PlaceID?, limit: Int) async throws -> [Place]
+    /// Sets (`stars` 1–5) or removes (nil) one user's rating of a gem and updates the gem's
+    /// mean in the same transaction. - Returns: the gem's rating afterwards (nil when unrated).
+    func rate(_ gem: PlaceID, by username: String, stars: Int?) async throws -> Rating?
+    /// The stars `username` gave the gem.
+    func rating(of gem: PlaceID, by username: String) async throws -> Int?
+}
+
+/// Favourites: any place id, per user.
+public protocol FavoriteStore: Sendable {
+    /// - Returns: false when it was a favourite already.
+    func addFavorite(_ placeID: PlaceID, for username: String, at: Date) async throws -> Bool
+    /// - Returns: false when it was not a favourite.
+    func removeFavorite(_ placeID: PlaceID, for username: String) async throws -> Bool
+    /// Newest first; `after` is the last place id of the previous page.
+    func favorites(of username: String, after: PlaceID?, limit: Int) async throws -> [Favorite]
+}
+
+/// Photo metadata and which objects use each photo; the bytes live beside the store.
+public protocol PhotoStore: Sendable {
+    /// Records a photo (a no-op when its content exists already).
+    func savePhoto(_ photo: PhotoRecord) async throws
+    func photo(id: String) async throws -> PhotoRecord?
+    /// Photos no gem and no avatar uses any more, removed from the store.
+    func removeUnusedPhotos(_ ids: [String]) async throws -> [String]
+}
+
+/// Everything people make, in one store (one backend serves all four).
+public typealias UserDataStore = GemStore & AccountStore & FavoriteStore & PhotoStore

@@ -1,0 +1,220 @@
+import Foundation
+import GeoCore
+import PlaceModel
+import PlaceQuery
+
+// Gems, ratings, favourites, photos and account deletion: each call one transaction.
+extension SQLiteUserStore {
+    public func createGem(_ gem: Place) async throws {
+        guard let part = gem.gem else { throw PlaceStoreError.invalidArgument("the place \(gem.id) is not a gem") }
+        try await writingGems { connection, writer in
+            try writer.upsert([gem])
+            try connection.run("INSERT INTO gems VALUES (?1, ?2, ?3, ?4)",
+                               [.text(gem.id.rawValue), .text(part.owner), .text(part.visibility.rawValue),
+                                .double((part.createdAt ?? Date()).timeIntervalSince1970)])
+            try Self.recordPhotoUses(of: gem, connection)
+        }
+    }
+
+    public func updateGem(_ gem: Place) async throws {
+        guard let part = gem.gem else { throw PlaceStoreError.invalidArgument("the place \(gem.id) is not a gem") }
+        try await writingGems { connection, writer in
+            guard try connection.scalarInt("SELECT 1 FROM gems WHERE id = ?1", [.text(gem.id.rawValue)]) != nil else {
+                throw UserDataError.notFound("the gem \(gem.id)")
+            }
+            var stored = gem
+            stored.rating = try Self.meanRating(of: gem.id, connection)
+            try writer.upsert([stored])
+            try connection.run("UPDATE gems SET visibility = ?2 WHERE id = ?1", [.text(gem.id.rawValue), .text(part.visibility.rawValue)])
+            try connection.run("DELETE FROM photo_uses WHERE user_object = ?1", [.text(gem.id.rawValue)])
+            try Self.recordPhotoUses(of: gem, connection)
+        }
+    }
+
+    public func deleteGem(_ id: PlaceID) async throws -> [String] {
+        try await writingGems { connection, writer in
+            try Self.deleteGems([id.rawValue], connection, writer)
+        }
+    }
+
+    public func gems(ownedBy owner: String, after: PlaceID?, limit: Int) async throws -> [Place] {
+        try await store.reading { index in
+            var ids: [String] = []
+            let sql = after == nil
+                ? "SELECT id FROM gems WHERE owner = ?1 ORDER BY created_at DESC, id LIMIT ?2"
+                : """
+                  SELECT g.id FROM gems g, gems a WHERE g.owner = ?1 AND a.id = ?3
+                  AND (g.created_at < a.created_at OR (g.created_at = a.created_at AND g.id > a.id))
+                  ORDER BY g.created_at DESC, g.id LIMIT ?2
+                  """
+            var bindings: [SQLiteValue] = [.text(owner), .int(Int64(limit))]
+            if let after { bindings.append(.text(after.rawValue)) }
+            try index.connection.each(sql, bindings) { ids.append($0.text(0) ?? "") }
+            return try ids.compactMap { try index.place(PlaceID($0)) }
+        }
+    }
+
+    public func rate(_ gem: PlaceID, by username: String, stars: Int?) async throws -> Rating? {
+        try await writingGems { connection, writer in
+            guard var place = try Self.storedPlace(gem, connection) else { throw UserDataError.notFound("the gem \(gem)") }
+            if let stars {
+                try connection.run("INSERT OR REPLACE INTO ratings VALUES (?1, ?2, ?3, ?4)",
+                                   [.text(gem.rawValue), .text(username), .int(Int64(stars)), .double(Date().timeIntervalSince1970)])
+            } else {
+                try connection.run("DELETE FROM ratings WHERE gem_id = ?1 AND username = ?2", [.text(gem.rawValue), .text(username)])
+            }
+            place.rating = try Self.meanRating(of: gem, connection)
+            try writer.upsert([place])
+            return place.rating
+        }
+    }
+
+    public func rating(of gem: PlaceID, by username: String) async throws -> Int? {
+        try await reading { connection in
+            try connection.scalarInt("SELECT stars FROM ratings WHERE gem_id = ?1 AND username = ?2",
+                                     [.text(gem.rawValue), .text(username)]).map { Int($0) }
+        }
+    }
+
+    // MARK: - Favourites
+
+    public func addFavorite(_ placeID: PlaceID, for username: String, at date: Date) async throws -> Bool {
+        try await writing { connection in
+            try connection.run("INSERT OR IGNORE INTO favorites VALUES (?1, ?2, ?3)",
+                               [.text(username), .text(placeID.rawValue), .double(date.timeIntervalSince1970)])
+            return connection.changes == 1
+        }
+    }
+
+    public func removeFavorite(_ placeID: PlaceID, for username: String) async throws -> Bool {
+        try await writing { connection in
+            try connection.run("DELETE FROM favorites WHERE username = ?1 AND place_id = ?2", [.text(username), .text(placeID.rawValue)])
+            return connection.changes == 1
+        }
+    }
+
+    public func favorites(of username: String, after: PlaceID?, limit: Int) async throws -> [Favorite] {
+        try await reading { connection in
+            var found: [Favorite] = []
+            let sql = after == nil
+                ? "SELECT place_id, created_at FROM favorites WHERE username = ?1 ORDER BY created_at DESC, place_id LIMIT ?2"
+                : """
+                  SELECT f.place_id, f.created_at FROM favorites f, favorites a
+                  WHERE f.username = ?1 AND a.username = ?1 AND a.place_id = ?3
+                  AND (f.created_at < a.created_at OR (f.created_at = a.created_at AND f.place_id > a.place_id))
+                  ORDER BY f.created_at DESC, f.place_id LIMIT ?2
+                  """
+            var bindings: [SQLiteValue] = [.text(username), .int(Int64(limit))]
+            if let after { bindings.append(.text(after.rawValue)) }
+            try connection.each(sql, bindings) { row in
+                if let id = try? PlaceID(row.text(0) ?? "") {
+                    found.append(Favorite(placeID: id, createdAt: Date(timeIntervalSince1970: row.double(1))))
+                }
+            }
+            return found
+        }
+    }
+
+    // MARK: - Photos
+
+    public func savePhoto(_ photo: PhotoRecord) async throws {
+        try await writing { connection in
+            try connection.run("INSERT OR IGNORE INTO photos VALUES (?1, ?2, ?3, ?4, ?5)",
+                               [.text(photo.id), .text(photo.contentType), .int(Int64(photo.byteCount)), .text(photo.owner),
+                                .double(photo.createdAt.timeIntervalSince1970)])
+        }
+    }
+
+    public func photo(id: String) async throws -> PhotoRecord? {
+        try await reading { connection in
+            var found: PhotoRecord?
+            try connection.each("SELECT id, content_type, byte_count, owner, created_at FROM photos WHERE id = ?1", [.text(id)]) { row in
+                found = PhotoRecord(id: row.text(0) ?? "", contentType: row.text(1) ?? "", byteCount: Int(row.int64(2)),
+                                    owner: row.text(3) ?? "", createdAt: Date(timeIntervalSince1970: row.double(4)))
+            }
+            return found
+        }
+    }
+
+    public func removeUnusedPhotos(_ ids: [String]) async throws -> [String] {
+        try await writing { try Self.removeUnused(ids, $0) }
+    }
+
+    // MARK: - Deleting an account
+
+    public func deleteUser(named username: String) async throws -> [String] {
+        try await writingGems { connection, writer in
+            var owned: [String] = []
+            try connection.each("SELECT id FROM gems WHERE owner = ?1", [.text(username)]) { owned.append($0.text(0) ?? "") }
+            var unused = try Self.deleteGems(owned, connection, writer)
+            // The gems this user rated lose the rating, and their means are worked out again.
+            var rated: [String] = []
+            try connection.each("SELECT gem_id FROM ratings WHERE username = ?1", [.text(username)]) { rated.append($0.text(0) ?? "") }
+            try connection.run("DELETE FROM ratings WHERE username = ?1", [.text(username)])
+            for gem in rated {
+                let id = try PlaceID(gem)
+                guard var place = try Self.storedPlace(id, connection) else { continue }
+                place.rating = try Self.meanRating(of: id, connection)
+                try writer.upsert([place])
+            }
+            var avatars: [String] = []
+            try connection.each("SELECT photo_id FROM photo_uses WHERE user_object = ?1", [.text("avatar:" + username)]) {
+                avatars.append($0.text(0) ?? "")
+            }
+            try connection.run("DELETE FROM photo_uses WHERE user_object = ?1", [.text("avatar:" + username)])
+            unused += try Self.removeUnused(avatars, connection)
+            try connection.run("DELETE FROM favorites WHERE username = ?1", [.text(username)])
+            try connection.run("DELETE FROM sessions WHERE username = ?1", [.text(username)])
+            try connection.run("DELETE FROM users WHERE username = ?1", [.text(username)])
+            return unused
+        }
+    }
+
+    // MARK: - Inside a transaction
+
+    /// Deletes gems with their ratings and photo uses. - Returns: photos now unused.
+    static func deleteGems(_ ids: [String], _ connection: SQLiteConnection, _ writer: PlaceWriter) throws -> [String] {
+        guard !ids.isEmpty else { return [] }
+        var photos: [String] = []
+        for id in ids {
+            try connection.each("SELECT photo_id FROM photo_uses WHERE user_object = ?1", [.text(id)]) { photos.append($0.text(0) ?? "") }
+            try connection.run("DELETE FROM photo_uses WHERE user_object = ?1", [.text(id)])
+            try connection.run("DELETE FROM ratings WHERE gem_id = ?1", [.text(id)])
+            try connection.run("DELETE FROM gems WHERE id = ?1", [.text(id)])
+        }
+        try writer.delete(try ids.map { try PlaceID($0) })
+        return try removeUnused(photos, connection)
+    }
+
+    /// Removes the photos among `ids` that nothing uses. - Returns: their ids.
+    static func removeUnused(_ ids: [String], _ connection: SQLiteConnection) throws -> [String] {
+        var removed: [String] = []
+        for id in Set(ids) where try connection.scalarInt("SELECT 1 FROM photo_uses WHERE photo_id = ?1", [.text(id)]) == nil {
+            try connection.run("DELETE FROM photos WHERE id = ?1", [.text(id)])
+            removed.append(id)
+        }
+        return removed.sorted()
+    }
+
+    /// Records which stored photos a gem shows (references of the form `photo:<id>`).
+    static func recordPhotoUses(of gem: Place, _ connection: SQLiteConnection) throws {
+        for photo in gem.photos {
+            guard let reference = photo.reference, reference.hasPrefix("photo:") else { continue }
+            try connection.run("INSERT OR IGNORE INTO photo_uses VALUES (?1, ?2)", [.text(String(reference.dropFirst(6))), .text(gem.id.rawValue)])
+        }
+    }
+
+    static func meanRating(of gem: PlaceID, _ connection: SQLiteConnection) throws -> Rating? {
+        let row = try connection.prepare("SELECT avg(stars), count(*) FROM ratings WHERE gem_id = ?1")
+        try row.bind([.text(gem.rawValue)])
+        guard try row.step(), !row.isNull(0) else { return nil }
+        return try Rating(normalizedValue: row.double(0), count: Int(row.int64(1)), originalScale: 5)
+    }
+
+    /// The stored place with this id, read on the writer's connection inside its transaction.
+    static func storedPlace(_ id: PlaceID, _ connection: SQLiteConnection) throws -> Place? {
+        let row = try connection.prepare("SELECT \(Schema.selectColumns) FROM places p WHERE p.id = ?1")
+        try row.bind([.text(id.rawValue)])
+        return try row.step() ? PlaceRowCodec.decode(row) : nil
+    }
+}

@@ -1,0 +1,249 @@
+import CSpatiaLite
+import Foundation
+import GeoCore
+import PlaceModel
+import PlaceQuery
+
+/// What people make — accounts, sessions, hidden gems, ratings, favourites, photos — in one
+/// SQLite file of its own (`users.sqlite` under the data directory), apart from the imported
+/// places: a nightly import writes the places file and never waits for a gem write, nor a gem
+/// write for an import.
+///
+/// The file is a place index (the gems, queried exactly as imported places are, each listed by
+/// the query's ``PlaceFilter/viewer``) plus the user tables, so a rating and its gem's new mean
+/// commit in one transaction. Threading is ``SpatiaLitePlaceStore``'s: every call runs on the
+/// store's thread pool, reads on per-thread read-only connections, writes on one writer.
+///
+/// The user tables are versioned in `user_data_schema` and migrated on open (``migrations``).
+public final class SQLiteUserStore: GemStore, AccountStore, FavoriteStore, PhotoStore, Sendable {
+    let store: SpatiaLitePlaceStore
+    public var path: String { store.path }
+
+    /// The user tables' migrations, oldest first; the schema version is how many have run.
+    static let migrations: [String] = [
+        // 1: accounts, sessions, gems, ratings, favourites.
+        """
+        CREATE TABLE users (username TEXT PRIMARY KEY, email TEXT NOT NULL UNIQUE, password_hash TEXT NOT NULL,
+                            profile TEXT NOT NULL, created_at REAL NOT NULL);
+        CREATE TABLE sessions (token_hash TEXT PRIMARY KEY, username TEXT NOT NULL, created_at REAL NOT NULL,
+                               expires_at REAL NOT NULL);
+        CREATE INDEX sessions_by_user ON sessions(username);
+        CREATE TABLE gems (id TEXT PRIMARY KEY, owner TEXT NOT NULL, visibility TEXT NOT NULL, created_at REAL NOT NULL);
+        CREATE INDEX gems_by_owner ON gems(owner, created_at DESC, id);
+        CREATE TABLE ratings (gem_id TEXT NOT NULL, username TEXT NOT NULL, stars INTEGER NOT NULL, rated_at REAL NOT NULL,
+                              PRIMARY KEY (gem_id, username));
+        CREATE INDEX ratings_by_user ON ratings(username);
+        CREATE TABLE favorites (username TEXT NOT NULL, place_id TEXT NOT NULL, created_at REAL NOT NULL,
+                                PRIMARY KEY (username, place_id));
+        CREATE INDEX favorites_by_time ON favorites(username, created_at DESC, place_id);
+        """,
+        // 2: photos, and what uses each (a gem id, or `avatar:` and a username).
+        """
+        CREATE TABLE photos (id TEXT PRIMARY KEY, content_type TEXT NOT NULL, byte_count INTEGER NOT NULL,
+                             owner TEXT NOT NULL, created_at REAL NOT NULL);
+        CREATE TABLE photo_uses (photo_id TEXT NOT NULL, user_object TEXT NOT NULL, PRIMARY KEY (photo_id, user_object));
+        CREATE INDEX photo_uses_by_object ON photo_uses(user_object);
+        """,
+    ]
+
+    /// Opens the file at `path`, creating it and migrating the user tables to the current
+    /// version (in one transaction per step) when needed.
+    public init(path: String, threads: Int? = nil) throws {
+        do {
+            // Closed when it goes out of scope, before the store opens its own connections.
+            let setup = try SpatiaLitePlaceIndex(path: path, mode: .createIfMissing)
+            try Self.migrate(setup.connection, upTo: Self.migrations.count)
+        }
+        store = try SpatiaLitePlaceStore(path: path, threads: threads)
+    }
+
+    /// Runs the migrations after the file's version, up to `target`.
+    static func migrate(_ connection: SQLiteConnection, upTo target: Int) throws {
+        try connection.execute("CREATE TABLE IF NOT EXISTS user_data_schema (version INTEGER NOT NULL)")
+        var version = Int(try connection.scalarInt("SELECT max(version) FROM user_data_schema") ?? 0)
+        if version > migrations.count {
+            throw PlaceStoreError.schemaTooNew(found: version, supported: migrations.count)
+        }
+        while version < target {
+            try connection.execute("BEGIN IMMEDIATE")
+            do {
+                try connection.execute(migrations[version])
+                version += 1
+                try connection.execute("DELETE FROM user_data_schema; INSERT INTO user_data_schema VALUES (\(version))")
+                try connection.execute("COMMIT")
+            } catch {
+                try? connection.execute("ROLLBACK")
+                throw error
+            }
+        }
+    }
+
+    /// Stops the store's threads.
+    public func shutdown() async throws { try await store.shutdown() }
+
+    // MARK: - The gems as a place index
+
+    public func near(_ center: Coordinate, radius: Distance, filter: PlaceFilter, limit: Int?, cursor: String?) async throws -> PlacePage {
+        try await store.near(center, radius: radius, filter: filter, limit: limit, cursor: cursor)
+    }
+
+    public func within(_ box: BoundingBox, filter: PlaceFilter, limit: Int?, cursor: String?) async throws -> PlacePage {
+        try await store.within(box, filter: filter, limit: limit, cursor: cursor)
+    }
+
+    public func nearest(_ center: Coordinate, count: Int, maxDistance: Distance?, filter: PlaceFilter) async throws -> [PlaceMatch] {
+        try await store.nearest(center, count: count, maxDistance: maxDistance, filter: filter)
+    }
+
+    /// The gem with this id, whoever may see it (callers check ``HiddenGem/isReachable(by:)``).
+    public func place(_ id: PlaceID) async throws -> Place? { try await store.place(id) }
+
+    /// Writes gems as they are (no owner bookkeeping): use ``createGem(_:)``.
+    @discardableResult
+    public func upsert(_ places: [Place]) async throws -> Int { try await store.upsert(places) }
+
+    @discardableResult
+    public func delete(_ ids: [PlaceID]) async throws -> Int { try await store.delete(ids) }
+
+    /// Gems everyone may list (public ones).
+    public func count(source: String?) async throws -> Int {
+        guard source == nil || source == "gem" else { return 0 }
+        return try await reading { Int(try $0.scalarInt("SELECT count(*) FROM gems WHERE visibility = 'public'") ?? 0) }
+    }
+
+    // MARK: - Accounts and sessions
+
+    public func createUser(_ account: UserAccount) async throws {
+        try await writing { connection in
+            if try connection.scalarInt("SELECT 1 FROM users WHERE username = ?1", [.text(account.username)]) != nil {
+                throw UserDataError.usernameTaken(account.username)
+            }
+            if try connection.scalarInt("SELECT 1 FROM users WHERE email = ?1", [.text(account.email)]) != nil {
+                throw UserDataError.emailTaken(account.email)
+            }
+            try connection.run("INSERT INTO users VALUES (?1, ?2, ?3, ?4, ?5)",
+                               [.text(account.username), .text(account.email), .text(account.passwordHash),
+                                .text(try Self.encode(account.profile)), .double(account.createdAt.timeIntervalSince1970)])
+        }
+    }
+
+    public func user(named username: String) async throws -> UserAccount? {
+        try await reading { try Self.users($0, "WHERE username = ?1", [.text(username)]).first }
+    }
+
+    public func user(login: String) async throws -> UserAccount? {
+        let folded = login.lowercased()
+        return try await reading { try Self.users($0, "WHERE username = ?1 OR email = ?1", [.text(folded)]).first }
+    }
+
+    public func users(withPrefix prefix: String, after: String?, limit: Int) async throws -> [UserAccount] {
+        // Usernames are ASCII, so every name that begins with the prefix sorts below prefix + DEL.
+        let start = max(prefix, after ?? prefix)
+        let comparison = after.map { $0 >= prefix } == true ? ">" : ">="
+        return try await reading {
+            try Self.users($0, "WHERE username \(comparison) ?1 AND username < ?2 ORDER BY username LIMIT ?3",
+                           [.text(start), .text(prefix + "\u{7F}"), .int(Int64(limit))])
+        }
+    }
+
+    public func updateUser(_ account: UserAccount) async throws {
+        try await writing { connection in
+            if try connection.scalarInt("SELECT 1 FROM users WHERE email = ?1 AND username <> ?2",
+                                        [.text(account.email), .text(account.username)]) != nil {
+                throw UserDataError.emailTaken(account.email)
+            }
+            try connection.run("UPDATE users SET email = ?2, password_hash = ?3, profile = ?4 WHERE username = ?1",
+                               [.text(account.username), .text(account.email), .text(account.passwordHash),
+                                .text(try Self.encode(account.profile))])
+            guard connection.changes == 1 else { throw UserDataError.notFound("the user '\(account.username)'") }
+            try connection.run("DELETE FROM photo_uses WHERE user_object = ?1", [.text("avatar:" + account.username)])
+            if let avatar = account.profile.avatarPhoto {
+                try connection.run("INSERT OR IGNORE INTO photo_uses VALUES (?1, ?2)", [.text(avatar), .text("avatar:" + account.username)])
+            }
+        }
+    }
+
+    public func createSession(_ session: SessionRecord) async throws {
+        try await writing { connection in
+            try connection.run("INSERT INTO sessions VALUES (?1, ?2, ?3, ?4)",
+                               [.text(session.tokenHash), .text(session.username), .double(session.createdAt.timeIntervalSince1970),
+                                .double(session.expiresAt.timeIntervalSince1970)])
+        }
+    }
+
+    public func session(tokenHash: String) async throws -> SessionRecord? {
+        try await reading { connection in
+            let row = try connection.prepare("SELECT username, created_at, expires_at FROM sessions WHERE token_hash = ?1")
+            try row.bind([.text(tokenHash)])
+            guard try row.step(), let username = row.text(0) else { return nil }
+            return SessionRecord(tokenHash: tokenHash, username: username, createdAt: Date(timeIntervalSince1970: row.double(1)),
+                                 expiresAt: Date(timeIntervalSince1970: row.double(2)))
+        }
+    }
+
+    public func extendSession(tokenHash: String, until expiresAt: Date) async throws {
+        try await writing { connection in
+            try connection.run("UPDATE sessions SET expires_at = max(expires_at, ?2) WHERE token_hash = ?1",
+                               [.text(tokenHash), .double(expiresAt.timeIntervalSince1970)])
+        }
+    }
+
+    public func deleteSession(tokenHash: String) async throws {
+        try await writing { try $0.run("DELETE FROM sessions WHERE token_hash = ?1", [.text(tokenHash)]) }
+    }
+
+    public func deleteSessions(of username: String, keeping: String?) async throws {
+        try await writing {
+            try $0.run("DELETE FROM sessions WHERE username = ?1 AND token_hash <> ?2", [.text(username), .text(keeping ?? "")])
+        }
+    }
+
+    // MARK: - Plumbing
+
+    /// Runs `body` on a pool thread with a read-only connection.
+    func reading<T: Sendable>(_ body: @escaping @Sendable (SQLiteConnection) throws -> T) async throws -> T {
+        try await store.reading { try body($0.connection) }
+    }
+
+    /// Runs `body` in one write transaction on the writer connection.
+    func writing<T: Sendable>(_ body: @escaping @Sendable (SQLiteConnection) throws -> T) async throws -> T {
+        try await store.writing { index in try index.write { _ in try body(index.connection) } }
+    }
+
+    /// Runs `body` in one write transaction with the place writer, for gem rows.
+    func writingGems<T: Sendable>(_ body: @escaping @Sendable (SQLiteConnection, PlaceWriter) throws -> T) async throws -> T {
+        try await store.writing { index in try index.write { writer in try body(index.connection, writer) } }
+    }
+
+    static func users(_ connection: SQLiteConnection, _ condition: String, _ bindings: [SQLiteValue]) throws -> [UserAccount] {
+        var found: [UserAccount] = []
+        try connection.each("SELECT username, email, password_hash, profile, created_at FROM users \(condition)", bindings) { row in
+            let profile = (try? JSONDecoder().decode(UserProfile.self, from: Data((row.text(3) ?? "{}").utf8))) ?? UserProfile()
+            found.append(UserAccount(username: row.text(0) ?? "", email: row.text(1) ?? "", passwordHash: row.text(2) ?? "",
+                                     profile: profile, createdAt: Date(timeIntervalSince1970: row.double(4))))
+        }
+        return found
+    }
+
+    static func encode(_ profile: UserProfile) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        return String(decoding: try encoder.encode(profile), as: UTF8.self)
+    }
+}
+
+extension SQLiteConnection {
+    /// Runs one statement with bindings, ignoring rows.
+    func run(_ sql: String, _ bindings: [SQLiteValue]) throws {
+        let statement = try prepare(sql)
+        try statement.bind(bindings)
+        try statement.run()
+    }
+
+    /// Calls `body` for each row of a query.
+    func each(_ sql: String, _ bindings: [SQLiteValue] = [], _ body: (SQLiteStatement) throws -> Void) throws {
+        let statement = try prepare(sql)
+        try statement.bind(bindings)
+        while try statement.step() { try body(statement) }
+    }
+}

@@ -1,0 +1,96 @@
+import Foundation
+import GeoQueryServer
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import PlaceStore
+import Testing
+
+/// A service with a user data store of its own in a temporary directory (the places are the
+/// shared fixture's), and helpers that act as one person would.
+struct AccountFixture {
+    let directory: URL
+    let usersPath: String
+    let store: SQLiteUserStore
+    let service: GeoQueryService
+
+    init(_ adjust: (inout ServiceConfiguration) -> Void = { _ in }) throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("geoquery-users-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        usersPath = directory.appendingPathComponent("users.sqlite").path
+        store = try SQLiteUserStore(path: usersPath, threads: 2)
+        let photos = directory.appendingPathComponent("photos").path
+        let base = try ServerFixture.service { configuration in
+            configuration.photoDirectory = photos
+            adjust(&configuration)
+        }
+        service = GeoQueryService(index: base.index, userData: store, configuration: base.configuration, logger: base.logger)
+    }
+
+    func remove() { try? FileManager.default.removeItem(at: directory) }
+
+    /// Runs `body` against the in-process application, then removes the directory.
+    func test(_ body: @escaping @Sendable (Client) async throws -> Void) async throws {
+        defer { remove() }
+        try await service.makeApplication().test(.router) { client in try await body(Client(client: client)) }
+    }
+
+    /// A test client with JSON and bearer-token conveniences.
+    struct Client: Sendable {
+        let client: any TestClientProtocol
+
+        @discardableResult
+        func send(_ method: HTTPRequest.Method, _ uri: String, token: String? = nil, json: String? = nil,
+                  bytes: [UInt8]? = nil, headers extra: HTTPFields = [:]) async throws -> TestResponse {
+            var headers = extra
+            if let token { headers[.authorization] = "Bearer \(token)" }
+            var body: ByteBuffer?
+            if let json { headers[.contentType] = "application/json"; body = ByteBuffer(string: json) }
+            if let bytes { body = ByteBuffer(bytes: bytes) }
+            return try await client.execute(uri: uri, method: method, headers: headers, body: body)
+        }
+
+        /// Signs up and in; returns the token.
+        func account(_ name: String, password: String = "a long enough secret") async throws -> String {
+            let made = try await send(.post, "/v1/users", json: #"{"username":"\#(name)","email":"\#(name)@example.org","password":"\#(password)"}"#)
+            #expect(made.status == .created, "\(made.text)")
+            return try await signIn(name, password: password)
+        }
+
+        func signIn(_ login: String, password: String = "a long enough secret") async throws -> String {
+            let session = try await send(.post, "/v1/sessions", json: #"{"username":"\#(login)","password":"\#(password)"}"#)
+            #expect(session.status == .created, "\(session.text)")
+            return session.json["token"] as? String ?? ""
+        }
+
+        /// Creates a gem; returns its id.
+        func gem(_ token: String, name: String, lat: Double, lon: Double, visibility: String,
+                 extra: String = "") async throws -> String {
+            let made = try await send(.post, "/v1/gems", token: token, json: """
+                {"name":"\(name)","lat":\(lat),"lon":\(lon),"visibility":"\(visibility)","categories":["nature.viewpoint"],
+                 "description":"quiet at dawn"\(extra)}
+                """)
+            #expect(made.status == .created, "\(made.text)")
+            return ((made.json["places"] as? [[String: Any]])?.first?["id"] as? String) ?? ""
+        }
+
+        func ids(_ uri: String, token: String? = nil) async throws -> [String] {
+            let answer = try await send(.get, uri, token: token)
+            #expect(answer.status == .ok, "\(uri): \(answer.text)")
+            return ((answer.json["places"] as? [[String: Any]]) ?? []).compactMap { $0["id"] as? String }
+        }
+
+        /// Every id of a query, following next_cursor page by page.
+        func allPages(_ uri: String, token: String? = nil) async throws -> [String] {
+            var ids: [String] = []
+            var next: String? = uri
+            while let current = next {
+                let answer = try await send(.get, current, token: token).json
+                ids += ((answer["places"] as? [[String: Any]]) ?? []).compactMap { $0["id"] as? String }
+                next = (answer["next_cursor"] as? String).map { uri + "&cursor=" + $0 }
+            }
+            return ids
+        }
+    }
+}

@@ -1,0 +1,161 @@
+import Accounts
+import Foundation
+import GeoQueryServer
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import PlaceStore
+import Testing
+
+/// Sign-up, sign-in, sessions, profiles and account deletion, in-process over a real user store.
+@Suite struct AccountRouteTests {
+    @Test func signUpSignInProfileAndSignOut() async throws {
+        let fixture = try AccountFixture()
+        try await fixture.test { client in
+            let token = try await client.account("anna.b")
+            let me = try await client.send(.get, "/v1/me", token: token)
+            #expect(me.status == .ok && me.json["username"] as? String == "anna.b" && me.json["email"] as? String == "anna.b@example.org")
+
+            // Case-insensitively unique, and every bad field named with what is valid.
+            let again = try await client.send(.post, "/v1/users", json: #"{"username":"Anna.B","email":"x@example.org","password":"another long secret"}"#)
+            #expect(again.status == .conflict && again.json["detail"] as? String == "username 'anna.b' is taken: choose another")
+            let cases: [(String, String)] = [
+                (#"{"username":"a!","email":"a@example.org","password":"a long enough secret"}"#, "username 'a!' is invalid"),
+                (#"{"username":"bob","email":"nope","password":"a long enough secret"}"#, "email 'nope' is invalid"),
+                (#"{"username":"bob","email":"bob@example.org","password":"short"}"#, "use at least 10"),
+                (#"{"username":"bob","email":"bob@example.org","password":"password123"}"#, "most common passwords"),
+                (#"{"username":"bob","email":"bob@example.org","password":"\#(String(repeating: "é", count: 40))"}"#, "bcrypt reads only the first 72 bytes"),
+                (#"{"username":"bob","email":"bob@example.org"}"#, "field 'password' is required"),
+                (#"{"username":"bob","email":"bob@example.org","password":"a long enough secret","admin":true}"#, "unknown field 'admin'"),
+            ]
+            for (body, expected) in cases {
+                let refused = try await client.send(.post, "/v1/users", json: body)
+                #expect(refused.status == .badRequest && refused.headers[.contentType] == "application/problem+json")
+                #expect((refused.json["detail"] as? String)?.contains(expected) == true, "\(body) → \(refused.text)")
+            }
+
+            // Email works as the login too; a wrong password and an unknown user answer alike.
+            let byEmail = try await client.signIn("ANNA.B@example.org")
+            #expect(!byEmail.isEmpty && byEmail != token)
+            let wrong = try await client.send(.post, "/v1/sessions", json: #"{"username":"anna.b","password":"not the password"}"#)
+            let unknown = try await client.send(.post, "/v1/sessions", json: #"{"username":"nobody","password":"not the password"}"#)
+            #expect(wrong.status == .unauthorized && unknown.status == .unauthorized)
+            #expect(wrong.json["detail"] as? String == unknown.json["detail"] as? String)
+
+            // Profile changes; the public profile shows no email.
+            let patched = try await client.send(.patch, "/v1/me", token: token, json: """
+                {"display_name":"Anna","bio":"Finds quiet places","language":"pt-BR","units":"imperial","home_location":{"lat":43.7,"lon":7.4}}
+                """)
+            #expect(patched.status == .ok && (patched.json["settings"] as? [String: Any])?["units"] as? String == "imperial")
+            let badUnits = try await client.send(.patch, "/v1/me", token: token, json: #"{"units":"furlongs"}"#)
+            #expect(badUnits.status == .badRequest && badUnits.json["detail"] as? String == "units 'furlongs' is invalid: use metric or imperial")
+            let profile = try await client.send(.get, "/v1/users/anna.b")
+            #expect(profile.json["display_name"] as? String == "Anna" && profile.json["email"] == nil)
+            #expect(try await client.send(.get, "/v1/users/nobody").status == .notFound)
+            _ = try await client.account("annabel")
+            _ = try await client.account("bob_1")
+            let found = try await client.send(.get, "/v1/users?q=ann&limit=1")
+            #expect((found.json["users"] as? [[String: Any]])?.map { $0["username"] as? String } == ["anna.b"])
+            let cursor = try #require(found.json["next_cursor"] as? String)
+            let rest = try await client.send(.get, "/v1/users?q=ann&limit=1&cursor=\(cursor)")
+            #expect((rest.json["users"] as? [[String: Any]])?.map { $0["username"] as? String } == ["annabel"])
+            #expect(rest.json["next_cursor"] is NSNull)
+
+            // Signed out, the token no longer opens anything; without one, 401 says how to sign in.
+            #expect(try await client.send(.delete, "/v1/sessions/current", token: token).status == .noContent)
+            let after = try await client.send(.get, "/v1/me", token: token)
+            #expect(after.status == .unauthorized && after.headers[.wwwAuthenticate] == "Bearer")
+            #expect(try await client.send(.get, "/v1/me").status == .unauthorized)
+            #expect(try await client.send(.get, "/v1/me", token: byEmail).status == .ok)
+        }
+    }
+
+    @Test func passwordsAndTokensAreStoredOnlyAsHashes() async throws {
+        let fixture = try AccountFixture()
+        let store = fixture.store
+        try await fixture.test { client in
+            let token = try await client.account("hashes")
+            let account = try #require(try await store.user(named: "hashes"))
+            #expect(account.passwordHash.hasPrefix("$2b$11$") && !account.passwordHash.contains("a long enough secret"))
+            #expect(try await store.session(tokenHash: token) == nil)
+            let session = try #require(try await store.session(tokenHash: SessionToken.hash(token)))
+            #expect(session.username == "hashes")
+            // 30 days from now, give or take the test's own time.
+            #expect(abs(session.expiresAt.timeIntervalSinceNow - 30 * 86_400) < 120)
+        }
+    }
+
+    @Test func aPasswordChangeEndsEveryOtherSession() async throws {
+        let fixture = try AccountFixture()
+        try await fixture.test { client in
+            let first = try await client.account("changer")
+            let second = try await client.signIn("changer")
+            let noCurrent = try await client.send(.patch, "/v1/me", token: first, json: #"{"password":"a brand new passphrase"}"#)
+            #expect(noCurrent.status == .badRequest)
+            let wrongCurrent = try await client.send(.patch, "/v1/me", token: first,
+                                                     json: #"{"password":"a brand new passphrase","current_password":"guess guess guess"}"#)
+            #expect(wrongCurrent.status == .badRequest)
+            let changed = try await client.send(.patch, "/v1/me", token: first,
+                                                json: #"{"password":"a brand new passphrase","current_password":"a long enough secret"}"#)
+            #expect(changed.status == .ok)
+            #expect(try await client.send(.get, "/v1/me", token: first).status == .ok)
+            #expect(try await client.send(.get, "/v1/me", token: second).status == .unauthorized)
+            let old = try await client.send(.post, "/v1/sessions", json: #"{"username":"changer","password":"a long enough secret"}"#)
+            #expect(old.status == .unauthorized)
+            _ = try await client.signIn("changer", password: "a brand new passphrase")
+        }
+    }
+
+    @Test func signInsAreRateLimitedPerAccountAndPerAddress() async throws {
+        let fixture = try AccountFixture {
+            $0.signInAttemptsPerAccount = 3
+            $0.signInAttemptsPerAddress = 8
+        }
+        try await fixture.test { client in
+            _ = try await client.account("target")
+            for _ in 0..<3 {
+                let wrong = try await client.send(.post, "/v1/sessions", json: #"{"username":"target","password":"wrong wrong wrong"}"#)
+                #expect(wrong.status == .unauthorized)
+            }
+            // Even the right password waits now: the account is locked for the window.
+            let locked = try await client.send(.post, "/v1/sessions", json: #"{"username":"target","password":"a long enough secret"}"#)
+            #expect(locked.status == .tooManyRequests)
+            let wait = try #require(locked.headers[.retryAfter].flatMap { Int($0) })
+            #expect(wait > 0 && wait <= 900)
+            #expect((locked.json["detail"] as? String)?.hasPrefix("too many sign-in attempts") == true)
+            // Other accounts from the same address: the address limit (8 attempts a minute) counts all.
+            var statuses: [HTTPResponse.Status] = []
+            for n in 0..<5 {
+                statuses.append(try await client.send(.post, "/v1/sessions", json: #"{"username":"other\#(n)","password":"wrong wrong wrong"}"#).status)
+            }
+            #expect(statuses.filter { $0 == .unauthorized }.count == 4 && statuses.last == .tooManyRequests, "\(statuses)")
+        }
+    }
+
+    @Test func deletingAnAccountDeletesWhatItMade() async throws {
+        let fixture = try AccountFixture()
+        try await fixture.test { client in
+            let leaving = try await client.account("leaving")
+            let staying = try await client.account("staying")
+            let publicGem = try await client.gem(leaving, name: "Leaver's Lookout", lat: 10.001, lon: 20.001, visibility: "public")
+            let privateGem = try await client.gem(leaving, name: "Leaver's Secret", lat: 10.002, lon: 20.002, visibility: "private")
+            let stayingGem = try await client.gem(staying, name: "Stayer's Spring", lat: 10.003, lon: 20.003, visibility: "public")
+            #expect(try await client.send(.put, "/v1/gems/\(stayingGem)/rating", token: leaving, json: #"{"stars":5}"#).status == .ok)
+            #expect(try await client.send(.put, "/v1/me/favorites/\(publicGem)", token: staying).status == .created)
+
+            #expect(try await client.send(.delete, "/v1/me", token: leaving).status == .noContent)
+            #expect(try await client.send(.get, "/v1/me", token: leaving).status == .unauthorized)
+            for gem in [publicGem, privateGem] {
+                #expect(try await client.send(.get, "/v1/gems/\(gem)").status == .notFound)
+            }
+            #expect(try await client.ids("/v1/places/near?lat=10&lon=20&radius=5km") == [stayingGem])
+            // The rating left with its author; the favourite of the deleted gem is listed as gone.
+            let rating = try await client.send(.get, "/v1/gems/\(stayingGem)", token: staying)
+            #expect(((rating.json["places"] as? [[String: Any]])?.first?["rating"]) == nil)
+            let favorites = try await client.send(.get, "/v1/me/favorites", token: staying)
+            #expect((favorites.json["favorites"] as? [[String: Any]])?.first?["status"] as? String == "gone")
+            // The username is free again.
+            _ = try await client.account("leaving")
+        }
+    }
+}

@@ -1,0 +1,217 @@
+import Foundation
+import GeoQueryServer
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Testing
+
+/// Hidden gems: who sees which, who may change what, ratings, favourites, photos.
+@Suite struct GemRouteTests {
+    /// Somewhere in the Sahara, where the shipped data has no places: the answers hold gems only.
+    static let lat = 23.5, lon = 12.5
+
+    @Test func eachViewerSeesOnlyTheGemsTheyMay() async throws {
+        let fixture = try AccountFixture()
+        try await fixture.test { client in
+            let owner = try await client.account("owner")
+            let other = try await client.account("other")
+            var publicGems: [String] = []
+            for n in 0..<4 {
+                publicGems.append(try await client.gem(owner, name: "Dune \(n)", lat: Self.lat + Double(n) * 0.001, lon: Self.lon, visibility: "public"))
+            }
+            let unlisted = try await client.gem(owner, name: "Dune unlisted", lat: Self.lat + 0.0005, lon: Self.lon, visibility: "unlisted")
+            let secret = try await client.gem(owner, name: "Dune secret", lat: Self.lat + 0.0015, lon: Self.lon, visibility: "private")
+            let othersSecret = try await client.gem(other, name: "Other secret", lat: Self.lat + 0.0025, lon: Self.lon, visibility: "private")
+
+            let near = "/v1/places/near?lat=\(Self.lat)&lon=\(Self.lon)&radius=10km&limit=2"
+            // Anonymous and the other user: public gems only, on every page; the owner: theirs too.
+            #expect(Set(try await client.allPages(near)) == Set(publicGems))
+            #expect(Set(try await client.allPages(near, token: other)) == Set(publicGems + [othersSecret]))
+            #expect(Set(try await client.allPages(near, token: owner)) == Set(publicGems + [secret]))
+            let unpaged = "/v1/places/near?lat=\(Self.lat)&lon=\(Self.lon)&radius=10km&limit=500"
+            let anonymous = try await client.send(.get, unpaged)
+            #expect(anonymous.json["count"] as? Int == 4)
+            // A cursor of the owner's query does not serve another viewer's.
+            let ownerPage = try await client.send(.get, near, token: owner).json
+            let ownerCursor = try #require(ownerPage["next_cursor"] as? String)
+            #expect(try await client.send(.get, near + "&cursor=" + ownerCursor, token: other).status == .badRequest)
+
+            let box = "/v1/places/bbox?bbox=\(Self.lon - 0.1),\(Self.lat - 0.1),\(Self.lon + 0.1),\(Self.lat + 0.1)&limit=500"
+            #expect(Set(try await client.ids(box)) == Set(publicGems))
+            #expect(Set(try await client.ids(box, token: owner)) == Set(publicGems + [secret]))
+            let nearest = "/v1/places/nearest?lat=\(Self.lat)&lon=\(Self.lon)&k=20&max_distance=50km"
+            #expect(Set(try await client.ids(nearest, token: other)) == Set(publicGems + [othersSecret]))
+            let text = "/v1/places/near?lat=\(Self.lat)&lon=\(Self.lon)&radius=10km&query=dune"
+            #expect(Set(try await client.ids(text)) == Set(publicGems))
+            #expect(Set(try await client.ids(text, token: owner)) == Set(publicGems + [secret]))
+            let gemsNear = "/v1/gems/near?lat=\(Self.lat)&lon=\(Self.lon)"
+            #expect(Set(try await client.ids(gemsNear, token: other)) == Set(publicGems + [othersSecret]))
+
+            // By id: public and unlisted for anyone, private for the owner alone (404 as if absent).
+            for (id, anonymousStatus) in [(publicGems[0], HTTPResponse.Status.ok), (unlisted, .ok), (secret, .notFound)] {
+                #expect(try await client.send(.get, "/v1/gems/\(id)").status == anonymousStatus)
+                #expect(try await client.send(.get, "/v1/gems/\(id)", token: other).status == anonymousStatus)
+                #expect(try await client.send(.get, "/v1/places/\(id)", token: other).status == anonymousStatus)
+                #expect(try await client.send(.get, "/v1/gems/\(id)", token: owner).status == .ok)
+            }
+            let shown = try await client.send(.get, "/v1/gems/\(secret)", token: owner).json
+            let gem = try #require((shown["places"] as? [[String: Any]])?.first)
+            #expect(gem["source"] as? String == "gem" && gem["categories"] as? [String] == ["nature.viewpoint"])
+            #expect((gem["gem"] as? [String: Any])?["owner"] as? String == "owner")
+            #expect((gem["gem"] as? [String: Any])?["description"] as? String == "quiet at dawn")
+            let mine = try await client.ids("/v1/me/gems?limit=500", token: owner)
+            #expect(Set(mine) == Set(publicGems + [unlisted, secret]))
+        }
+    }
+
+    @Test func onlyTheOwnerChangesOrDeletesAGem() async throws {
+        let fixture = try AccountFixture()
+        try await fixture.test { client in
+            let owner = try await client.account("maker")
+            let intruder = try await client.account("intruder")
+            let open = try await client.gem(owner, name: "Open Spring", lat: Self.lat, lon: Self.lon, visibility: "public")
+            let hidden = try await client.gem(owner, name: "Hidden Spring", lat: Self.lat, lon: Self.lon + 0.001, visibility: "private")
+            let png: [UInt8] = Self.png(withText: false)
+
+            // Anonymous: 401. The other user: 403 where they can see the gem, 404 where they cannot.
+            for (id, status) in [(open, HTTPResponse.Status.forbidden), (hidden, .notFound)] {
+                let attempts: [(HTTPRequest.Method, String, String?, [UInt8]?)] = [
+                    (.patch, "/v1/gems/\(id)", #"{"name":"Mine now"}"#, nil),
+                    (.delete, "/v1/gems/\(id)", nil, nil),
+                    (.post, "/v1/gems/\(id)/photos", nil, png),
+                ]
+                for (method, uri, json, bytes) in attempts {
+                    #expect(try await client.send(method, uri, json: json, bytes: bytes).status == .unauthorized, "\(method) \(uri)")
+                    #expect(try await client.send(method, uri, token: intruder, json: json, bytes: bytes).status == status, "\(method) \(uri)")
+                }
+                let after = try await client.send(.get, "/v1/gems/\(id)", token: owner).json
+                let place = try #require((after["places"] as? [[String: Any]])?.first)
+                #expect((place["name"] as? String)?.hasSuffix("Spring") == true && place["photos"] == nil, "unchanged")
+                #expect(try await client.send(.put, "/v1/gems/\(id)/rating", token: intruder, json: #"{"stars":1}"#).status
+                        == (status == .forbidden ? .ok : .notFound))
+                #expect(try await client.send(.put, "/v1/me/favorites/\(id)", token: intruder).status
+                        == (status == .forbidden ? .created : .notFound))
+            }
+            // The owner edits: name, visibility; bad fields are named.
+            let edited = try await client.send(.patch, "/v1/gems/\(open)", token: owner, json: #"{"name":"Open Spring (east)","visibility":"unlisted"}"#)
+            #expect(edited.status == .ok)
+            #expect(((edited.json["places"] as? [[String: Any]])?.first?["gem"] as? [String: Any])?["visibility"] as? String == "unlisted")
+            let bad = try await client.send(.patch, "/v1/gems/\(open)", token: owner, json: #"{"visibility":"everyone"}"#)
+            #expect(bad.json["detail"] as? String == "visibility 'everyone' is invalid: use public, unlisted or private")
+            let badCategory = try await client.send(.post, "/v1/gems", token: owner, json: #"{"name":"x","lat":1,"lon":1,"categories":["shiny"]}"#)
+            #expect(badCategory.status == .badRequest && (badCategory.json["detail"] as? String)?.hasPrefix("category 'shiny' is invalid") == true)
+            let badLat = try await client.send(.post, "/v1/gems", token: owner, json: #"{"name":"x","lat":91,"lon":1}"#)
+            #expect(badLat.status == .badRequest && (badLat.json["detail"] as? String)?.contains("91") == true)
+            #expect(try await client.send(.post, "/v1/gems", json: #"{"name":"x","lat":1,"lon":1}"#).status == .unauthorized)
+            // Unlisted now: out of every list, still reachable by id.
+            #expect(try await client.ids("/v1/places/near?lat=\(Self.lat)&lon=\(Self.lon)&radius=1km", token: intruder).isEmpty)
+            #expect(try await client.send(.get, "/v1/gems/\(open)", token: intruder).status == .ok)
+            #expect(try await client.send(.delete, "/v1/gems/\(open)", token: owner).status == .noContent)
+            #expect(try await client.send(.get, "/v1/gems/\(open)", token: owner).status == .notFound)
+        }
+    }
+
+    @Test func ratingsAreOnePerUserNeverTheOwnersAndFeedMinRating() async throws {
+        let fixture = try AccountFixture()
+        try await fixture.test { client in
+            let owner = try await client.account("rated")
+            let first = try await client.account("rater.one")
+            let second = try await client.account("rater.two")
+            let gem = try await client.gem(owner, name: "Rated Rock", lat: Self.lat, lon: Self.lon, visibility: "public")
+            let own = try await client.send(.put, "/v1/gems/\(gem)/rating", token: owner, json: #"{"stars":5}"#)
+            #expect(own.status == .forbidden)
+            #expect(try await client.send(.put, "/v1/gems/\(gem)/rating", json: #"{"stars":5}"#).status == .unauthorized)
+            for stars in ["0", "6", "4.5", "\"five\""] {
+                let bad = try await client.send(.put, "/v1/gems/\(gem)/rating", token: first, json: #"{"stars":\#(stars)}"#)
+                #expect(bad.status == .badRequest && bad.json["detail"] as? String == "stars must be a whole number from 1 to 5")
+            }
+            _ = try await client.send(.put, "/v1/gems/\(gem)/rating", token: first, json: #"{"stars":2}"#)
+            let changed = try await client.send(.put, "/v1/gems/\(gem)/rating", token: first, json: #"{"stars":4}"#)
+            #expect(changed.json["rating"] as? Double == 4 && changed.json["rating_count"] as? Int == 1)
+            let both = try await client.send(.put, "/v1/gems/\(gem)/rating", token: second, json: #"{"stars":1}"#)
+            #expect(both.json["rating"] as? Double == 2.5 && both.json["rating_count"] as? Int == 2)
+            let place = try await client.send(.get, "/v1/gems/\(gem)").json
+            let stored = (place["places"] as? [[String: Any]])?.first?["rating"] as? [String: Any]
+            #expect(stored?["value"] as? Double == 2.5 && stored?["count"] as? Int == 2 && stored?["scale"] as? Double == 5)
+            let near = "/v1/places/near?lat=\(Self.lat)&lon=\(Self.lon)&radius=1km"
+            #expect(try await client.ids(near + "&min_rating=2.5") == [gem])
+            #expect(try await client.ids(near + "&min_rating=3").isEmpty)
+            let removed = try await client.send(.delete, "/v1/gems/\(gem)/rating", token: second)
+            #expect(removed.json["rating"] as? Double == 4 && removed.json["your_stars"] is NSNull)
+            #expect(try await client.ids(near + "&min_rating=3") == [gem])
+        }
+    }
+
+    @Test func gemsNearDefaultsToAndCapsAtTwentyMiles() async throws {
+        let fixture = try AccountFixture()
+        try await fixture.test { client in
+            let owner = try await client.account("faraway")
+            // 25 km north and 40 km north: in and out of 20 miles (32.19 km).
+            let inside = try await client.gem(owner, name: "Inside", lat: Self.lat + 0.2256, lon: Self.lon, visibility: "public")
+            _ = try await client.gem(owner, name: "Outside", lat: Self.lat + 0.3612, lon: Self.lon, visibility: "public")
+            let plain = try await client.send(.get, "/v1/gems/near?lat=\(Self.lat)&lon=\(Self.lon)").json
+            #expect((plain["places"] as? [[String: Any]])?.compactMap { $0["id"] as? String } == [inside])
+            let query = try #require(plain["query"] as? [String: Any])
+            #expect(query["radius_m"] as? Double == 32186.88 && query["radius_capped"] as? Bool == false)
+            let wide = try await client.send(.get, "/v1/gems/near?lat=\(Self.lat)&lon=\(Self.lon)&radius=100mi").json
+            let capped = try #require(wide["query"] as? [String: Any])
+            #expect(capped["radius_capped"] as? Bool == true && capped["radius_m"] as? Double == 32186.88)
+            #expect((wide["places"] as? [[String: Any]])?.count == 1)
+        }
+    }
+
+    @Test func favouritesListGonePlacesAsGone() async throws {
+        let fixture = try AccountFixture()
+        try await fixture.test { client in
+            let owner = try await client.account("fav.owner")
+            let fan = try await client.account("fan")
+            let gem = try await client.gem(owner, name: "Loved", lat: Self.lat, lon: Self.lon, visibility: "public")
+            #expect(try await client.send(.put, "/v1/me/favorites/\(gem)", token: fan).status == .created)
+            #expect(try await client.send(.put, "/v1/me/favorites/\(gem)", token: fan).status == .ok)
+            #expect(try await client.send(.put, "/v1/me/favorites/geonames:2988507", token: fan).status == .created)
+            #expect(try await client.send(.put, "/v1/me/favorites/google:ChIJLU7jZClu5kcR4PcOOO6p3I0", token: fan).status == .created)
+            #expect(try await client.send(.put, "/v1/me/favorites/geonames:1", token: fan).status == .notFound)
+            #expect(try await client.send(.put, "/v1/me/favorites/geonames:2988507").status == .unauthorized)
+            #expect(try await client.send(.delete, "/v1/gems/\(gem)", token: owner).status == .noContent)
+            let first = try await client.send(.get, "/v1/me/favorites?limit=2", token: fan).json
+            let page = try #require(first["favorites"] as? [[String: Any]])
+            #expect(page.map { $0["place_id"] as? String } == ["google:ChIJLU7jZClu5kcR4PcOOO6p3I0", "geonames:2988507"])
+            #expect(page.map { $0["status"] as? String } == ["provider", "ok"])
+            #expect((page[1]["place"] as? [String: Any])?["name"] as? String == "Paris")
+            let cursor = try #require(first["next_cursor"] as? String)
+            let rest = try await client.send(.get, "/v1/me/favorites?limit=2&cursor=\(cursor)", token: fan).json
+            let gone = try #require(rest["favorites"] as? [[String: Any]])
+            #expect(gone.map { $0["status"] as? String } == ["gone"] && gone.first?["place"] is NSNull)
+            // Another user's list is their own; removing twice is 404 the second time.
+            #expect((try await client.send(.get, "/v1/me/favorites", token: owner).json["count"]) as? Int == 0)
+            #expect(try await client.send(.delete, "/v1/me/favorites/geonames:2988507", token: owner).status == .notFound)
+            #expect(try await client.send(.delete, "/v1/me/favorites/geonames:2988507", token: fan).status == .noContent)
+            #expect(try await client.send(.delete, "/v1/me/favorites/geonames:2988507", token: fan).status == .notFound)
+        }
+    }
+
+    /// A minimal valid PNG (1×1, grey), with a `tEXt` chunk when asked.
+    static func png(withText: Bool) -> [UInt8] {
+        func chunk(_ type: String, _ data: [UInt8]) -> [UInt8] {
+            let length = UInt32(data.count)
+            let typed = Array(type.utf8) + data
+            return [UInt8(length >> 24), UInt8(length >> 16 & 0xFF), UInt8(length >> 8 & 0xFF), UInt8(length & 0xFF)]
+                + typed + withUnsafeBytes(of: crc32(typed).bigEndian, Array.init)
+        }
+        var bytes: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
+        bytes += chunk("IHDR", [0, 0, 0, 1, 0, 0, 0, 1, 8, 0, 0, 0, 0])
+        if withText { bytes += chunk("tEXt", Array("Comment\u{0}GPS 48.85 2.35".utf8)) }
+        bytes += chunk("IDAT", [0x78, 0x9C, 0x63, 0x60, 0x00, 0x00, 0x00, 0x02, 0x00, 0x01])
+        bytes += chunk("IEND", [])
+        return bytes
+    }
+
+    static func crc32(_ bytes: [UInt8]) -> UInt32 {
+        var crc: UInt32 = 0xFFFF_FFFF
+        for byte in bytes {
+            crc ^= UInt32(byte)
+            for _ in 0..<8 { crc = crc & 1 == 1 ? (crc >> 1) ^ 0xEDB8_8320 : crc >> 1 }
+        }
+        return ~crc
+    }
+}
