@@ -38,7 +38,8 @@ struct RowFilter {
         let isGem = RowFilter.isGem(row.bytes(3))
         guard needsDetails || isGem else { return true }
         let fields = PlaceDetailsCodec.filterFields(row.nonEmptyBlob(5))
-        if isGem, !RowFilter.gemListing(fields.gemListing, isListedTo: viewer) { return false }
+        // A `gem:` row without the gem part is an ordinary place that borrowed the namespace.
+        if isGem, let listing = fields.gemListing, !RowFilter.gemListing(listing, isListedTo: viewer) { return false }
         if !sources.isEmpty {
             // The source is the id's namespace unless the details record overrides it.
             let source = fields.source ?? RowFilter.namespace(of: row.bytes(3))
@@ -72,8 +73,8 @@ struct RowFilter {
             && id[3] == UInt8(ascii: ":")
     }
 
-    /// ``HiddenGem/isListed(to:)`` on the stored listing field (visibility, NUL, owner). A gem
-    /// row without one is listed to no one.
+    /// ``HiddenGem/isListed(to:)`` on the stored listing field (visibility, NUL, owner); a
+    /// damaged field is listed to no one.
     static func gemListing(_ listing: UnsafeBufferPointer<UInt8>?, isListedTo viewer: [UInt8]?) -> Bool {
         guard let listing, let nul = listing.firstIndex(of: 0) else { return false }
         let visibility = UnsafeBufferPointer(rebasing: listing[..<nul])

@@ -41,7 +41,9 @@ public struct PlaceIndexConformance: Sendable {
                 latitude = min(90, max(-90, cLat + (unit() * 2 - 1) * spread))
                 longitude = Coordinate.normalizedLongitude(cLon + (unit() * 2 - 1) * spread * 2)
             }
-            let source = n % 3 == 0 ? "u" : "t"
+            // Every 13th place is a hidden gem of "ann" or "bob", public, unlisted or private.
+            let isGem = n % 13 == 0
+            let source = isGem ? "gem" : n % 3 == 0 ? "u" : "t"
             let category = Self.categories[Int(random.next() % UInt64(Self.categories.count))]
             let rating: Double? = n % 4 == 0 ? nil : Double(random.next() % 51) / 10
             let coordinate = n % 97 == 1 ? places[n - 1].coordinate : try Coordinate(latitude: latitude, longitude: longitude)
@@ -56,6 +58,7 @@ public struct PlaceIndexConformance: Sendable {
             places.append(try Place(id: PlaceID("\(source):\(n)"), name: "P\(n)", coordinate: coordinate,
                                     categories: [Category(category)], rating: rating.map { try Rating(sourceValue: $0) },
                                     openingHours: hours,
+                                    gem: isGem ? HiddenGem(owner: ["ann", "bob"][n % 2], visibility: [.public, .unlisted, .private][n / 13 % 3]) : nil,
                                     region: country == nil && continent == nil ? nil : PlaceRegion(countryCode: country, continent: continent),
                                     timeZone: zone))
         }
@@ -99,6 +102,8 @@ public struct PlaceIndexConformance: Sendable {
             case 3: filter.openAt = Date(timeIntervalSince1970: 1_795_000_000 + Double(random.next() % 604_800))
             default: break
             }
+            // Who asks decides which gems are listed: nobody, one owner or the other.
+            filter.viewer = [nil, "ann", "bob"][Int(random.next() % 3)]
             return Query(center: center, radius: radius, filter: filter)
         }
     }

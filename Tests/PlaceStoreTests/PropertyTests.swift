@@ -12,6 +12,9 @@ import Testing
     final class Fixture: Sendable {
         let suite: PlaceIndexConformance
         let store: SpatiaLitePlaceStore
+        /// The same places split over two files — the gems and every fifth other place in one,
+        /// the rest in the other — answered as one by a ``MergedPlaceIndex``.
+        let merged: MergedPlaceIndex
         let directory: URL
 
         init() throws {
@@ -21,6 +24,12 @@ import Testing
             let path = directory.appendingPathComponent("p.sqlite").path
             try SpatiaLitePlaceIndex(path: path, mode: .createIfMissing).upsert(suite.places)
             store = try SpatiaLitePlaceStore(path: path)
+            let first = directory.appendingPathComponent("a.sqlite").path, second = directory.appendingPathComponent("b.sqlite").path
+            let inSecond = suite.places.enumerated().filter { $0.element.gem != nil || $0.offset % 5 == 0 }.map(\.element)
+            let inFirst = suite.places.enumerated().filter { !($0.element.gem != nil || $0.offset % 5 == 0) }.map(\.element)
+            try SpatiaLitePlaceIndex(path: first, mode: .createIfMissing).upsert(inFirst)
+            try SpatiaLitePlaceIndex(path: second, mode: .createIfMissing).upsert(inSecond)
+            merged = MergedPlaceIndex([try SpatiaLitePlaceStore(path: first, threads: 2), try SpatiaLitePlaceStore(path: second, threads: 2)])
         }
 
         deinit { try? FileManager.default.removeItem(at: directory) }
@@ -37,6 +46,20 @@ import Testing
         case "within": try await fixture.suite.checkWithin(fixture.store)
         case "nearest": try await fixture.suite.checkNearest(fixture.store)
         default: try await fixture.suite.checkPaging(fixture.store)
+        }
+        #expect(failures.isEmpty, "\(failures.prefix(5))")
+    }
+
+    /// Two stores merged answer exactly as one store with every place: same order, same
+    /// pages, one cursor that continues both.
+    @Test(arguments: ["near", "within", "nearest", "paging"])
+    func aMergedIndexConformsToo(_ check: String) async throws {
+        let fixture = try Self.fixture.get()
+        let failures: [String] = switch check {
+        case "near": try await fixture.suite.checkNear(fixture.merged)
+        case "within": try await fixture.suite.checkWithin(fixture.merged)
+        case "nearest": try await fixture.suite.checkNearest(fixture.merged)
+        default: try await fixture.suite.checkPaging(fixture.merged)
         }
         #expect(failures.isEmpty, "\(failures.prefix(5))")
     }
