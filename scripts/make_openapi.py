@@ -105,7 +105,121 @@ paths = {
       "responses": {"200": {"description": "An image", "content": {"*/*": {"schema": {}}}}, "404": problem("No such file.")}}},
 }
 
+
 nullable = lambda t: {"type": [t, "null"]}
+
+# Accounts, gems, favourites, ratings, photos.
+bearer = [{"bearer": []}]
+optional_bearer = [{}, {"bearer": []}]
+unauthorized = problem("No valid bearer token: sign in with POST /v1/sessions (WWW-Authenticate: Bearer).")
+def body(schema, example=None):
+    content = {"schema": schema}
+    if example is not None: content["example"] = example
+    return {"required": True, "content": {"application/json": content}}
+def path_param(name, description, example):
+    return {"name": name, "in": "path", "required": True, "schema": {"type": "string"}, "example": example, "description": description}
+gem_id = path_param("id", "A gem id, gem:<24 hex digits>.", "gem:0123456789abcdef01234567")
+sign_up = {"type": "object", "required": ["username", "email", "password"], "additionalProperties": False, "properties": {
+    "username": {"type": "string", "pattern": "^[A-Za-z0-9_.]{3,30}$"}, "email": {"type": "string", "format": "email"},
+    "password": {"type": "string", "minLength": 10, "description": "10 characters or more, at most 72 bytes of UTF-8 (bcrypt reads no further), not a common password."}}}
+sign_in = {"type": "object", "required": ["password"], "additionalProperties": False, "properties": {
+    "username": {"type": "string", "description": "The username or the email."}, "email": {"type": "string"}, "password": {"type": "string"}}}
+profile_patch = {"type": "object", "additionalProperties": False, "properties": {
+    "display_name": nullable("string"), "bio": nullable("string"), "avatar_photo": nullable("string"),
+    "language": nullable("string"), "units": {"enum": ["metric", "imperial", None]},
+    "home_location": {"type": ["object", "null"], "required": ["lat", "lon"], "properties": {"lat": {"type": "number", "minimum": -90, "maximum": 90}, "lon": {"type": "number", "minimum": -180, "maximum": 180}}},
+    "email": {"type": "string"}, "password": {"type": "string", "description": "A new password; needs current_password. Every other session ends."},
+    "current_password": {"type": "string"}}}
+gem_fields = {"name": {"type": "string", "minLength": 1, "maxLength": 200}, "lat": {"type": "number", "minimum": -90, "maximum": 90},
+    "lon": {"type": "number", "minimum": -180, "maximum": 180}, "categories": {"type": "array", "maxItems": 10, "items": {"type": "string"}},
+    "tags": {"type": "object", "additionalProperties": {"type": "string"}}, "description": nullable("string"),
+    "visibility": {"type": "string", "enum": ["public", "unlisted", "private"], "default": "private",
+                   "description": "public: listed to everyone; unlisted: reachable by id, never listed; private: the owner alone."}}
+gem_new = {"type": "object", "required": ["name", "lat", "lon"], "additionalProperties": False, "properties": gem_fields}
+gem_patch = {"type": "object", "additionalProperties": False, "properties": gem_fields}
+image = {"required": True, "content": {"image/jpeg": {"schema": {"type": "string", "format": "binary"}},
+    "image/png": {"schema": {"type": "string", "format": "binary"}}, "image/webp": {"schema": {"type": "string", "format": "binary"}}}}
+rating_answer = {"type": "object", "required": ["gem", "your_stars", "rating", "rating_count"], "properties": {
+    "gem": {"type": "string"}, "your_stars": nullable("integer"), "rating": nullable("number"), "rating_count": {"type": "integer"}}}
+photo_answer = {"type": "object", "required": ["id", "url", "content_type", "bytes"], "properties": {
+    "id": {"type": "string"}, "url": {"type": "string"}, "content_type": {"type": "string"}, "bytes": {"type": "integer"}}}
+no_content = {"description": "Done."}
+paths.update({
+  "/v1/users": {
+    "post": {"summary": "Sign up", "requestBody": body(sign_up, {"username": "anna", "email": "anna@example.org", "password": "a long passphrase"}),
+             "responses": {"201": json_body(ref("PrivateProfile"), "Created"), "409": problem("The username or email is taken."), "413": problem("The body is too large."), **common_errors}},
+    "get": {"summary": "Find people by username prefix", "parameters": [
+        param("q", {"type": "string", "minLength": 1, "maxLength": 30}, "The first characters of a username.", True),
+        param("limit", {"type": "integer", "minimum": 1, "maximum": 100, "default": 20}, "At most this many."), cursor],
+        "responses": {"200": json_body({"type": "object", "required": ["query", "count", "users", "next_cursor"], "properties": {
+            "query": {"type": "object"}, "count": {"type": "integer"}, "users": {"type": "array", "items": ref("PublicProfile")}, "next_cursor": nullable("string")}}), **common_errors}}},
+  "/v1/users/{username}": {"get": {"summary": "A public profile", "parameters": [path_param("username", "A username.", "anna")],
+      "responses": {"200": json_body(ref("PublicProfile")), "404": problem("No such user."), **common_errors}}},
+  "/v1/sessions": {"post": {"summary": "Sign in: a bearer token for 30 days after its last use",
+      "description": "Rate limited per account (failed attempts) and per client address; a wrong username and a wrong password answer alike.",
+      "requestBody": body(sign_in, {"username": "anna", "password": "a long passphrase"}),
+      "responses": {"201": json_body({"type": "object", "required": ["token", "token_type", "expires_at", "username"], "properties": {
+          "token": {"type": "string"}, "token_type": {"const": "Bearer"}, "expires_at": {"type": "string", "format": "date-time"}, "username": {"type": "string"}}}, "Created"),
+          "401": problem("The login and password match no account."),
+          "413": problem("The body is too large."),
+          "429": {**problem("Too many attempts; Retry-After says when to try again."), "headers": {"Retry-After": {"schema": {"type": "integer"}}}}, **common_errors}}},
+  "/v1/sessions/current": {"delete": {"summary": "Sign out", "security": bearer, "responses": {"204": no_content, "401": unauthorized, **common_errors}}},
+  "/v1/me": {
+    "get": {"summary": "Your profile and settings", "security": bearer, "responses": {"200": json_body(ref("PrivateProfile")), "401": unauthorized, **common_errors}},
+    "patch": {"summary": "Change your profile, settings, email or password", "security": bearer, "requestBody": body(profile_patch, {"display_name": "Anna", "units": "metric"}),
+              "responses": {"200": json_body(ref("PrivateProfile")), "401": unauthorized, "409": problem("The email is taken."), "413": problem("The body is too large."), **common_errors}},
+    "delete": {"summary": "Delete your account and everything it made (sessions, gems of every visibility, ratings, favourites, photos)", "security": bearer,
+               "responses": {"204": no_content, "401": unauthorized, **common_errors}}},
+  "/v1/me/avatar": {"put": {"summary": "Upload your avatar (JPEG, PNG or WebP; metadata removed)", "security": bearer, "requestBody": image,
+      "responses": {"200": json_body(photo_answer), "401": unauthorized, "413": problem("Larger than 10 MB."), "415": problem("Not a JPEG, PNG or WebP image."), **common_errors}}},
+  "/v1/me/gems": {"get": {"summary": "Your gems, every visibility, newest first", "security": bearer, "parameters": [limit, cursor, fmt],
+      "responses": {"200": json_body(ref("PlaceAnswer"), geo=True, csv=True), "401": unauthorized, **common_errors}}},
+  "/v1/me/favorites": {"get": {"summary": "Your favourites, newest first", "security": bearer, "parameters": [limit, cursor],
+      "responses": {"200": json_body({"type": "object", "required": ["query", "count", "favorites", "next_cursor"], "properties": {
+          "query": {"type": "object"}, "count": {"type": "integer"}, "next_cursor": nullable("string"),
+          "favorites": {"type": "array", "items": {"type": "object", "required": ["place_id", "added_at", "status", "place"], "properties": {
+              "place_id": {"type": "string"}, "added_at": {"type": "string", "format": "date-time"},
+              "status": {"type": "string", "enum": ["ok", "gone", "provider"], "description": "gone: the place was deleted or is no longer visible to you; provider: kept by id only, as the provider's terms require."},
+              "place": {"oneOf": [ref("Place"), {"type": "null"}]}}}}}}), "401": unauthorized, **common_errors}}},
+  "/v1/me/favorites/{placeId}": {
+    "put": {"summary": "Keep a place (imported, gem or provider id)", "security": bearer, "parameters": [path_param("placeId", "Any place id.", "geonames:2988507")],
+            "responses": {"200": json_body({"type": "object"}, "Already a favourite"), "201": json_body({"type": "object"}, "Added"), "401": unauthorized, "404": problem("No such place you can see."), **common_errors}},
+    "delete": {"summary": "Forget a favourite", "security": bearer, "parameters": [path_param("placeId", "Any place id.", "geonames:2988507")],
+               "responses": {"204": no_content, "401": unauthorized, "404": problem("Not a favourite."), **common_errors}}},
+  "/v1/gems": {"post": {"summary": "Add a hidden gem", "security": bearer, "requestBody": body(gem_new, {"name": "Secret cove", "lat": 43.73, "lon": 7.42, "categories": ["water.beach"], "visibility": "public"}),
+      "responses": {"201": json_body(ref("PlaceAnswer"), "Created"), "401": unauthorized, "413": problem("The body is too large."), **common_errors}}},
+  "/v1/gems/near": {"get": {"summary": "Gems near you (20 miles by default, capped by the deployment)", "security": optional_bearer,
+      "parameters": [lat, lon, param("radius", distance_schema, "Radius (default and at most the deployment's cap, 20mi unless configured)."), *filters, limit, cursor, fmt],
+      "responses": {"200": json_body(ref("PlaceAnswer"), geo=True, csv=True, headers=link), "401": unauthorized, **common_errors}}},
+  "/v1/gems/{id}": {
+    "get": {"summary": "A gem by id (private gems only for their owner)", "security": optional_bearer, "parameters": [gem_id],
+            "responses": {"200": json_body(ref("PlaceAnswer")), "401": unauthorized, "404": problem("No gem you can see."), **common_errors}},
+    "patch": {"summary": "Change your gem", "security": bearer, "parameters": [gem_id], "requestBody": body(gem_patch, {"visibility": "unlisted"}),
+              "responses": {"200": json_body(ref("PlaceAnswer")), "401": unauthorized, "403": problem("Not your gem."), "404": problem("No gem you can see."), "413": problem("The body is too large."), **common_errors}},
+    "delete": {"summary": "Delete your gem", "security": bearer, "parameters": [gem_id],
+               "responses": {"204": no_content, "401": unauthorized, "403": problem("Not your gem."), "404": problem("No gem you can see."), **common_errors}}},
+  "/v1/gems/{id}/rating": {
+    "get": {"summary": "The gem's rating and yours", "security": bearer, "parameters": [gem_id],
+            "responses": {"200": json_body(rating_answer), "401": unauthorized, "404": problem("No gem you can see."), **common_errors}},
+    "put": {"summary": "Rate a gem 1–5 stars (one rating per user, not your own gem)", "security": bearer, "parameters": [gem_id],
+            "requestBody": body({"type": "object", "required": ["stars"], "additionalProperties": False, "properties": {"stars": {"type": "integer", "minimum": 1, "maximum": 5}}}, {"stars": 4}),
+            "responses": {"200": json_body(rating_answer), "401": unauthorized, "403": problem("Your own gem."), "404": problem("No gem you can see."), "413": problem("The body is too large."), **common_errors}},
+    "delete": {"summary": "Withdraw your rating", "security": bearer, "parameters": [gem_id],
+               "responses": {"200": json_body(rating_answer), "401": unauthorized, "404": problem("No gem you can see."), **common_errors}}},
+  "/v1/gems/{id}/photos": {"post": {"summary": "Add a photo to your gem (JPEG, PNG or WebP by its bytes, at most 10 MB; EXIF and other metadata removed)", "security": bearer,
+      "parameters": [gem_id], "requestBody": image,
+      "responses": {"201": json_body(photo_answer, "Created"), "401": unauthorized, "403": problem("Not your gem."), "404": problem("No gem you can see."),
+                    "409": problem("The gem has 20 photos."), "413": problem("Larger than 10 MB."), "415": problem("Not a JPEG, PNG or WebP image."), **common_errors}}},
+  "/v1/photos/{id}": {"get": {"summary": "A photo (content-addressed: immutable, with ETag)", "parameters": [path_param("id", "SHA-256 of the stored bytes, 64 hex digits.", "0" * 64)],
+      "responses": {"200": {"description": "The image", "headers": {"ETag": {"schema": {"type": "string"}}},
+                            "content": {"image/jpeg": {"schema": {"type": "string", "format": "binary"}}, "image/png": {"schema": {"type": "string", "format": "binary"}}, "image/webp": {"schema": {"type": "string", "format": "binary"}}}},
+                    "304": {"description": "Not modified (If-None-Match)."}, "404": problem("No such photo."), **common_errors}}},
+})
+for route in ["/v1/places/near", "/v1/places/bbox", "/v1/places/nearest", "/v1/places/{id}", "/v1/search"]:
+    operation = paths[route]["get"]
+    operation["security"] = optional_bearer
+    operation["responses"]["401"] = unauthorized
+
 place_props = {
   "id": {"type": "string"}, "name": {"type": "string"}, "lat": {"type": "number"}, "lon": {"type": "number"},
   "distance_m": {"type": ["number", "null"], "description": "WGS84 ellipsoidal distance from the centre in metres, to the millimetre; null without a centre."},
@@ -121,6 +235,13 @@ place_props = {
   "gem": {"type": "object"}, "imported_at": {"type": "string", "format": "date-time"}, "fetched_at": {"type": "string", "format": "date-time"},
 }
 schemas = {
+  "PublicProfile": {"type": "object", "required": ["username", "display_name", "bio", "avatar_url", "created_at"], "properties": {
+      "username": {"type": "string"}, "display_name": nullable("string"), "bio": nullable("string"), "avatar_url": nullable("string"),
+      "created_at": {"type": "string", "format": "date-time"}}},
+  "PrivateProfile": {"type": "object", "required": ["username", "email", "settings", "created_at"], "properties": {
+      "username": {"type": "string"}, "email": {"type": "string"}, "display_name": nullable("string"), "bio": nullable("string"),
+      "avatar_photo": nullable("string"), "avatar_url": nullable("string"), "settings": {"type": "object"},
+      "created_at": {"type": "string", "format": "date-time"}}},
   "Problem": {"type": "object", "description": "RFC 9457 problem details.", "required": ["type", "title", "status", "detail"],
               "properties": {"type": {"type": "string"}, "title": {"type": "string"}, "status": {"type": "integer"}, "detail": {"type": "string"}, "instance": {"type": "string"}}},
   "Place": {"type": "object", "required": ["id", "name", "lat", "lon", "distance_m", "categories", "source"], "properties": place_props},
@@ -159,7 +280,9 @@ doc = {"openapi": "3.1.0",
        "info": {"title": "GeoQuery", "version": "1.0.0",
                 "description": "Places near a point, in a box or nearest to it, exact on the WGS84 ellipsoid; federated search, weather, visiting orders and city search. Errors are RFC 9457 application/problem+json.",
                 "license": {"name": "Data: see /openapi.json info and geodata/README.md (GeoNames CC BY 4.0, OpenStreetMap ODbL, airportsdata MIT)"}},
-       "servers": [{"url": "/"}], "paths": paths, "components": {"schemas": schemas}}
+       "servers": [{"url": "/"}], "paths": paths,
+       "components": {"schemas": schemas, "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer",
+           "description": "A token from POST /v1/sessions; it ends 30 days after its last use, at sign-out and when the password changes."}}}}
 out = pathlib.Path(__file__).resolve().parent.parent / "Sources/GeoQueryServer/Resources/openapi.json"
 out.write_text(json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
 print(f"wrote {out}")

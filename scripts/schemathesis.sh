@@ -27,7 +27,7 @@ env -u GOOGLE_PLACES_API_KEY -u YELP_API_KEY -u FOURSQUARE_API_KEY -u HERE_API_K
     GEOQUERY_GOOGLE_BASE_URL=$closed GEOQUERY_YELP_BASE_URL=$closed GEOQUERY_FOURSQUARE_BASE_URL=$closed \
     GEOQUERY_HERE_BASE_URL=$closed GEOQUERY_OPENMETEO_BASE_URL=$closed GEOQUERY_OPENWEATHERMAP_BASE_URL=$closed \
     GEOQUERY_PIRATEWEATHER_BASE_URL=$closed GEOQUERY_LOG_LEVEL=warning \
-    "$geoquery" serve --host 127.0.0.1 --port "$port" --db "$work/places.sqlite" --data-dir geodata \
+    "$geoquery" serve --host 127.0.0.1 --port "$port" --db "$work/places.sqlite" --data-dir geodata --users-db "$work/users.sqlite" \
     2>"$work/serve.log" &
 server=$!
 python3 - "$port" <<'PY'

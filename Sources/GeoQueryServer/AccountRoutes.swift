@@ -160,7 +160,7 @@ extension GeoQueryService {
         if let value = try text("avatar_photo", max: 100) {
             if let value {
                 guard let photo = try await requireUserData().photo(id: value), photo.owner == account.username else {
-                    throw APIProblem.badRequest("avatar_photo '\(value)' is not a photo you uploaded: upload it with POST /v1/me/photos first")
+                    throw APIProblem.badRequest("avatar_photo '\(value)' is not a photo you uploaded: upload one with PUT /v1/me/avatar")
                 }
             }
             profile.avatarPhoto = value

@@ -24,9 +24,11 @@ public struct RouteTable: Sendable {
         }.joined(separator: "/"))
     }
 
-    /// The methods allowed on a concrete path, empty when no route has that path.
+    /// The methods allowed on a concrete path, empty when no route has that path. A literal
+    /// segment wins over a parameter, as in the router: `/v1/gems/near` is not `/v1/gems/{id}`.
     func methods(forPath path: String) -> [HTTPRequest.Method] {
         let parts = path.split(separator: "/", omittingEmptySubsequences: false)
+        var best: [Int] = []
         var methods: [HTTPRequest.Method] = []
         for entry in entries {
             let template = entry.path.split(separator: "/", omittingEmptySubsequences: false)
@@ -34,7 +36,12 @@ public struct RouteTable: Sendable {
             let matches = zip(template, parts).allSatisfy { pattern, part in
                 (pattern.hasPrefix("{") && !part.isEmpty) || pattern == part
             }
-            if matches && !methods.contains(entry.method) { methods.append(entry.method) }
+            guard matches else { continue }
+            // Which segments are literal, compared left to right: the earlier literal wins.
+            let literal = template.map { $0.hasPrefix("{") ? 0 : 1 }
+            if literal.lexicographicallyPrecedes(best) { continue }
+            if best.lexicographicallyPrecedes(literal) { best = literal; methods = [] }
+            if !methods.contains(entry.method) { methods.append(entry.method) }
         }
         return methods
     }
