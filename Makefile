@@ -21,6 +21,9 @@ SHIPPED := geodata/cities15000.csv geodata/airports.csv geodata/monaco.osm.pbf g
 VENV := .build/venv
 SCHEMATHESIS := $(VENV)/bin/schemathesis
 SCHEMATHESIS_VERSION := 4.32.5
+# Pillow makes the real JPEG with GPS tags that the photo test uploads.
+PILLOW_VERSION := 11.0.0
+PYTHON_TOOLS := $(VENV)/installed-schemathesis-$(SCHEMATHESIS_VERSION)-pillow-$(PILLOW_VERSION)
 
 .PHONY: deps build run serve test bench bench-routes fuzz index clean
 
@@ -38,9 +41,10 @@ deps:
 	  DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq --no-install-recommends $$missing; \
 	fi
 
-$(SCHEMATHESIS):
-	python3 -m venv $(VENV)
-	$(VENV)/bin/pip install --quiet --disable-pip-version-check schemathesis==$(SCHEMATHESIS_VERSION)
+$(PYTHON_TOOLS):
+	[ -x $(VENV)/bin/pip ] || python3 -m venv $(VENV)
+	$(VENV)/bin/pip install --quiet --disable-pip-version-check schemathesis==$(SCHEMATHESIS_VERSION) pillow==$(PILLOW_VERSION)
+	touch $@
 
 build: deps
 	swift build -c release --product geoquery
@@ -76,7 +80,7 @@ serve: build index
 # 20 000 places, and optimised builds also catch optimiser-only bugs.
 TEST_FLAGS := -c release -Xswiftc -enable-testing
 
-test: deps $(SCHEMATHESIS)
+test: deps $(PYTHON_TOOLS)
 	@[ -n "$$GEOQUERY_SHARED_DATA" ] || [ -f ../shared/data/README.md ] || \
 	  echo "note: no ../shared/data beside the repository and no GEOQUERY_SHARED_DATA: the tests of its samples are skipped"
 	swift build --build-tests $(TEST_FLAGS)

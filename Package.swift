@@ -141,7 +141,7 @@ let package = Package(
                     swiftSettings: swiftSettings),
         .testTarget(name: "GeoQueryServerTests",
                     dependencies: ["GeoQueryServer", "PlaceStore", "PlaceQuery", "GeoQueryWire", "PlaceImport", "Providers",
-                                   "ProviderTestSupport", "GeoCore", "PlaceModel", "Regions",
+                                   "ProviderTestSupport", "GeoCore", "PlaceModel", "Regions", "Accounts",
                                    .product(name: "HummingbirdTesting", package: "hummingbird"),
                                    .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")],
                     swiftSettings: swiftSettings),

@@ -1,4 +1,7 @@
 import Accounts
+import GeoCore
+import PlaceImport
+import PlaceModel
 import Foundation
 import GeoQueryServer
 import HTTPTypes
@@ -157,5 +160,54 @@ import Testing
             // The username is free again.
             _ = try await client.account("leaving")
         }
+    }
+}
+
+/// Gems live in a store of their own: a nightly import holds the places file's write lock for
+/// its whole transaction, and a gem write must not wait for it.
+@Suite struct ImportVersusGemWriteTests {
+    /// Thread-safe record of what the import saw.
+    final class Record: @unchecked Sendable {
+        // @unchecked Sendable: `gemWrittenDuringImport` is written by the import thread before it
+        // signals, read by the test after it joins the import.
+        var gemWrittenDuringImport = false
+    }
+
+    @Test func aGemIsWrittenWhileAnImportHoldsThePlacesFile() async throws {
+        let fixture = try AccountFixture()
+        let directory = fixture.directory
+        // 120 000 rows: the importer reports progress every 50 000, inside its transaction.
+        let csv = directory.appendingPathComponent("nightly.csv")
+        var text = "id,name,lat,lon\n"
+        for n in 0..<120_000 { text += "\(n),Place \(n),\(Double(n % 1_700) / 20 - 42),\(Double(n % 3_500) / 10 - 175)\n" }
+        try text.write(to: csv, atomically: true, encoding: .utf8)
+        let index = try SpatiaLitePlaceIndex(path: directory.appendingPathComponent("places.sqlite").path, mode: .createIfMissing)
+        try index.upsert([try Place(id: PlaceID("nightly:seed"), name: "Seed", coordinate: Coordinate(latitude: 1, longitude: 1))])
+
+        let underWay = DispatchSemaphore(value: 0), gemWritten = DispatchSemaphore(value: 0)
+        let record = Record()
+        let importing = Task.detached {
+            var first = true
+            return try PlaceImporter.importFile(csv.path, format: .csv, into: index, source: "nightly", progress: { _, _ in
+                guard first else { return }
+                first = false
+                underWay.signal()
+                // Hold the transaction open until the gem is written (or 60 s, so a failure ends).
+                record.gemWrittenDuringImport = gemWritten.wait(timeout: .now() + 60) == .success
+            })
+        }
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global().async { underWay.wait(); continuation.resume() }
+        }
+        try await fixture.test { client in
+            let owner = try await client.account("night.owl")
+            let gem = try await client.gem(owner, name: "Written mid-import", lat: 12, lon: 34, visibility: "public")
+            gemWritten.signal()
+            #expect(try await client.ids("/v1/gems/near?lat=12&lon=34") == [gem])
+        }
+        let summary = try await importing.value
+        #expect(record.gemWrittenDuringImport, "the gem was written while the import's transaction was open")
+        #expect(summary.rowsRead == 120_000)
+        #expect(try index.count(source: "nightly") == 120_000)
     }
 }

@@ -215,3 +215,91 @@ import Testing
         return ~crc
     }
 }
+
+/// Photos: type by magic bytes, metadata removed (a real JPEG with GPS tags made by Pillow),
+/// the size limit, content-addressed serving with ETag, deletion with the gem.
+@Suite struct PhotoRouteTests {
+    static let python = repositoryRoot.appendingPathComponent(".build/venv/bin/python")
+
+    /// A 16×16 JPEG whose EXIF holds a GPS position, from Pillow (installed by `make test`).
+    static func jpegWithGPS(in directory: URL) throws -> [UInt8] {
+        let output = directory.appendingPathComponent("gps.jpg")
+        try run(["-c", """
+            import sys
+            from PIL import Image, ExifTags
+            exif = Image.Exif()
+            exif[ExifTags.Base.Make] = "PhoneMaker"
+            exif[ExifTags.IFD.GPSInfo] = {1: "N", 2: (48.0, 51.0, 29.0), 3: "E", 4: (2.0, 17.0, 40.0)}
+            Image.new("RGB", (16, 16), (200, 100, 50)).save(sys.argv[1], "JPEG", exif=exif.tobytes())
+            """, output.path])
+        return [UInt8](try Data(contentsOf: output))
+    }
+
+    /// What Pillow reads in a JPEG: `width height gps-entries`.
+    static func describe(_ bytes: [UInt8], in directory: URL) throws -> String {
+        let file = directory.appendingPathComponent("served.jpg")
+        try Data(bytes).write(to: file)
+        return try run(["-c", """
+            import sys
+            from PIL import Image, ExifTags
+            image = Image.open(sys.argv[1]); image.load()
+            print(image.width, image.height, len(image.getexif().get_ifd(ExifTags.IFD.GPSInfo)))
+            """, file.path]).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    @discardableResult
+    static func run(_ arguments: [String]) throws -> String {
+        let process = Process()
+        process.executableURL = python
+        process.arguments = arguments
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        let output = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { throw CocoaError(.executableLoad) }
+        return String(decoding: output, as: UTF8.self)
+    }
+
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: python.path), "needs Pillow in .build/venv (make test installs it)"))
+    func photosAreSniffedStrippedAndServed() async throws {
+        let fixture = try AccountFixture { $0.maximumPhotoBytes = 64 * 1024 }
+        let directory = fixture.directory
+        let original = try Self.jpegWithGPS(in: directory)
+        #expect(try Self.describe(original, in: directory) == "16 16 4", "the upload carries a GPS position")
+        try await fixture.test { client in
+            let owner = try await client.account("photographer")
+            let gem = try await client.gem(owner, name: "Photo Spot", lat: GemRouteTests.lat, lon: GemRouteTests.lon, visibility: "public")
+            // Declared as PNG, sniffed as JPEG.
+            let uploaded = try await client.send(.post, "/v1/gems/\(gem)/photos", token: owner, bytes: original,
+                                                 headers: [.contentType: "image/png"])
+            #expect(uploaded.status == .created && uploaded.json["content_type"] as? String == "image/jpeg")
+            let id = try #require(uploaded.json["id"] as? String)
+            let served = try await client.send(.get, "/v1/photos/\(id)")
+            #expect(served.status == .ok && served.headers[.contentType] == "image/jpeg" && served.headers[.eTag] == "\"\(id)\"")
+            let bytes = Array(served.body.readableBytesView)
+            let exifMarker = Array("Exif\u{0}\u{0}".utf8)
+            #expect(!bytes.isEmpty && !(0..<max(0, bytes.count - 5)).contains { Array(bytes[$0..<($0 + 6)]) == exifMarker })
+            #expect(try Self.describe(bytes, in: directory) == "16 16 0", "the image decodes, without GPS")
+            #expect(try await client.send(.get, "/v1/photos/\(id)", headers: [.ifNoneMatch: "\"\(id)\""]).status == .notModified)
+            let shown = try await client.send(.get, "/v1/gems/\(gem)").json
+            let photos = (shown["places"] as? [[String: Any]])?.first?["photos"] as? [[String: Any]]
+            #expect(photos?.first?["url"] as? String == "/v1/photos/\(id)")
+
+            // PNG text chunks go too; other types and oversized bodies are refused.
+            let png = try await client.send(.post, "/v1/gems/\(gem)/photos", token: owner, bytes: GemRouteTests.png(withText: true))
+            let pngID = try #require(png.json["id"] as? String)
+            let pngBytes = Array(try await client.send(.get, "/v1/photos/\(pngID)").body.readableBytesView)
+            #expect(pngBytes == GemRouteTests.png(withText: false), "tEXt removed, the rest byte for byte")
+            let gif = try await client.send(.post, "/v1/gems/\(gem)/photos", token: owner, bytes: Array("GIF89a\u{1}\u{0}\u{1}\u{0}".utf8))
+            #expect(gif.status == .unsupportedMediaType && (gif.json["detail"] as? String)?.contains("not a JPEG, PNG or WebP") == true)
+            let huge = try await client.send(.post, "/v1/gems/\(gem)/photos", token: owner, bytes: original + [UInt8](repeating: 0, count: 70_000))
+            #expect(huge.status == .contentTooLarge)
+
+            // Deleting the gem deletes the photos nothing else uses.
+            #expect(try await client.send(.delete, "/v1/gems/\(gem)", token: owner).status == .noContent)
+            #expect(try await client.send(.get, "/v1/photos/\(id)").status == .notFound)
+            #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("photos/\(id.prefix(2))/\(id)").path))
+        }
+    }
+}

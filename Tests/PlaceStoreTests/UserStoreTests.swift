@@ -1,0 +1,87 @@
+import Foundation
+import GeoCore
+import PlaceModel
+import PlaceQuery
+import Testing
+@testable import PlaceStore
+
+/// The user data store's schema: versioned migrations, an upgrade that keeps the data, and
+/// refusal of a file from a newer version.
+@Suite struct UserStoreTests {
+    func temporaryPath() throws -> (URL, String) {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("geoquery-users-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        return (directory, directory.appendingPathComponent("users.sqlite").path)
+    }
+
+    @Test func aDatabaseOfThePreviousSchemaIsUpgradedWithItsData() async throws {
+        let (directory, path) = try temporaryPath()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        // A file as version 1 left it: accounts, a session, a gem with a rating; no photo tables.
+        do {
+            let index = try SpatiaLitePlaceIndex(path: path, mode: .createIfMissing)
+            try SQLiteUserStore.migrate(index.connection, upTo: 1)
+            try index.connection.execute("""
+                INSERT INTO users VALUES ('old', 'old@example.org', '$2b$11$abcdefghijklmnopqrstuv', '{"displayName":"Old Timer"}', 1700000000);
+                INSERT INTO users VALUES ('rater', 'rater@example.org', '$2b$11$abcdefghijklmnopqrstuv', '{}', 1700000000);
+                INSERT INTO sessions VALUES ('hash', 'old', 1700000000, 4000000000);
+                INSERT INTO gems VALUES ('gem:aa', 'old', 'public', 1700000000);
+                INSERT INTO ratings VALUES ('gem:aa', 'rater', 4, 1700000000);
+                """)
+            try index.upsert([Place(id: try PlaceID("gem:aa"), name: "Old Gem", coordinate: try Coordinate(latitude: 1, longitude: 2),
+                                    gem: HiddenGem(owner: "old", visibility: .public))])
+            #expect(try index.connection.scalarInt("SELECT count(*) FROM sqlite_master WHERE name = 'photos'") == 0)
+        }
+        let store = try SQLiteUserStore(path: path, threads: 2)
+        defer { Task { try? await store.shutdown() } }
+        #expect(try await store.reading { try $0.scalarInt("SELECT max(version) FROM user_data_schema") } == Int64(SQLiteUserStore.migrations.count))
+        let old = try #require(try await store.user(named: "old"))
+        #expect(old.email == "old@example.org" && old.profile.displayName == "Old Timer")
+        #expect(try await store.session(tokenHash: "hash")?.username == "old")
+        #expect(try await store.gems(ownedBy: "old", after: nil, limit: 10).map(\.name) == ["Old Gem"])
+        #expect(try await store.rating(of: try PlaceID("gem:aa"), by: "rater") == 4)
+        // What version 2 added works on the upgraded file.
+        try await store.savePhoto(PhotoRecord(id: String(repeating: "ab", count: 32), contentType: "image/png", byteCount: 10,
+                                              owner: "old", createdAt: Date()))
+        #expect(try await store.photo(id: String(repeating: "ab", count: 32))?.owner == "old")
+        // Opening it again changes nothing.
+        _ = try SQLiteUserStore(path: path, threads: 2)
+    }
+
+    @Test func aFileFromANewerVersionIsRefused() throws {
+        let (directory, path) = try temporaryPath()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        do {
+            let index = try SpatiaLitePlaceIndex(path: path, mode: .createIfMissing)
+            try SQLiteUserStore.migrate(index.connection, upTo: SQLiteUserStore.migrations.count)
+            try index.connection.execute("UPDATE user_data_schema SET version = 99")
+        }
+        let error = #expect(throws: PlaceStoreError.self) { _ = try SQLiteUserStore(path: path, threads: 2) }
+        guard case .schemaTooNew(found: 99, supported: SQLiteUserStore.migrations.count) = error else {
+            Issue.record("expected schemaTooNew, got \(String(describing: error))")
+            return
+        }
+    }
+
+    @Test func ratingsAndTheGemMeanCommitTogether() async throws {
+        let (directory, path) = try temporaryPath()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = try SQLiteUserStore(path: path, threads: 2)
+        defer { Task { try? await store.shutdown() } }
+        let id = try PlaceID("gem:bb")
+        try await store.createGem(Place(id: id, name: "Rated", coordinate: try Coordinate(latitude: 0, longitude: 0),
+                                        gem: HiddenGem(owner: "a", visibility: .public)))
+        _ = try await store.rate(id, by: "b", stars: 5)
+        _ = try await store.rate(id, by: "c", stars: 2)
+        let rating = try #require(try await store.place(id)?.rating)
+        #expect(rating.value == 3.5 && rating.count == 2)
+        // An edit of the gem keeps the mean its ratings give, whatever the edit says.
+        var edited = try #require(try await store.place(id))
+        edited.rating = nil
+        edited.name = "Rated, renamed"
+        try await store.updateGem(edited)
+        #expect(try await store.place(id)?.rating?.value == 3.5)
+        // A rating of a gem that does not exist changes nothing and says so.
+        await #expect(throws: UserDataError.notFound("the gem gem:cc")) { _ = try await store.rate(try PlaceID("gem:cc"), by: "b", stars: 3) }
+    }
+}
