@@ -123,7 +123,7 @@ let package = Package(
         .executableTarget(
             name: "GeoQueryBench",
             dependencies: ["GeoCore", "PlaceModel", "PlaceQuery", "PlaceStore", "PlaceImport", "Routing", "CSpatiaLite",
-                           "GeoQueryWire", "CReadOSM"],
+                           "GeoQueryWire", "CReadOSM", "Accounts", .product(name: "NIOPosix", package: "swift-nio")],
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "GeoCoreTests", dependencies: ["GeoCore"],

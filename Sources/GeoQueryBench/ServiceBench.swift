@@ -35,7 +35,7 @@ enum ServiceBench {
         let port = 18_000 + Int(ProcessInfo.processInfo.processIdentifier % 2000)
         let server = Process()
         server.executableURL = URL(fileURLWithPath: binary)
-        server.arguments = ["serve", "--port", String(port), "--db", indexPath, "--data-dir", "geodata"]
+        server.arguments = ["serve", "--port", String(port), "--db", indexPath, "--data-dir", "geodata", "--users-db", directory + "/users.sqlite"]
         var environment = ProcessInfo.processInfo.environment
         environment["GEOQUERY_LOG_LEVEL"] = "warning"  // an access log line per request would measure the terminal
         server.environment = environment

@@ -19,6 +19,8 @@ import GeoQueryWire
 // --no-routes (skip the routing rows), --routes-only (only them; RouteBench.swift), --quick,
 // --imports-only (only the import rows), --route-seeds (the spread over seeds; RouteSeeds.swift),
 // --no-service / --service-only (the JSON rows and `geoquery serve` under wrk; ServiceBench.swift),
+// --no-gems / --gems-only (100 000 gems, gems near under wrk, account throughput, a soak of
+// --soak-seconds, default 60; GemBench.swift),
 // --service-seconds N (per service row, default 10), --json-only (only the JSON rows),
 // --osm-only (only the OSM reading rows: OSMBench.swift).
 
@@ -149,6 +151,15 @@ if arguments.contains("--json-only") {
     try jsonRows()
     exit(0)
 }
+func gemRows() async throws {
+    try await GemBench.run(indexPath: path, centres: centres, seconds: Int(option("--service-seconds") ?? "") ?? 10,
+                           soakSeconds: Int(option("--soak-seconds") ?? "") ?? 60)
+}
+
+if arguments.contains("--gems-only") {
+    try await gemRows()
+    exit(0)
+}
 if arguments.contains("--service-only") {
     try jsonRows()
     try serviceRows()
@@ -264,6 +275,7 @@ if mismatches > 0 { exit(1) }
 
 try jsonRows()
 if !arguments.contains("--no-service") { try serviceRows() }
+if !arguments.contains("--no-gems") { try await gemRows() }
 
 if !arguments.contains("--no-import") {
     try ImportBench.report(places: places, directory: (path as NSString).deletingLastPathComponent + "/bench-import")

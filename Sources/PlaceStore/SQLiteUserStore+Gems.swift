@@ -16,6 +16,21 @@ extension SQLiteUserStore {
         }
     }
 
+    /// Stores many new gems in one transaction (seeding a deployment, or a benchmark).
+    public func createGems(_ gems: [Place]) async throws {
+        for gem in gems where gem.gem == nil { throw PlaceStoreError.invalidArgument("the place \(gem.id) is not a gem") }
+        try await writingGems { connection, writer in
+            try writer.upsert(gems)
+            let insert = try connection.prepare("INSERT INTO gems VALUES (?1, ?2, ?3, ?4)")
+            for gem in gems {
+                let part = gem.gem!
+                try insert.bind([.text(gem.id.rawValue), .text(part.owner), .text(part.visibility.rawValue),
+                                 .double((part.createdAt ?? Date()).timeIntervalSince1970)])
+                try insert.run()
+            }
+        }
+    }
+
     public func updateGem(_ gem: Place) async throws {
         guard let part = gem.gem else { throw PlaceStoreError.invalidArgument("the place \(gem.id) is not a gem") }
         try await writingGems { connection, writer in

@@ -16,42 +16,110 @@ import Testing
         var value: String { lock.withLock { text } }
     }
 
+    /// A running `geoquery serve`: its process, its port and what it wrote to stderr.
+    struct Server {
+        let process: Process
+        let port: Int
+        let log: Collector
+
+        static func start(_ arguments: [String]) async throws -> Server {
+            let process = Process()
+            process.executableURL = CLI.executable
+            process.arguments = ["serve", "--port", "0"] + arguments
+            let errors = Pipe()
+            process.standardError = errors
+            process.standardOutput = FileHandle.nullDevice
+            let collected = Collector()
+            errors.fileHandleForReading.readabilityHandler = { handle in collected.append(handle.availableData) }
+            try process.run()
+            var port: Int?
+            for _ in 0..<200 where port == nil {
+                try await Task.sleep(for: .milliseconds(100))
+                if let range = collected.value.range(of: #"on http://127\.0\.0\.1:(\d+)/ "#, options: .regularExpression) {
+                    port = Int(collected.value[range].dropFirst("on http://127.0.0.1:".count).prefix { $0.isNumber })
+                }
+            }
+            guard let port else {
+                process.terminate()
+                throw CocoaError(.fileReadUnknown, userInfo: [NSLocalizedDescriptionKey: "no 'serving … on http://127.0.0.1:PORT/' line: \(collected.value)"])
+            }
+            return Server(process: process, port: port, log: collected)
+        }
+
+        /// SIGTERM, then waits up to 10 s; true when it stopped with status 0.
+        func stop() async throws -> Bool {
+            kill(process.processIdentifier, SIGTERM)
+            for _ in 0..<100 where process.isRunning { try await Task.sleep(for: .milliseconds(100)) }
+            if process.isRunning { process.terminate(); return false }
+            return process.terminationStatus == 0
+        }
+
+        func request(_ method: String, _ path: String, token: String? = nil, json: String? = nil) async throws -> (Int, [String: Any]) {
+            var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)\(path)")!)
+            request.httpMethod = method
+            if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
+            if let json {
+                request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+                request.httpBody = Data(json.utf8)
+            }
+            let (data, response) = try await URLSession.shared.data(for: request)
+            let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] ?? [:]
+            return ((response as? HTTPURLResponse)?.statusCode ?? 0, object)
+        }
+    }
+
+    static func temporaryDirectory() throws -> URL {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("serve-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        return directory
+    }
+
     @Test func servesAndStopsGracefullyOnSIGTERM() async throws {
         let fixture = try CLITests.fixture.get()
-        let process = Process()
-        process.executableURL = CLI.executable
-        process.arguments = ["serve", "--port", "0", "--db", fixture.db]
-        let errors = Pipe()
-        process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
-        let collected = Collector()
-        errors.fileHandleForReading.readabilityHandler = { handle in collected.append(handle.availableData) }
-        try process.run()
-        defer { if process.isRunning { process.terminate() } }
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let server = try await Server.start(["--db", fixture.db, "--users-db", directory.appendingPathComponent("users.sqlite").path])
+        defer { if server.process.isRunning { server.process.terminate() } }
+        #expect(server.log.value.contains("/openapi.json (API description)"))
 
-        var port: Int?
-        for _ in 0..<200 where port == nil {
-            try await Task.sleep(for: .milliseconds(100))
-            if let range = collected.value.range(of: #"on http://127\.0\.0\.1:(\d+)/ "#, options: .regularExpression) {
-                port = Int(collected.value[range].dropFirst("on http://127.0.0.1:".count).prefix { $0.isNumber })
-            }
-        }
-        let listening = try #require(port, "no 'serving … on http://127.0.0.1:PORT/' line: \(collected.value)")
-        #expect(collected.value.contains("/openapi.json (API description)"))
+        let (status, json) = try await server.request("GET", "/v1/places/near?lat=48.8584&lon=2.2945&radius=5km&limit=2")
+        #expect(status == 200 && json["count"] as? Int == 2)
 
-        let url = try #require(URL(string: "http://127.0.0.1:\(listening)/v1/places/near?lat=48.8584&lon=2.2945&radius=5km&limit=2"))
-        let (data, response) = try await URLSession.shared.data(from: url)
-        #expect((response as? HTTPURLResponse)?.statusCode == 200)
-        let json = try JSONSerialization.jsonObject(with: data) as? [String: Any]
-        #expect(json?["count"] as? Int == 2)
-
-        kill(process.processIdentifier, SIGTERM)
-        for _ in 0..<100 where process.isRunning { try await Task.sleep(for: .milliseconds(100)) }
-        #expect(!process.isRunning, "SIGTERM stops the service")
-        #expect(process.terminationStatus == 0)
-        let log = collected.value
+        #expect(try await server.stop(), "SIGTERM stops the service")
+        let log = server.log.value
         #expect(log.contains("path=/v1/places/near") && log.contains("status=200"), "an access log line per request: \(log)")
         #expect(!log.contains("lat=48.8584"), "query strings are not logged")
+    }
+
+    /// Accounts, sessions and gems outlive the process: a token issued before a restart still
+    /// opens the account after it, and the gem is still there. Nothing secret reaches the log.
+    @Test func sessionsAndGemsSurviveARestart() async throws {
+        let fixture = try CLITests.fixture.get()
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let arguments = ["--db", fixture.db, "--users-db", directory.appendingPathComponent("users.sqlite").path]
+        let first = try await Server.start(arguments)
+        let password = "correct horse battery"
+        #expect(try await first.request("POST", "/v1/users", json: #"{"username":"restart","email":"r@example.org","password":"\#(password)"}"#).0 == 201)
+        let (signedIn, session) = try await first.request("POST", "/v1/sessions", json: #"{"username":"restart","password":"\#(password)"}"#)
+        let token = try #require(session["token"] as? String)
+        #expect(signedIn == 201)
+        let (made, gem) = try await first.request("POST", "/v1/gems", token: token,
+                                                  json: #"{"name":"Survivor","lat":43.73,"lon":7.42,"visibility":"public"}"#)
+        #expect(made == 201)
+        let id = try #require((gem["places"] as? [[String: Any]])?.first?["id"] as? String)
+        #expect(try await first.stop())
+
+        let second = try await Server.start(arguments)
+        defer { if second.process.isRunning { second.process.terminate() } }
+        let (me, profile) = try await second.request("GET", "/v1/me", token: token)
+        #expect(me == 200 && profile["username"] as? String == "restart")
+        let (found, near) = try await second.request("GET", "/v1/gems/near?lat=43.73&lon=7.42")
+        #expect(found == 200 && (near["places"] as? [[String: Any]])?.compactMap { $0["id"] as? String } == [id])
+        #expect(try await second.stop())
+        for log in [first.log.value, second.log.value] {
+            #expect(!log.contains(password) && !log.contains(token), "no password or token in the log")
+        }
     }
 
     @Test func badSettingsExitWithTheirSentence() throws {
