@@ -20,7 +20,7 @@ public struct AccountService: Sendable {
     /// Sign-in attempts per client address within the window.
     public let addressLimiter: RateLimiter
     let pool: NIOThreadPool
-    let dummyHash: String
+    let dummyHash: DummyHash
 
     /// - Parameters:
     ///   - passwordCost: bcrypt cost, 11 or more (12 is hummingbird-auth's default).
@@ -36,7 +36,7 @@ public struct AccountService: Sendable {
         self.sessionLifetime = sessionLifetime
         self.accountLimiter = accountLimiter
         self.addressLimiter = addressLimiter
-        dummyHash = Bcrypt.hash("a password no account has \(UInt64.random(in: .min ... .max))", cost: passwordCost)
+        dummyHash = DummyHash(cost: passwordCost)
     }
 
     /// A new session: the token to hand out (once) and when it ends unless used.
@@ -72,7 +72,9 @@ public struct AccountService: Sendable {
         }
         addressLimiter.record(clientAddress)
         let account = try await store.user(login: accountKey)
-        let matches = try await verify(password, against: account?.passwordHash ?? dummyHash)
+        let against: String
+        if let hash = account?.passwordHash { against = hash } else { against = try await dummyHash.value(on: pool) }
+        let matches = try await verify(password, against: against)
         guard let account, matches else {
             accountLimiter.record(accountKey)
             throw AccountError.wrongCredentials
@@ -132,6 +134,27 @@ public struct AccountService: Sendable {
 
     func verify(_ password: String, against hash: String) async throws -> Bool {
         try await pool.runIfActive { Bcrypt.verify(password, hash: hash) }
+    }
+
+    /// A bcrypt hash of a random password at the service's cost, made on the pool the first
+    /// time an unknown login needs it (not at start, where it would block the caller).
+    final class DummyHash: @unchecked Sendable {
+        // @unchecked Sendable: `hash` is read and written only under `lock`.
+        private let lock = NSLock()
+        private var hash: String?
+        let cost: UInt8
+
+        init(cost: UInt8) { self.cost = cost }
+
+        func value(on pool: NIOThreadPool) async throws -> String {
+            if let hash = lock.withLock({ hash }) { return hash }
+            let cost = self.cost
+            let made = try await pool.runIfActive { Bcrypt.hash("a password no account has \(UInt64.random(in: .min ... .max))", cost: cost) }
+            return lock.withLock {
+                if hash == nil { hash = made }
+                return hash!
+            }
+        }
     }
 
     private func seconds(_ duration: Duration) -> TimeInterval {

@@ -163,6 +163,30 @@ import Testing
     }
 }
 
+/// Blocking work on a thread of its own, awaited without holding a cooperative thread.
+final class BlockingJob<T: Sendable>: @unchecked Sendable {
+    // @unchecked Sendable: `outcome` is written once by the job's thread before `done` is
+    // signalled, and read only after the signal.
+    private var outcome: Result<T, any Error>?
+    private let done = DispatchSemaphore(value: 0)
+
+    init(_ body: @escaping @Sendable () throws -> T) {
+        let thread = Thread { [self] in
+            outcome = Result { try body() }
+            done.signal()
+        }
+        thread.stackSize = 8 << 20
+        thread.start()
+    }
+
+    func result() async throws -> T {
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global().async { [self] in done.wait(); continuation.resume() }
+        }
+        return try outcome!.get()
+    }
+}
+
 /// Gems live in a store of their own: a nightly import holds the places file's write lock for
 /// its whole transaction, and a gem write must not wait for it.
 @Suite struct ImportVersusGemWriteTests {
@@ -186,7 +210,10 @@ import Testing
 
         let underWay = DispatchSemaphore(value: 0), gemWritten = DispatchSemaphore(value: 0)
         let record = Record()
-        let importing = Task.detached {
+        // The import runs on a thread of its own, as `geoquery import` runs in its own process:
+        // it blocks while it holds the transaction, which must not take a thread of the
+        // cooperative pool that the service and the other tests run on.
+        let importing = BlockingJob {
             var first = true
             return try PlaceImporter.importFile(csv.path, format: .csv, into: index, source: "nightly", progress: { _, _ in
                 guard first else { return }
@@ -205,7 +232,7 @@ import Testing
             gemWritten.signal()
             #expect(try await client.ids("/v1/gems/near?lat=12&lon=34") == [gem])
         }
-        let summary = try await importing.value
+        let summary = try await importing.result()
         #expect(record.gemWrittenDuringImport, "the gem was written while the import's transaction was open")
         #expect(summary.rowsRead == 120_000)
         #expect(try index.count(source: "nightly") == 120_000)

@@ -97,7 +97,10 @@ public final class LoopbackServer: Sendable {
                                 headers: responseHeaders, body: reply.body)
         }
         let task = Task { try await server.run() }
-        try await server.waitUntilListening()
+        // FlyingFox waits 5 s by default. With every suite running at once on two cores, tests
+        // that block their thread (a CLI run, an import) can hold the cooperative pool longer
+        // than that: a CI run failed 42 times here. A slow start is not what these tests test.
+        try await server.waitUntilListening(timeout: 120)
         guard case .ip4(_, let port) = await server.listeningAddress else {
             task.cancel()
             throw URLError(.cannotConnectToHost)
