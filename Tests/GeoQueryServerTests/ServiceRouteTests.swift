@@ -84,7 +84,7 @@ import Testing
         let server = try await LoopbackServer.start(replies: [.recorded("openmeteo_forecast.json")])
         defer { Task { await server.stop() } }
         let environment = ProviderEnvironment([ProviderEnvironment.baseURLVariable(for: .openMeteo)!: server.baseURL.absoluteString])
-        try await app { $0.providers = ProviderSettings(environment: environment, timeout: 5) }.test(.router) { client in
+        try await app { $0.providers = ProviderSettings(environment: environment, timeout: 30) }.test(.router) { client in
             let response = try await client.execute(uri: "/v1/weather?lat=43.7384&lon=7.4246&days=3", method: .get)
             #expect(response.status == .ok)
             #expect(response.json["provider"] as? String == "open-meteo")

@@ -11,7 +11,7 @@ let fastRetry = RetryPolicy(maxAttempts: 3, baseDelay: 0.01, maxDelay: 0.05)
 
 /// Settings that send `provider`'s requests to `server` with `key` set.
 func settings(_ server: LoopbackServer, _ provider: ProviderName, key: String = "test-key-0123456789",
-              extra: [String: String] = [:], retry: RetryPolicy = fastRetry, timeout: TimeInterval = 5) -> ProviderSettings {
+              extra: [String: String] = [:], retry: RetryPolicy = fastRetry, timeout: TimeInterval = 30) -> ProviderSettings {
     var variables = extra
     if let variable = ProviderEnvironment.baseURLVariable(for: provider) { variables[variable] = server.baseURL.absoluteString }
     if let variable = ProviderEnvironment.keyVariable(for: provider) { variables[variable] = key }
