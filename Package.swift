@@ -165,7 +165,7 @@ let package = Package(
 if ProcessInfo.processInfo.environment["GEOQUERY_FUZZ"] != nil {
     package.targets.append(.executableTarget(
         name: "GeoQueryFuzz",
-        dependencies: ["GeoCore", "PlaceModel", "PlaceQuery", "PlaceImport", "Routing", "Providers", "GeoQueryWire", "GeoQueryServer"],
+        dependencies: ["GeoCore", "PlaceModel", "PlaceQuery", "PlaceImport", "Routing", "Providers", "GeoQueryWire", "GeoQueryServer", "Accounts"],
         swiftSettings: swiftSettings))
     package.products.append(.executable(name: "geoquery-fuzz", targets: ["GeoQueryFuzz"]))
 }

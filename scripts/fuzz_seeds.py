@@ -73,3 +73,17 @@ relation = field(4, vfield(1, 20) + packed(2, [7, 10, 3]) + packed(3, [8, 11, 4]
 block = table + field(2, dense) + field(2, way) + field(2, relation) + vfield(17, 100)
 header = field(4, b"OsmSchema-V0.6") + field(4, b"DenseNodes")
 seed("osm-pbf", "tiny.osm.pbf", blob("OSMHeader", header) + blob("OSMData", block))
+
+# Service bodies: photos (a PNG with a text chunk, a JPEG with an EXIF segment, a WebP with EXIF)
+# and the JSON bodies of accounts and gems.
+def png_chunk(kind, data): return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+seed("photo", "text.png", b"\x89PNG\r\n\x1a\n" + png_chunk(b"IHDR", struct.pack(">IIBBBBB", 1, 1, 8, 0, 0, 0, 0))
+     + png_chunk(b"tEXt", b"Comment\x00GPS 48.85 2.35") + png_chunk(b"IDAT", zlib.compress(b"\x00\x80")) + png_chunk(b"IEND", b""))
+exif = b"Exif\x00\x00MM\x00\x2a\x00\x00\x00\x08\x00\x01\x88\x25\x00\x04\x00\x00\x00\x01\x00\x00\x00\x1a\x00\x00\x00\x00"
+seed("photo", "exif.jpg", b"\xff\xd8\xff\xe1" + struct.pack(">H", len(exif) + 2) + exif + b"\xff\xdb\x00\x05\x00\x01\x02"
+     + b"\xff\xda\x00\x08\x01\x01\x00\x00\x3f\x00" + b"\x12\x34\xff\x00\x56" + b"\xff\xd9")
+webp_body = b"WEBP" + b"VP8X" + struct.pack("<I", 10) + bytes([0x08, 0, 0, 0, 0, 0, 0, 0, 0, 0]) + b"EXIF" + struct.pack("<I", 4) + b"abcd"
+seed("photo", "exif.webp", b"RIFF" + struct.pack("<I", len(webp_body)) + webp_body)
+seed("service-body", "gem", '{"name":"Secret cove","lat":43.73,"lon":7.42,"categories":["water.beach"],"tags":{"access":"stairs"},"description":"Quiet","visibility":"public"}')
+seed("service-body", "signup", '{"username":"Anna.B","email":"anna@example.org","password":"a long passphrase"}')
+seed("service-body", "profile", '{"display_name":"Anna","units":"metric","home_location":{"lat":43.7,"lon":7.4},"language":"pt-BR"}')

@@ -2,6 +2,7 @@
 // GEOQUERY_FUZZ is set (Package.swift), with `-sanitize=fuzzer,address`; libFuzzer supplies
 // `main`, and `FUZZ_TARGET` picks the target. A finding is a crash, a sanitizer report, or a
 // timeout (a hang); an input that is merely refused with an error is fine.
+import Accounts
 import Foundation
 import GeoCore
 @testable import GeoQueryServer
@@ -86,6 +87,22 @@ let fuzzTargets: [String: FuzzTarget] = {
             _ = try? parameters.filter(countries: ["FR", "DE"])
             _ = try? parameters.int("limit", range: 1...500)
             if let box = try? parameters.single("bbox") { _ = try? BoundingBox(parsing: box) }
+        },
+        // Uploaded photos: type sniffing and metadata removal on hostile bytes.
+        FuzzTarget(name: "photo") { data in
+            _ = try? PhotoSanitizer.sanitize([UInt8](data))
+        },
+        // JSON bodies of the account and gem routes, read as the routes read them.
+        FuzzTarget(name: "service-body") { data in
+            guard let body = try? JSONBody(data: data, allowed: GeoQueryService.gemFields + ["username", "email", "password",
+                "display_name", "bio", "language", "units", "home_location"]) else { return }
+            _ = try? AccountRules.username(body.string("username") ?? "")
+            _ = try? AccountRules.email(body.string("email") ?? "")
+            _ = try? AccountRules.checkPassword(body.string("password") ?? "", username: "fuzz")
+            _ = try? body.coordinate("home_location")
+            var gem = Place(id: PlaceID(trustedRawValue: "gem:0"), name: "x", coordinate: Coordinate(uncheckedLatitude: 0, longitude: 0),
+                            gem: HiddenGem(owner: "fuzz", visibility: .private))
+            _ = try? GeoQueryService.apply(body, to: &gem, creating: true)
         },
         providerTarget("google") { GooglePlacesAdapter(settings: $0, pageTokenDelay: 0) },
         providerTarget("yelp") { YelpAdapter(settings: $0) },

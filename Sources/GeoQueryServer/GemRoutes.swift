@@ -29,7 +29,7 @@ extension GeoQueryService {
             var gem = Place(id: id, name: "", coordinate: try Coordinate(latitude: latitude, longitude: longitude),
                             provenance: Provenance(source: "gem", sourceID: id.localID),
                             gem: HiddenGem(owner: user.username, visibility: .private, createdAt: now, updatedAt: now))
-            try apply(body, to: &gem, creating: true)
+            try Self.apply(body, to: &gem, creating: true)
             try await requireUserData().createGem(gem)
             var response = gemAnswer(gem, kind: "gem")
             response.status = .created
@@ -66,7 +66,7 @@ extension GeoQueryService {
             let user = try await signedIn(request)
             var gem = try await ownedGem(try gemID(context), by: user.username)
             let body = try await JSONBody(request, limit: 65_536, allowed: Self.gemFields)
-            try apply(body, to: &gem, creating: false)
+            try Self.apply(body, to: &gem, creating: false)
             gem.gem?.updatedAt = Date()
             try await requireUserData().updateGem(gem)
             return gemAnswer(try await requireUserData().place(gem.id) ?? gem, kind: "gem")
@@ -162,7 +162,7 @@ extension GeoQueryService {
     }
 
     /// Sets the body's gem fields on `gem`. Creating, `name` is required.
-    func apply(_ body: JSONBody, to gem: inout Place, creating: Bool) throws {
+    static func apply(_ body: JSONBody, to gem: inout Place, creating: Bool) throws {
         if let name = try body.string("name", maxLength: 200) {
             let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
             guard !trimmed.isEmpty else { throw APIProblem.badRequest("name is empty: give the gem a name") }

@@ -21,10 +21,7 @@ public struct MergedPlaceIndex: PlaceIndex {
 
     public func near(_ center: Coordinate, radius: Distance, filter: PlaceFilter, limit: Int?, cursor: String?) async throws -> PlacePage {
         if parts.count == 1 { return try await parts[0].near(center, radius: radius, filter: filter, limit: limit, cursor: cursor) }
-        var pages: [PlacePage] = []
-        for part in parts {
-            pages.append(try await part.near(center, radius: radius, filter: filter, limit: limit, cursor: cursor))
-        }
+        let pages = try await eachPart { try await $0.near(center, radius: radius, filter: filter, limit: limit, cursor: cursor) }
         return Self.merge(pages, limit: limit) {
             PageCursor(distance: $0.distance?.meters ?? 0, id: $0.id.rawValue,
                        queryFingerprint: PageCursor.nearFingerprint(center: center, radius: radius, filter: filter))
@@ -33,20 +30,15 @@ public struct MergedPlaceIndex: PlaceIndex {
 
     public func within(_ box: BoundingBox, filter: PlaceFilter, limit: Int?, cursor: String?) async throws -> PlacePage {
         if parts.count == 1 { return try await parts[0].within(box, filter: filter, limit: limit, cursor: cursor) }
-        var pages: [PlacePage] = []
-        for part in parts {
-            pages.append(try await part.within(box, filter: filter, limit: limit, cursor: cursor))
-        }
+        let pages = try await eachPart { try await $0.within(box, filter: filter, limit: limit, cursor: cursor) }
         return Self.merge(pages, limit: limit) {
             PageCursor(distance: 0, id: $0.id.rawValue, queryFingerprint: PageCursor.withinFingerprint(box: box, filter: filter))
         }
     }
 
     public func nearest(_ center: Coordinate, count: Int, maxDistance: Distance?, filter: PlaceFilter) async throws -> [PlaceMatch] {
-        var all: [PlaceMatch] = []
-        for part in parts {
-            all += try await part.nearest(center, count: count, maxDistance: maxDistance, filter: filter)
-        }
+        var all = try await eachPart { try await $0.nearest(center, count: count, maxDistance: maxDistance, filter: filter) }
+            .flatMap { $0 }
         all.sort(by: Self.precedes)
         return Array(all.prefix(count))
     }
@@ -68,6 +60,16 @@ public struct MergedPlaceIndex: PlaceIndex {
         var total = 0
         for part in parts { total += try await part.count(source: source) }
         return total
+    }
+
+    /// `body` on every part at once (each store answers on its own threads), in part order.
+    private func eachPart<T: Sendable>(_ body: @escaping @Sendable (any PlaceIndex) async throws -> T) async throws -> [T] {
+        try await withThrowingTaskGroup(of: (Int, T).self) { group in
+            for (offset, part) in parts.enumerated() { group.addTask { (offset, try await body(part)) } }
+            var answers = [T?](repeating: nil, count: parts.count)
+            for try await (offset, answer) in group { answers[offset] = answer }
+            return answers.map { $0! }
+        }
     }
 
     /// The protocol's order: distance (nil as 0), then id by UTF-8 bytes.
