@@ -179,7 +179,7 @@ paths.update({
           "query": {"type": "object"}, "count": {"type": "integer"}, "next_cursor": nullable("string"),
           "favorites": {"type": "array", "items": {"type": "object", "required": ["place_id", "added_at", "status", "place"], "properties": {
               "place_id": {"type": "string"}, "added_at": {"type": "string", "format": "date-time"},
-              "status": {"type": "string", "enum": ["ok", "gone", "provider"], "description": "gone: the place was deleted or is no longer visible to you; provider: kept by id only, as the provider's terms require."},
+              "status": {"type": "string", "enum": ["ok", "gone", "provider", "unavailable"], "description": "ok: the place as it is now (provider places are fetched again); gone: deleted, no longer visible to you, or no longer at the provider; provider: kept by id only and not fetched (no key for that provider here, or no lookup by id); unavailable: the provider did not answer."},
               "place": {"oneOf": [ref("Place"), {"type": "null"}]}}}}}}), "401": unauthorized, **common_errors}}},
   "/v1/me/favorites/{placeId}": {
     "put": {"summary": "Keep a place (imported, gem or provider id)", "security": bearer, "parameters": [path_param("placeId", "Any place id.", "geonames:2988507")],

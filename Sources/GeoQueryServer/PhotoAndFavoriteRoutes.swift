@@ -5,6 +5,7 @@ import GeoQueryWire
 import Hummingbird
 import PlaceModel
 import PlaceQuery
+import Providers
 
 /// Photos (`/v1/gems/{id}/photos`, `/v1/me/avatar`, `/v1/photos/{id}`) and favourites
 /// (`/v1/me/favorites…`).
@@ -177,10 +178,36 @@ extension GeoQueryService {
 
     static let providerSources: Set<String> = ["google", "yelp", "foursquare", "here"]
 
+    /// A provider's place fetched again by its id (see ``favoritePlace(_:viewer:)``).
+    func providerPlace(_ id: PlaceID) async -> (status: String, place: Place?) {
+        let settings = configuration.providers
+        guard let name = ProviderName(rawValue: id.source), (try? settings.environment.key(for: name)) != nil else {
+            return ("provider", nil)
+        }
+        let origin = Coordinate(uncheckedLatitude: 0, longitude: 0)  // distances are not shown here
+        do {
+            let found: ProviderPlace
+            switch name {
+            case .google: found = try await GooglePlacesAdapter(settings: settings).details(id: id.rawValue, center: origin)
+            case .yelp: found = try await YelpAdapter(settings: settings).details(id: id.rawValue, center: origin)
+            case .here: found = try await HEREAdapter(settings: settings).lookup(id: id.localID, center: origin)
+            default: return ("provider", nil)
+            }
+            return ("ok", found.place)
+        } catch ProviderError.rejected(_, let status, _, _) where status == 404 || status == 410 {
+            return ("gone", nil)
+        } catch {
+            return ("unavailable", nil)
+        }
+    }
+
     /// The place a favourite names now: `ok` with the place, `gone` when it was deleted (or a
-    /// gem turned private), `provider` for a provider place (kept by id only, as its terms require).
+    /// gem turned private, or the provider no longer has it). A provider place is kept by id
+    /// only, as the providers' terms require, and fetched again here: `provider` when this
+    /// deployment has no key for it (or the provider has no lookup by id: Foursquare),
+    /// `unavailable` when the provider did not answer.
     func favoritePlace(_ id: PlaceID, viewer: String) async throws -> (status: String, place: Place?) {
-        if Self.providerSources.contains(id.source) { return ("provider", nil) }
+        if Self.providerSources.contains(id.source) { return await providerPlace(id) }
         if id.source == "gem" {
             guard let gem = try await requireUserData().place(id), gem.gem?.isReachable(by: viewer) == true else { return ("gone", nil) }
             return ("ok", gem)

@@ -3,6 +3,8 @@ import GeoQueryServer
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+import ProviderTestSupport
+import Providers
 import Testing
 
 /// Hidden gems: who sees which, who may change what, ratings, favourites, photos.
@@ -187,6 +189,28 @@ import Testing
             #expect(try await client.send(.delete, "/v1/me/favorites/geonames:2988507", token: owner).status == .notFound)
             #expect(try await client.send(.delete, "/v1/me/favorites/geonames:2988507", token: fan).status == .noContent)
             #expect(try await client.send(.delete, "/v1/me/favorites/geonames:2988507", token: fan).status == .notFound)
+        }
+    }
+
+    /// Provider places are kept by id and fetched again when listed: from a loopback Yelp here.
+    @Test func providerFavouritesAreFetchedAgainWhenListed() async throws {
+        let yelp = try await LoopbackServer.start(replies: [
+            .recorded("yelp_business_details.json"),
+            .json(#"{"error":{"code":"BUSINESS_NOT_FOUND","description":"The requested business could not be found."}}"#, status: 404),
+        ])
+        defer { Task { await yelp.stop() } }
+        let environment = ProviderEnvironment([ProviderEnvironment.baseURLVariable(for: .yelp)!: yelp.baseURL.absoluteString,
+                                               ProviderEnvironment.keyVariable(for: .yelp)!: "test-key-0123456789"])
+        let fixture = try AccountFixture { $0.providers = ProviderSettings(environment: environment, retry: .none, timeout: 30) }
+        try await fixture.test { client in
+            let fan = try await client.account("yelp.fan")
+            for id in ["google:ChIJLU7jZClu5kcR4PcOOO6p3I0", "yelp:closed-for-good", "yelp:WavvLdfdP6g8aZTtbBQHTw"] {
+                #expect(try await client.send(.put, "/v1/me/favorites/\(id)", token: fan).status == .created)
+            }
+            let listed = try #require(try await client.send(.get, "/v1/me/favorites", token: fan).json["favorites"] as? [[String: Any]])
+            #expect(listed.map { $0["status"] as? String } == ["ok", "gone", "provider"], "\(listed)")
+            #expect((listed[0]["place"] as? [String: Any])?["name"] as? String == "Blue Bottle Coffee")
+            #expect(await yelp.requests.map(\.path) == ["/v3/businesses/WavvLdfdP6g8aZTtbBQHTw", "/v3/businesses/closed-for-good"])
         }
     }
 
