@@ -161,22 +161,8 @@ enum GemBench {
     }
 
     static func soak(_ wrk: String, port: Int, seconds: Int, script: String) throws -> (ServiceBench.Outcome, Int, Int) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: wrk)
-        process.arguments = ["-t1", "-c32", "-d\(seconds)s", "--latency", "-s", script, "http://127.0.0.1:\(port)"]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        let lines = text.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
-        func value(_ label: String) -> String? {
-            lines.first { $0.hasPrefix(label) }?.split(separator: " ", omittingEmptySubsequences: true).dropFirst(label.split(separator: " ").count).first.map(String.init)
-        }
-        let outcome = ServiceBench.Outcome(requestsPerSecond: Double(value("Requests/sec:") ?? "") ?? 0, p50: value("50%") ?? "?",
-                                           p99: value("99%") ?? "?", transfer: value("Transfer/sec:") ?? "?")
-        return (outcome, Int(value("soak-created") ?? "") ?? -1, Int(value("soak-failed") ?? "") ?? -1)
+        let (outcome, text) = try ServiceBench.wrkRunWithOutput(wrk, port: port, connections: 32, seconds: seconds, script: script)
+        return (outcome, Int(ServiceBench.field(text, after: "soak-created")) ?? -1, Int(ServiceBench.field(text, after: "soak-failed")) ?? -1)
     }
 
     /// The process's resident memory, from /proc.

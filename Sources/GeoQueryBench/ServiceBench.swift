@@ -138,6 +138,13 @@ enum ServiceBench {
     }
 
     static func wrkRun(_ wrk: String, port: Int, connections: Int, seconds: Int, script: String) throws -> Outcome {
+        let (outcome, text) = try wrkRunWithOutput(wrk, port: port, connections: connections, seconds: seconds, script: script)
+        if text.contains("Non-2xx or 3xx responses") { print("  (some answers were not 2xx: \(field(text, after: "Non-2xx or 3xx responses:")))") }
+        return outcome
+    }
+
+    /// wrk's figures and its whole output (what a script's `done` printed is in it).
+    static func wrkRunWithOutput(_ wrk: String, port: Int, connections: Int, seconds: Int, script: String) throws -> (Outcome, String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: wrk)
         process.arguments = ["-t1", "-c\(connections)", "-d\(seconds)s", "--latency", "-s", script, "http://127.0.0.1:\(port)"]
@@ -147,12 +154,14 @@ enum ServiceBench {
         try process.run()
         let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
-        func field(after label: String) -> String {
-            guard let line = text.split(separator: "\n").first(where: { $0.trimmingCharacters(in: .whitespaces).hasPrefix(label) }) else { return "?" }
-            return line.split(separator: " ", omittingEmptySubsequences: true).dropFirst(label.split(separator: " ").count).first.map(String.init) ?? "?"
-        }
-        if text.contains("Non-2xx or 3xx responses") { print("  (some answers were not 2xx: \(field(after: "Non-2xx or 3xx responses:")))") }
-        return Outcome(requestsPerSecond: Double(field(after: "Requests/sec:")) ?? 0, p50: field(after: "50%"), p99: field(after: "99%"),
-                       transfer: field(after: "Transfer/sec:"))
+        let outcome = Outcome(requestsPerSecond: Double(field(text, after: "Requests/sec:")) ?? 0, p50: field(text, after: "50%"),
+                              p99: field(text, after: "99%"), transfer: field(text, after: "Transfer/sec:"))
+        return (outcome, text)
+    }
+
+    /// The word after `label` on the output line that begins with it.
+    static func field(_ text: String, after label: String) -> String {
+        guard let line = text.split(separator: "\n").first(where: { $0.trimmingCharacters(in: .whitespaces).hasPrefix(label) }) else { return "?" }
+        return line.split(separator: " ", omittingEmptySubsequences: true).dropFirst(label.split(separator: " ").count).first.map(String.init) ?? "?"
     }
 }

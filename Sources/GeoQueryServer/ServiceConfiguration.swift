@@ -43,7 +43,7 @@ public struct ServiceConfiguration: Sendable {
     public var signInAttemptsPerAddress = 30
     /// The largest radius `/v1/gems/near` searches (the Hidden Gem app shows nothing beyond
     /// 20 miles); larger radii are capped, and the answer says so.
-    public var gemRadiusCap = try! Distance(meters: 32_186.88)  // 20 mi; a finite positive constant cannot fail
+    public var gemRadiusCap = Distance(uncheckedMeters: 32_186.88)  // 20 mi
     /// Where uploaded photos are stored (content-addressed files); nil refuses uploads.
     public var photoDirectory: String?
     /// The largest photo, in bytes (413 beyond, without reading the rest).
