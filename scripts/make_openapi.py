@@ -147,7 +147,8 @@ no_content = {"description": "Done."}
 paths.update({
   "/v1/users": {
     "post": {"summary": "Sign up", "requestBody": body(sign_up, {"username": "anna", "email": "anna@example.org", "password": "a long passphrase"}),
-             "responses": {"201": json_body(ref("PrivateProfile"), "Created"), "409": problem("The username or email is taken."), "413": problem("The body is too large."), **common_errors}},
+             "responses": {"201": json_body(ref("PrivateProfile"), "Created"), "409": problem("The username or email is taken."), "413": problem("The body is too large."),
+                           "429": {**problem("Too many sign-ups from this address; Retry-After says when to try again."), "headers": {"Retry-After": {"schema": {"type": "integer"}}}}, **common_errors}},
     "get": {"summary": "Find people by username prefix", "parameters": [
         param("q", {"type": "string", "minLength": 1, "maxLength": 30}, "The first characters of a username.", True),
         param("limit", {"type": "integer", "minimum": 1, "maximum": 100, "default": 20}, "At most this many."), cursor],
@@ -167,7 +168,8 @@ paths.update({
   "/v1/me": {
     "get": {"summary": "Your profile and settings", "security": bearer, "responses": {"200": json_body(ref("PrivateProfile")), "401": unauthorized, **common_errors}},
     "patch": {"summary": "Change your profile, settings, email or password", "security": bearer, "requestBody": body(profile_patch, {"display_name": "Anna", "units": "metric"}),
-              "responses": {"200": json_body(ref("PrivateProfile")), "401": unauthorized, "409": problem("The email is taken."), "413": problem("The body is too large."), **common_errors}},
+              "responses": {"200": json_body(ref("PrivateProfile")), "401": unauthorized, "409": problem("The email is taken."), "413": problem("The body is too large."),
+                            "429": {**problem("Too many wrong current passwords; Retry-After says when to try again."), "headers": {"Retry-After": {"schema": {"type": "integer"}}}}, **common_errors}},
     "delete": {"summary": "Delete your account and everything it made (sessions, gems of every visibility, ratings, favourites, photos)", "security": bearer,
                "responses": {"204": no_content, "401": unauthorized, **common_errors}}},
   "/v1/me/avatar": {"put": {"summary": "Upload your avatar (JPEG, PNG or WebP; metadata removed)", "security": bearer, "requestBody": image,

@@ -19,6 +19,8 @@ public struct AccountService: Sendable {
     public let accountLimiter: RateLimiter
     /// Sign-in attempts per client address within the window.
     public let addressLimiter: RateLimiter
+    /// Sign-ups per client address within the window (each costs a bcrypt hash).
+    public let signUpLimiter: RateLimiter
     let pool: NIOThreadPool
     let dummyHash: DummyHash
 
@@ -28,7 +30,8 @@ public struct AccountService: Sendable {
     public init(store: any AccountStore, pool: NIOThreadPool, passwordCost: UInt8 = 11,
                 sessionLifetime: Duration = .seconds(30 * 86_400),
                 accountLimiter: RateLimiter = RateLimiter(limit: 10, window: .seconds(900)),
-                addressLimiter: RateLimiter = RateLimiter(limit: 30, window: .seconds(60))) {
+                addressLimiter: RateLimiter = RateLimiter(limit: 30, window: .seconds(60)),
+                signUpLimiter: RateLimiter = RateLimiter(limit: 10, window: .seconds(3_600))) {
         precondition(passwordCost >= 11 && passwordCost <= 31, "bcrypt cost must be 11 to 31")
         self.store = store
         self.pool = pool
@@ -36,6 +39,7 @@ public struct AccountService: Sendable {
         self.sessionLifetime = sessionLifetime
         self.accountLimiter = accountLimiter
         self.addressLimiter = addressLimiter
+        self.signUpLimiter = signUpLimiter
         dummyHash = DummyHash(cost: passwordCost)
     }
 
@@ -45,11 +49,15 @@ public struct AccountService: Sendable {
         public var expiresAt: Date
     }
 
-    /// Creates an account. - Throws: ``AccountError`` for a bad field or a taken name or email.
-    public func signUp(username rawName: String, email rawEmail: String, password: String, now: Date = Date()) async throws -> UserAccount {
+    /// Creates an account. - Throws: ``AccountError`` for a bad field or a taken name or email;
+    /// ``AccountError/rateLimited(retryAfter:)`` past the sign-ups allowed from one address.
+    public func signUp(username rawName: String, email rawEmail: String, password: String, clientAddress: String,
+                       now: Date = Date()) async throws -> UserAccount {
         let username = try AccountRules.username(rawName)
         let email = try AccountRules.email(rawEmail)
         try AccountRules.checkPassword(password, username: username)
+        if let wait = signUpLimiter.wait(for: clientAddress) { throw AccountError.rateLimited(retryAfter: wait) }
+        signUpLimiter.record(clientAddress)
         let hash = try await hashPassword(password)
         let account = UserAccount(username: username, email: email, passwordHash: hash, createdAt: now)
         do {
@@ -113,9 +121,13 @@ public struct AccountService: Sendable {
         try await store.deleteSession(tokenHash: tokenHash)
     }
 
-    /// Changes the password after checking the current one; every other session ends.
+    /// Changes the password after checking the current one; every other session ends. Wrong
+    /// current passwords count as failed sign-ins of the account (a stolen token cannot be used
+    /// to guess the password at leisure).
     public func changePassword(of account: UserAccount, current: String, new: String, keepingSession: String) async throws -> UserAccount {
+        if let wait = accountLimiter.wait(for: account.username) { throw AccountError.rateLimited(retryAfter: wait) }
         guard try await verify(current, against: account.passwordHash) else {
+            accountLimiter.record(account.username)
             throw AccountError.invalid(field: "current_password", value: "(hidden)", rule: "it does not match the account's password")
         }
         try AccountRules.checkPassword(new, username: account.username)

@@ -33,13 +33,15 @@ enum GemBench {
         pool.start()
         let accounts = AccountService(store: store, pool: pool, passwordCost: 11,
                                       accountLimiter: RateLimiter(limit: 1_000_000, window: .seconds(1)),
-                                      addressLimiter: RateLimiter(limit: 1_000_000, window: .seconds(1)))
+                                      addressLimiter: RateLimiter(limit: 1_000_000, window: .seconds(1)),
+                                      signUpLimiter: RateLimiter(limit: 1_000_000, window: .seconds(1)))
         let run = String(UInt32(Date().timeIntervalSince1970) % 1_000_000)
         let names = (0..<24).map { "bench\(run)x\($0)" }
         var t0 = now()
         try await withThrowingTaskGroup(of: Void.self) { group in
             for name in names {
-                group.addTask { _ = try await accounts.signUp(username: name, email: "\(name)@example.org", password: "a bench passphrase") }
+                group.addTask { _ = try await accounts.signUp(username: name, email: "\(name)@example.org", password: "a bench passphrase",
+                                                                clientAddress: "bench") }
             }
             try await group.waitForAll()
         }

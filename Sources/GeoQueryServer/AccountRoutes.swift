@@ -17,12 +17,13 @@ struct SignedIn: Sendable {
 extension GeoQueryService {
     func addAccountRoutes(to router: Router<ServiceRequestContext>, table: inout RouteTable) {
         let bound = RequestBound.queries(configuration.requestTimeout)
-        router.route(.post, "/v1/users", in: &table, bound: bound) { request, _ in
+        router.route(.post, "/v1/users", in: &table, bound: bound) { request, context in
             let accounts = try requireAccounts()
             let body = try await JSONBody(request, limit: 16_384, allowed: ["username", "email", "password"])
             let account = try await accounts.signUp(username: try body.requiredString("username", maxLength: 100),
                                                     email: try body.requiredString("email", maxLength: 300),
-                                                    password: try body.requiredString("password", maxLength: 1_000))
+                                                    password: try body.requiredString("password", maxLength: 1_000),
+                                                    clientAddress: context.clientAddress)
             var response = Response.json(Self.privateProfile(account), status: .created)
             response.headers[.location] = "/v1/users/\(account.username)"
             return response

@@ -41,6 +41,8 @@ public struct ServiceConfiguration: Sendable {
     public var signInAttemptsPerAccount = 10
     /// Sign-in attempts per client address per minute before 429.
     public var signInAttemptsPerAddress = 30
+    /// New accounts per client address per hour before 429 (each costs a bcrypt hash).
+    public var signUpsPerAddress = 10
     /// The largest radius `/v1/gems/near` searches (the Hidden Gem app shows nothing beyond
     /// 20 miles); larger radii are capped, and the answer says so.
     public var gemRadiusCap = Distance(uncheckedMeters: 32_186.88)  // 20 mi

@@ -135,6 +135,27 @@ import Testing
         }
     }
 
+    /// Each sign-up costs a bcrypt hash, and a wrong current password is a guess: both are limited.
+    @Test func signUpsAndPasswordGuessesAreRateLimited() async throws {
+        let fixture = try AccountFixture {
+            $0.signUpsPerAddress = 2
+            $0.signInAttemptsPerAccount = 2
+        }
+        try await fixture.test { client in
+            let token = try await client.account("first.one")
+            _ = try await client.account("second.one")
+            let third = try await client.send(.post, "/v1/users", json: #"{"username":"third.one","email":"t@example.org","password":"a long enough secret"}"#)
+            #expect(third.status == .tooManyRequests && third.headers[.retryAfter] != nil)
+            for _ in 0..<2 {
+                let guess = try await client.send(.patch, "/v1/me", token: token, json: #"{"password":"a brand new passphrase","current_password":"just a guess here"}"#)
+                #expect(guess.status == .badRequest)
+            }
+            let right = try await client.send(.patch, "/v1/me", token: token,
+                                              json: #"{"password":"a brand new passphrase","current_password":"a long enough secret"}"#)
+            #expect(right.status == .tooManyRequests, "locked for the window, even with the right password")
+        }
+    }
+
     @Test func deletingAnAccountDeletesWhatItMade() async throws {
         let fixture = try AccountFixture()
         try await fixture.test { client in
