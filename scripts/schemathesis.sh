@@ -41,9 +41,21 @@ else:
     sys.exit("geoquery serve did not answer /healthz within 10 s")
 PY
 
+# A signed-in user, so that the routes behind a bearer token are exercised too (not only their 401).
+token=$(python3 - "$port" <<'PY'
+import json, sys, urllib.request
+base = f"http://127.0.0.1:{sys.argv[1]}"
+def post(path, body):
+    request = urllib.request.Request(base + path, data=json.dumps(body).encode(), headers={"Content-Type": "application/json"})
+    return json.load(urllib.request.urlopen(request, timeout=30))
+post("/v1/users", {"username": "schemathesis", "email": "st@example.org", "password": "a long fuzzing passphrase"})
+print(post("/v1/sessions", {"username": "schemathesis", "password": "a long fuzzing passphrase"})["token"])
+PY
+)
+
 status=0
 "$schemathesis" --config-file scripts/schemathesis.toml run "http://127.0.0.1:$port/openapi.json" \
-  \
+  -H "Authorization: Bearer $token" \
   --max-examples "${SCHEMATHESIS_EXAMPLES:-40}" --seed 1 --no-color || status=$?
 if grep -q "request failed" "$work/serve.log"; then
   echo "server errors logged by geoquery serve:"; grep "request failed" "$work/serve.log"; status=1
