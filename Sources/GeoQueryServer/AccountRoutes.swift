@@ -73,7 +73,7 @@ extension GeoQueryService {
         router.route(.delete, "/v1/me", in: &table, bound: bound) { request, _ in
             let user = try await signedIn(request)
             let unused = try await requireUserData().deleteUser(named: user.username)
-            removePhotoFiles(unused)
+            try await removePhotoFiles(unused)
             return Response(status: .noContent)
         }
 
@@ -166,9 +166,7 @@ extension GeoQueryService {
             }
             profile.avatarPhoto = value
         }
-        if body.has("email") {
-            do { account.email = try AccountRules.email(try body.requiredString("email", maxLength: 300)) }
-        }
+        if body.has("email") { account.email = try AccountRules.email(try body.requiredString("email", maxLength: 300)) }
         account.profile = profile
         return account
     }

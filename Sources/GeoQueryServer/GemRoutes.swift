@@ -31,7 +31,7 @@ extension GeoQueryService {
                             gem: HiddenGem(owner: user.username, visibility: .private, createdAt: now, updatedAt: now))
             try Self.apply(body, to: &gem, creating: true)
             try await requireUserData().createGem(gem)
-            var response = gemAnswer(gem, kind: "gem")
+            var response = gemAnswer(gem, request: request)
             response.status = .created
             response.headers[.location] = "/v1/gems/\(id.rawValue)"
             return response
@@ -59,7 +59,7 @@ extension GeoQueryService {
         router.route(.get, "/v1/gems/{id}", in: &table, bound: bound) { request, context in
             _ = try QueryParameters(request, allowed: [])
             let gem = try await reachableGem(try gemID(context), viewer: try await viewer(request)?.username)
-            return gemAnswer(gem, kind: "gem")
+            return gemAnswer(gem, request: request)
         }
 
         router.route(.patch, "/v1/gems/{id}", in: &table, bound: bound) { request, context in
@@ -69,13 +69,13 @@ extension GeoQueryService {
             try Self.apply(body, to: &gem, creating: false)
             gem.gem?.updatedAt = Date()
             try await requireUserData().updateGem(gem)
-            return gemAnswer(try await requireUserData().place(gem.id) ?? gem, kind: "gem")
+            return gemAnswer(try await requireUserData().place(gem.id) ?? gem, request: request)
         }
 
         router.route(.delete, "/v1/gems/{id}", in: &table, bound: bound) { request, context in
             let user = try await signedIn(request)
             let gem = try await ownedGem(try gemID(context), by: user.username)
-            removePhotoFiles(try await requireUserData().deleteGem(gem.id))
+            try await removePhotoFiles(try await requireUserData().deleteGem(gem.id))
             return Response(status: .noContent)
         }
 
@@ -195,9 +195,11 @@ extension GeoQueryService {
         }
     }
 
-    func gemAnswer(_ gem: Place, kind: String) -> Response {
-        let query = QueryDescription(kind: kind, id: gem.id.rawValue)
-        return .writerAnswer(PlaceAnswer(query: query, page: PlacePage(matches: [PlaceMatch(place: gem, distance: nil)], nextCursor: nil)))
+    /// The gem as `GET /v1/places/{id}` answers a place.
+    func gemAnswer(_ gem: Place, request: Request) -> Response {
+        let query = QueryDescription(kind: "gem", id: gem.id.rawValue)
+        return answer(PlaceAnswer(query: query, page: PlacePage(matches: [PlaceMatch(place: gem, distance: nil)], nextCursor: nil)),
+                      format: .json, request: request)
     }
 
     static func ratingJSON(_ id: PlaceID, mine: Int?, rating: Rating?) -> OrderedJSON {
@@ -207,14 +209,5 @@ extension GeoQueryService {
             ("rating", rating.map { .double($0.value) } ?? .null),
             ("rating_count", .int(rating?.count ?? 0)),
         ])
-    }
-}
-
-extension Response {
-    /// A place answer as JSON.
-    static func writerAnswer(_ answer: PlaceAnswer) -> Response {
-        var json = JSONWriter(capacity: answer.estimatedSize)
-        answer.write(to: &json)
-        return .writer(json)
     }
 }

@@ -34,9 +34,6 @@ struct JSONBody {
 
     func has(_ name: String) -> Bool { members[name] != nil }
 
-    /// True when the member is present and JSON null (a PATCH clearing a field).
-    func isNull(_ name: String) -> Bool { members[name] is NSNull }
-
     func string(_ name: String, maxLength: Int = 10_000) throws -> String? {
         guard let value = members[name], !(value is NSNull) else { return nil }
         guard let text = value as? String else { throw APIProblem.badRequest("\(name) must be a string") }

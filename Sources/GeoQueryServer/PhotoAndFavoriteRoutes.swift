@@ -34,7 +34,7 @@ extension GeoQueryService {
             account.profile.avatarPhoto = photo.id
             try await requireUserData().updateUser(account)
             if let previous, previous != photo.id {
-                removePhotoFiles(try await requireUserData().removeUnusedPhotos([previous]))
+                try await removePhotoFiles(try await requireUserData().removeUnusedPhotos([previous]))
             }
             return .json(Self.photoJSON(photo))
         }
@@ -42,12 +42,16 @@ extension GeoQueryService {
         router.route(.get, "/v1/photos/{id}", in: &table, bound: bound) { request, context in
             let id = try context.parameters.require("id")
             guard id.count == 64, id.allSatisfy(\.isHexDigit), let directory = configuration.photoDirectory,
-                  let photo = try await requireUserData().photo(id: id),
-                  let data = FileManager.default.contents(atPath: Self.photoPath(id, in: directory)) else {
+                  let photo = try await requireUserData().photo(id: id) else {
                 throw APIProblem(.notFound, "no photo with id \(id)")
             }
             var headers: HTTPFields = [.eTag: "\"\(id)\"", .cacheControl: "public, max-age=31536000, immutable"]
             if request.headers[.ifNoneMatch]?.contains(id) == true { return Response(status: .notModified, headers: headers) }
+            // File reads run on the worker pool, never on an event loop.
+            let path = Self.photoPath(id, in: directory)
+            guard let data = try await onWorker({ FileManager.default.contents(atPath: path) }) else {
+                throw APIProblem(.notFound, "no photo with id \(id)")
+            }
             headers[.contentLength] = String(data.count)
             return .bytes([UInt8](data), contentType: photo.contentType, headers: headers)
         }
@@ -72,7 +76,9 @@ extension GeoQueryService {
             return Response(status: .noContent)
         }
 
-        router.route(.get, "/v1/me/favorites", in: &table, bound: bound) { request, _ in
+        // Listing fetches provider places again: network work, so the request's time is raced
+        // and the fetches run eight at a time.
+        router.route(.get, "/v1/me/favorites", in: &table, bound: .cancelling(configuration.requestTimeout)) { request, _ in
             let user = try await signedIn(request)
             let parameters = try QueryParameters(request, allowed: ["limit", "cursor"])
             let limit = try pageLimit(parameters)
@@ -91,11 +97,11 @@ extension GeoQueryService {
             json.endObject()
             json.key("count"); json.int(page.count)
             json.key("favorites"); json.beginArray()
-            for favorite in page {
+            let places = try await favoritePlaces(page.map(\.placeID), viewer: user.username)
+            for (favorite, place) in zip(page, places) {
                 json.beginObject()
                 json.key("place_id"); json.string(favorite.placeID.rawValue)
                 json.key("added_at"); json.timestamp(favorite.createdAt)
-                let place = try await favoritePlace(favorite.placeID, viewer: user.username)
                 json.key("status"); json.string(place.status)
                 json.key("place")
                 if let found = place.place { PlaceJSON.write(found, distance: nil, to: &json, includeCoordinates: true) } else { json.null() }
@@ -125,19 +131,25 @@ extension GeoQueryService {
         do { buffer = try await request.collectBody(upTo: limit) } catch {
             throw APIProblem(.contentTooLarge, "the photo is larger than \(limit) bytes (10 MB), the most this service accepts")
         }
-        let (kind, clean): (PhotoSanitizer.Kind, [UInt8])
-        do { (kind, clean) = try PhotoSanitizer.sanitize(Array(buffer.readableBytesView)) } catch {
-            throw APIProblem(.unsupportedMediaType, error.description)
+        // Sniffing, stripping, hashing and writing up to 10 MB run on the worker pool.
+        let uploaded = Array(buffer.readableBytesView)
+        let stored = try await onWorker { () throws -> (PhotoSanitizer.Kind, [UInt8], String) in
+            let (kind, clean): (PhotoSanitizer.Kind, [UInt8])
+            do { (kind, clean) = try PhotoSanitizer.sanitize(uploaded) } catch {
+                throw APIProblem(.unsupportedMediaType, String(describing: error))
+            }
+            let id = SessionToken.sha256Hex(clean)
+            let path = Self.photoPath(id, in: directory)
+            if !FileManager.default.fileExists(atPath: path) {
+                try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+                // Written to a temporary name and renamed, so a reader never sees half a photo.
+                let temporary = path + ".\(UInt32.random(in: .min ... .max)).tmp"
+                try Data(clean).write(to: URL(fileURLWithPath: temporary))
+                try FileManager.default.moveItem(atPath: temporary, toPath: path)
+            }
+            return (kind, clean, id)
         }
-        let id = SessionToken.sha256Hex(clean)
-        let path = Self.photoPath(id, in: directory)
-        if !FileManager.default.fileExists(atPath: path) {
-            try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-            // Written to a temporary name and renamed, so a reader never sees half a photo.
-            let temporary = path + ".\(UInt32.random(in: .min ... .max)).tmp"
-            try Data(clean).write(to: URL(fileURLWithPath: temporary))
-            try FileManager.default.moveItem(atPath: temporary, toPath: path)
-        }
+        let (kind, clean, id) = stored
         let record = PhotoRecord(id: id, contentType: kind.rawValue, byteCount: clean.count, owner: owner, createdAt: Date())
         try await requireUserData().savePhoto(record)
         return try await requireUserData().photo(id: id) ?? record
@@ -147,11 +159,13 @@ extension GeoQueryService {
         "\(directory)/\(id.prefix(2))/\(id)"
     }
 
-    /// Removes the files of photos the store no longer knows.
-    func removePhotoFiles(_ ids: [String]) {
-        guard let directory = configuration.photoDirectory else { return }
-        for id in ids where id.count == 64 && id.allSatisfy(\.isHexDigit) {
-            try? FileManager.default.removeItem(atPath: Self.photoPath(id, in: directory))
+    /// Removes the files of photos the store no longer knows (on the worker pool).
+    func removePhotoFiles(_ ids: [String]) async throws {
+        guard let directory = configuration.photoDirectory, !ids.isEmpty else { return }
+        try await onWorker {
+            for id in ids where id.count == 64 && id.allSatisfy(\.isHexDigit) {
+                try? FileManager.default.removeItem(atPath: Self.photoPath(id, in: directory))
+            }
         }
     }
 
@@ -198,6 +212,26 @@ extension GeoQueryService {
             return ("gone", nil)
         } catch {
             return ("unavailable", nil)
+        }
+    }
+
+    /// ``favoritePlace(_:viewer:)`` of each id, eight at a time, in the ids' order.
+    func favoritePlaces(_ ids: [PlaceID], viewer: String) async throws -> [(status: String, place: Place?)] {
+        try await withThrowingTaskGroup(of: (Int, (status: String, place: Place?)).self) { group in
+            var found = [(status: String, place: Place?)](repeating: ("gone", nil), count: ids.count)
+            var next = 0
+            func start() {
+                guard next < ids.count else { return }
+                let offset = next, id = ids[offset]
+                next += 1
+                group.addTask { (offset, try await favoritePlace(id, viewer: viewer)) }
+            }
+            for _ in 0..<min(8, ids.count) { start() }
+            while let (offset, place) = try await group.next() {
+                found[offset] = place
+                start()
+            }
+            return found
         }
     }
 

@@ -127,8 +127,11 @@ public final class SQLiteUserStore: GemStore, AccountStore, FavoriteStore, Photo
         }
     }
 
+    /// Every signed-in request reads its account: one statement prepared once per connection.
     public func user(named username: String) async throws -> UserAccount? {
-        try await reading { try Self.users($0, "WHERE username = ?1", [.text(username)]).first }
+        try await readingCached("SELECT \(Self.userColumns) FROM users WHERE username = ?1", [.text(username)]) { row in
+            try row.step() ? Self.account(row) : nil
+        }
     }
 
     public func user(login: String) async throws -> UserAccount? {
@@ -171,10 +174,9 @@ public final class SQLiteUserStore: GemStore, AccountStore, FavoriteStore, Photo
         }
     }
 
+    /// Every signed-in request reads its session: one statement prepared once per connection.
     public func session(tokenHash: String) async throws -> SessionRecord? {
-        try await reading { connection in
-            let row = try connection.prepare("SELECT username, created_at, expires_at FROM sessions WHERE token_hash = ?1")
-            try row.bind([.text(tokenHash)])
+        try await readingCached("SELECT username, created_at, expires_at FROM sessions WHERE token_hash = ?1", [.text(tokenHash)]) { row in
             guard try row.step(), let username = row.text(0) else { return nil }
             return SessionRecord(tokenHash: tokenHash, username: username, createdAt: Date(timeIntervalSince1970: row.double(1)),
                                  expiresAt: Date(timeIntervalSince1970: row.double(2)))
@@ -215,14 +217,33 @@ public final class SQLiteUserStore: GemStore, AccountStore, FavoriteStore, Photo
         try await store.writing { index in try index.write { writer in try body(index.connection, writer) } }
     }
 
+    /// Runs a statement cached on the pool thread's read connection; it is reset afterwards, so
+    /// no read transaction stays open between calls.
+    func readingCached<T: Sendable>(_ sql: String, _ bindings: [SQLiteValue],
+                                    _ body: @escaping @Sendable (SQLiteStatement) throws -> T) async throws -> T {
+        try await store.reading { index in
+            try index.locked {
+                let statement = try index.statement(sql)
+                try statement.bind(bindings)
+                defer { statement.reset() }
+                return try body(statement)
+            }
+        }
+    }
+
+    static let userColumns = "username, email, password_hash, profile, created_at"
+
     static func users(_ connection: SQLiteConnection, _ condition: String, _ bindings: [SQLiteValue]) throws -> [UserAccount] {
         var found: [UserAccount] = []
-        try connection.each("SELECT username, email, password_hash, profile, created_at FROM users \(condition)", bindings) { row in
-            let profile = (try? JSONDecoder().decode(UserProfile.self, from: Data((row.text(3) ?? "{}").utf8))) ?? UserProfile()
-            found.append(UserAccount(username: row.text(0) ?? "", email: row.text(1) ?? "", passwordHash: row.text(2) ?? "",
-                                     profile: profile, createdAt: Date(timeIntervalSince1970: row.double(4))))
-        }
+        try connection.each("SELECT \(userColumns) FROM users \(condition)", bindings) { found.append(account($0)) }
         return found
+    }
+
+    /// The account in the current row (columns as ``userColumns``).
+    static func account(_ row: SQLiteStatement) -> UserAccount {
+        let profile = (try? JSONDecoder().decode(UserProfile.self, from: Data((row.text(3) ?? "{}").utf8))) ?? UserProfile()
+        return UserAccount(username: row.text(0) ?? "", email: row.text(1) ?? "", passwordHash: row.text(2) ?? "",
+                           profile: profile, createdAt: Date(timeIntervalSince1970: row.double(4)))
     }
 
     static func encode(_ profile: UserProfile) throws -> String {
