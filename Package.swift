@@ -22,6 +22,7 @@ let package = Package(
         .library(name: "Regions", targets: ["Regions"]),
         .library(name: "Routing", targets: ["Routing"]),
         .library(name: "Accounts", targets: ["Accounts"]),
+        .library(name: "PostGISStore", targets: ["PostGISStore"]),
         .library(name: "Providers", targets: ["Providers"]),
         .executable(name: "geoquery", targets: ["GeoQueryCLI"]),
     ],
@@ -38,6 +39,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        // The scale-out backend: PostgreSQL/PostGIS through postgres-nio (see README "Why these libraries").
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
         // Tests only: the loopback HTTP server that plays providers (see README "Dependencies").
         .package(url: "https://github.com/swhitty/FlyingFox", from: "0.27.1"),
     ],
@@ -67,6 +70,15 @@ let package = Package(
             name: "PlaceStore",
             dependencies: ["GeoCore", "PlaceModel", "PlaceQuery", "CSpatiaLite",
                            .product(name: "NIOPosix", package: "swift-nio")],
+            swiftSettings: swiftSettings
+        ),
+        // The scale-out implementation of the seam on PostgreSQL/PostGIS.
+        .target(
+            name: "PostGISStore",
+            dependencies: ["GeoCore", "PlaceModel", "PlaceQuery",
+                           .product(name: "PostgresNIO", package: "postgres-nio"),
+                           .product(name: "Logging", package: "swift-log"),
+                           .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")],
             swiftSettings: swiftSettings
         ),
         // Sign-up, sign-in, sessions and rate limits over any AccountStore.
@@ -136,6 +148,11 @@ let package = Package(
         .target(name: "PlaceQueryConformance", dependencies: ["PlaceQuery", "GeoCore", "PlaceModel"],
                 path: "Tests/PlaceQueryConformance", swiftSettings: swiftSettings),
         .testTarget(name: "PlaceStoreTests", dependencies: ["PlaceStore", "PlaceQuery", "PlaceQueryConformance"],
+                    swiftSettings: swiftSettings),
+        // A throwaway PostgreSQL cluster for the tests that need one.
+        .target(name: "PostgresTestSupport", dependencies: [], path: "Tests/PostgresTestSupport", swiftSettings: swiftSettings),
+        .testTarget(name: "PostGISStoreTests",
+                    dependencies: ["PostGISStore", "PlaceQuery", "PlaceQueryConformance", "PostgresTestSupport", "PlaceModel", "GeoCore"],
                     swiftSettings: swiftSettings),
         .testTarget(name: "GeoQueryWireTests", dependencies: ["GeoQueryWire", "PlaceQuery", "PlaceModel", "GeoCore"],
                     swiftSettings: swiftSettings),

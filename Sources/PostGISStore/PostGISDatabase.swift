@@ -1,0 +1,220 @@
+import Foundation
+import Logging
+import PostgresNIO
+
+/// Where a PostgreSQL database is: parsed from a `postgres://user[:password]@host[:port]/name`
+/// URL (`postgresql://` too). `?sslmode=require` asks for TLS; the default is no TLS, for a
+/// database on loopback or a private network.
+public struct PostGISLocation: Sendable, Hashable, CustomStringConvertible {
+    public var host: String
+    public var port: Int
+    public var username: String
+    public var password: String?
+    public var database: String
+    public var requiresTLS: Bool
+
+    /// Whether `text` names a PostgreSQL database rather than a file.
+    public static func isDatabaseURL(_ text: String) -> Bool {
+        text.hasPrefix("postgres://") || text.hasPrefix("postgresql://")
+    }
+
+    /// - Throws: ``PostGISError/invalidURL(_:reason:)`` naming what is missing.
+    public init(url text: String) throws(PostGISError) {
+        guard Self.isDatabaseURL(text), let components = URLComponents(string: text) else {
+            throw .invalidURL(Self.redacted(text), reason: "it must look like postgres://user@host:5432/name")
+        }
+        guard let host = components.host, !host.isEmpty else {
+            throw .invalidURL(Self.redacted(text), reason: "it names no host (postgres://user@host:5432/name)")
+        }
+        guard let user = components.user, !user.isEmpty else {
+            throw .invalidURL(Self.redacted(text), reason: "it names no user (postgres://user@host:5432/name)")
+        }
+        let name = String(components.path.drop(while: { $0 == "/" }))
+        guard !name.isEmpty, !name.contains("/") else {
+            throw .invalidURL(Self.redacted(text), reason: "it names no database (postgres://user@host:5432/name)")
+        }
+        if let port = components.port, !(1...65_535).contains(port) {
+            throw .invalidURL(Self.redacted(text), reason: "the port must be from 1 to 65535")
+        }
+        self.host = host
+        port = components.port ?? 5432
+        username = user.removingPercentEncoding ?? user
+        password = components.password.map { $0.removingPercentEncoding ?? $0 }
+        database = name.removingPercentEncoding ?? name
+        let mode = components.queryItems?.first { $0.name == "sslmode" }?.value
+        requiresTLS = mode == "require" || mode == "verify-full" || mode == "verify-ca"
+    }
+
+    /// The URL without its password, for messages and logs.
+    public var description: String { "postgres://\(username)@\(host):\(port)/\(database)" }
+
+    static func redacted(_ text: String) -> String {
+        guard var components = URLComponents(string: text), components.password != nil else { return text }
+        components.password = "…"
+        return components.string ?? "(a postgres URL)"
+    }
+}
+
+/// Why the PostgreSQL backend failed, in words an operator can act on. Never carries a password.
+public enum PostGISError: Error, Sendable, Equatable, CustomStringConvertible {
+    case invalidURL(String, reason: String)
+    /// The server did not answer, or refused the connection.
+    case unavailable(String, reason: String)
+    /// The database's schema is newer than this program knows.
+    case schemaTooNew(found: Int, known: Int)
+    /// The server refused a statement.
+    case server(String)
+
+    public var description: String {
+        switch self {
+        case .invalidURL(let url, let reason): return "the database URL '\(url)' is invalid: \(reason)"
+        case .unavailable(let url, let reason): return "the database at \(url) is unavailable: \(reason)"
+        case .schemaTooNew(let found, let known):
+            return "the database's schema is version \(found), newer than this GeoQuery knows (\(known)): upgrade GeoQuery"
+        case .server(let message): return "the database refused a statement: \(message)"
+        }
+    }
+}
+
+/// A connection pool to one PostgreSQL database (postgres-nio's `PostgresClient`), running
+/// from ``connect(_:maximumConnections:timeout:logger:)`` until ``close()``.
+///
+/// Every value reaches the server as a bound parameter; SQL text is built only from this
+/// target's constants.
+public final class PostGISDatabase: Sendable {
+    public let location: PostGISLocation
+    let client: PostgresClient
+    private let running: Task<Void, Never>
+    /// How long a statement may wait for a connection before the database counts as unavailable.
+    let timeout: Duration
+    let logger: Logger
+
+    private init(location: PostGISLocation, client: PostgresClient, timeout: Duration, logger: Logger) {
+        self.location = location
+        self.client = client
+        self.timeout = timeout
+        self.logger = logger
+        running = Task.detached { await client.run() }
+    }
+
+    /// Opens a pool to the database at `url` and checks that it answers within `timeout`.
+    /// - Throws: ``PostGISError/invalidURL(_:reason:)`` or ``PostGISError/unavailable(_:reason:)``.
+    public static func connect(_ url: String, maximumConnections: Int = 16, timeout: Duration = .seconds(10),
+                               logger: Logger = Logger(label: "geoquery.postgis")) async throws -> PostGISDatabase {
+        let location = try PostGISLocation(url: url)
+        var configuration = PostgresClient.Configuration(
+            host: location.host, port: location.port, username: location.username, password: location.password,
+            database: location.database, tls: location.requiresTLS ? .require(.makeClientConfiguration()) : .disable)
+        configuration.options.maximumConnections = maximumConnections
+        configuration.options.connectTimeout = timeout
+        configuration.options.minimumConnections = 0
+        let database = PostGISDatabase(location: location, client: PostgresClient(configuration: configuration, backgroundLogger: logger),
+                                       timeout: timeout, logger: logger)
+        do {
+            _ = try await database.scalarInt("SELECT 1")
+        } catch {
+            await database.close()
+            throw error
+        }
+        return database
+    }
+
+    /// Stops the pool (open connections are closed).
+    public func close() async {
+        running.cancel()
+        _ = await running.value
+    }
+
+    // MARK: - Running statements
+
+    /// Runs `body` with a pooled connection; a pool that cannot connect within ``timeout`` is
+    /// ``PostGISError/unavailable(_:reason:)``, a refused statement ``PostGISError/server(_:)``.
+    func withConnection<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
+        let location = self.location, timeout = self.timeout, client = self.client
+        return try await Self.translatingErrors(location) {
+            try await withThrowingTaskGroup(of: T?.self) { group in
+                let leased = LeaseFlag()
+                group.addTask {
+                    try await client.withConnection { connection in
+                        leased.set()
+                        return try await body(connection)
+                    }
+                }
+                group.addTask {
+                    // Only waiting for a connection is bounded here; a statement runs as long as it needs.
+                    try await Task.sleep(for: timeout)
+                    return nil
+                }
+                while let result = try await group.next() {
+                    if let value = result { group.cancelAll(); return value }
+                    if !leased.isSet {
+                        group.cancelAll()
+                        throw PostGISError.unavailable(location.description, reason: "no connection within \(timeout)")
+                    }
+                }
+                throw PostGISError.unavailable(location.description, reason: "the connection ended")
+            }
+        }
+    }
+
+    /// Runs `body` in one transaction (committed when it returns, rolled back when it throws).
+    func transaction<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
+        let logger = self.logger
+        return try await withConnection { connection in
+            try await connection.withTransaction(logger: logger) { connection in try await body(connection) }
+        }
+    }
+
+    /// Runs a statement and collects its rows.
+    func rows(_ query: PostgresQuery) async throws -> [PostgresRow] {
+        let logger = self.logger
+        return try await withConnection { connection in
+            try await connection.query(query, logger: logger).collect()
+        }
+    }
+
+    /// Runs a statement for its effect.
+    func execute(_ query: PostgresQuery) async throws {
+        _ = try await rows(query)
+    }
+
+    /// The first column of the first row as an integer (nil when there is no row or it is NULL).
+    func scalarInt(_ query: PostgresQuery) async throws -> Int? {
+        guard let row = try await rows(query).first else { return nil }
+        return try row.decode(Int?.self)
+    }
+
+    static func translatingErrors<T>(_ location: PostGISLocation, _ body: () async throws -> T) async throws -> T {
+        do {
+            return try await body()
+        } catch let error as PostGISError {
+            throw error
+        } catch let error as PSQLError {
+            switch error.code {
+            case .server:
+                let message = error.serverInfo?[.message] ?? "unknown"
+                if let state = error.serverInfo?[.sqlState], state.hasPrefix("08") || state == "57P03" || state == "3D000" || state == "28P01" || state == "28000" {
+                    throw PostGISError.unavailable(location.description, reason: message)
+                }
+                throw PostGISError.server(message)
+            case .connectionError, .serverClosedConnection, .clientClosedConnection, .uncleanShutdown:
+                throw PostGISError.unavailable(location.description, reason: Self.reason(error))
+            default:
+                throw PostGISError.server(Self.reason(error))
+            }
+        }
+    }
+
+    private static func reason(_ error: PSQLError) -> String {
+        if let underlying = error.underlying { return String(describing: underlying) }
+        return String(describing: error.code)
+    }
+}
+
+/// Set once a pooled connection was handed out. Atomic through a lock, hence `@unchecked`.
+private final class LeaseFlag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = false
+    func set() { lock.withLock { value = true } }
+    var isSet: Bool { lock.withLock { value } }
+}

@@ -1,0 +1,280 @@
+import Foundation
+import GeoCore
+import PlaceModel
+import PlaceQuery
+import PostgresNIO
+
+/// A ``PlaceIndex`` on a PostgreSQL/PostGIS place table (`places`, or `gems` inside
+/// ``PostGISUserStore``), with exactly the semantics of every other implementation.
+///
+/// PostGIS narrows and orders (a GiST index on `geography`, `ST_DWithin` and `ST_Distance` on
+/// the spheroid); Swift decides. Inclusion and order use GeoCore's WGS84 distance computed from
+/// the stored coordinates, so a place on the boundary is in or out exactly as on SpatiaLite. The
+/// engine's distance may differ from GeoCore's by a hair, so the engine searches a slightly
+/// larger disc (``engineSlack``) and a page is returned only once every place that could still
+/// sort before its end has been read (see ``near(_:radius:filter:limit:cursor:)``).
+///
+/// Reads go to the read pool (a replica, when one is configured), writes to the primary.
+public final class PostGISPlaceIndex: PlaceIndex, Sendable {
+    let primary: PostGISDatabase
+    let reader: PostGISDatabase
+    /// `places` or `gems`: one of this target's constants, never input.
+    let table: String
+
+    /// The most by which PostGIS's spheroidal distance may differ from GeoCore's, in metres. Both
+    /// solve the same inverse problem to nanometres (PostGIS through GeographicLib); a metre is a
+    /// wide margin that costs a few extra candidate rows.
+    static let engineSlack = 1.0
+
+    init(primary: PostGISDatabase, reader: PostGISDatabase? = nil, table: String) {
+        self.primary = primary
+        self.reader = reader ?? primary
+        self.table = table
+    }
+
+    /// The place index of the `places` table of an open database.
+    public convenience init(database: PostGISDatabase, readReplica: PostGISDatabase? = nil) {
+        self.init(primary: database, reader: readReplica, table: "places")
+    }
+
+    /// Opens the database at `url`, migrating its schema to the newest version.
+    public static func open(_ url: String, readReplica: String? = nil, maximumConnections: Int = 16) async throws -> PostGISPlaceIndex {
+        let database = try await PostGISDatabase.connect(url, maximumConnections: maximumConnections)
+        try await PostGISSchema.migrate(database)
+        var replica: PostGISDatabase?
+        if let readReplica { replica = try await PostGISDatabase.connect(readReplica, maximumConnections: maximumConnections) }
+        return PostGISPlaceIndex(database: database, readReplica: replica)
+    }
+
+    // MARK: - Queries
+
+    public func near(_ center: Coordinate, radius: Distance, filter: PlaceFilter, limit: Int?, cursor: String?) async throws -> PlacePage {
+        try Self.validate(limit: limit)
+        let fingerprint = PageCursor.nearFingerprint(center: center, radius: radius, filter: filter)
+        let after = try cursor.map { try PageCursor(decoding: $0, expectedFingerprint: fingerprint) }
+        let hits = try await nearHits(center, radius: radius.meters, filter: filter, limit: limit, after: after)
+        return Self.page(hits, limit: limit, fingerprint: fingerprint, withDistances: true)
+    }
+
+    /// The places within `radius` metres after `after`, sorted by (distance, id): the first
+    /// `limit + 1` of them (all when `limit` is nil).
+    ///
+    /// Reads candidates in the engine's (distance, id) order, in chunks. After a chunk whose
+    /// last engine distance is D, every unread place is at least D − slack away by GeoCore, so
+    /// the hits nearer than that are final; when more than `limit` are final the page is known.
+    func nearHits(_ center: Coordinate, radius: Double, filter: PlaceFilter, limit: Int?, after: PageCursor?) async throws -> [Hit] {
+        let searched = min(radius, WGS84.halfMeridianLength + 1)
+        let origin = Geodesic.Origin(center)
+        var hits: [Hit] = []
+        var keyset: (distance: Double, id: String)?
+        var chunk = limit.map { $0 + 1 + 32 }
+        while true {
+            var sql = SQLBuilder()
+            let lon = sql.bind(center.longitude), lat = sql.bind(center.latitude)
+            let point = "ST_SetSRID(ST_MakePoint(\(lon), \(lat)), 4326)::geography"
+            var conditions = try sql.conditions(for: filter)
+            if searched < WGS84.halfMeridianLength {
+                conditions.insert("ST_DWithin(geog, \(point), \(sql.bind(searched + Self.engineSlack)))", at: 0)
+            }
+            var outer: [String] = []
+            if let after { outer.append("d >= \(sql.bind(after.distance - Self.engineSlack))") }
+            if let keyset { outer.append("(d, id) > (\(sql.bind(keyset.distance)), \(sql.bind(keyset.id)))") }
+            var text = "SELECT id, name, latitude, longitude, record, d FROM (SELECT id, name, latitude, longitude, record, "
+                + "ST_Distance(geog, \(point)) AS d FROM \(table)"
+            if !conditions.isEmpty { text += " WHERE " + conditions.joined(separator: " AND ") }
+            text += ") s"
+            if !outer.isEmpty { text += " WHERE " + outer.joined(separator: " AND ") }
+            text += " ORDER BY d, id"
+            if let chunk { text += " LIMIT \(sql.bind(chunk))" }
+            let rows = try await reader.rows(sql.query(text))
+            var lastEngineDistance = 0.0, lastID = ""
+            for row in rows {
+                let (id, name, latitude, longitude, record, engineDistance) = try row.decode((String, String, Double, Double, ByteBuffer, Double).self)
+                lastEngineDistance = engineDistance
+                lastID = id
+                let d = Geodesic.distance(from: origin, latitude: latitude, longitude: longitude)
+                if d > searched { continue }
+                if let after, !Self.sortsAfter(distance: d, id: id, cursor: after) { continue }
+                let hit = Hit(id: id, name: name, latitude: latitude, longitude: longitude, record: record, distance: d)
+                if let openAt = filter.openAt, hit.place.isOpen(at: openAt) != true { continue }
+                hits.append(hit)
+            }
+            hits.sort(by: Hit.precedes)
+            guard let limit, let size = chunk, rows.count == size else { return hits }
+            let settled = hits.prefix { $0.distance < lastEngineDistance - Self.engineSlack }
+            if settled.count > limit { return Array(settled) }
+            keyset = (lastEngineDistance, lastID)
+            chunk = size * 2
+        }
+    }
+
+    public func within(_ box: BoundingBox, filter: PlaceFilter, limit: Int?, cursor: String?) async throws -> PlacePage {
+        try Self.validate(limit: limit)
+        let fingerprint = PageCursor.withinFingerprint(box: box, filter: filter)
+        var afterID = try cursor.map { try PageCursor(decoding: $0, expectedFingerprint: fingerprint).id }
+        var hits: [Hit] = []
+        let chunk = limit.map { $0 + 1 + 32 }
+        while true {
+            var sql = SQLBuilder()
+            let parts = box.nonWrappingParts.map { part in
+                "geog::geometry && ST_MakeEnvelope(\(sql.bind(part.west)), \(sql.bind(part.south)), "
+                    + "\(sql.bind(part.east)), \(sql.bind(part.north)), 4326)"
+            }
+            var conditions = ["(" + parts.joined(separator: " OR ") + ")"] + (try sql.conditions(for: filter))
+            if let afterID { conditions.append("id > \(sql.bind(afterID))") }
+            var text = "SELECT id, name, latitude, longitude, record FROM \(table) WHERE " + conditions.joined(separator: " AND ")
+                + " ORDER BY id"
+            if let chunk { text += " LIMIT \(sql.bind(chunk))" }
+            let rows = try await reader.rows(sql.query(text))
+            for row in rows {
+                let (id, name, latitude, longitude, record) = try row.decode((String, String, Double, Double, ByteBuffer).self)
+                afterID = id
+                guard box.contains(latitude: latitude, longitude: longitude) else { continue }
+                let hit = Hit(id: id, name: name, latitude: latitude, longitude: longitude, record: record, distance: 0)
+                if let openAt = filter.openAt, hit.place.isOpen(at: openAt) != true { continue }
+                hits.append(hit)
+            }
+            // Rows come in id order, so every hit read is final.
+            if let limit, let chunk, rows.count == chunk, hits.count <= limit { continue }
+            return Self.page(hits, limit: limit, fingerprint: fingerprint, withDistances: false)
+        }
+    }
+
+    /// Searches growing discs from 500 m (×4 while empty, else sized by the density seen) until
+    /// one holds `count` places or reaches `maxDistance` (half the meridian at most).
+    public func nearest(_ center: Coordinate, count: Int, maxDistance: Distance?, filter: PlaceFilter) async throws -> [PlaceMatch] {
+        guard count >= 1 else { throw PlaceQueryError.invalidArgument(name: "k", value: String(count), valid: "it must be at least 1") }
+        let ceiling = min(maxDistance?.meters ?? WGS84.halfMeridianLength, WGS84.halfMeridianLength)
+        var radius = min(500, ceiling)
+        while true {
+            let hits = try await nearHits(center, radius: radius, filter: filter, limit: count, after: nil)
+            if hits.count >= count || radius >= ceiling { return hits.prefix(count).map { $0.match(withDistance: true) } }
+            let factor = hits.isEmpty ? 4 : min(4, max(1.25, (Double(count + 1) / Double(hits.count)).squareRoot() * 1.25))
+            radius = min(radius * factor, ceiling)
+        }
+    }
+
+    public func place(_ id: PlaceID) async throws -> Place? {
+        let rows = try await reader.rows("SELECT id, name, latitude, longitude, record FROM \(unescaped: table) WHERE id = \(id.rawValue)")
+        guard let row = rows.first else { return nil }
+        let (id, name, latitude, longitude, record) = try row.decode((String, String, Double, Double, ByteBuffer).self)
+        return Hit(id: id, name: name, latitude: latitude, longitude: longitude, record: record, distance: 0).place
+    }
+
+    public func count(source: String?) async throws -> Int {
+        if let source {
+            return try await reader.scalarInt("SELECT count(*)::bigint FROM \(unescaped: table) WHERE source = \(source)") ?? 0
+        }
+        return try await reader.scalarInt("SELECT count(*)::bigint FROM \(unescaped: table)") ?? 0
+    }
+
+    // MARK: - Writes
+
+    /// Inserts or replaces places (the last of two with one id wins), in one transaction.
+    /// - Returns: how many rows were written.
+    @discardableResult
+    public func upsert(_ places: [Place]) async throws -> Int {
+        guard !places.isEmpty else { return 0 }
+        let batch = try PostGISBatch(places)
+        let table = self.table
+        return try await primary.transaction { connection in
+            try await Self.stage(batch, on: connection, logger: self.primary.logger)
+            let rows = try await connection.query(PostgresQuery(unsafeSQL: """
+                WITH written AS (INSERT INTO \(table) (\(PlaceRecord.tableColumns))
+                    SELECT \(PlaceRecord.stagedValues) FROM (SELECT DISTINCT ON (id) * FROM staging ORDER BY id, seq DESC) s
+                    ON CONFLICT (id) DO UPDATE SET \(PlaceRecord.updateAssignments) RETURNING 1)
+                SELECT count(*)::bigint FROM written
+                """), logger: self.primary.logger).collect()
+            return try rows.first?.decode(Int.self) ?? 0
+        }
+    }
+
+    @discardableResult
+    public func delete(_ ids: [PlaceID]) async throws -> Int {
+        guard !ids.isEmpty else { return 0 }
+        let rows = try await primary.rows("""
+            WITH gone AS (DELETE FROM \(unescaped: table) WHERE id = ANY(\(ids.map(\.rawValue))) RETURNING 1)
+            SELECT count(*)::bigint FROM gone
+            """)
+        return try rows.first?.decode(Int.self) ?? 0
+    }
+
+    /// Creates the temporary `staging` table (dropped at commit) and copies the batch into it.
+    static func stage(_ batch: PostGISBatch, on connection: PostgresConnection, logger: Logger) async throws {
+        try await connection.query(PostgresQuery(unsafeSQL: PlaceRecord.stagingTable), logger: logger).collect()
+        try await copy(batch, into: "staging", on: connection, logger: logger)
+    }
+
+    /// Streams the batch's lines into `table` with COPY, a megabyte at a time.
+    static func copy(_ batch: PostGISBatch, into table: String, on connection: PostgresConnection, logger: Logger) async throws {
+        try await connection.copyFrom(table: table, columns: PlaceRecord.stagingColumns, logger: logger) { writer in
+            let lines = batch.lines
+            var start = 0
+            while start < lines.count {
+                var end = min(start + 1 << 20, lines.count)
+                while end < lines.count && lines[end - 1] != 0x0A { end += 1 }
+                var buffer = ByteBufferAllocator().buffer(capacity: end - start)
+                buffer.writeBytes(lines[start..<end])
+                try await writer.write(buffer)
+                start = end
+            }
+        }
+    }
+
+    // MARK: - Helpers
+
+    static func validate(limit: Int?) throws {
+        if let limit, limit < 1 {
+            throw PlaceQueryError.invalidArgument(name: "limit", value: String(limit), valid: "it must be at least 1 (or no limit)")
+        }
+    }
+
+    static func sortsAfter(distance: Double, id: String, cursor: PageCursor) -> Bool {
+        if distance != cursor.distance { return distance > cursor.distance }
+        return PlaceID.utf8Precedes(cursor.id, id)
+    }
+
+    /// The first `limit` hits, with a cursor when more follow.
+    static func page(_ hits: [Hit], limit: Int?, fingerprint: UInt64, withDistances: Bool) -> PlacePage {
+        guard let limit, hits.count > limit else {
+            return PlacePage(matches: hits.map { $0.match(withDistance: withDistances) }, nextCursor: nil)
+        }
+        let kept = hits.prefix(limit)
+        let last = kept[kept.index(before: kept.endIndex)]
+        let cursor = PageCursor(distance: withDistances ? last.distance : 0, id: last.id, queryFingerprint: fingerprint)
+        return PlacePage(matches: kept.map { $0.match(withDistance: withDistances) }, nextCursor: cursor.encoded())
+    }
+}
+
+/// One row an answer keeps: its columns, and its record decoded only when asked.
+struct Hit: Sendable {
+    var id: String
+    var name: String
+    var latitude: Double
+    var longitude: Double
+    var record: ByteBuffer
+    var distance: Double
+
+    var place: Place {
+        PlaceRecord.place(record: record.readableBytesView, id: id, name: name, latitude: latitude, longitude: longitude)
+    }
+
+    func match(withDistance: Bool) -> PlaceMatch {
+        PlaceMatch(storage: StoredPlace(self), offset: 0, distance: withDistance ? Distance(uncheckedMeters: distance) : nil)
+    }
+
+    static func precedes(_ a: Hit, _ b: Hit) -> Bool {
+        a.distance != b.distance ? a.distance < b.distance : PlaceID.utf8Precedes(a.id, b.id)
+    }
+}
+
+/// One stored place handed out in an answer: the cheap fields at once, the whole place decoded
+/// from its record when asked. Immutable.
+final class StoredPlace: PlaceRowStorage {
+    let hit: Hit
+    init(_ hit: Hit) { self.hit = hit }
+    func place(at offset: Int) -> Place { hit.place }
+    func id(at offset: Int) -> PlaceID { PlaceID(trustedRawValue: hit.id) }
+    func name(at offset: Int) -> String { hit.name }
+    func coordinate(at offset: Int) -> Coordinate { Coordinate(uncheckedLatitude: hit.latitude, longitude: hit.longitude) }
+}

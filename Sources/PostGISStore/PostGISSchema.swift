@@ -1,0 +1,103 @@
+import Foundation
+import PostgresNIO
+
+/// The PostgreSQL schema, versioned like the SQLite files' (`geoquery_schema` holds how many
+/// ``migrations`` have run). Two servers starting at once migrate one after the other: each
+/// step runs under a transaction-scoped advisory lock and re-reads the version inside it.
+enum PostGISSchema {
+    /// The columns of a place table (`places`, and `gems` for hidden gems). Queries read the
+    /// first five; filters test the typed columns; `record` holds the whole place.
+    static func placeTable(_ name: String) -> String {
+        """
+        CREATE TABLE \(name) (
+            id text COLLATE "C" PRIMARY KEY,
+            source text NOT NULL,
+            name text NOT NULL,
+            latitude double precision NOT NULL,
+            longitude double precision NOT NULL,
+            geog geography(Point, 4326) NOT NULL,
+            -- each category with its ancestors, so `food` finds `food.cafe` by overlap
+            categories text[] NOT NULL,
+            rating double precision,
+            price smallint,
+            country text,
+            continent text,
+            -- the name's words, lower case without diacritics, for word-prefix text search
+            name_words text[] NOT NULL,
+            gem_owner text,
+            gem_visibility text,
+            -- FNV-1a of the record without its import time: a snapshot rewrites only what changed
+            content_hash bigint NOT NULL,
+            record text NOT NULL
+        );
+        CREATE INDEX \(name)_geog ON \(name) USING gist (geog);
+        CREATE INDEX \(name)_geom ON \(name) USING gist ((geog::geometry));
+        CREATE INDEX \(name)_source ON \(name) (source, id);
+        CREATE INDEX \(name)_categories ON \(name) USING gin (categories);
+        """
+    }
+
+    /// Oldest first; never edit a step that has shipped, add one.
+    static let migrations: [String] = [
+        // 1: imported places and when each source was last imported.
+        placeTable("places") + """
+
+        CREATE TABLE imports (source text PRIMARY KEY, imported_at timestamptz NOT NULL);
+        """,
+        // 2: what people make (the SQLite file's user tables, with the gems a place table).
+        placeTable("gems") + """
+
+        CREATE TABLE users (username text COLLATE "C" PRIMARY KEY, email text NOT NULL UNIQUE, password_hash text NOT NULL,
+                            profile bytea NOT NULL, created_at double precision NOT NULL);
+        CREATE TABLE sessions (token_hash text PRIMARY KEY, username text NOT NULL REFERENCES users ON DELETE CASCADE,
+                               created_at double precision NOT NULL, expires_at double precision NOT NULL);
+        CREATE INDEX sessions_by_user ON sessions (username);
+        CREATE TABLE gem_owners (id text COLLATE "C" PRIMARY KEY, owner text NOT NULL, visibility text NOT NULL,
+                                 created_at double precision NOT NULL);
+        CREATE INDEX gem_owners_by_owner ON gem_owners (owner, created_at DESC, id);
+        CREATE TABLE ratings (gem_id text NOT NULL, username text NOT NULL, stars integer NOT NULL,
+                              rated_at double precision NOT NULL, PRIMARY KEY (gem_id, username));
+        CREATE INDEX ratings_by_user ON ratings (username);
+        CREATE TABLE favorites (username text NOT NULL, place_id text COLLATE "C" NOT NULL,
+                                created_at double precision NOT NULL, PRIMARY KEY (username, place_id));
+        CREATE INDEX favorites_by_time ON favorites (username, created_at DESC, place_id);
+        CREATE TABLE photos (id text PRIMARY KEY, content_type text NOT NULL, byte_count bigint NOT NULL,
+                             owner text NOT NULL, created_at double precision NOT NULL);
+        CREATE TABLE photo_uses (photo_id text NOT NULL, user_object text NOT NULL, PRIMARY KEY (photo_id, user_object));
+        CREATE INDEX photo_uses_by_object ON photo_uses (user_object);
+        """,
+        // 3: sign-in and sign-up attempts, shared by every server on the database.
+        """
+        CREATE TABLE rate_events (key text NOT NULL, at double precision NOT NULL);
+        CREATE INDEX rate_events_by_key ON rate_events (key, at);
+        """,
+    ]
+
+    /// An arbitrary constant naming GeoQuery's migration lock.
+    static let migrationLock: Int64 = 0x6765_6f71_7565_7279
+
+    /// Migrates the database to the newest version.
+    /// - Throws: ``PostGISError/schemaTooNew(found:known:)`` when the database is newer.
+    static func migrate(_ database: PostGISDatabase) async throws {
+        try await database.execute("CREATE EXTENSION IF NOT EXISTS postgis")
+        try await database.execute("CREATE TABLE IF NOT EXISTS geoquery_schema (version integer NOT NULL)")
+        while true {
+            let done = try await database.transaction { connection -> Bool in
+                try await connection.query("SELECT pg_advisory_xact_lock(\(migrationLock))", logger: database.logger).collect()
+                let rows = try await connection.query("SELECT max(version) FROM geoquery_schema", logger: database.logger).collect()
+                let version = try rows.first?.decode(Int?.self) ?? 0
+                if version > migrations.count { throw PostGISError.schemaTooNew(found: version, known: migrations.count) }
+                if version == migrations.count { return true }
+                for statement in migrations[version].components(separatedBy: ";\n") {
+                    let text = statement.trimmingCharacters(in: .whitespacesAndNewlines)
+                    if text.isEmpty { continue }
+                    try await connection.query(PostgresQuery(unsafeSQL: text), logger: database.logger).collect()
+                }
+                try await connection.query("DELETE FROM geoquery_schema", logger: database.logger).collect()
+                try await connection.query("INSERT INTO geoquery_schema VALUES (\(version + 1))", logger: database.logger).collect()
+                return false
+            }
+            if done { return }
+        }
+    }
+}
