@@ -123,7 +123,7 @@ let package = Package(
         .executableTarget(
             name: "GeoQueryCLI",
             dependencies: [
-                "GeoCore", "PlaceModel", "PlaceQuery", "PlaceStore", "PlaceImport", "Routing", "Providers",
+                "GeoCore", "PlaceModel", "PlaceQuery", "PlaceStore", "PostGISStore", "PlaceImport", "Routing", "Providers",
                 "GeoQueryWire", "GeoQueryServer", "Regions",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

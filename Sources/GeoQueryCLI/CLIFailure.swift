@@ -5,6 +5,7 @@ import PlaceImport
 import PlaceModel
 import PlaceQuery
 import PlaceStore
+import PostGISStore
 import Providers
 import Regions
 import Routing
@@ -38,6 +39,12 @@ struct CLIFailure: Error {
         case let error as PlaceQueryError:
             if case .deadlineExceeded = error { self.init(error.description, exitCode: Self.unavailable) } else {
                 self.init(error.description, exitCode: Self.usage)
+            }
+        case let error as PostGISError:
+            switch error {
+            case .invalidURL: self.init(error.description, exitCode: Self.usage)
+            case .unavailable: self.init(error.description, exitCode: Self.unavailable)
+            default: self.init(error.description, exitCode: Self.ioError)
             }
         case let error as PlaceStoreError:
             switch error {

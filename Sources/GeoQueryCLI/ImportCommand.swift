@@ -4,10 +4,11 @@ import Logging
 import PlaceImport
 import PlaceQuery
 import PlaceStore
+import PostGISStore
 import Regions
 
 /// `geoquery import`.
-struct Import: ParsableCommand {
+struct Import: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Import a dump into the index (created if missing), in one transaction.",
         discussion: """
@@ -61,11 +62,19 @@ struct Import: ParsableCommand {
         }
     }
 
-    func run() throws {
+    func run() async throws {
+        // A database is opened (and migrated) first; the import then runs on this thread, which
+        // the cooperative pool does not need, while postgres-nio's event loops do the I/O.
+        let database = index.isDatabaseURL ? try await index.openDatabase(maximumConnections: 1) : nil
+        let summary = try runImport(database: database)
+        await database?.close()
+        report(summary)
+    }
+
+    private func runImport(database: PostGISPlaceIndex?) throws -> ImportSummary {
         let logger = Logger(label: "geoquery.import")
-        let summary = try reportingFailures {
+        return try reportingFailures {
             let format = try self.format.map(ImportFormat.init(name:)) ?? ImportFormat.detect(path: file)
-            let store = try SpatiaLitePlaceIndex(path: index.path, mode: .createIfMissing)
             var options = ImportOptions(maximumRejectRatio: maximumRejectRatio, strict: strict)
             options.mapping = PropertyMapping(idField: idField, nameField: nameField, categoryField: categoryField)
             options.columns = CSVColumns(latitude: latColumn, longitude: lonColumn, id: idColumn, name: nameColumn,
@@ -75,22 +84,30 @@ struct Import: ParsableCommand {
             let started = Date()
             let onTerminal = isatty(STDERR_FILENO) != 0
             defer { if onTerminal { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) } }
-            return try PlaceImporter.importFile(file, format: format, into: store, source: source, options: options,
-                                                progress: onTerminal ? { rows, fraction in
+            let progress: ((Int, Double?) -> Void)? = onTerminal ? { rows, fraction in
                 let seconds = max(Date().timeIntervalSince(started), 0.001)
                 var line = String(format: "\r\u{1B}[K%@: %d rows, %.0f rows/s", format.rawValue, rows, Double(rows) / seconds)
                 if let fraction, fraction > 0 {
                     line += String(format: ", %.0f%%, about %.0f s left", fraction * 100, seconds / fraction - seconds)
                 }
                 FileHandle.standardError.write(Data(line.utf8))
-            } : nil)
+            } : nil
+            if let database {
+                return try PlaceImporter.importFile(file, format: format, into: database, source: source, options: options, progress: progress)
+            }
+            let store = try SpatiaLitePlaceIndex(path: index.path, mode: .createIfMissing)
+            return try PlaceImporter.importFile(file, format: format, into: store, source: source, options: options, progress: progress)
         }
+    }
+
+    private func report(_ summary: ImportSummary) {
+        let logger = Logger(label: "geoquery.import")
         for problem in summary.problems { logger.warning("rejected \(summary.file) \(problem)") }
         if summary.rejected > summary.problems.count {
             logger.warning("… and \(summary.rejected - summary.problems.count) more rejected rows")
         }
-        if json {
-            FileHandle.standardOutput.write(Data((try Renderer.jsonLine(summary) + "\n").utf8))
+        if json, let line = try? Renderer.jsonLine(summary) {
+            FileHandle.standardOutput.write(Data((line + "\n").utf8))
         } else {
             print(summary.line)
         }

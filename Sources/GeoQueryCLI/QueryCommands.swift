@@ -5,9 +5,10 @@ import GeoQueryWire
 import PlaceModel
 import PlaceQuery
 import PlaceStore
+import PostGISStore
 
 /// `geoquery near`: places within a radius, nearest first.
-struct Near: ParsableCommand {
+struct Near: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Places within a radius of a point, nearest first (WGS84 ellipsoidal distance).",
         discussion: """
@@ -42,22 +43,22 @@ struct Near: ParsableCommand {
         _ = try filters.filter()
     }
 
-    func run() throws {
+    func run() async throws {
         let filter = try filters.filter()
         let limit = try paging.parsedLimit()
-        let index = try index.openIndex()
-        if let batch { return try runBatch(batch, index: index, filter: filter, limit: limit) }
+        let index = try await index.open()
+        if let batch { return try await runBatch(batch, index: index, filter: filter, limit: limit) }
         let center = try parseCoordinate(latitude: lat!, longitude: lon!)
         let radiusValue = try parseDistance(radius!, option: "--radius")
-        let page = try reportingFailures {
-            try index.near(center, radius: radiusValue, filter: filter, limit: limit, cursor: paging.cursor)
+        let page = try await reportingFailures {
+            try await index.near(center, radius: radiusValue, filter: filter, limit: limit, cursor: paging.cursor)
         }
         let query = QueryDescription(kind: "near", lat: center.latitude, lon: center.longitude,
                                      radiusMeters: radiusValue.meters, filter: filter, limit: limit)
         try Renderer.write(PlaceAnswer(query: query, page: page), format: output.resolved)
     }
 
-    private func runBatch(_ path: String, index: SpatiaLitePlaceIndex, filter: PlaceFilter, limit: Int?) throws {
+    private func runBatch(_ path: String, index: OpenIndex, filter: PlaceFilter, limit: Int?) async throws {
         guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
             throw CLIFailure("cannot read --batch file \(path): no such file or not UTF-8 text", exitCode: CLIFailure.usage)
         }
@@ -74,7 +75,7 @@ struct Near: ParsableCommand {
                 }
                 let center = try Coordinate(latitude: latitude, longitude: longitude)
                 let radiusValue = try Distance(parsing: parts[2])
-                let page = try index.near(center, radius: radiusValue, filter: filter, limit: limit)
+                let page = try await index.near(center, radius: radiusValue, filter: filter, limit: limit, cursor: nil)
                 let query = QueryDescription(kind: "near", lat: latitude, lon: longitude,
                                              radiusMeters: radiusValue.meters, filter: filter, limit: limit, line: offset + 1)
                 output += String(decoding: PlaceAnswer(query: query, page: page).json(), as: UTF8.self)
@@ -98,7 +99,7 @@ struct Near: ParsableCommand {
 }
 
 /// `geoquery bbox`: places in a box.
-struct BBox: ParsableCommand {
+struct BBox: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bbox",
         abstract: "Places inside a box W,S,E,N (W > E crosses the antimeridian), sorted by id.")
@@ -116,19 +117,19 @@ struct BBox: ParsableCommand {
         _ = try filters.filter()
     }
 
-    func run() throws {
+    func run() async throws {
         let box = try BoundingBox(parsing: bbox)
         let filter = try filters.filter()
         let limit = try paging.parsedLimit()
-        let index = try index.openIndex()
-        let page = try reportingFailures { try index.within(box, filter: filter, limit: limit, cursor: paging.cursor) }
+        let index = try await index.open()
+        let page = try await reportingFailures { try await index.within(box, filter: filter, limit: limit, cursor: paging.cursor) }
         let query = QueryDescription(kind: "bbox", bbox: [box.west, box.south, box.east, box.north], filter: filter, limit: limit)
         try Renderer.write(PlaceAnswer(query: query, page: page), format: output.resolved)
     }
 }
 
 /// `geoquery nearest`: the k nearest places.
-struct Nearest: ParsableCommand {
+struct Nearest: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "The k places nearest to a point.")
 
     @Option(parsing: .unconditional, help: "Latitude, -90 to 90.") var lat: Double
@@ -146,13 +147,13 @@ struct Nearest: ParsableCommand {
         _ = try filters.filter()
     }
 
-    func run() throws {
+    func run() async throws {
         let center = try parseCoordinate(latitude: lat, longitude: lon)
         let ceiling = try maxDistance.map { try parseDistance($0, option: "--max-distance") }
         let filter = try filters.filter()
-        let index = try index.openIndex()
-        let matches = try reportingFailures {
-            try index.nearest(center, count: k, maxDistance: ceiling, filter: filter)
+        let index = try await index.open()
+        let matches = try await reportingFailures {
+            try await index.nearest(center, count: k, maxDistance: ceiling, filter: filter)
         }
         let query = QueryDescription(kind: "nearest", lat: lat, lon: lon, radiusMeters: ceiling?.meters,
                                      filter: filter, limit: k)
@@ -161,7 +162,7 @@ struct Nearest: ParsableCommand {
 }
 
 /// `geoquery place ID`.
-struct PlaceLookup: ParsableCommand {
+struct PlaceLookup: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "place", abstract: "One place by id, e.g. geonames:2988507.")
 
     @Argument(help: "The place id, source:localId.") var id: String
@@ -172,11 +173,11 @@ struct PlaceLookup: ParsableCommand {
         do { _ = try PlaceID(id) } catch { throw ValidationError(String(describing: error)) }
     }
 
-    func run() throws {
+    func run() async throws {
         let placeID = try PlaceID(id)
-        let index = try index.openIndex()
-        guard let place = try reportingFailures({ try index.place(placeID) }) else {
-            throw CLIFailure("no place with id \(id) in \(index.path)", exitCode: 1)
+        let index = try await index.open()
+        guard let place = try await reportingFailures({ try await index.place(placeID) }) else {
+            throw CLIFailure("no place with id \(id) in \(index.location)", exitCode: 1)
         }
         let query = QueryDescription(kind: "place", id: id)
         try Renderer.write(PlaceAnswer(query: query, page: PlacePage(matches: [PlaceMatch(place: place, distance: nil)], nextCursor: nil)),
@@ -185,29 +186,29 @@ struct PlaceLookup: ParsableCommand {
 }
 
 /// `geoquery stats`.
-struct Stats: ParsableCommand {
+struct Stats: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "What the index holds: places per source, extent, size.")
 
     @OptionGroup var output: OutputOptions
     @OptionGroup var index: IndexOptions
 
-    func run() throws {
-        let index = try index.openIndex()
-        let statistics = try reportingFailures { try index.statistics() }
+    func run() async throws {
+        let index = try await index.open()
+        let statistics = try await reportingFailures { try await index.statistics() }
         try Renderer.write(statistics, format: output.resolved)
     }
 }
 
 /// `geoquery sources`.
-struct Sources: ParsableCommand {
+struct Sources: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Each source in the index with its place count and last import time.")
 
     @OptionGroup var output: OutputOptions
     @OptionGroup var index: IndexOptions
 
-    func run() throws {
-        let index = try index.openIndex()
-        let statistics = try reportingFailures { try index.statistics() }
+    func run() async throws {
+        let index = try await index.open()
+        let statistics = try await reportingFailures { try await index.statistics() }
         switch output.resolved {
         case .json, .geojson:
             Renderer.emit(OrderedJSON.array(statistics.sources.map { source in

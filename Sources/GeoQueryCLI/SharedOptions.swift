@@ -5,16 +5,32 @@ import GeoQueryWire
 import PlaceModel
 import PlaceQuery
 import PlaceStore
+import PostGISStore
 
-/// `--db`: which index file.
+/// `--db`: which index: a SpatiaLite file, or a PostgreSQL database by URL.
 struct IndexOptions: ParsableArguments {
-    @Option(help: ArgumentHelp("Index file.", discussion: "Default: $GEOQUERY_DB, else geodata/places.sqlite."))
+    @Option(help: ArgumentHelp("Index file, or a PostgreSQL/PostGIS database as postgres://user@host:5432/name.",
+                               discussion: "Default: $GEOQUERY_DB, else geodata/places.sqlite."))
     var db: String?
 
     var path: String {
         if let db { return db }
         if let environment = ProcessInfo.processInfo.environment["GEOQUERY_DB"], !environment.isEmpty { return environment }
         return "geodata/places.sqlite"
+    }
+
+    /// Whether `--db` names a PostgreSQL database.
+    var isDatabaseURL: Bool { PostGISLocation.isDatabaseURL(path) }
+
+    /// The index to query, file or database (a database is migrated to the newest schema).
+    func open() async throws -> OpenIndex {
+        if isDatabaseURL { return .database(try await openDatabase()) }
+        return .file(try openIndex())
+    }
+
+    /// The PostgreSQL database `--db` names.
+    func openDatabase(maximumConnections: Int = 4) async throws -> PostGISPlaceIndex {
+        try await reportingFailures { try await PostGISPlaceIndex.open(path, maximumConnections: maximumConnections) }
     }
 
     func openIndex() throws -> SpatiaLitePlaceIndex {

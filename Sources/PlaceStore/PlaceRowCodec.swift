@@ -59,38 +59,6 @@ enum PlaceRowCodec {
         statement.bind(borrowedBlob: UnsafeRawBufferPointer(geometry), at: 7)
     }
 
-    /// A place from its stored columns and details record, built with one initialiser (setting
-    /// a dozen properties one by one costs a uniqueness test and an access check each, which
-    /// showed when every place of a large answer is decoded for JSON).
-    static func place(id: PlaceID, name: String, coordinate: Coordinate, details: PlaceDetailsCodec.Fields?) -> Place {
-        guard let details else { return Place(id: id, name: name, coordinate: coordinate) }
-        let rating = details.rating.flatMap {
-            try? Rating(normalizedValue: $0, count: details.ratingCount.map { Int($0) }, originalScale: details.ratingScale ?? 5)
-        }
-        let address = Address(street: details.street, locality: details.locality, region: details.region,
-                              postcode: details.postcode, countryCode: details.countryCode, formatted: details.formatted)
-        let hours = details.hoursText != nil || !details.hoursPeriods.isEmpty
-            ? OpeningHours(text: details.hoursText, periods: details.hoursPeriods) : nil
-        let gem = details.gemOwner.map {
-            HiddenGem(owner: $0, visibility: HiddenGem.Visibility(rawValue: details.gemVisibility ?? "") ?? .private,
-                      description: details.gemDescription,
-                      createdAt: details.gemCreatedAt.map(Date.init(timeIntervalSince1970:)),
-                      updatedAt: details.gemUpdatedAt.map(Date.init(timeIntervalSince1970:)))
-        }
-        let provenance = Provenance(source: details.source ?? id.source, sourceID: details.sourceID ?? id.localID,
-                                    fetchedAt: details.fetchedAt.map(Date.init(timeIntervalSince1970:)),
-                                    importedAt: details.importedAt.map(Date.init(timeIntervalSince1970:)))
-        return Place(id: id, name: name, coordinate: coordinate, categories: details.categories,
-                     address: address.isEmpty ? nil : address, rating: rating,
-                     priceLevel: details.priceLevel.flatMap { try? PriceLevel($0) }, phone: details.phone,
-                     website: details.website, openingHours: hours, photos: details.photos, provenance: provenance,
-                     tags: details.tags, gem: gem,
-                     region: details.regionCountry != nil || details.continent != nil
-                        ? PlaceRegion(countryCode: details.regionCountry, continent: details.continent.flatMap(Continent.init(rawValue:)))
-                        : nil,
-                     timeZone: details.timeZone)
-    }
-
     /// Decodes the row the statement is on (columns as ``Schema/selectColumns``).
     static func decode(_ row: SQLiteStatement) -> Place {
         var builder = RowArena.Builder()
@@ -98,14 +66,4 @@ enum PlaceRowCodec {
         return builder.finish().place(at: offset)
     }
 
-    /// Splits the space-separated category column. Stored values were validated on the way in.
-    static func categories(_ bytes: UnsafeBufferPointer<UInt8>) -> [Category] {
-        guard bytes.count > 0 else { return [] }
-        if !bytes.contains(0x20) {
-            return [Category(trustedIdentifier: String(decoding: bytes, as: UTF8.self))]
-        }
-        return bytes.split(separator: 0x20).map {
-            Category(trustedIdentifier: String(decoding: UnsafeBufferPointer(rebasing: $0), as: UTF8.self))
-        }
-    }
 }

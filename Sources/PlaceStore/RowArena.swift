@@ -152,7 +152,7 @@ final class RowArena: PlaceRowStorage, @unchecked Sendable {
             let details = RowArena.field(.details, in: buffer, at: offset).flatMap {
                 try? PlaceDetailsCodec.decode($0, id: idText)
             }
-            return PlaceRowCodec.place(id: id, name: text(.name) ?? "",
+            return PlaceDetailsCodec.place(id: id, name: text(.name) ?? "",
                                        coordinate: Coordinate(uncheckedLatitude: RowArena.double(buffer, offset),
                                                               longitude: RowArena.double(buffer, offset + 8)),
                                        details: details)

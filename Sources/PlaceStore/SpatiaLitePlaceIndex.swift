@@ -230,20 +230,3 @@ public final class SpatiaLitePlaceIndex: SnapshotStore, @unchecked Sendable {
     }
 }
 
-/// Facts about an index file.
-public struct IndexStatistics: Sendable, Hashable, Codable {
-    public struct Source: Sendable, Hashable, Codable {
-        public var name: String
-        public var count: Int
-        /// The box holding every place of the source.
-        public var extent: BoundingBox
-        /// ISO 8601 time of the last import, if one was recorded.
-        public var lastImport: String?
-    }
-
-    public var path: String
-    public var schemaVersion: Int
-    public var fileSize: Int
-    public var sources: [Source]
-    public var total: Int { sources.reduce(0) { $0 + $1.count } }
-}

@@ -4,7 +4,8 @@ import PlaceModel
 import PlaceQuery
 
 /// How a place is stored in a PostgreSQL place table: typed columns for what queries test and
-/// the whole place as JSON (`record`), plus the row in COPY's text format for bulk writes.
+/// every other field in GeoQuery's details record (`record`, the bytes SpatiaLite stores), plus
+/// the row in COPY's text format for bulk writes.
 enum PlaceRecord {
     /// The staging table's columns, in COPY order (the place table's but `geog`, plus `seq`,
     /// the row's position, so that the last of two rows with one id wins).
@@ -15,7 +16,7 @@ enum PlaceRecord {
         CREATE TEMP TABLE staging (seq bigint NOT NULL, id text COLLATE "C" NOT NULL, source text NOT NULL, name text NOT NULL,
             latitude double precision NOT NULL, longitude double precision NOT NULL, categories text[] NOT NULL,
             rating double precision, price smallint, country text, continent text, name_words text[] NOT NULL,
-            gem_owner text, gem_visibility text, content_hash bigint NOT NULL, record text NOT NULL) ON COMMIT DROP
+            gem_owner text, gem_visibility text, content_hash bigint NOT NULL, record bytea NOT NULL) ON COMMIT DROP
         """
 
     /// The place table's written columns, and the values from `staging` (alias `s`) that fill them.
@@ -28,21 +29,12 @@ enum PlaceRecord {
                                     "continent", "name_words", "gem_owner", "gem_visibility", "content_hash", "record"]
         .map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
 
-    private static let encoder: JSONEncoder = {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]  // the same bytes for the same place: the content hash depends on it
-        return encoder
-    }()
-
-    /// The whole place as JSON.
-    static func json(_ place: Place) throws -> Data { try encoder.encode(place) }
-
-    /// Decodes a stored record; a record that does not decode (written by a newer GeoQuery with
-    /// fields this one cannot read) keeps the columns every version writes.
-    static func place(record: some Collection<UInt8>, id: String, name: String, latitude: Double, longitude: Double) -> Place {
-        if let place = try? JSONDecoder().decode(Place.self, from: Data(record)) { return place }
-        return Place(id: PlaceID(trustedRawValue: id), name: name,
-                     coordinate: Coordinate(uncheckedLatitude: latitude, longitude: longitude))
+    /// Decodes a stored row; a details record this build cannot read loses those fields, not
+    /// the place.
+    static func place(record: UnsafeRawBufferPointer, id: String, name: String, latitude: Double, longitude: Double) -> Place {
+        let details = record.isEmpty ? nil : try? PlaceDetailsCodec.decode(record, id: id)
+        return PlaceDetailsCodec.place(id: PlaceID(trustedRawValue: id), name: name,
+                                       coordinate: Coordinate(uncheckedLatitude: latitude, longitude: longitude), details: details)
     }
 
     /// The categories with every ancestor, once each.
@@ -65,17 +57,35 @@ enum PlaceRecord {
             .split(whereSeparator: { !($0.isLetter || $0.isNumber) }).map(String.init)
     }
 
-    /// FNV-1a of the place's record without its import time: equal for places that differ in
-    /// nothing else.
-    static func contentHash(_ place: Place) throws -> Int64 {
+    /// The details record (GeoQuery's compact binary form of every field but the id, name and
+    /// coordinates, as SpatiaLite stores it) and the FNV-1a hash of everything but the import
+    /// time: equal for places that differ in nothing else.
+    static func record(_ place: Place) throws -> (details: [UInt8], contentHash: Int64) {
         var withoutTime = place
+        let importedAt = place.provenance.importedAt
         withoutTime.provenance.importedAt = nil
+        var details: [UInt8] = []
+        try PlaceDetailsCodec.encode(withoutTime, appendingTo: &details)
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in try json(withoutTime) {
-            hash ^= UInt64(byte)
+        func mix<S: Sequence<UInt8>>(_ bytes: S) {
+            for byte in bytes {
+                hash ^= UInt64(byte)
+                hash = hash &* 0x0000_0100_0000_01B3
+            }
+            hash ^= 0xFF
             hash = hash &* 0x0000_0100_0000_01B3
         }
-        return Int64(bitPattern: hash)
+        mix(place.name.utf8)
+        withUnsafeBytes(of: place.coordinate.latitude.bitPattern) { mix($0) }
+        withUnsafeBytes(of: place.coordinate.longitude.bitPattern) { mix($0) }
+        mix(details)
+        if let importedAt {
+            // The import time goes last: no filter reads it, and it stays out of the hash.
+            details.append(PlaceDetailsCodec.Tag.importedAt.rawValue)
+            details.append(8)
+            withUnsafeBytes(of: importedAt.timeIntervalSince1970.bitPattern.littleEndian) { details.append(contentsOf: $0) }
+        }
+        return (details, Int64(bitPattern: hash))
     }
 
     /// Appends the place as one line of COPY text format (tab-separated, `\N` for NULL).
@@ -96,19 +106,28 @@ enum PlaceRecord {
             "{" + values.map { "\"" + $0.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\"" }
                 .joined(separator: ",") + "}"
         }
-        let record = String(decoding: try json(place), as: UTF8.self)
+        let (details, contentHash) = try record(place)
+        // bytea in hex; the backslash doubled for COPY's own escaping.
+        let digits = Array("0123456789abcdef".utf8)
+        var hexBytes: [UInt8] = [0x5C, 0x5C, 0x78]  // \\x
+        hexBytes.reserveCapacity(details.count * 2 + 3)
+        for byte in details {
+            hexBytes.append(digits[Int(byte >> 4)])
+            hexBytes.append(digits[Int(byte & 0x0F)])
+        }
         let fields: [String?] = [
             String(sequence), place.id.rawValue, place.provenance.source, place.name,
             String(place.coordinate.latitude), String(place.coordinate.longitude),
             array(categoryClosure(place.categories)), place.rating.map { String($0.value) },
             place.priceLevel.map { String($0.level) }, place.region?.countryCode, place.region?.continent?.rawValue,
             array(words(place.name)), place.gem?.owner, place.gem?.visibility.rawValue,
-            String(try contentHash(place)), record,
+            String(contentHash),
         ]
-        for (offset, value) in fields.enumerated() {
-            if offset > 0 { out.append(0x09) }
+        for value in fields {
             field(value)
+            out.append(0x09)
         }
+        out.append(contentsOf: hexBytes)
         out.append(0x0A)
     }
 }

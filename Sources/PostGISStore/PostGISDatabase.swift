@@ -108,7 +108,11 @@ public final class PostGISDatabase: Sendable {
         configuration.options.maximumConnections = maximumConnections
         configuration.options.connectTimeout = timeout
         configuration.options.minimumConnections = 0
-        let database = PostGISDatabase(location: location, client: PostgresClient(configuration: configuration, backgroundLogger: logger),
+        // The pool's own log says little an operator can act on until run() has started (a lease
+        // may come first); failures reach callers as PostGISError anyway.
+        var backgroundLogger = logger
+        backgroundLogger.logLevel = .error
+        let database = PostGISDatabase(location: location, client: PostgresClient(configuration: configuration, backgroundLogger: backgroundLogger),
                                        timeout: timeout, logger: logger)
         do {
             _ = try await database.scalarInt("SELECT 1")

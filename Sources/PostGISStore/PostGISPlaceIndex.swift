@@ -37,6 +37,15 @@ public final class PostGISPlaceIndex: PlaceIndex, Sendable {
         self.init(primary: database, reader: readReplica, table: "places")
     }
 
+    /// The primary database (writes, and reads when there is no replica).
+    public var location: PostGISLocation { primary.location }
+
+    /// Closes the connection pools.
+    public func close() async {
+        await primary.close()
+        if reader !== primary { await reader.close() }
+    }
+
     /// Opens the database at `url`, migrating its schema to the newest version.
     public static func open(_ url: String, readReplica: String? = nil, maximumConnections: Int = 16) async throws -> PostGISPlaceIndex {
         let database = try await PostGISDatabase.connect(url, maximumConnections: maximumConnections)
@@ -256,7 +265,7 @@ struct Hit: Sendable {
     var distance: Double
 
     var place: Place {
-        PlaceRecord.place(record: record.readableBytesView, id: id, name: name, latitude: latitude, longitude: longitude)
+        record.withUnsafeReadableBytes { PlaceRecord.place(record: $0, id: id, name: name, latitude: latitude, longitude: longitude) }
     }
 
     func match(withDistance: Bool) -> PlaceMatch {

@@ -28,7 +28,7 @@ enum PostGISSchema {
             gem_visibility text,
             -- FNV-1a of the record without its import time: a snapshot rewrites only what changed
             content_hash bigint NOT NULL,
-            record text NOT NULL
+            record bytea NOT NULL
         );
         CREATE INDEX \(name)_geog ON \(name) USING gist (geog);
         CREATE INDEX \(name)_geom ON \(name) USING gist ((geog::geometry));

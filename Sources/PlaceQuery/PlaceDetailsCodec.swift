@@ -1,6 +1,6 @@
 import Foundation
+import GeoCore
 import PlaceModel
-import PlaceQuery
 
 /// The `details` column: every field of a place but its id, source, name and coordinates, in one
 /// compact binary record, so that a query reads seven columns per row rather than thirty. The
@@ -29,8 +29,14 @@ import PlaceQuery
 /// | 7 | formatted address | | 16 | imported at (seconds since 1970) |
 /// | 8 | opening hours text | | 17 | rating count |
 /// | 9 | opening hours periods (JSON) | | 18 | rating scale |
-enum PlaceDetailsCodec {
-    enum Tag: UInt8 {
+package enum PlaceDetailsCodec {
+    /// A record that ends inside a field.
+    package struct CorruptRecord: Error {
+        package let id: String
+        var description: String { "the stored details of \(id) are truncated" }
+    }
+
+    package enum Tag: UInt8 {
         case phone = 1, website, street, locality, region, postcode, formattedAddress, hoursText, hoursPeriods
         case photos, tags, gemOwner, gemVisibility, sourceID, fetchedAt, importedAt, ratingCount, ratingScale
         case categories, rating, priceLevel, countryCode, source
@@ -48,7 +54,7 @@ enum PlaceDetailsCodec {
     // MARK: Encoding
 
     /// Appends the record of `place` to `out` (nothing when it has none of the fields).
-    static func encode(_ place: Place, appendingTo out: inout [UInt8]) throws {
+    package static func encode(_ place: Place, appendingTo out: inout [UInt8]) throws {
         func text(_ tag: Tag, _ value: String?) {
             guard let value else { return }
             out.append(tag.rawValue)
@@ -139,7 +145,7 @@ enum PlaceDetailsCodec {
     /// Whether two records hold the same fields, the import time aside (a place re-imported
     /// unchanged is unchanged). Records are written in one field order, so equal content means
     /// equal bytes field by field.
-    static func sameContent(_ first: UnsafeRawBufferPointer, _ second: UnsafeRawBufferPointer) -> Bool {
+    package static func sameContent(_ first: UnsafeRawBufferPointer, _ second: UnsafeRawBufferPointer) -> Bool {
         var i = 0, j = 0
         while true {
             var a = fieldHeader(first, at: &i), b = fieldHeader(second, at: &j)
@@ -153,7 +159,7 @@ enum PlaceDetailsCodec {
         }
     }
 
-    static func appendVarint(_ value: UInt64, to out: inout [UInt8]) {
+    package static func appendVarint(_ value: UInt64, to out: inout [UInt8]) {
         var v = value
         while v >= 0x80 {
             out.append(UInt8(v & 0x7F) | 0x80)
@@ -184,7 +190,7 @@ enum PlaceDetailsCodec {
     }
 
     /// The import time stored in a record, found without decoding the rest.
-    static func importedAt(_ bytes: UnsafeRawBufferPointer?) -> Double? {
+    package static func importedAt(_ bytes: UnsafeRawBufferPointer?) -> Double? {
         guard let bytes else { return nil }
         var index = 0
         while let (tag, length) = fieldHeader(bytes, at: &index) {
@@ -197,23 +203,23 @@ enum PlaceDetailsCodec {
     }
 
     /// The fields filters test, found in place: no allocation, no decoding of the rest.
-    struct FilterFields {
-        var categories = UnsafeBufferPointer<UInt8>(start: nil, count: 0)
+    package struct FilterFields {
+        package var categories = UnsafeBufferPointer<UInt8>(start: nil, count: 0)
         /// Set only when the place's source is not its id's namespace.
-        var source: UnsafeBufferPointer<UInt8>?
-        var rating: Double?
-        var priceLevel: Int?
-        var regionCountry: UnsafeBufferPointer<UInt8>?
-        var continent: UnsafeBufferPointer<UInt8>?
-        var timeZone: UnsafeBufferPointer<UInt8>?
+        package var source: UnsafeBufferPointer<UInt8>?
+        package var rating: Double?
+        package var priceLevel: Int?
+        package var regionCountry: UnsafeBufferPointer<UInt8>?
+        package var continent: UnsafeBufferPointer<UInt8>?
+        package var timeZone: UnsafeBufferPointer<UInt8>?
         /// Pairs of little-endian UInt16 minutes of the week.
-        var weeklyHours: UnsafeRawBufferPointer?
+        package var weeklyHours: UnsafeRawBufferPointer?
         /// A gem's visibility, a NUL byte, and its owner.
-        var gemListing: UnsafeBufferPointer<UInt8>?
+        package var gemListing: UnsafeBufferPointer<UInt8>?
     }
 
     @inline(__always)
-    static func filterFields(_ bytes: UnsafeRawBufferPointer?) -> FilterFields {
+    package static func filterFields(_ bytes: UnsafeRawBufferPointer?) -> FilterFields {
         var found = FilterFields()
         guard let bytes else { return found }
         var index = 0
@@ -246,30 +252,30 @@ enum PlaceDetailsCodec {
     }
 
     /// Fields read from a details record; applied to a place by ``apply(_:to:)``.
-    struct Fields {
-        var categories: [Category] = []
-        var rating: Double?
-        var priceLevel: Int?
-        var countryCode: String?
-        var source: String?
-        var regionCountry, continent, timeZone: String?
-        var phone, website, street, locality, region, postcode, formatted, hoursText: String?
-        var hoursPeriods: [OpeningHours.Period] = []
-        var photos: [PhotoReference] = []
-        var tags: [String: String] = [:]
-        var gemOwner, gemVisibility, gemDescription, sourceID: String?
-        var gemCreatedAt, gemUpdatedAt: Double?
-        var fetchedAt, importedAt, ratingCount, ratingScale: Double?
+    package struct Fields {
+        package var categories: [Category] = []
+        package var rating: Double?
+        package var priceLevel: Int?
+        package var countryCode: String?
+        package var source: String?
+        package var regionCountry, continent, timeZone: String?
+        package var phone, website, street, locality, region, postcode, formatted, hoursText: String?
+        package var hoursPeriods: [OpeningHours.Period] = []
+        package var photos: [PhotoReference] = []
+        package var tags: [String: String] = [:]
+        package var gemOwner, gemVisibility, gemDescription, sourceID: String?
+        package var gemCreatedAt, gemUpdatedAt: Double?
+        package var fetchedAt, importedAt, ratingCount, ratingScale: Double?
     }
 
-    /// Parses a record. - Throws: ``PlaceStoreError/corruptRow(id:reason:)`` on a truncated one.
-    static func decode(_ bytes: UnsafeRawBufferPointer, id: String) throws -> Fields {
+    /// Parses a record. - Throws: ``CorruptRecord`` on a truncated one.
+    package static func decode(_ bytes: UnsafeRawBufferPointer, id: String) throws -> Fields {
         var fields = Fields()
         var index = 0
         func varint() throws -> Int {
             var result: UInt64 = 0, shift: UInt64 = 0
             while true {
-                guard index < bytes.count, shift < 64 else { throw PlaceStoreError.corruptRow(id: id, reason: "truncated details") }
+                guard index < bytes.count, shift < 64 else { throw CorruptRecord(id: id) }
                 let byte = bytes[index]
                 index += 1
                 result |= UInt64(byte & 0x7F) << shift
@@ -278,7 +284,7 @@ enum PlaceDetailsCodec {
             }
         }
         func slice(_ length: Int) throws -> UnsafeRawBufferPointer {
-            guard length >= 0, index + length <= bytes.count else { throw PlaceStoreError.corruptRow(id: id, reason: "truncated details") }
+            guard length >= 0, index + length <= bytes.count else { throw CorruptRecord(id: id) }
             defer { index += length }
             return UnsafeRawBufferPointer(rebasing: bytes[index..<(index + length)])
         }
@@ -293,7 +299,7 @@ enum PlaceDetailsCodec {
             }
             switch Tag(rawValue: tag) {
             case .categories:
-                fields.categories = PlaceRowCodec.categories(payload.assumingMemoryBound(to: UInt8.self))
+                fields.categories = Self.categories(payload.assumingMemoryBound(to: UInt8.self))
             case .rating: fields.rating = number()
             case .priceLevel: fields.priceLevel = payload.count == 1 ? Int(payload[0]) : nil
             case .countryCode: fields.countryCode = text()
@@ -336,5 +342,48 @@ enum PlaceDetailsCodec {
             }
         }
         return fields
+    }
+
+    /// A place from its stored columns and details record, built with one initialiser (setting
+    /// a dozen properties one by one costs a uniqueness test and an access check each, which
+    /// showed when every place of a large answer is decoded for JSON).
+    package static func place(id: PlaceID, name: String, coordinate: Coordinate, details: Fields?) -> Place {
+        guard let details else { return Place(id: id, name: name, coordinate: coordinate) }
+        let rating = details.rating.flatMap {
+            try? Rating(normalizedValue: $0, count: details.ratingCount.map { Int($0) }, originalScale: details.ratingScale ?? 5)
+        }
+        let address = Address(street: details.street, locality: details.locality, region: details.region,
+                              postcode: details.postcode, countryCode: details.countryCode, formatted: details.formatted)
+        let hours = details.hoursText != nil || !details.hoursPeriods.isEmpty
+            ? OpeningHours(text: details.hoursText, periods: details.hoursPeriods) : nil
+        let gem = details.gemOwner.map {
+            HiddenGem(owner: $0, visibility: HiddenGem.Visibility(rawValue: details.gemVisibility ?? "") ?? .private,
+                      description: details.gemDescription,
+                      createdAt: details.gemCreatedAt.map(Date.init(timeIntervalSince1970:)),
+                      updatedAt: details.gemUpdatedAt.map(Date.init(timeIntervalSince1970:)))
+        }
+        let provenance = Provenance(source: details.source ?? id.source, sourceID: details.sourceID ?? id.localID,
+                                    fetchedAt: details.fetchedAt.map(Date.init(timeIntervalSince1970:)),
+                                    importedAt: details.importedAt.map(Date.init(timeIntervalSince1970:)))
+        return Place(id: id, name: name, coordinate: coordinate, categories: details.categories,
+                     address: address.isEmpty ? nil : address, rating: rating,
+                     priceLevel: details.priceLevel.flatMap { try? PriceLevel($0) }, phone: details.phone,
+                     website: details.website, openingHours: hours, photos: details.photos, provenance: provenance,
+                     tags: details.tags, gem: gem,
+                     region: details.regionCountry != nil || details.continent != nil
+                        ? PlaceRegion(countryCode: details.regionCountry, continent: details.continent.flatMap(Continent.init(rawValue:)))
+                        : nil,
+                     timeZone: details.timeZone)
+    }
+
+    /// Splits the space-separated category column. Stored values were validated on the way in.
+    package static func categories(_ bytes: UnsafeBufferPointer<UInt8>) -> [Category] {
+        guard bytes.count > 0 else { return [] }
+        if !bytes.contains(0x20) {
+            return [Category(trustedIdentifier: String(decoding: bytes, as: UTF8.self))]
+        }
+        return bytes.split(separator: 0x20).map {
+            Category(trustedIdentifier: String(decoding: UnsafeBufferPointer(rebasing: $0), as: UTF8.self))
+        }
     }
 }
