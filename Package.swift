@@ -172,7 +172,8 @@ let package = Package(
                 dependencies: [.product(name: "FlyingFox", package: "FlyingFox")],
                 path: "Tests/ProviderTestSupport", resources: [.copy("Recorded")], swiftSettings: swiftSettings),
         // Runs the built `geoquery` executable as a user would.
-        .testTarget(name: "GeoQueryCLITests", dependencies: ["GeoQueryCLI", "PlaceStore", "PlaceQuery", "GeoCore", "ProviderTestSupport"],
+        .testTarget(name: "GeoQueryCLITests", dependencies: ["GeoQueryCLI", "PlaceStore", "PlaceQuery", "GeoCore", "ProviderTestSupport",
+                                                      "PostgresTestSupport"],
                     swiftSettings: swiftSettings),
     ]
 )

@@ -3,7 +3,9 @@ import Foundation
 import GeoCore
 import GeoQueryServer
 import Logging
+import PlaceQuery
 import PlaceStore
+import PostGISStore
 import Regions
 import ServiceLifecycle
 
@@ -14,7 +16,9 @@ struct Serve: AsyncParsableCommand {
         discussion: """
             Example: geoquery serve --port 8080, then open http://127.0.0.1:8080/ or \
             curl 'http://127.0.0.1:8080/v1/places/near?lat=48.8584&lon=2.2945&radius=20mi&limit=5'.
-            Every flag has an environment variable: GEOQUERY_HOST, GEOQUERY_PORT, GEOQUERY_DB, \
+            With --db postgres://user@host:5432/name the places and everything people make live in that \
+            PostgreSQL/PostGIS database, and any number of servers may share it.
+            Every flag has an environment variable: GEOQUERY_HOST, GEOQUERY_PORT, GEOQUERY_DB, GEOQUERY_READ_DB, \
             GEOQUERY_DATA_DIR, GEOQUERY_TILES, GEOQUERY_TILES_ATTRIBUTION, GEOQUERY_LOG_LEVEL (default info). \
             Provider keys as for `geoquery search`. SIGTERM or SIGINT stops it gracefully: requests \
             under way are answered first.
@@ -29,6 +33,10 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("users-db"), help: """
         SQLite file of accounts, gems, favourites and ratings, created if missing         (GEOQUERY_USERS_DB; default DATA_DIR/users.sqlite). Photos go to the folder photos/ beside it.
         """) var usersDatabase: String?
+    @Option(name: .customLong("read-db"), help: """
+        A read replica of the --db PostgreSQL database (GEOQUERY_READ_DB): anonymous place and gem queries go \
+        there, writes and signed-in users' reads to the primary.
+        """) var readDatabase: String?
     @Option(name: .customLong("gem-radius-cap"), help: "The largest radius of /v1/gems/near (default 20mi).") var gemRadiusCap: String?
     @OptionGroup var index: IndexOptions
 
@@ -66,15 +74,13 @@ struct Serve: AsyncParsableCommand {
         var logger = Logger(label: "geoquery.serve")
         logger.logLevel = environment("GEOQUERY_LOG_LEVEL").flatMap(Logger.Level.init(rawValue:)) ?? .info
         if let gemRadiusCap { settings.gemRadiusCap = try Distance(parsing: gemRadiusCap) }
-        let store = try index.openStore(threads: threads)
-        let usersPath = usersDatabase ?? environment("GEOQUERY_USERS_DB") ?? dataDirectory + "/users.sqlite"
-        settings.photoDirectory = ((usersPath as NSString).deletingLastPathComponent as NSString).appendingPathComponent("photos")
-        let userData = try reportingFailures { try SQLiteUserStore(path: usersPath, threads: threads) }
+        let (store, userData, stop) = try await openStores(dataDirectory: dataDirectory, settings: &settings)
         let service = GeoQueryService(index: store, userData: userData, configuration: settings, logger: logger)
         let host = settings.host
+        let location = index.isDatabaseURL ? (try? PostGISLocation(url: index.path).description) ?? "" : index.path
         let application = service.makeApplication { port in
             FileHandle.standardError.write(Data("""
-                geoquery: serving \(index.path) on http://\(host):\(port)/ (map page), \
+                geoquery: serving \(location) on http://\(host):\(port)/ (map page), \
                 http://\(host):\(port)/openapi.json (API description); Ctrl-C stops\n
                 """.utf8))
         }
@@ -82,11 +88,35 @@ struct Serve: AsyncParsableCommand {
         do {
             try await group.run()
         } catch {
-            try? await store.shutdown()
-            try? await userData.shutdown()
+            await stop()
             throw CLIFailure("the service stopped: \(error)", exitCode: CLIFailure.unavailable)
         }
-        try await store.shutdown()
-        try await userData.shutdown()
+        await stop()
+    }
+
+    /// The place index and the user store: both in the PostgreSQL database `--db` names, or the
+    /// SpatiaLite index file and the users file (`--users-db`). Also what stops them.
+    private func openStores(dataDirectory: String, settings: inout ServiceConfiguration) async throws
+        -> (any PlaceIndex, any UserDataStore, @Sendable () async -> Void) {
+        if index.isDatabaseURL {
+            // Photos are files: several servers on one database need this folder on shared storage.
+            settings.photoDirectory = (dataDirectory as NSString).appendingPathComponent("photos")
+            let replica = readDatabase ?? environment("GEOQUERY_READ_DB")
+            let places = try await reportingFailures {
+                try await PostGISPlaceIndex.open(index.path, readReplica: replica, maximumConnections: 32)
+            }
+            return (places, PostGISUserStore(sharingPoolsOf: places), { await places.close() })
+        }
+        if readDatabase != nil {
+            throw CLIFailure("--read-db needs --db to name a PostgreSQL database (postgres://…)", exitCode: CLIFailure.usage)
+        }
+        let store = try index.openStore(threads: threads)
+        let usersPath = usersDatabase ?? environment("GEOQUERY_USERS_DB") ?? dataDirectory + "/users.sqlite"
+        settings.photoDirectory = ((usersPath as NSString).deletingLastPathComponent as NSString).appendingPathComponent("photos")
+        let userData = try reportingFailures { try SQLiteUserStore(path: usersPath, threads: threads) }
+        return (store, userData, {
+            try? await store.shutdown()
+            try? await userData.shutdown()
+        })
     }
 }

@@ -165,7 +165,13 @@ public final class PostGISDatabase: Sendable {
     func transaction<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
         let logger = self.logger
         return try await withConnection { connection in
-            try await connection.withTransaction(logger: logger) { connection in try await body(connection) }
+            do {
+                return try await connection.withTransaction(logger: logger) { connection in try await body(connection) }
+            } catch let error as PostgresTransactionError {
+                // The body's own error (a taken username, a missing gem) is what callers handle.
+                if let closureError = error.closureError { throw closureError }
+                throw error.beginError ?? error.commitError ?? error.rollbackError ?? error
+            }
         }
     }
 
@@ -213,6 +219,18 @@ public final class PostGISDatabase: Sendable {
         if let underlying = error.underlying { return String(describing: underlying) }
         return String(describing: error.code)
     }
+}
+
+extension PostgresConnection {
+    /// Runs a statement and collects its rows.
+    func all(_ query: PostgresQuery) async throws -> [PostgresRow] {
+        try await self.query(query, logger: PostGISDatabase.statementLogger).collect()
+    }
+}
+
+extension PostGISDatabase {
+    /// The logger statements run with (postgres-nio logs each at trace level).
+    static let statementLogger = Logger(label: "geoquery.postgis.statement")
 }
 
 /// Set once a pooled connection was handed out. Atomic through a lock, hence `@unchecked`.

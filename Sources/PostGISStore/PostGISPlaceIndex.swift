@@ -95,7 +95,7 @@ public final class PostGISPlaceIndex: PlaceIndex, Sendable {
             if !outer.isEmpty { text += " WHERE " + outer.joined(separator: " AND ") }
             text += " ORDER BY d, id"
             if let chunk { text += " LIMIT \(sql.bind(chunk))" }
-            let rows = try await reader.rows(sql.query(text))
+            let rows = try await pool(for: filter).rows(sql.query(text))
             var lastEngineDistance = 0.0, lastID = ""
             for row in rows {
                 let (id, name, latitude, longitude, record, engineDistance) = try row.decode((String, String, Double, Double, ByteBuffer, Double).self)
@@ -134,7 +134,7 @@ public final class PostGISPlaceIndex: PlaceIndex, Sendable {
             var text = "SELECT id, name, latitude, longitude, record FROM \(table) WHERE " + conditions.joined(separator: " AND ")
                 + " ORDER BY id"
             if let chunk { text += " LIMIT \(sql.bind(chunk))" }
-            let rows = try await reader.rows(sql.query(text))
+            let rows = try await pool(for: filter).rows(sql.query(text))
             for row in rows {
                 let (id, name, latitude, longitude, record) = try row.decode((String, String, Double, Double, ByteBuffer).self)
                 afterID = id
@@ -186,16 +186,20 @@ public final class PostGISPlaceIndex: PlaceIndex, Sendable {
         guard !places.isEmpty else { return 0 }
         let batch = try PostGISBatch(places)
         let table = self.table
-        return try await primary.transaction { connection in
-            try await Self.stage(batch, on: connection, logger: self.primary.logger)
-            let rows = try await connection.query(PostgresQuery(unsafeSQL: """
-                WITH written AS (INSERT INTO \(table) (\(PlaceRecord.tableColumns))
-                    SELECT \(PlaceRecord.stagedValues) FROM (SELECT DISTINCT ON (id) * FROM staging ORDER BY id, seq DESC) s
-                    ON CONFLICT (id) DO UPDATE SET \(PlaceRecord.updateAssignments) RETURNING 1)
-                SELECT count(*)::bigint FROM written
-                """), logger: self.primary.logger).collect()
-            return try rows.first?.decode(Int.self) ?? 0
-        }
+        return try await primary.transaction { connection in try await Self.write(batch, into: table, on: connection) }
+    }
+
+    /// Inserts or replaces the batch's places in `table` inside the caller's transaction.
+    /// - Returns: how many rows were written.
+    static func write(_ batch: PostGISBatch, into table: String, on connection: PostgresConnection) async throws -> Int {
+        try await stage(batch, on: connection, logger: PostGISDatabase.statementLogger)
+        let rows = try await connection.all(PostgresQuery(unsafeSQL: """
+            WITH written AS (INSERT INTO \(table) (\(PlaceRecord.tableColumns))
+                SELECT \(PlaceRecord.stagedValues) FROM (SELECT DISTINCT ON (id) * FROM staging ORDER BY id, seq DESC) s
+                ON CONFLICT (id) DO UPDATE SET \(PlaceRecord.updateAssignments) RETURNING 1)
+            SELECT count(*)::bigint FROM written
+            """))
+        return try rows.first?.decode(Int.self) ?? 0
     }
 
     @discardableResult
@@ -210,7 +214,9 @@ public final class PostGISPlaceIndex: PlaceIndex, Sendable {
 
     /// Creates the temporary `staging` table (dropped at commit) and copies the batch into it.
     static func stage(_ batch: PostGISBatch, on connection: PostgresConnection, logger: Logger) async throws {
-        try await connection.query(PostgresQuery(unsafeSQL: PlaceRecord.stagingTable), logger: logger).collect()
+        try await connection.query(PostgresQuery(unsafeSQL: PlaceRecord.stagingTable.replacingOccurrences(
+            of: "CREATE TEMP TABLE staging", with: "CREATE TEMP TABLE IF NOT EXISTS staging")), logger: logger).collect()
+        try await connection.query("TRUNCATE staging", logger: logger).collect()
         try await copy(batch, into: "staging", on: connection, logger: logger)
     }
 
@@ -231,6 +237,13 @@ public final class PostGISPlaceIndex: PlaceIndex, Sendable {
     }
 
     // MARK: - Helpers
+
+    /// Where a query reads: the replica, but a signed-in viewer's query of the gems goes to the
+    /// primary, so whoever just wrote a gem reads their own write (a replica may lag behind).
+    /// Imported places change only by imports, which no request waits for.
+    func pool(for filter: PlaceFilter) -> PostGISDatabase {
+        table == "gems" && filter.viewer != nil ? primary : reader
+    }
 
     static func validate(limit: Int?) throws {
         if let limit, limit < 1 {

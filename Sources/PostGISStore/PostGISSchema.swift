@@ -48,7 +48,7 @@ enum PostGISSchema {
         placeTable("gems") + """
 
         CREATE TABLE users (username text COLLATE "C" PRIMARY KEY, email text NOT NULL UNIQUE, password_hash text NOT NULL,
-                            profile bytea NOT NULL, created_at double precision NOT NULL);
+                            profile text NOT NULL, created_at double precision NOT NULL);
         CREATE TABLE sessions (token_hash text PRIMARY KEY, username text NOT NULL REFERENCES users ON DELETE CASCADE,
                                created_at double precision NOT NULL, expires_at double precision NOT NULL);
         CREATE INDEX sessions_by_user ON sessions (username);
@@ -65,11 +65,6 @@ enum PostGISSchema {
                              owner text NOT NULL, created_at double precision NOT NULL);
         CREATE TABLE photo_uses (photo_id text NOT NULL, user_object text NOT NULL, PRIMARY KEY (photo_id, user_object));
         CREATE INDEX photo_uses_by_object ON photo_uses (user_object);
-        """,
-        // 3: sign-in and sign-up attempts, shared by every server on the database.
-        """
-        CREATE TABLE rate_events (key text NOT NULL, at double precision NOT NULL);
-        CREATE INDEX rate_events_by_key ON rate_events (key, at);
         """,
     ]
 

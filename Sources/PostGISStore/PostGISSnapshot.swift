@@ -98,10 +98,7 @@ public final class PostGISSnapshotWriter: SnapshotWriter {
         let connection = self.connection, logger = self.logger, location = self.location
         try Blocking.run {
             try await PostGISDatabase.translatingErrors(location) {
-                try await connection.query(PostgresQuery(unsafeSQL: PlaceRecord.stagingTable.replacingOccurrences(
-                    of: "CREATE TEMP TABLE staging", with: "CREATE TEMP TABLE IF NOT EXISTS staging")), logger: logger).collect()
-                try await connection.query("TRUNCATE staging", logger: logger).collect()
-                try await PostGISPlaceIndex.copy(batch, into: "staging", on: connection, logger: logger)
+                try await PostGISPlaceIndex.stage(batch, on: connection, logger: logger)
             }
         }
         let result = try rows(PostgresQuery(unsafeSQL: """

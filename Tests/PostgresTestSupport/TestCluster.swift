@@ -84,7 +84,7 @@ public final class TestCluster: Sendable {
         let replicaData = directory + "/replica-\(UUID().uuidString.prefix(6))"
         let replicaPort = try Self.freePort()
         try run(binaries + "/pg_basebackup", ["-h", "127.0.0.1", "-p", String(port), "-U", "postgres", "-D", replicaData,
-                                              "-R", "-X", "stream", "--no-sync"], asServerUser: true)
+                                              "-R", "-X", "stream", "--no-sync", "--checkpoint=fast"], asServerUser: true)
         try appendToFile(replicaData + "/postgresql.conf", "port = \(replicaPort)\n")
         try startServer(dataDirectory: replicaData, port: replicaPort, initialise: false)
         return replicaPort

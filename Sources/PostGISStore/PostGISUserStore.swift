@@ -1,0 +1,244 @@
+import Foundation
+import GeoCore
+import PlaceModel
+import PlaceQuery
+import PostgresNIO
+
+/// What people make — accounts, sessions, hidden gems, ratings, favourites, photo records — in
+/// the PostgreSQL database, beside the places: the scale-out twin of `SQLiteUserStore`, with the
+/// same semantics (each call one transaction).
+///
+/// Sessions live in the database, so a token one `geoquery serve` process issued works on every
+/// other process on the same database. The gems are a place table of their own (`gems`),
+/// queried by ``PostGISPlaceIndex`` and listed per ``PlaceFilter/viewer``. Reads of the gems as
+/// places may go to a replica; everything a user reads about their own account goes to the
+/// primary, so they always see their own writes.
+public final class PostGISUserStore: UserDataStore, Sendable {
+    let database: PostGISDatabase
+    let gemIndex: PostGISPlaceIndex
+
+    /// The user store of an open (migrated) database; `readReplica` serves gem queries.
+    public init(database: PostGISDatabase, readReplica: PostGISDatabase? = nil) {
+        self.database = database
+        gemIndex = PostGISPlaceIndex(primary: database, reader: readReplica, table: "gems")
+    }
+
+    /// The user store of the database a place index was opened on (same pools).
+    public convenience init(sharingPoolsOf index: PostGISPlaceIndex) {
+        self.init(database: index.primary, readReplica: index.reader === index.primary ? nil : index.reader)
+    }
+
+    // MARK: - The gems as a place index
+
+    public func near(_ center: Coordinate, radius: Distance, filter: PlaceFilter, limit: Int?, cursor: String?) async throws -> PlacePage {
+        try await gemIndex.near(center, radius: radius, filter: filter, limit: limit, cursor: cursor)
+    }
+
+    public func within(_ box: BoundingBox, filter: PlaceFilter, limit: Int?, cursor: String?) async throws -> PlacePage {
+        try await gemIndex.within(box, filter: filter, limit: limit, cursor: cursor)
+    }
+
+    public func nearest(_ center: Coordinate, count: Int, maxDistance: Distance?, filter: PlaceFilter) async throws -> [PlaceMatch] {
+        try await gemIndex.nearest(center, count: count, maxDistance: maxDistance, filter: filter)
+    }
+
+    /// The gem with this id, whoever may see it (callers check ``HiddenGem/isReachable(by:)``);
+    /// read from the primary, so an owner sees their edit at once.
+    public func place(_ id: PlaceID) async throws -> Place? {
+        let table = PostGISPlaceIndex(primary: database, table: "gems")
+        return try await table.place(id)
+    }
+
+    /// Writes gems as they are (no owner bookkeeping): use ``createGem(_:)``.
+    @discardableResult
+    public func upsert(_ places: [Place]) async throws -> Int { try await gemIndex.upsert(places) }
+
+    @discardableResult
+    public func delete(_ ids: [PlaceID]) async throws -> Int { try await gemIndex.delete(ids) }
+
+    /// Gems everyone may list (public ones).
+    public func count(source: String?) async throws -> Int {
+        guard source == nil || source == "gem" else { return 0 }
+        return try await database.scalarInt("SELECT count(*)::bigint FROM gems WHERE gem_visibility = 'public'") ?? 0
+    }
+
+    // MARK: - Accounts and sessions
+
+    static let userColumns = "username, email, password_hash, profile, created_at"
+
+    public func createUser(_ account: UserAccount) async throws {
+        let profile = try Self.encode(account.profile)
+        try await database.transaction { connection in
+            if try await !connection.all("SELECT 1 FROM users WHERE username = \(account.username)").isEmpty {
+                throw UserDataError.usernameTaken(account.username)
+            }
+            if try await !connection.all("SELECT 1 FROM users WHERE email = \(account.email)").isEmpty {
+                throw UserDataError.emailTaken(account.email)
+            }
+            do {
+                try await connection.all("""
+                    INSERT INTO users VALUES (\(account.username), \(account.email), \(account.passwordHash), \(profile),
+                                              \(account.createdAt.timeIntervalSince1970))
+                    """)
+            } catch let error as PSQLError where error.serverInfo?[.sqlState] == "23505" {
+                // Another server signed the same name or email up between the checks and here.
+                if error.serverInfo?[.constraintName] == "users_email_key" { throw UserDataError.emailTaken(account.email) }
+                throw UserDataError.usernameTaken(account.username)
+            }
+        }
+    }
+
+    public func user(named username: String) async throws -> UserAccount? {
+        try await users("SELECT \(unescaped: Self.userColumns) FROM users WHERE username = \(username)").first
+    }
+
+    public func user(login: String) async throws -> UserAccount? {
+        let folded = login.lowercased()
+        return try await users("SELECT \(unescaped: Self.userColumns) FROM users WHERE username = \(folded) OR email = \(folded)").first
+    }
+
+    public func users(withPrefix prefix: String, after: String?, limit: Int) async throws -> [UserAccount] {
+        // Usernames are ASCII, so every name that begins with the prefix sorts below prefix + DEL.
+        let start = max(prefix, after ?? prefix)
+        let strictlyAfter = after.map { $0 >= prefix } == true
+        let end = prefix + "\u{7F}"
+        if strictlyAfter {
+            return try await users("""
+                SELECT \(unescaped: Self.userColumns) FROM users WHERE username > \(start) AND username < \(end) ORDER BY username LIMIT \(limit)
+                """)
+        }
+        return try await users("""
+            SELECT \(unescaped: Self.userColumns) FROM users WHERE username >= \(start) AND username < \(end) ORDER BY username LIMIT \(limit)
+            """)
+    }
+
+    public func updateUser(_ account: UserAccount) async throws {
+        let profile = try Self.encode(account.profile)
+        try await database.transaction { connection in
+            if try await !connection.all("SELECT 1 FROM users WHERE email = \(account.email) AND username <> \(account.username)").isEmpty {
+                throw UserDataError.emailTaken(account.email)
+            }
+            let updated = try await connection.all("""
+                UPDATE users SET email = \(account.email), password_hash = \(account.passwordHash), profile = \(profile)
+                WHERE username = \(account.username) RETURNING 1
+                """)
+            guard updated.count == 1 else { throw UserDataError.notFound("the user '\(account.username)'") }
+            let avatarUse = "avatar:" + account.username
+            try await connection.all("DELETE FROM photo_uses WHERE user_object = \(avatarUse)")
+            if let avatar = account.profile.avatarPhoto {
+                try await connection.all("INSERT INTO photo_uses VALUES (\(avatar), \(avatarUse)) ON CONFLICT DO NOTHING")
+            }
+        }
+    }
+
+    public func createSession(_ session: SessionRecord) async throws {
+        try await database.execute("""
+            INSERT INTO sessions VALUES (\(session.tokenHash), \(session.username), \(session.createdAt.timeIntervalSince1970),
+                                         \(session.expiresAt.timeIntervalSince1970))
+            """)
+    }
+
+    public func session(tokenHash: String) async throws -> SessionRecord? {
+        let rows = try await database.rows("SELECT username, created_at, expires_at FROM sessions WHERE token_hash = \(tokenHash)")
+        guard let row = rows.first else { return nil }
+        let (username, created, expires) = try row.decode((String, Double, Double).self)
+        return SessionRecord(tokenHash: tokenHash, username: username, createdAt: Date(timeIntervalSince1970: created),
+                             expiresAt: Date(timeIntervalSince1970: expires))
+    }
+
+    public func extendSession(tokenHash: String, until expiresAt: Date) async throws {
+        try await database.execute("""
+            UPDATE sessions SET expires_at = greatest(expires_at, \(expiresAt.timeIntervalSince1970)) WHERE token_hash = \(tokenHash)
+            """)
+    }
+
+    public func deleteSession(tokenHash: String) async throws {
+        try await database.execute("DELETE FROM sessions WHERE token_hash = \(tokenHash)")
+    }
+
+    public func deleteSessions(of username: String, keeping: String?) async throws {
+        try await database.execute("DELETE FROM sessions WHERE username = \(username) AND token_hash <> \(keeping ?? "")")
+    }
+
+    // MARK: - Favourites
+
+    public func addFavorite(_ placeID: PlaceID, for username: String, at date: Date) async throws -> Bool {
+        let rows = try await database.rows("""
+            INSERT INTO favorites VALUES (\(username), \(placeID.rawValue), \(date.timeIntervalSince1970))
+            ON CONFLICT DO NOTHING RETURNING 1
+            """)
+        return rows.count == 1
+    }
+
+    public func removeFavorite(_ placeID: PlaceID, for username: String) async throws -> Bool {
+        let rows = try await database.rows("DELETE FROM favorites WHERE username = \(username) AND place_id = \(placeID.rawValue) RETURNING 1")
+        return rows.count == 1
+    }
+
+    public func favorites(of username: String, after: PlaceID?, limit: Int) async throws -> [Favorite] {
+        let rows: [PostgresRow]
+        if let after {
+            rows = try await database.rows("""
+                SELECT f.place_id, f.created_at FROM favorites f, favorites a
+                WHERE f.username = \(username) AND a.username = f.username AND a.place_id = \(after.rawValue)
+                AND (f.created_at < a.created_at OR (f.created_at = a.created_at AND f.place_id > a.place_id))
+                ORDER BY f.created_at DESC, f.place_id LIMIT \(limit)
+                """)
+        } else {
+            rows = try await database.rows("""
+                SELECT place_id, created_at FROM favorites WHERE username = \(username) ORDER BY created_at DESC, place_id LIMIT \(limit)
+                """)
+        }
+        return try rows.compactMap { row in
+            let (id, created) = try row.decode((String, Double).self)
+            return (try? PlaceID(id)).map { Favorite(placeID: $0, createdAt: Date(timeIntervalSince1970: created)) }
+        }
+    }
+
+    // MARK: - Photos
+
+    public func savePhoto(_ photo: PhotoRecord) async throws {
+        try await database.execute("""
+            INSERT INTO photos VALUES (\(photo.id), \(photo.contentType), \(photo.byteCount), \(photo.owner),
+                                       \(photo.createdAt.timeIntervalSince1970)) ON CONFLICT DO NOTHING
+            """)
+    }
+
+    public func photo(id: String) async throws -> PhotoRecord? {
+        let rows = try await database.rows("SELECT id, content_type, byte_count, owner, created_at FROM photos WHERE id = \(id)")
+        guard let row = rows.first else { return nil }
+        let (photoID, type, bytes, owner, created) = try row.decode((String, String, Int, String, Double).self)
+        return PhotoRecord(id: photoID, contentType: type, byteCount: bytes, owner: owner, createdAt: Date(timeIntervalSince1970: created))
+    }
+
+    public func removeUnusedPhotos(_ ids: [String]) async throws -> [String] {
+        try await database.transaction { connection in try await Self.removeUnused(ids, connection) }
+    }
+
+    // MARK: - Plumbing
+
+    func users(_ query: PostgresQuery) async throws -> [UserAccount] {
+        try await database.rows(query).map { row in
+            let (username, email, hash, profile, created) = try row.decode((String, String, String, String, Double).self)
+            let decoded = (try? JSONDecoder().decode(UserProfile.self, from: Data(profile.utf8))) ?? UserProfile()
+            return UserAccount(username: username, email: email, passwordHash: hash, profile: decoded,
+                               createdAt: Date(timeIntervalSince1970: created))
+        }
+    }
+
+    static func encode(_ profile: UserProfile) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        return String(decoding: try encoder.encode(profile), as: UTF8.self)
+    }
+
+    /// Removes the photos of `ids` nothing uses any more. - Returns: their ids, sorted.
+    static func removeUnused(_ ids: [String], _ connection: PostgresConnection) async throws -> [String] {
+        guard !ids.isEmpty else { return [] }
+        let rows = try await connection.all("""
+            DELETE FROM photos p WHERE p.id = ANY(\(Array(Set(ids))))
+            AND NOT EXISTS (SELECT 1 FROM photo_uses u WHERE u.photo_id = p.id) RETURNING p.id
+            """)
+        return try rows.map { try $0.decode(String.self) }.sorted()
+    }
+}
