@@ -10,9 +10,12 @@ SHELL := /bin/bash
 # libjs-leaflet: the map page's Leaflet, served from where Debian installs it; chromium: the
 # browser test of the map page; wrk: the service rows of `make bench`; zlib1g-dev: OSM PBF blocks
 # and the gzip-compressed country boundaries; libreadosm-dev: only the baseline row of `make bench`;
-# python3-venv: the virtual environment of the Python test tools (and `make fuzz`'s seed script).
+# python3-venv: the virtual environment of the Python test tools (and `make fuzz`'s seed script);
+# postgresql and postgresql-15-postgis-3: the PostGIS backend's tests and bench rows, which start
+# a throwaway cluster of their own in a temporary directory (the tests run initdb themselves).
 APT_PACKAGES := pkg-config libsqlite3-dev libspatialite-dev libsqlite3-mod-spatialite libcurl4-openssl-dev \
-                zlib1g-dev libreadosm-dev libbz2-dev libjs-leaflet chromium wrk python3 python3-venv
+                zlib1g-dev libreadosm-dev libbz2-dev libjs-leaflet chromium wrk python3 python3-venv \
+                postgresql postgresql-15-postgis-3
 DB := geodata/places.sqlite
 GEOQUERY := .build/release/geoquery
 SHIPPED := geodata/cities15000.csv geodata/airports.csv geodata/monaco.osm.pbf geodata/andorra.osm.pbf geodata/countries.geojson.gz geodata/countries.csv
@@ -83,12 +86,20 @@ TEST_FLAGS := -c release -Xswiftc -enable-testing
 test: deps $(PYTHON_TOOLS)
 	@[ -n "$$GEOQUERY_SHARED_DATA" ] || [ -f ../shared/data/README.md ] || \
 	  echo "note: no ../shared/data beside the repository and no GEOQUERY_SHARED_DATA: the tests of its samples are skipped"
+	@ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || \
+	  echo "WARNING: PostgreSQL is not installed: the PostGIS suites will be SKIPPED"
 	swift build --build-tests $(TEST_FLAGS)
 	@# The whole log stays in .build/test.log; CI shows the end of the output, so the failures
 	@# are repeated there.
 	@set -o pipefail; swift test $(TEST_FLAGS) --skip-build 2>&1 | tee .build/test.log || { \
 	  echo "=== failures (from .build/test.log) ==="; \
 	  grep -E "recorded an issue|✘|error:|Fatal error|Crash" .build/test.log | grep -v "passed after" | cut -c1-400 | tail -n 60; \
+	  exit 1; }
+	@# The account, gem and photo route suites again, with their user store on PostgreSQL/PostGIS.
+	@set -o pipefail; GEOQUERY_TEST_USER_STORE=postgres swift test $(TEST_FLAGS) --skip-build \
+	  --filter "GeoQueryServerTests.(AccountRouteTests|GemRouteTests|PhotoRouteTests)" 2>&1 | tee .build/test-postgres.log || { \
+	  echo "=== failures on PostgreSQL (from .build/test-postgres.log) ==="; \
+	  grep -E "recorded an issue|✘|error:|Fatal error|Crash" .build/test-postgres.log | grep -v "passed after" | cut -c1-400 | tail -n 60; \
 	  exit 1; }
 	scripts/schemathesis.sh $$(swift build $(TEST_FLAGS) --show-bin-path)/geoquery $(SCHEMATHESIS)
 

@@ -159,6 +159,7 @@ let package = Package(
         .testTarget(name: "GeoQueryServerTests",
                     dependencies: ["GeoQueryServer", "PlaceStore", "PlaceQuery", "GeoQueryWire", "PlaceImport", "Providers",
                                    "ProviderTestSupport", "GeoCore", "PlaceModel", "Regions", "Accounts",
+                                   "PostGISStore", "PostgresTestSupport",
                                    .product(name: "HummingbirdTesting", package: "hummingbird"),
                                    .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")],
                     swiftSettings: swiftSettings),

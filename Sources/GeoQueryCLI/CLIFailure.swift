@@ -37,7 +37,9 @@ struct CLIFailure: Error {
         case let error as PlaceModelError:
             self.init(error.description, exitCode: Self.usage)
         case let error as PlaceQueryError:
-            if case .deadlineExceeded = error { self.init(error.description, exitCode: Self.unavailable) } else {
+            switch error {
+            case .deadlineExceeded, .storeUnavailable: self.init(error.description, exitCode: Self.unavailable)
+            default:
                 self.init(error.description, exitCode: Self.usage)
             }
         case let error as PostGISError:

@@ -65,7 +65,11 @@ public struct APIProblem: Error, Sendable, HTTPResponseError {
         case let error as PlaceModelError:
             return .badRequest(error.description)
         case let error as PlaceQueryError:
-            if case .deadlineExceeded = error { return APIProblem(.serviceUnavailable, error.description, headers: [.retryAfter: "1"]) }
+            switch error {
+            case .deadlineExceeded: return APIProblem(.serviceUnavailable, error.description, headers: [.retryAfter: "1"])
+            case .storeUnavailable: return APIProblem(.serviceUnavailable, error.description, headers: [.retryAfter: "5"])
+            default: break
+            }
             return .badRequest(error.description)
         case let error as RouteInputError:
             return APIProblem(.unprocessableContent, error.description)

@@ -9,6 +9,9 @@ public enum PlaceQueryError: Error, Sendable, Hashable, CustomStringConvertible 
     case invalidArgument(name: String, value: String, valid: String)
     /// The query ran past its ``QueryDeadline`` and was stopped.
     case deadlineExceeded
+    /// The store could not be reached (a networked database that does not answer); the
+    /// sentence says which and why. Worth trying again later.
+    case storeUnavailable(String)
 
     public var description: String {
         switch self {
@@ -18,6 +21,8 @@ public enum PlaceQueryError: Error, Sendable, Hashable, CustomStringConvertible 
             return "\(name) \(value) is invalid: \(valid)"
         case .deadlineExceeded:
             return "the query did not finish in the time allowed; narrow it (a smaller radius or box, a filter that matches more)"
+        case .storeUnavailable(let sentence):
+            return sentence
         }
     }
 }

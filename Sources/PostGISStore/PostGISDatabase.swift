@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import PlaceQuery
 import PostgresNIO
 
 /// Where a PostgreSQL database is: parsed from a `postgres://user[:password]@host[:port]/name`
@@ -195,6 +196,16 @@ public final class PostGISDatabase: Sendable {
     }
 
     static func translatingErrors<T>(_ location: PostGISLocation, _ body: () async throws -> T) async throws -> T {
+        do {
+            return try await translatingPostgresErrors(location, body)
+        } catch let error as PostGISError {
+            // Above the seam an unreachable database is the seam's own error (HTTP 503, exit 69).
+            if case .unavailable = error { throw PlaceQueryError.storeUnavailable(error.description) }
+            throw error
+        }
+    }
+
+    private static func translatingPostgresErrors<T>(_ location: PostGISLocation, _ body: () async throws -> T) async throws -> T {
         do {
             return try await body()
         } catch let error as PostGISError {

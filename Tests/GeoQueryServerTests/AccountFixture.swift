@@ -4,22 +4,39 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import Logging
+import PlaceQuery
 import PlaceStore
+import PostGISStore
+import PostgresTestSupport
 import Testing
 
-/// A service with a user data store of its own in a temporary directory (the places are the
-/// shared fixture's), and helpers that act as one person would.
+/// A service with a user data store of its own (the places are the shared fixture's), and
+/// helpers that act as one person would.
+///
+/// The store is a SQLite file in a temporary directory, or, with
+/// `GEOQUERY_TEST_USER_STORE=postgres` (`make test` runs the route suites a second time so), a
+/// fresh database on the test cluster: the same routes, the same expectations, both backends.
 struct AccountFixture {
     let directory: URL
-    let usersPath: String
-    let store: SQLiteUserStore
+    let store: any UserDataStore
     let service: GeoQueryService
+    private let closePools: @Sendable () async -> Void
 
-    init(_ adjust: (inout ServiceConfiguration) -> Void = { _ in }) throws {
+    /// Which backend the route suites run on.
+    static var usesPostgres: Bool { ProcessInfo.processInfo.environment["GEOQUERY_TEST_USER_STORE"] == "postgres" }
+
+    init(_ adjust: (inout ServiceConfiguration) -> Void = { _ in }) async throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("geoquery-users-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        usersPath = directory.appendingPathComponent("users.sqlite").path
-        store = try SQLiteUserStore(path: usersPath, threads: 2)
+        if Self.usesPostgres {
+            let cluster = try #require(TestCluster.shared, "GEOQUERY_TEST_USER_STORE=postgres needs PostgreSQL installed").get()
+            let places = try await PostGISPlaceIndex.open(try cluster.createDatabase("routes"), maximumConnections: 4)
+            store = PostGISUserStore(sharingPoolsOf: places)
+            closePools = { await places.close() }
+        } else {
+            store = try SQLiteUserStore(path: directory.appendingPathComponent("users.sqlite").path, threads: 2)
+            closePools = {}
+        }
         let photos = directory.appendingPathComponent("photos").path
         let base = try ServerFixture.service { configuration in
             configuration.photoDirectory = photos
@@ -33,7 +50,13 @@ struct AccountFixture {
     /// Runs `body` against the in-process application, then removes the directory.
     func test(_ body: @escaping @Sendable (Client) async throws -> Void) async throws {
         defer { remove() }
-        try await service.makeApplication().test(.router) { client in try await body(Client(client: client)) }
+        do {
+            try await service.makeApplication().test(.router) { client in try await body(Client(client: client)) }
+        } catch {
+            await closePools()
+            throw error
+        }
+        await closePools()
     }
 
     /// A test client with JSON and bearer-token conveniences.

@@ -13,7 +13,7 @@ import Testing
 /// Sign-up, sign-in, sessions, profiles and account deletion, in-process over a real user store.
 @Suite struct AccountRouteTests {
     @Test func signUpSignInProfileAndSignOut() async throws {
-        let fixture = try AccountFixture()
+        let fixture = try await AccountFixture()
         try await fixture.test { client in
             let token = try await client.account("anna.b")
             let me = try await client.send(.get, "/v1/me", token: token)
@@ -74,7 +74,7 @@ import Testing
     }
 
     @Test func passwordsAndTokensAreStoredOnlyAsHashes() async throws {
-        let fixture = try AccountFixture()
+        let fixture = try await AccountFixture()
         let store = fixture.store
         try await fixture.test { client in
             let token = try await client.account("hashes")
@@ -89,7 +89,7 @@ import Testing
     }
 
     @Test func aPasswordChangeEndsEveryOtherSession() async throws {
-        let fixture = try AccountFixture()
+        let fixture = try await AccountFixture()
         try await fixture.test { client in
             let first = try await client.account("changer")
             let second = try await client.signIn("changer")
@@ -110,7 +110,7 @@ import Testing
     }
 
     @Test func signInsAreRateLimitedPerAccountAndPerAddress() async throws {
-        let fixture = try AccountFixture {
+        let fixture = try await AccountFixture {
             $0.signInAttemptsPerAccount = 3
             $0.signInAttemptsPerAddress = 8
         }
@@ -137,7 +137,7 @@ import Testing
 
     /// Each sign-up costs a bcrypt hash, and a wrong current password is a guess: both are limited.
     @Test func signUpsAndPasswordGuessesAreRateLimited() async throws {
-        let fixture = try AccountFixture {
+        let fixture = try await AccountFixture {
             $0.signUpsPerAddress = 2
             $0.signInAttemptsPerAccount = 2
         }
@@ -157,7 +157,7 @@ import Testing
     }
 
     @Test func deletingAnAccountDeletesWhatItMade() async throws {
-        let fixture = try AccountFixture()
+        let fixture = try await AccountFixture()
         try await fixture.test { client in
             let leaving = try await client.account("leaving")
             let staying = try await client.account("staying")
@@ -219,7 +219,7 @@ final class BlockingJob<T: Sendable>: @unchecked Sendable {
     }
 
     @Test func aGemIsWrittenWhileAnImportHoldsThePlacesFile() async throws {
-        let fixture = try AccountFixture()
+        let fixture = try await AccountFixture()
         let directory = fixture.directory
         // 120 000 rows: the importer reports progress every 50 000, inside its transaction.
         let csv = directory.appendingPathComponent("nightly.csv")

@@ -13,7 +13,7 @@ import Testing
     static let lat = 23.5, lon = 12.5
 
     @Test func eachViewerSeesOnlyTheGemsTheyMay() async throws {
-        let fixture = try AccountFixture()
+        let fixture = try await AccountFixture()
         try await fixture.test { client in
             let owner = try await client.account("owner")
             let other = try await client.account("other")
@@ -67,7 +67,7 @@ import Testing
     }
 
     @Test func onlyTheOwnerChangesOrDeletesAGem() async throws {
-        let fixture = try AccountFixture()
+        let fixture = try await AccountFixture()
         try await fixture.test { client in
             let owner = try await client.account("maker")
             let intruder = try await client.account("intruder")
@@ -114,7 +114,7 @@ import Testing
     }
 
     @Test func ratingsAreOnePerUserNeverTheOwnersAndFeedMinRating() async throws {
-        let fixture = try AccountFixture()
+        let fixture = try await AccountFixture()
         try await fixture.test { client in
             let owner = try await client.account("rated")
             let first = try await client.account("rater.one")
@@ -145,7 +145,7 @@ import Testing
     }
 
     @Test func gemsNearDefaultsToAndCapsAtTwentyMiles() async throws {
-        let fixture = try AccountFixture()
+        let fixture = try await AccountFixture()
         try await fixture.test { client in
             let owner = try await client.account("faraway")
             // 25 km north and 40 km north: in and out of 20 miles (32.19 km).
@@ -163,7 +163,7 @@ import Testing
     }
 
     @Test func favouritesListGonePlacesAsGone() async throws {
-        let fixture = try AccountFixture()
+        let fixture = try await AccountFixture()
         try await fixture.test { client in
             let owner = try await client.account("fav.owner")
             let fan = try await client.account("fan")
@@ -201,7 +201,7 @@ import Testing
         defer { Task { await yelp.stop() } }
         let environment = ProviderEnvironment([ProviderEnvironment.baseURLVariable(for: .yelp)!: yelp.baseURL.absoluteString,
                                                ProviderEnvironment.keyVariable(for: .yelp)!: "test-key-0123456789"])
-        let fixture = try AccountFixture { $0.providers = ProviderSettings(environment: environment, retry: .none, timeout: 30) }
+        let fixture = try await AccountFixture { $0.providers = ProviderSettings(environment: environment, retry: .none, timeout: 30) }
         try await fixture.test { client in
             let fan = try await client.account("yelp.fan")
             for id in ["google:ChIJLU7jZClu5kcR4PcOOO6p3I0", "yelp:closed-for-good", "yelp:WavvLdfdP6g8aZTtbBQHTw"] {
@@ -287,7 +287,7 @@ import Testing
 
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: python.path), "needs Pillow in .build/venv (make test installs it)"))
     func photosAreSniffedStrippedAndServed() async throws {
-        let fixture = try AccountFixture { $0.maximumPhotoBytes = 64 * 1024 }
+        let fixture = try await AccountFixture { $0.maximumPhotoBytes = 64 * 1024 }
         let directory = fixture.directory
         let original = try Self.jpegWithGPS(in: directory)
         #expect(try Self.describe(original, in: directory) == "16 16 4", "the upload carries a GPS position")
