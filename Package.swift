@@ -135,7 +135,9 @@ let package = Package(
         .executableTarget(
             name: "GeoQueryBench",
             dependencies: ["GeoCore", "PlaceModel", "PlaceQuery", "PlaceStore", "PlaceImport", "Routing", "CSpatiaLite",
-                           "GeoQueryWire", "CReadOSM", "Accounts", .product(name: "NIOPosix", package: "swift-nio")],
+                           "GeoQueryWire", "CReadOSM", "Accounts", "PostGISStore", "PostgresTestSupport",
+                           .product(name: "PostgresNIO", package: "postgres-nio"),
+                           .product(name: "NIOPosix", package: "swift-nio")],
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "GeoCoreTests", dependencies: ["GeoCore"],

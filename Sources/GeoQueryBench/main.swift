@@ -22,7 +22,8 @@ import GeoQueryWire
 // --no-gems / --gems-only (100 000 gems, gems near under wrk, account throughput, a soak of
 // --soak-seconds, default 60; GemBench.swift),
 // --service-seconds N (per service row, default 10), --json-only (only the JSON rows),
-// --osm-only (only the OSM reading rows: OSMBench.swift).
+// --osm-only (only the OSM reading rows: OSMBench.swift),
+// --no-postgis / --postgis-only (the PostGIS rows on a throwaway cluster: PostGISBench.swift).
 
 let arguments = CommandLine.arguments
 func option(_ name: String) -> String? {
@@ -156,6 +157,15 @@ func gemRows() async throws {
                            soakSeconds: Int(option("--soak-seconds") ?? "") ?? 60)
 }
 
+func postGISRows() async throws {
+    try await PostGISBench.run(places: places, centres: centres, spatiaLitePath: path,
+                               seconds: Int(option("--service-seconds") ?? "") ?? 10)
+}
+
+if arguments.contains("--postgis-only") {
+    try await postGISRows()
+    exit(0)
+}
 if arguments.contains("--gems-only") {
     try await gemRows()
     exit(0)
@@ -276,6 +286,7 @@ if mismatches > 0 { exit(1) }
 try jsonRows()
 if !arguments.contains("--no-service") { try serviceRows() }
 if !arguments.contains("--no-gems") { try await gemRows() }
+if !arguments.contains("--no-postgis") { try await postGISRows() }
 
 if !arguments.contains("--no-import") {
     try ImportBench.report(places: places, directory: (path as NSString).deletingLastPathComponent + "/bench-import")

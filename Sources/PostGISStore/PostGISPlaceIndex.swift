@@ -238,6 +238,14 @@ public final class PostGISPlaceIndex: PlaceIndex, Sendable {
 
     // MARK: - Helpers
 
+    /// Runs a hand-written statement on the read pool and decodes its (id, name, distance) rows:
+    /// the raw baseline `make bench` measures the library against. - Returns: how many rows.
+    package func rawQuery(_ query: PostgresQuery) async throws -> Int {
+        let rows = try await reader.rows(query)
+        for row in rows { _ = try row.decode((String, String, Double).self) }
+        return rows.count
+    }
+
     /// Where a query reads: the replica, but a signed-in viewer's query of the gems goes to the
     /// primary, so whoever just wrote a gem reads their own write (a replica may lag behind).
     /// Imported places change only by imports, which no request waits for.

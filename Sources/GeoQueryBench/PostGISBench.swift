@@ -1,0 +1,132 @@
+import Foundation
+import GeoCore
+import PlaceModel
+import PlaceQuery
+import PlaceStore
+import PostGISStore
+import PostgresNIO
+import PostgresTestSupport
+
+/// The PostGIS rows of `make bench` (`--postgis-only` for these alone, `--no-postgis` to skip):
+/// a throwaway cluster in a temporary directory, the bench's places loaded through the snapshot
+/// import (COPY into staging, merge in one transaction), then the same query centres as the
+/// SpatiaLite rows through
+/// - the library (``PostGISPlaceIndex/near(_:radius:filter:limit:cursor:)``, exact by GeoCore),
+/// - a hand-written `ST_DWithin` statement on the same pool (the raw baseline of this backend),
+/// - the library on the SpatiaLite bench index, in the same run,
+/// and `geoquery serve --db postgres://…` under wrk for near 1 km.
+enum PostGISBench {
+    static func run(places: [Place], centres: [Coordinate], spatiaLitePath: String, seconds: Int) async throws {
+        print("\n## PostGIS (PostgreSQL \(postgresVersion()), a throwaway cluster on loopback)")
+        guard let shared = TestCluster.shared else {
+            print("PostGIS rows skipped: PostgreSQL is not installed (make deps installs it)")
+            return
+        }
+        let cluster = try shared.get()
+        let url = try cluster.createDatabase("bench")
+        let index = try await PostGISPlaceIndex.open(url, maximumConnections: 4)
+
+        // Load: batches prepared on this thread, written by the importer's writer (as `geoquery import` does).
+        let start = Date()
+        try await Task.detached {
+            try index.importSnapshot { writer in
+                try writer.beginSnapshot(source: "bench")
+                var offset = 0
+                while offset < places.count {
+                    let end = min(offset + 50_000, places.count)
+                    _ = try writer.merge(try PostGISBatch(Array(places[offset..<end])))
+                    offset = end
+                }
+                _ = try writer.finishSnapshot()
+            }
+        }.value
+        let loadSeconds = Date().timeIntervalSince(start)
+        _ = try cluster.psql(database: String(url.split(separator: "/").last!), "VACUUM ANALYZE places")
+        print(String(format: "load (COPY into staging, merge, one transaction; encoding included): %d places in %.1f s = %.0f rows/s",
+                     places.count, loadSeconds, Double(places.count) / loadSeconds))
+
+        let spatiaLite = try SpatiaLitePlaceIndex(path: spatiaLitePath, mode: .readOnly)
+        let sample = Array(centres.prefix(500))
+        print("| near, every place (\(sample.count) centres) | library on PostGIS p50 / mean | raw ST_DWithin p50 / mean | library/raw | SpatiaLite library p50 / mean | places |")
+        print("|---|---|---|---|---|---|")
+        for (label, meters) in [("1 km", 1000.0), ("20 mi", 32186.88)] {
+            let radius = Distance(uncheckedMeters: meters)
+            for centre in sample.prefix(50) {  // warm the cache
+                _ = try await index.near(centre, radius: radius, filter: .none, limit: nil, cursor: nil)
+                _ = try await rawNear(index, centre, meters)
+            }
+            var library: [Double] = [], raw: [Double] = [], lite: [Double] = []
+            var found = 0, mismatches = 0
+            for (n, centre) in sample.enumerated() {
+                var rawCount = 0
+                func timeRaw() async throws {
+                    let t0 = now()
+                    rawCount = try await rawNear(index, centre, meters)
+                    raw.append(Double(now() - t0))
+                }
+                if n % 2 == 1 { try await timeRaw() }
+                let t0 = now()
+                let page = try await index.near(centre, radius: radius, filter: .none, limit: nil, cursor: nil)
+                var produced: [(String, String, Double)] = []
+                for match in page.matches { produced.append((match.id.rawValue, match.name, match.distance!.meters)) }
+                library.append(Double(now() - t0))
+                if n % 2 == 0 { try await timeRaw() }
+                let t1 = now()
+                let litePage = try spatiaLite.near(centre, radius: radius)
+                lite.append(Double(now() - t1))
+                found += produced.count
+                // The SpatiaLite bench index also holds the shipped cities (for the autocomplete row).
+                let liteIDs = litePage.matches.map(\.id).filter { $0.source != "geonames" }
+                if liteIDs != page.matches.map(\.id) || abs(rawCount - produced.count) > 2 { mismatches += 1 }
+            }
+            func mean(_ values: [Double]) -> Double { values.reduce(0, +) / Double(values.count) }
+            print("| \(label) | \(micros(percentile(library, 0.5))) / \(micros(mean(library))) | \(micros(percentile(raw, 0.5))) / \(micros(mean(raw))) "
+                  + "| \(String(format: "%.2f×", mean(library) / mean(raw))) | \(micros(percentile(lite, 0.5))) / \(micros(mean(lite))) "
+                  + "| \(found / sample.count)\(mismatches > 0 ? " (\(mismatches) answers differ from SpatiaLite's)" : "") |")
+        }
+        try serviceRow(url: url, centres: centres, seconds: seconds)
+        await index.close()
+    }
+
+    /// The raw baseline: one hand-written statement returning what the library returns (id,
+    /// name and distance of every place within the radius, nearest first).
+    static func rawNear(_ index: PostGISPlaceIndex, _ centre: Coordinate, _ meters: Double) async throws -> Int {
+        try await index.rawQuery("""
+            SELECT id, name, ST_Distance(geog, ST_SetSRID(ST_MakePoint(\(centre.longitude), \(centre.latitude)), 4326)::geography) AS d
+            FROM places WHERE ST_DWithin(geog, ST_SetSRID(ST_MakePoint(\(centre.longitude), \(centre.latitude)), 4326)::geography, \(meters))
+            ORDER BY d
+            """)
+    }
+
+    /// `geoquery serve --db postgres://…` under wrk: near 1 km, first page of 50.
+    static func serviceRow(url: String, centres: [Coordinate], seconds: Int) throws {
+        guard let wrk = ["/usr/bin/wrk", "/usr/local/bin/wrk"].first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
+            print("service row skipped: wrk is not installed")
+            return
+        }
+        let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("geoquery").path
+        let port = 19_000 + Int(ProcessInfo.processInfo.processIdentifier % 2000)
+        let server = Process()
+        server.executableURL = URL(fileURLWithPath: binary)
+        server.arguments = ["serve", "--port", String(port), "--db", url, "--data-dir", "geodata"]
+        var environment = ProcessInfo.processInfo.environment
+        environment["GEOQUERY_LOG_LEVEL"] = "warning"
+        server.environment = environment
+        server.standardOutput = FileHandle.nullDevice
+        server.standardError = FileHandle.nullDevice
+        try server.run()
+        defer { server.terminate(); server.waitUntilExit() }
+        try ServiceBench.waitForHealth(port: port)
+        let script = FileManager.default.temporaryDirectory.appendingPathComponent("postgis-near.lua").path
+        try ServiceBench.script(centres: centres, path: "/v1/places/near?radius=1km&limit=50&").write(toFile: script, atomically: true, encoding: .utf8)
+        _ = try ServiceBench.wrkRun(wrk, port: port, connections: 32, seconds: 2, script: script)
+        let outcome = try ServiceBench.wrkRun(wrk, port: port, connections: 32, seconds: seconds, script: script)
+        print(String(format: "geoquery serve over PostGIS, near 1 km first 50, 32 connections, %d s: %.0f req/s, p50 %@, p99 %@",
+                     seconds, outcome.requestsPerSecond, outcome.p50, outcome.p99))
+    }
+
+    static func postgresVersion() -> String {
+        let binaries = ((try? FileManager.default.contentsOfDirectory(atPath: "/usr/lib/postgresql")) ?? []).sorted()
+        return binaries.last ?? "not installed"
+    }
+}
