@@ -13,7 +13,7 @@ enum PlaceRecord {
                                  "country", "continent", "name_words", "gem_owner", "gem_visibility", "content_hash", "record"]
 
     static let stagingTable = """
-        CREATE TEMP TABLE staging (seq bigint NOT NULL, id text COLLATE "C" NOT NULL, source text NOT NULL, name text NOT NULL,
+        CREATE TEMP TABLE IF NOT EXISTS staging (seq bigint NOT NULL, id text COLLATE "C" NOT NULL, source text NOT NULL, name text NOT NULL,
             latitude double precision NOT NULL, longitude double precision NOT NULL, categories text[] NOT NULL,
             rating double precision, price smallint, country text, continent text, name_words text[] NOT NULL,
             gem_owner text, gem_visibility text, content_hash bigint NOT NULL, record bytea NOT NULL) ON COMMIT DROP

@@ -212,10 +212,10 @@ public final class PostGISPlaceIndex: PlaceIndex, Sendable {
         return try rows.first?.decode(Int.self) ?? 0
     }
 
-    /// Creates the temporary `staging` table (dropped at commit) and copies the batch into it.
+    /// Creates the temporary `staging` table (dropped at commit) or empties it, and copies the
+    /// batch into it.
     static func stage(_ batch: PostGISBatch, on connection: PostgresConnection, logger: Logger) async throws {
-        try await connection.query(PostgresQuery(unsafeSQL: PlaceRecord.stagingTable.replacingOccurrences(
-            of: "CREATE TEMP TABLE staging", with: "CREATE TEMP TABLE IF NOT EXISTS staging")), logger: logger).collect()
+        try await connection.query(PostgresQuery(unsafeSQL: PlaceRecord.stagingTable), logger: logger).collect()
         try await connection.query("TRUNCATE staging", logger: logger).collect()
         try await copy(batch, into: "staging", on: connection, logger: logger)
     }

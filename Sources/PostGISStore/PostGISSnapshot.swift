@@ -103,16 +103,15 @@ public final class PostGISSnapshotWriter: SnapshotWriter {
         }
         let result = try rows(PostgresQuery(unsafeSQL: """
             WITH batch AS (SELECT DISTINCT ON (id) * FROM staging ORDER BY id, seq DESC),
-            seen AS (INSERT INTO snapshot_seen SELECT id FROM batch ON CONFLICT DO NOTHING RETURNING id),
+            seen AS (INSERT INTO snapshot_seen SELECT id FROM batch ON CONFLICT DO NOTHING),
             written AS (INSERT INTO \(table) AS t (\(PlaceRecord.tableColumns)) SELECT \(PlaceRecord.stagedValues) FROM batch s
                         ON CONFLICT (id) DO UPDATE SET \(PlaceRecord.updateAssignments)
                         WHERE t.content_hash <> excluded.content_hash
                         RETURNING (xmax = 0) AS inserted)
-            SELECT (SELECT count(*) FROM batch)::bigint, (SELECT count(*) FROM seen)::bigint,
-                   (count(*) FILTER (WHERE inserted))::bigint, (count(*) FILTER (WHERE NOT inserted))::bigint FROM written
+            SELECT (SELECT count(*) FROM batch)::bigint, (count(*) FILTER (WHERE inserted))::bigint, (count(*) FILTER (WHERE NOT inserted))::bigint FROM written
             """))
         guard let row = result.first else { return counts }
-        let (distinct, _, inserted, rewritten) = try row.decode((Int, Int, Int, Int).self)
+        let (distinct, inserted, rewritten) = try row.decode((Int, Int, Int).self)
         // A row repeating an id earlier in this batch is an update of it.
         counts.added = inserted
         counts.updated = rewritten + (batch.count - distinct)

@@ -15,12 +15,16 @@ import PostgresNIO
 /// primary, so they always see their own writes.
 public final class PostGISUserStore: UserDataStore, Sendable {
     let database: PostGISDatabase
+    /// The gems as places: queries on the replica (signed-in viewers' on the primary).
     let gemIndex: PostGISPlaceIndex
+    /// The gems as places, always on the primary: a gem opened by id after an edit.
+    let gemsOnPrimary: PostGISPlaceIndex
 
     /// The user store of an open (migrated) database; `readReplica` serves gem queries.
     public init(database: PostGISDatabase, readReplica: PostGISDatabase? = nil) {
         self.database = database
         gemIndex = PostGISPlaceIndex(primary: database, reader: readReplica, table: "gems")
+        gemsOnPrimary = PostGISPlaceIndex(primary: database, table: "gems")
     }
 
     /// The user store of the database a place index was opened on (same pools).
@@ -44,10 +48,7 @@ public final class PostGISUserStore: UserDataStore, Sendable {
 
     /// The gem with this id, whoever may see it (callers check ``HiddenGem/isReachable(by:)``);
     /// read from the primary, so an owner sees their edit at once.
-    public func place(_ id: PlaceID) async throws -> Place? {
-        let table = PostGISPlaceIndex(primary: database, table: "gems")
-        return try await table.place(id)
-    }
+    public func place(_ id: PlaceID) async throws -> Place? { try await gemsOnPrimary.place(id) }
 
     /// Writes gems as they are (no owner bookkeeping): use ``createGem(_:)``.
     @discardableResult
