@@ -159,6 +159,18 @@ package enum PlaceDetailsCodec {
         }
     }
 
+    /// Calls `body` with each field of a record (header and payload) but the import time, in
+    /// order: the bytes ``sameContent(_:_:)`` compares, for hashing them.
+    package static func forEachContentField(_ bytes: UnsafeRawBufferPointer, _ body: (UnsafeRawBufferPointer) -> Void) {
+        var index = 0
+        while true {
+            let start = index
+            guard let field = fieldHeader(bytes, at: &index) else { return }
+            index += field.length
+            if field.tag != Tag.importedAt.rawValue { body(UnsafeRawBufferPointer(rebasing: bytes[start..<index])) }
+        }
+    }
+
     package static func appendVarint(_ value: UInt64, to out: inout [UInt8]) {
         var v = value
         while v >= 0x80 {

@@ -61,30 +61,28 @@ enum PlaceRecord {
     /// coordinates, as SpatiaLite stores it) and the FNV-1a hash of everything but the import
     /// time: equal for places that differ in nothing else.
     static func record(_ place: Place) throws -> (details: [UInt8], contentHash: Int64) {
-        var withoutTime = place
-        let importedAt = place.provenance.importedAt
-        withoutTime.provenance.importedAt = nil
         var details: [UInt8] = []
-        try PlaceDetailsCodec.encode(withoutTime, appendingTo: &details)
+        try PlaceDetailsCodec.encode(place, appendingTo: &details)
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        func mix<S: Sequence<UInt8>>(_ bytes: S) {
+        func mix(_ bytes: UnsafeRawBufferPointer) {
             for byte in bytes {
                 hash ^= UInt64(byte)
                 hash = hash &* 0x0000_0100_0000_01B3
             }
+        }
+        func separate() {
             hash ^= 0xFF
             hash = hash &* 0x0000_0100_0000_01B3
         }
-        mix(place.name.utf8)
+        var name = place.name
+        name.withUTF8 { mix(UnsafeRawBufferPointer($0)) }
+        separate()
         withUnsafeBytes(of: place.coordinate.latitude.bitPattern) { mix($0) }
+        separate()
         withUnsafeBytes(of: place.coordinate.longitude.bitPattern) { mix($0) }
-        mix(details)
-        if let importedAt {
-            // The import time goes last: no filter reads it, and it stays out of the hash.
-            details.append(PlaceDetailsCodec.Tag.importedAt.rawValue)
-            details.append(8)
-            withUnsafeBytes(of: importedAt.timeIntervalSince1970.bitPattern.littleEndian) { details.append(contentsOf: $0) }
-        }
+        separate()
+        details.withUnsafeBytes { PlaceDetailsCodec.forEachContentField($0, mix) }
+        separate()
         return (details, Int64(bitPattern: hash))
     }
 

@@ -49,10 +49,15 @@ public final class PostGISPlaceIndex: PlaceIndex, Sendable {
     /// Opens the database at `url`, migrating its schema to the newest version.
     public static func open(_ url: String, readReplica: String? = nil, maximumConnections: Int = 16) async throws -> PostGISPlaceIndex {
         let database = try await PostGISDatabase.connect(url, maximumConnections: maximumConnections)
-        try await PostGISSchema.migrate(database)
-        var replica: PostGISDatabase?
-        if let readReplica { replica = try await PostGISDatabase.connect(readReplica, maximumConnections: maximumConnections) }
-        return PostGISPlaceIndex(database: database, readReplica: replica)
+        do {
+            try await PostGISSchema.migrate(database)
+            var replica: PostGISDatabase?
+            if let readReplica { replica = try await PostGISDatabase.connect(readReplica, maximumConnections: maximumConnections) }
+            return PostGISPlaceIndex(database: database, readReplica: replica)
+        } catch {
+            await database.close()
+            throw error
+        }
     }
 
     // MARK: - Queries

@@ -101,15 +101,12 @@ public final class PostGISUserStore: UserDataStore, Sendable {
     public func users(withPrefix prefix: String, after: String?, limit: Int) async throws -> [UserAccount] {
         // Usernames are ASCII, so every name that begins with the prefix sorts below prefix + DEL.
         let start = max(prefix, after ?? prefix)
-        let strictlyAfter = after.map { $0 >= prefix } == true
+        // After a cursor inside the prefix's range, the cursor's own name is left out.
+        let excluded = after.map { $0 >= prefix } == true ? start : ""
         let end = prefix + "\u{7F}"
-        if strictlyAfter {
-            return try await users("""
-                SELECT \(unescaped: Self.userColumns) FROM users WHERE username > \(start) AND username < \(end) ORDER BY username LIMIT \(limit)
-                """)
-        }
         return try await users("""
-            SELECT \(unescaped: Self.userColumns) FROM users WHERE username >= \(start) AND username < \(end) ORDER BY username LIMIT \(limit)
+            SELECT \(unescaped: Self.userColumns) FROM users WHERE username >= \(start) AND username < \(end)
+            AND username <> \(excluded) ORDER BY username LIMIT \(limit)
             """)
     }
 
