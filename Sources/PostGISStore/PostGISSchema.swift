@@ -3,7 +3,8 @@ import PostgresNIO
 
 /// The PostgreSQL schema, versioned like the SQLite files' (`geoquery_schema` holds how many
 /// ``migrations`` have run). Two servers starting at once migrate one after the other: each
-/// step runs under a transaction-scoped advisory lock and re-reads the version inside it.
+/// step (the first creates the extension and the version table) runs under a transaction-scoped
+/// advisory lock and re-reads the version inside it.
 enum PostGISSchema {
     /// The columns of a place table (`places`, and `gems` for hidden gems). Queries read the
     /// first five; filters test the typed columns; `record` holds the whole place.
@@ -74,11 +75,14 @@ enum PostGISSchema {
     /// Migrates the database to the newest version.
     /// - Throws: ``PostGISError/schemaTooNew(found:known:)`` when the database is newer.
     static func migrate(_ database: PostGISDatabase) async throws {
-        try await database.execute("CREATE EXTENSION IF NOT EXISTS postgis")
-        try await database.execute("CREATE TABLE IF NOT EXISTS geoquery_schema (version integer NOT NULL)")
         while true {
             let done = try await database.transaction { connection -> Bool in
+                // The lock comes first: `IF NOT EXISTS` is not safe against a concurrent create
+                // (two servers racing would both pass the check and one fail on pg_type).
                 try await connection.query("SELECT pg_advisory_xact_lock(\(migrationLock))", logger: database.logger).collect()
+                try await connection.query("CREATE EXTENSION IF NOT EXISTS postgis", logger: database.logger).collect()
+                try await connection.query("CREATE TABLE IF NOT EXISTS geoquery_schema (version integer NOT NULL)",
+                                           logger: database.logger).collect()
                 let rows = try await connection.query("SELECT max(version) FROM geoquery_schema", logger: database.logger).collect()
                 let version = try rows.first?.decode(Int?.self) ?? 0
                 if version > migrations.count { throw PostGISError.schemaTooNew(found: version, known: migrations.count) }
