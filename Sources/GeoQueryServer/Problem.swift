@@ -59,7 +59,7 @@ public struct APIProblem: Error, Sendable, HTTPResponseError {
             }
         case let error as UserDataError:
             switch error {
-            case .usernameTaken, .emailTaken: return APIProblem(.conflict, error.description)
+            case .usernameTaken, .emailTaken, .conflict: return APIProblem(.conflict, error.description)
             case .notFound: return APIProblem(.notFound, error.description)
             }
         case let error as PlaceModelError:

@@ -98,9 +98,12 @@ public enum UserDataError: Error, Equatable, Sendable, CustomStringConvertible {
     case usernameTaken(String)
     case emailTaken(String)
     case notFound(String)
+    /// Someone else changed the object since it was read: read it again and redo the change.
+    case conflict(String)
 
     public var description: String {
         switch self {
+        case .conflict(let what): return "\(what) was changed by someone else since it was read: read it again and retry"
         case .usernameTaken(let name): return "the username '\(name)' is taken: choose another"
         case .emailTaken(let email): return "an account with the email '\(email)' exists: sign in instead"
         case .notFound(let what): return "\(what) does not exist"
@@ -121,7 +124,9 @@ public protocol AccountStore: Sendable {
     /// - Throws: ``UserDataError/emailTaken(_:)``, ``UserDataError/notFound(_:)``.
     func updateUser(_ account: UserAccount) async throws
     /// Deletes the account and everything it made: sessions, favourites, ratings (the rated
-    /// gems' means are recomputed), gems of every visibility, and the photos nothing else uses.
+    /// gems' means are recomputed), gems of every visibility, its plans (itineraries and trips
+    /// with their links), its places on others' plans, its friendships, notifications and album
+    /// photos, and the photos nothing else uses.
     /// - Returns: the ids of the photos no longer used, for the caller to remove their bytes.
     func deleteUser(named username: String) async throws -> [String]
 
@@ -172,5 +177,5 @@ public protocol PhotoStore: Sendable {
     func removeUnusedPhotos(_ ids: [String]) async throws -> [String]
 }
 
-/// Everything people make, in one store (one backend serves all four).
-public typealias UserDataStore = GemStore & AccountStore & FavoriteStore & PhotoStore
+/// Everything people make, in one store (one backend serves all of it).
+public typealias UserDataStore = GemStore & AccountStore & FavoriteStore & PhotoStore & PlanStore

@@ -178,6 +178,7 @@ extension SQLiteUserStore {
             }
             try connection.run("DELETE FROM photo_uses WHERE user_object = ?1", [.text("avatar:" + username)])
             unused += try Self.removeUnused(avatars, connection)
+            unused += try Self.deletePlanData(of: username, connection)
             try connection.run("DELETE FROM favorites WHERE username = ?1", [.text(username)])
             try connection.run("DELETE FROM sessions WHERE username = ?1", [.text(username)])
             try connection.run("DELETE FROM users WHERE username = ?1", [.text(username)])

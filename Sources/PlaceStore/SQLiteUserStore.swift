@@ -4,7 +4,8 @@ import GeoCore
 import PlaceModel
 import PlaceQuery
 
-/// What people make — accounts, sessions, hidden gems, ratings, favourites, photos — in one
+/// What people make — accounts, sessions, hidden gems, ratings, favourites, photos, friends,
+/// itineraries and trips, notifications — in one
 /// SQLite file of its own (`users.sqlite` under the data directory), apart from the imported
 /// places: a nightly import writes the places file and never waits for a gem write, nor a gem
 /// write for an import.
@@ -15,7 +16,7 @@ import PlaceQuery
 /// store's thread pool, reads on per-thread read-only connections, writes on one writer.
 ///
 /// The user tables are versioned in `user_data_schema` and migrated on open (``migrations``).
-public final class SQLiteUserStore: GemStore, AccountStore, FavoriteStore, PhotoStore, Sendable {
+public final class SQLiteUserStore: GemStore, AccountStore, FavoriteStore, PhotoStore, PlanStore, Sendable {
     let store: SpatiaLitePlaceStore
     public var path: String { store.path }
 
@@ -43,6 +44,32 @@ public final class SQLiteUserStore: GemStore, AccountStore, FavoriteStore, Photo
                              owner TEXT NOT NULL, created_at REAL NOT NULL);
         CREATE TABLE photo_uses (photo_id TEXT NOT NULL, user_object TEXT NOT NULL, PRIMARY KEY (photo_id, user_object));
         CREATE INDEX photo_uses_by_object ON photo_uses(user_object);
+        """,
+        // 3: friends; itineraries and trips (plans) with members, share links, availability and
+        // albums; notifications.
+        """
+        CREATE TABLE friendships (requester TEXT NOT NULL, addressee TEXT NOT NULL, created_at REAL NOT NULL, accepted_at REAL,
+                                  PRIMARY KEY (requester, addressee));
+        CREATE INDEX friendships_by_addressee ON friendships(addressee);
+        CREATE TABLE plans (id TEXT PRIMARY KEY, kind TEXT NOT NULL, owner TEXT NOT NULL, visibility TEXT NOT NULL,
+                            starts_at REAL NOT NULL, ends_at REAL NOT NULL, revision INTEGER NOT NULL,
+                            created_at REAL NOT NULL, updated_at REAL NOT NULL, document TEXT NOT NULL);
+        CREATE INDEX plans_by_owner ON plans(owner, kind, starts_at, id);
+        CREATE INDEX plans_by_start ON plans(kind, starts_at);
+        CREATE TABLE plan_members (plan_id TEXT NOT NULL, username TEXT NOT NULL, role TEXT NOT NULL, answer TEXT,
+                                   PRIMARY KEY (plan_id, username));
+        CREATE INDEX plan_members_by_user ON plan_members(username);
+        CREATE TABLE shares (id TEXT PRIMARY KEY, token_hash TEXT NOT NULL UNIQUE, plan_id TEXT NOT NULL, created_at REAL NOT NULL,
+                             expires_at REAL, revoked_at REAL, view_count INTEGER NOT NULL, last_viewed_at REAL);
+        CREATE INDEX shares_by_plan ON shares(plan_id);
+        CREATE TABLE availability (plan_id TEXT NOT NULL, username TEXT NOT NULL, busy TEXT NOT NULL, updated_at REAL NOT NULL,
+                                   PRIMARY KEY (plan_id, username));
+        CREATE TABLE album (plan_id TEXT NOT NULL, photo_id TEXT NOT NULL, uploader TEXT NOT NULL, added_at REAL NOT NULL,
+                            PRIMARY KEY (plan_id, photo_id));
+        CREATE INDEX album_by_uploader ON album(uploader);
+        CREATE TABLE notifications (username TEXT NOT NULL, id TEXT NOT NULL, kind TEXT NOT NULL, data TEXT NOT NULL,
+                                    created_at REAL NOT NULL, read_at REAL, PRIMARY KEY (username, id));
+        CREATE INDEX notifications_by_time ON notifications(username, created_at DESC, id);
         """,
     ]
 

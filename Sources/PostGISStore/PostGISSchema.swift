@@ -67,6 +67,33 @@ enum PostGISSchema {
         CREATE TABLE photo_uses (photo_id text NOT NULL, user_object text NOT NULL, PRIMARY KEY (photo_id, user_object));
         CREATE INDEX photo_uses_by_object ON photo_uses (user_object);
         """,
+        // 3: friends; itineraries and trips (plans) with members, share links, availability and
+        // albums; notifications (the SQLite file's migration 3).
+        """
+        CREATE TABLE friendships (requester text NOT NULL, addressee text NOT NULL, created_at double precision NOT NULL,
+                                  accepted_at double precision, PRIMARY KEY (requester, addressee));
+        CREATE INDEX friendships_by_addressee ON friendships (addressee);
+        CREATE TABLE plans (id text COLLATE "C" PRIMARY KEY, kind text NOT NULL, owner text NOT NULL, visibility text NOT NULL,
+                            starts_at double precision NOT NULL, ends_at double precision NOT NULL, revision bigint NOT NULL,
+                            created_at double precision NOT NULL, updated_at double precision NOT NULL, document text NOT NULL);
+        CREATE INDEX plans_by_owner ON plans (owner, kind, starts_at, id);
+        CREATE INDEX plans_by_start ON plans (kind, starts_at);
+        CREATE TABLE plan_members (plan_id text NOT NULL, username text NOT NULL, role text NOT NULL, answer text,
+                                   PRIMARY KEY (plan_id, username));
+        CREATE INDEX plan_members_by_user ON plan_members (username);
+        CREATE TABLE shares (id text PRIMARY KEY, token_hash text NOT NULL UNIQUE, plan_id text NOT NULL,
+                             created_at double precision NOT NULL, expires_at double precision, revoked_at double precision,
+                             view_count bigint NOT NULL, last_viewed_at double precision);
+        CREATE INDEX shares_by_plan ON shares (plan_id);
+        CREATE TABLE availability (plan_id text NOT NULL, username text NOT NULL, busy text NOT NULL,
+                                   updated_at double precision NOT NULL, PRIMARY KEY (plan_id, username));
+        CREATE TABLE album (plan_id text NOT NULL, photo_id text NOT NULL, uploader text NOT NULL,
+                            added_at double precision NOT NULL, PRIMARY KEY (plan_id, photo_id));
+        CREATE INDEX album_by_uploader ON album (uploader);
+        CREATE TABLE notifications (username text NOT NULL, id text COLLATE "C" NOT NULL, kind text NOT NULL, data text NOT NULL,
+                                    created_at double precision NOT NULL, read_at double precision, PRIMARY KEY (username, id));
+        CREATE INDEX notifications_by_time ON notifications (username, created_at DESC, id);
+        """,
     ]
 
     /// An arbitrary constant naming GeoQuery's migration lock.

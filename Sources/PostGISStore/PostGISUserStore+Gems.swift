@@ -106,6 +106,7 @@ extension PostGISUserStore {
             let avatars = try await connection.all("DELETE FROM photo_uses WHERE user_object = \(avatarUse) RETURNING photo_id")
                 .map { try $0.decode(String.self) }
             unused += try await Self.removeUnused(avatars, connection)
+            unused += try await Self.deletePlanData(of: username, connection)
             try await connection.all("DELETE FROM favorites WHERE username = \(username)")
             try await connection.all("DELETE FROM sessions WHERE username = \(username)")
             try await connection.all("DELETE FROM users WHERE username = \(username)")

@@ -2,6 +2,7 @@ import Foundation
 import GeoCore
 import PlaceModel
 import PlaceQuery
+import PlaceQueryConformance
 import Testing
 @testable import PlaceStore
 
@@ -83,5 +84,19 @@ import Testing
         #expect(try await store.place(id)?.rating?.value == 3.5)
         // A rating of a gem that does not exist changes nothing and says so.
         await #expect(throws: UserDataError.notFound("the gem gem:cc")) { _ = try await store.rate(try PlaceID("gem:cc"), by: "b", stars: 3) }
+    }
+}
+
+/// Friends, plans, share links, availability, albums and notifications in the SQLite file: the
+/// conformance suite every backend runs.
+@Suite struct SQLitePlanStoreTests {
+    @Test func conformsToThePlanStoreSuite() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("geoquery-plans-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = try SQLiteUserStore(path: directory.appendingPathComponent("users.sqlite").path, threads: 2)
+        let failures = try await PlanStoreConformance.check(store)
+        #expect(failures.isEmpty, "\(failures)")
+        try await store.shutdown()
     }
 }

@@ -1,0 +1,19 @@
+import Foundation
+import PlaceQuery
+import PlaceQueryConformance
+import PostgresTestSupport
+import Testing
+@testable import PostGISStore
+
+/// Friends, plans, share links, availability, albums and notifications on PostgreSQL: the same
+/// conformance suite as the SQLite store.
+@Suite(.enabled(if: TestCluster.isAvailable, "PostgreSQL is not installed"))
+struct PostGISPlanStoreTests {
+    @Test func conformsToThePlanStoreSuite() async throws {
+        let url = try TestCluster.shared!.get().createDatabase("plans")
+        let index = try await PostGISPlaceIndex.open(url, maximumConnections: 4)
+        let failures = try await PlanStoreConformance.check(PostGISUserStore(sharingPoolsOf: index))
+        #expect(failures.isEmpty, "\(failures)")
+        await index.close()
+    }
+}
