@@ -24,6 +24,7 @@ let package = Package(
         .library(name: "Accounts", targets: ["Accounts"]),
         .library(name: "PostGISStore", targets: ["PostGISStore"]),
         .library(name: "Providers", targets: ["Providers"]),
+        .library(name: "Trips", targets: ["Trips"]),
         .executable(name: "geoquery", targets: ["GeoQueryCLI"]),
     ],
     dependencies: [
@@ -103,6 +104,8 @@ let package = Package(
             dependencies: ["GeoCore", "PlaceModel", "PlaceQuery", "Regions", "CBzip2", "CZlib"],
             swiftSettings: swiftSettings
         ),
+        // Itineraries and trips: their documents, who may do what, costs, meeting times, day plans.
+        .target(name: "Trips", dependencies: ["GeoCore", "PlaceModel", "PlaceQuery", "Routing"], swiftSettings: swiftSettings),
         // The answers' JSON / GeoJSON / CSV contracts and request parsing, shared by CLI and server.
         .target(name: "GeoQueryWire", dependencies: ["GeoCore", "PlaceModel", "PlaceQuery", "Routing", "Providers", "PlaceImport"],
                 swiftSettings: swiftSettings),
@@ -110,7 +113,7 @@ let package = Package(
         .target(
             name: "GeoQueryServer",
             dependencies: [
-                "GeoCore", "PlaceModel", "PlaceQuery", "Routing", "Providers", "GeoQueryWire", "Regions", "Accounts",
+                "GeoCore", "PlaceModel", "PlaceQuery", "Routing", "Providers", "GeoQueryWire", "Regions", "Accounts", "Trips",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -144,6 +147,7 @@ let package = Package(
                     resources: [.copy("Fixtures")], swiftSettings: swiftSettings),
         .testTarget(name: "RoutingTests", dependencies: ["Routing", "GeoCore"],
                     resources: [.copy("Fixtures")], swiftSettings: swiftSettings),
+        .testTarget(name: "TripsTests", dependencies: ["Trips", "Routing", "PlaceQuery", "GeoCore"], swiftSettings: swiftSettings),
         .testTarget(name: "PlaceModelTests", dependencies: ["PlaceModel"], swiftSettings: swiftSettings),
         .testTarget(name: "RegionsTests", dependencies: ["Regions", "PlaceModel", "GeoCore"], swiftSettings: swiftSettings),
         // The conformance suite every store implementation runs (index = brute force, paging = unpaged).
