@@ -217,6 +217,194 @@ paths.update({
                             "content": {"image/jpeg": {"schema": {"type": "string", "format": "binary"}}, "image/png": {"schema": {"type": "string", "format": "binary"}}, "image/webp": {"schema": {"type": "string", "format": "binary"}}}},
                     "304": {"description": "Not modified (If-None-Match)."}, "404": problem("No such photo."), **common_errors}}},
 })
+
+# Friends, itineraries, trips, share links and notifications.
+money = {"type": ["object", "null"], "required": ["amount", "currency"], "additionalProperties": False, "properties": {
+    "amount": {"type": "number", "minimum": 0}, "currency": {"type": "string", "pattern": "^[A-Z]{3}$", "description": "ISO 4217."}}}
+location = {"type": "object", "additionalProperties": False, "description": "A place by id (filled in from the index, a gem you may see, or a provider) or a point; with an optional name.",
+    "properties": {"place_id": {"type": "string"}, "lat": {"type": "number", "minimum": -90, "maximum": 90},
+                   "lon": {"type": "number", "minimum": -180, "maximum": 180}, "name": {"type": "string", "maxLength": 200}}}
+date = {"type": "string", "format": "date", "examples": ["2027-05-02"]}
+stop = {"type": "object", "required": ["location", "day"], "additionalProperties": False, "properties": {
+    "id": {"type": "string"}, "location": location, "day": {"type": "integer", "minimum": 1, "maximum": 366},
+    "fixed_start": {"type": "string", "pattern": "^[0-2][0-9]:[0-5][0-9]$", "description": "Local time the visit is fixed at."},
+    "duration_minutes": {"type": "integer", "minimum": 1, "maximum": 1440, "default": 60}, "notes": {"type": "string"}, "price": money}}
+leg = {"type": "object", "required": ["mode", "from", "to", "departure", "arrival"], "additionalProperties": False, "properties": {
+    "id": {"type": "string"}, "mode": {"enum": ["flight", "train", "bus", "car", "ferry", "taxi", "walk", "bike", "other"]},
+    "from": location, "to": location, "departure": {"type": "string", "format": "date-time"}, "arrival": {"type": "string", "format": "date-time"},
+    "reference": {"type": "string"}, "price": money}}
+lodging = {"type": "object", "required": ["name", "location", "check_in", "check_out"], "additionalProperties": False, "properties": {
+    "id": {"type": "string"}, "name": {"type": "string"}, "location": location, "check_in": date, "check_out": date, "price": money}}
+plan_visibility = {"type": "string", "enum": ["private", "friends", "public"], "default": "private",
+                   "description": "private: the owner and the people named on it; friends: also the owner's accepted friends; public: anyone."}
+itinerary_fields = {"title": {"type": "string", "minLength": 1, "maxLength": 200}, "destination": location, "start_date": date, "end_date": date,
+    "time_zone": {"type": "string", "description": "IANA zone; by default the destination's, else the nearest city's."},
+    "notes": {"type": ["string", "null"]}, "budget": money, "visibility": plan_visibility,
+    "transport": {"type": "array", "items": leg}, "lodging": {"type": "array", "items": lodging}, "stops": {"type": "array", "items": stop}}
+itinerary_new = {"type": "object", "required": ["title", "destination", "start_date", "end_date"], "additionalProperties": False, "properties": itinerary_fields}
+itinerary_patch = {"type": "object", "additionalProperties": False, "properties": itinerary_fields}
+plan_header = {"id": {"type": "string"}, "kind": {"enum": ["itinerary", "trip"]}, "owner": {"type": "string"}, "visibility": plan_visibility,
+    "revision": {"type": "integer", "description": "Counts writes; also the ETag. Send If-Match with it to refuse overwriting someone else's change (412)."},
+    "created_at": {"type": "string", "format": "date-time"}, "updated_at": {"type": "string", "format": "date-time"},
+    "your_access": {"enum": ["own", "edit", "read", "shared_link"]}}
+itinerary_answer = {"type": "object", "required": ["id", "kind", "owner", "visibility", "revision", "title", "destination", "start_date", "end_date",
+    "days", "time_zone", "transport", "lodging", "stops", "cost"], "properties": {**plan_header,
+    "title": {"type": "string"}, "destination": {"type": "object"}, "start_date": date, "end_date": date, "days": {"type": "integer"},
+    "time_zone": {"type": "string"}, "notes": {"type": ["string", "null"]}, "budget": {"type": ["object", "null"]},
+    "collaborators": {"type": "array", "items": {"type": "object", "required": ["username", "role"]}, "description": "Absent for a share link's holder."},
+    "transport": {"type": "array", "items": {"type": "object"}}, "lodging": {"type": "array", "items": {"type": "object"}},
+    "stops": {"type": "array", "items": {"type": "object"}},
+    "cost": {"type": "object", "required": ["transport", "lodging", "stops", "total", "remaining", "other_currencies"],
+             "description": "Sums per category and per currency; no exchange rate is applied. remaining is the budget less the total in the budget's currency."}}}
+trip_fields = {"title": {"type": "string", "minLength": 1, "maxLength": 200}, "place": location,
+    "start": {"type": "string", "format": "date-time"}, "end": {"type": "string", "format": "date-time"},
+    "time_zone": {"type": "string"}, "notes": {"type": ["string", "null"]}, "budget": money, "visibility": plan_visibility,
+    "invitees": {"type": "array", "maxItems": 100, "items": {"type": "string"}, "description": "Usernames; on a change, those still listed keep their answers."}}
+trip_new = {"type": "object", "required": ["title", "place", "start", "end"], "additionalProperties": False, "properties": trip_fields}
+trip_patch = {"type": "object", "additionalProperties": False, "properties": trip_fields}
+trip_answer = {"type": "object", "required": ["id", "kind", "owner", "visibility", "revision", "title", "place", "start", "end", "time_zone"],
+    "properties": {**plan_header, "title": {"type": "string"}, "place": {"type": "object"}, "start": {"type": "string"}, "end": {"type": "string"},
+    "time_zone": {"type": "string"}, "notes": {"type": ["string", "null"]}, "budget": {"type": ["object", "null"]},
+    "invitees": {"type": "array", "items": {"type": "object", "required": ["username", "answer"]}, "description": "Absent for a share link's holder."},
+    "album": {"type": "array", "items": {"type": "object"}, "description": "Absent for a share link's holder."}}}
+etag = {"ETag": {"description": "The revision, quoted.", "schema": {"type": "string"}}}
+itinerary_id = path_param("id", "An itinerary id, it_<24 hex digits>.", "it_0123456789abcdef01234567")
+trip_id = path_param("id", "A trip id, tr_<24 hex digits>.", "tr_0123456789abcdef01234567")
+not_yours = problem("You may see it but not do this (only its owner, or its editors, may).")
+unseen = problem("No such plan you may see.")
+too_large = problem("The body is too large.")
+def plan_ok(schema, description="OK"): return json_body(schema, description, headers=etag)
+def listing(key, item): return json_body({"type": "object", "required": ["count", key, "next_cursor"], "properties": {
+    "count": {"type": "integer"}, key: {"type": "array", "items": item}, "next_cursor": nullable("string")}})
+when = param("when", {"type": "string", "enum": ["upcoming", "past", "all"]}, "upcoming: not yet ended, earliest first; past: ended, latest first; all (default): by start.")
+if_match = {"name": "If-Match", "in": "header", "required": False, "schema": {"type": "string"}, "description": "The revision you read, quoted: a change made since is refused with 412."}
+changed = {"409": problem("Others kept changing it at the same moment: try again."), "412": problem("It changed since the revision in If-Match: read it again.")}
+friendship = {"type": "object", "required": ["username", "state", "since"], "properties": {"username": {"type": "string"},
+    "state": {"enum": ["requested", "incoming", "accepted"]}, "since": {"type": "string", "format": "date-time"}}}
+share = {"type": "object", "required": ["id", "plan", "created_at", "expires_at", "revoked_at", "live", "view_count", "last_viewed_at"], "properties": {
+    "id": {"type": "string"}, "plan": {"type": "string"}, "token": {"type": "string", "description": "Only when made: it is not stored and cannot be shown again."},
+    "url": {"type": "string"}, "map_url": {"type": "string"}, "created_at": {"type": "string", "format": "date-time"},
+    "expires_at": nullable("string"), "revoked_at": nullable("string"), "live": {"type": "boolean"}, "view_count": {"type": "integer"}, "last_viewed_at": nullable("string")}}
+def share_routes(base, pid, noun):
+    return {
+      base: {
+        "post": {"summary": f"Make a share link of your {noun} (read-only, no account needed)", "security": bearer, "parameters": [pid],
+                 "requestBody": {"required": False, "content": {"application/json": {"schema": {"type": "object", "additionalProperties": False,
+                     "properties": {"expires_at": {"type": "string", "format": "date-time"}}}}}},
+                 "responses": {"201": json_body(share, "Created"), "401": unauthorized, "403": not_yours, "404": unseen, "413": too_large, **common_errors}},
+        "get": {"summary": f"The links of your {noun}, with views", "security": bearer, "parameters": [pid],
+                "responses": {"200": json_body({"type": "object", "required": ["shares"], "properties": {"shares": {"type": "array", "items": share}}}),
+                              "401": unauthorized, "403": not_yours, "404": unseen, **common_errors}}},
+      base + "/{shareId}": {"delete": {"summary": "Revoke a link (it then answers 404, like one that never existed)", "security": bearer,
+          "parameters": [pid, path_param("shareId", "The link's id (not its token).", "sh_0123456789abcdef01234567")],
+          "responses": {"204": no_content, "401": unauthorized, "403": not_yours, "404": problem("No such live link."), **common_errors}}}}
+busy_body = {"type": "object", "required": ["busy"], "additionalProperties": False, "properties": {"busy": {"type": "array", "maxItems": 10000,
+    "items": {"type": "object", "required": ["start", "end"], "additionalProperties": False, "properties": {
+        "start": {"type": "string", "format": "date-time"}, "end": {"type": "string", "format": "date-time"}}}}}}
+paths.update({
+  "/v1/me/friends": {"get": {"summary": "Your friends and requests", "security": bearer,
+      "responses": {"200": json_body({"type": "object", "required": ["friends"], "properties": {"friends": {"type": "array", "items": friendship}}}), "401": unauthorized, **common_errors}}},
+  "/v1/me/friends/{username}": {
+    "post": {"summary": "Ask someone to be friends (or accept their request)", "security": bearer, "parameters": [path_param("username", "A username.", "anna")],
+             "responses": {"200": json_body(friendship, "Already asked or accepted"), "201": json_body(friendship, "Asked"), "401": unauthorized, "404": problem("No such user."), **common_errors}},
+    "delete": {"summary": "Decline a request, withdraw yours, or end a friendship", "security": bearer, "parameters": [path_param("username", "A username.", "anna")],
+               "responses": {"204": no_content, "401": unauthorized, "404": problem("No friendship or request with them."), **common_errors}}},
+  "/v1/me/notifications": {"get": {"summary": "Your notifications, newest first", "security": bearer, "parameters": [
+      param("unread", {"type": "boolean"}, "Only unread ones."), limit, cursor],
+      "responses": {"200": listing("notifications", {"type": "object", "required": ["id", "kind", "data", "created_at", "read_at"], "properties": {
+          "id": {"type": "string"}, "kind": {"enum": ["friend_request", "friend_accepted", "trip_invitation", "trip_answer", "share_viewed", "trip_reminder"]},
+          "data": {"type": "object", "additionalProperties": {"type": "string"}}, "created_at": {"type": "string", "format": "date-time"}, "read_at": nullable("string")}}),
+          "401": unauthorized, **common_errors}}},
+  "/v1/me/notifications/read": {"post": {"summary": "Mark notifications read (all of them without ids)", "security": bearer,
+      "requestBody": body({"type": "object", "additionalProperties": False, "properties": {"ids": {"type": "array", "maxItems": 500, "items": {"type": "string"}}}}, {"ids": ["n_0123456789abcdef01234567"]}),
+      "responses": {"200": json_body({"type": "object", "required": ["marked_read"], "properties": {"marked_read": {"type": "integer"}}}), "401": unauthorized, "413": too_large, **common_errors}}},
+  "/v1/itineraries": {
+    "post": {"summary": "Make an itinerary", "security": bearer, "requestBody": body(itinerary_new, {"title": "Lisbon long weekend",
+                 "destination": {"lat": 38.7223, "lon": -9.1393, "name": "Lisbon"}, "start_date": "2027-05-01", "end_date": "2027-05-03"}),
+             "responses": {"201": plan_ok(itinerary_answer, "Created"), "401": unauthorized, "413": too_large, **common_errors}},
+    "get": {"summary": "Your itineraries and those you collaborate on, by start", "security": bearer, "parameters": [when, limit, cursor],
+            "responses": {"200": listing("itineraries", itinerary_answer), "401": unauthorized, **common_errors}}},
+  "/v1/itineraries/{id}": {
+    "get": {"summary": "An itinerary (JSON, or GeoJSON: numbered stops and each day's line)", "security": optional_bearer,
+            "parameters": [itinerary_id, param("format", {"type": "string", "enum": ["json", "geojson"]}, "Answer format.")],
+            "responses": {"200": {"description": "OK", "headers": etag, "content": {"application/json": {"schema": itinerary_answer},
+                                  "application/geo+json": {"schema": ref("FeatureCollection")}}}, "401": unauthorized, "404": unseen, **common_errors}},
+    "patch": {"summary": "Change an itinerary (owner and editors; visibility only the owner); lists given replace the stored ones", "security": bearer,
+              "parameters": [itinerary_id, if_match], "requestBody": body(itinerary_patch, {"notes": "Book the tram tour"}),
+              "responses": {"200": plan_ok(itinerary_answer), "401": unauthorized, "403": not_yours, "404": unseen, "413": too_large, **changed, **common_errors}},
+    "delete": {"summary": "Delete your itinerary with its links", "security": bearer, "parameters": [itinerary_id],
+               "responses": {"204": no_content, "401": unauthorized, "403": not_yours, "404": unseen, **common_errors}}},
+  "/v1/itineraries/{id}/stops": {"post": {"summary": "Add a stop: a favourite or any place by place_id, or a location", "security": bearer,
+      "parameters": [itinerary_id, if_match], "requestBody": body({"type": "object", "required": ["day"], "additionalProperties": False,
+          "properties": {**{k: v for k, v in stop["properties"].items() if k != "id"}, "place_id": {"type": "string"}}}, {"place_id": "geonames:2267057", "day": 1}),
+      "responses": {"201": plan_ok(itinerary_answer, "Added"), "401": unauthorized, "403": not_yours, "404": unseen, "413": too_large, **changed, **common_errors}}},
+  "/v1/itineraries/{id}/collaborators/{username}": {
+    "put": {"summary": "Add or change a collaborator (owner only)", "security": bearer,
+            "parameters": [itinerary_id, path_param("username", "A username.", "anna"), if_match],
+            "requestBody": body({"type": "object", "required": ["role"], "additionalProperties": False, "properties": {"role": {"enum": ["editor", "viewer"]}}}, {"role": "editor"}),
+            "responses": {"200": plan_ok(itinerary_answer), "401": unauthorized, "403": not_yours, "404": problem("No such itinerary you may see, or no such user."), "413": too_large, **changed, **common_errors}},
+    "delete": {"summary": "Remove a collaborator (owner), or leave (the collaborator)", "security": bearer,
+               "parameters": [itinerary_id, path_param("username", "A username.", "anna"), if_match],
+               "responses": {"204": no_content, "401": unauthorized, "403": not_yours, "404": problem("No such itinerary, or not a collaborator."), **changed, **common_errors}}},
+  "/v1/itineraries/{id}/days/{day}/optimize": {"post": {"summary": "Order a day's stops: least travel from the night's lodging and back, fixed times and opening hours kept",
+      "description": "Exact up to 13 stops, insertion beyond. Travel is the WGS84 distance × 1.3 at 5 (walk), 15 (bike) or 30 (car) km/h. A day that cannot hold every stop answers 422 naming each stop that does not fit and why, and changes nothing.",
+      "security": bearer, "parameters": [itinerary_id, path_param("day", "The day's number, 1 for the first.", "1"), if_match],
+      "requestBody": {"required": False, "content": {"application/json": {"schema": {"type": "object", "additionalProperties": False, "properties": {
+          "mode": {"enum": ["walk", "bike", "car"]}, "day_start": {"type": "string", "pattern": "^[0-2][0-9]:[0-5][0-9]$", "default": "09:00"},
+          "day_end": {"type": "string", "pattern": "^[0-2][0-9]:[0-5][0-9]$", "default": "21:00"}}}}}},
+      "responses": {"200": plan_ok({"type": "object", "required": ["itinerary", "day", "order", "schedule", "travel_minutes", "proven_optimal"], "properties": {
+          "itinerary": {"type": "string"}, "day": {"type": "integer"}, "order": {"type": "array", "items": {"type": "string"}},
+          "schedule": {"type": "array", "items": {"type": "object", "required": ["stop_id", "start", "end"]}},
+          "travel_minutes": {"type": "integer"}, "proven_optimal": {"type": "boolean"}}}),
+          "401": unauthorized, "403": not_yours, "404": unseen, "413": too_large,
+          "422": {"description": "Some stops cannot fit the day; `unplaced` names each with the reason.", "content": {"application/problem+json": {"schema": {
+              "allOf": [ref("Problem"), {"type": "object", "properties": {"unplaced": {"type": "array", "items": {"type": "object", "required": ["stop_id", "reason"]}}}}]}}}},
+          **changed, **common_errors}}},
+  "/v1/trips": {"post": {"summary": "Plan a group trip and invite people", "security": bearer,
+      "requestBody": body(trip_new, {"title": "Picnic", "place": {"lat": 48.8462, "lon": 2.3371, "name": "Jardin du Luxembourg"},
+                                     "start": "2027-06-12T12:00:00+02:00", "end": "2027-06-12T16:00:00+02:00", "invitees": []}),
+      "responses": {"201": plan_ok(trip_answer, "Created"), "401": unauthorized, "404": problem("An invitee has no account."), "413": too_large, **common_errors}}},
+  "/v1/me/trips": {"get": {"summary": "Trips you made or are invited to", "security": bearer, "parameters": [when, limit, cursor],
+      "responses": {"200": listing("trips", trip_answer), "401": unauthorized, **common_errors}}},
+  "/v1/trips/{id}": {
+    "get": {"summary": "A trip", "security": optional_bearer, "parameters": [trip_id],
+            "responses": {"200": plan_ok(trip_answer), "401": unauthorized, "404": unseen, **common_errors}},
+    "patch": {"summary": "Change your trip (author only)", "security": bearer, "parameters": [trip_id, if_match], "requestBody": body(trip_patch, {"notes": "Bring a blanket"}),
+              "responses": {"200": plan_ok(trip_answer), "401": unauthorized, "403": not_yours, "404": problem("No such trip you may see, or an invitee has no account."), "413": too_large, **changed, **common_errors}},
+    "delete": {"summary": "Delete your trip with its album and links", "security": bearer, "parameters": [trip_id],
+               "responses": {"204": no_content, "401": unauthorized, "403": not_yours, "404": unseen, **common_errors}}},
+  "/v1/trips/{id}/rsvp": {"put": {"summary": "Answer an invitation", "security": bearer, "parameters": [trip_id, if_match],
+      "requestBody": body({"type": "object", "required": ["answer"], "additionalProperties": False, "properties": {"answer": {"enum": ["accepted", "declined", "maybe"]}}}, {"answer": "accepted"}),
+      "responses": {"200": plan_ok(trip_answer), "401": unauthorized, "403": problem("You are not invited (the author does not answer)."), "404": unseen, "413": too_large, **changed, **common_errors}}},
+  "/v1/trips/{id}/availability": {"put": {"summary": "Give your busy times (JSON, or an iCalendar VFREEBUSY body)", "security": bearer, "parameters": [trip_id],
+      "requestBody": {"required": True, "content": {"application/json": {"schema": busy_body, "example": {"busy": [{"start": "2027-06-12T09:00:00+02:00", "end": "2027-06-12T11:00:00+02:00"}]}},
+                                                    "text/calendar": {"schema": {"type": "string"}}}},
+      "responses": {"200": json_body({"type": "object", "required": ["trip", "username", "busy_periods"]}), "401": unauthorized,
+                    "403": problem("Only the author and invitees who have not declined."), "404": unseen, "413": too_large, **common_errors}}},
+  "/v1/trips/{id}/meeting-times": {"get": {"summary": "When everyone who accepted is free (then when most are)", "security": bearer, "parameters": [trip_id,
+      param("duration", {"type": "string", "pattern": "^([0-9]{1,2}h)?([0-9]{1,4}m)?$", "default": "2h"}, "How long: 90m, 2h, 1h30m (15m to 24h)."),
+      param("from", {"type": "string", "format": "date-time"}, "Earliest start (default now)."),
+      param("to", {"type": "string", "format": "date-time"}, "Latest end (default 14 days after from; at most 92)."),
+      param("daily", {"type": "string", "pattern": "^[0-2][0-9]:[0-5][0-9]-[0-2][0-9]:[0-5][0-9]$", "default": "09:00-22:00"}, "Local hours each day, in the trip's time zone."),
+      param("limit", {"type": "integer", "minimum": 1, "maximum": 100, "default": 10}, "At most this many slots.")],
+      "responses": {"200": json_body({"type": "object", "required": ["trip", "time_zone", "people", "without_availability", "slots"], "properties": {
+          "slots": {"type": "array", "items": {"type": "object", "required": ["start", "end", "free", "busy"]}}}}),
+          "401": unauthorized, "403": problem("Only the author and invitees who have not declined."), "404": unseen, **common_errors}}},
+  "/v1/trips/{id}/photos": {"post": {"summary": "Add a photo to the trip's album (author and invitees who have not declined)", "security": bearer,
+      "parameters": [trip_id], "requestBody": image,
+      "responses": {"200": json_body({"type": "object"}, "Already in the album"), "201": json_body({"type": "object", "required": ["photo_id", "url", "added"]}, "Added"),
+                    "401": unauthorized, "403": problem("Not an attendee."), "404": unseen, "413": problem("Larger than 10 MB."), "415": problem("Not a JPEG, PNG or WebP image."), **common_errors}}},
+  "/v1/trips/{id}/photos/{photoId}": {"delete": {"summary": "Remove a photo from the album (the author or its uploader)", "security": bearer,
+      "parameters": [trip_id, path_param("photoId", "SHA-256 of the photo, 64 hex digits.", "0" * 64)],
+      "responses": {"204": no_content, "401": unauthorized, "403": problem("Neither the author nor the uploader."), "404": problem("No such trip you may see, or not in its album."), **common_errors}}},
+  "/v1/shared/{token}": {"get": {"summary": "A shared itinerary or trip, read-only, by its link's token (no account needed)",
+      "parameters": [path_param("token", "The token of a share link.", "abc"), param("format", {"type": "string", "enum": ["json", "geojson"]}, "Answer format (geojson for itineraries).")],
+      "responses": {"200": {"description": "OK", "headers": etag, "content": {"application/json": {"schema": {"oneOf": [itinerary_answer, trip_answer]}},
+                                                                          "application/geo+json": {"schema": ref("FeatureCollection")}}},
+                    "404": problem("No live link with this token (revoked, expired or never made)."), **common_errors}}},
+})
+paths.update(share_routes("/v1/itineraries/{id}/shares", itinerary_id, "itinerary"))
+paths.update(share_routes("/v1/trips/{id}/shares", trip_id, "trip"))
 for route in ["/v1/places/near", "/v1/places/bbox", "/v1/places/nearest", "/v1/places/{id}", "/v1/search"]:
     operation = paths[route]["get"]
     operation["security"] = optional_bearer

@@ -84,7 +84,8 @@ struct Serve: AsyncParsableCommand {
                 http://\(host):\(port)/openapi.json (API description); Ctrl-C stops\n
                 """.utf8))
         }
-        let group = ServiceGroup(services: [application], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+        let group = ServiceGroup(services: [application, ReminderService(service: service)],
+                                 gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
         do {
             try await group.run()
         } catch {

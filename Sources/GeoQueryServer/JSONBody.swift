@@ -7,6 +7,9 @@ import Hummingbird
 struct JSONBody {
     let members: [String: Any]
 
+    /// A nested object already parsed (its members checked by the caller).
+    init(members: [String: Any]) { self.members = members }
+
     /// Reads at most `limit` bytes and parses one JSON object whose members are all in `allowed`.
     init(_ request: Request, limit: Int, allowed: [String]) async throws {
         var request = request

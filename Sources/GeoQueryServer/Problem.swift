@@ -16,6 +16,8 @@ public struct APIProblem: Error, Sendable, HTTPResponseError {
     public var detail: String
     /// Extra headers: `Allow` for 405, `Retry-After` for 429 and 503.
     public var headers: HTTPFields = [:]
+    /// Extension members after the standard ones (RFC 9457 §3.2), e.g. the stops that do not fit a day.
+    var extensions: [(String, OrderedJSON)] = []
 
     public init(_ status: HTTPResponse.Status, _ detail: String, headers: HTTPFields = [:]) {
         self.status = status
@@ -33,7 +35,7 @@ public struct APIProblem: Error, Sendable, HTTPResponseError {
             ("status", .int(status.code)),
             ("detail", .string(detail)),
             ("instance", .string(request.uri.path)),
-        ]).rendered(pretty: false)
+        ] + extensions).rendered(pretty: false)
         var fields = headers
         fields[.contentType] = "application/problem+json"
         return Response(status: status, headers: fields, body: .init(byteBuffer: ByteBuffer(string: body)))

@@ -1,0 +1,227 @@
+import Accounts
+import Foundation
+import GeoQueryWire
+import Hummingbird
+import PlaceQuery
+import ServiceLifecycle
+import Trips
+
+/// Friends (`/v1/me/friends…`), notifications (`/v1/me/notifications…`) and share links of
+/// itineraries and trips (`/v1/{itineraries|trips}/{id}/shares…`, `/v1/shared/{token}`).
+///
+/// A share link's token is 256 random bits, shown once when it is made; only its SHA-256 is
+/// stored. A revoked or expired link answers 404, exactly as a token that never existed (a
+/// 410 would tell a guesser that the token was real once).
+extension GeoQueryService {
+    func addSocialRoutes(to router: Router<ServiceRequestContext>, table: inout RouteTable) {
+        let bound = RequestBound.queries(configuration.requestTimeout)
+        router.route(.get, "/v1/me/friends", in: &table, bound: bound) { request, _ in
+            let user = try await signedIn(request)
+            _ = try QueryParameters(request, allowed: [])
+            let friendships = try await requireUserData().friendships(of: user.username)
+            return .json(.object([("friends", .array(friendships.map(Self.friendshipJSON)))]))
+        }
+
+        // Asks someone to be friends; asking someone who asked you accepts their request.
+        router.route(.post, "/v1/me/friends/{username}", in: &table, bound: bound) { request, context in
+            let user = try await signedIn(request)
+            let other = try await existingUser(try context.parameters.require("username"))
+            guard other != user.username else { throw APIProblem.badRequest("you cannot befriend yourself") }
+            let before = try await requireUserData().friendships(of: user.username).first { $0.username == other }
+            let friendship = try await requireUserData().requestFriendship(from: user.username, to: other, at: Date())
+            if before == nil {
+                await notify(other, "friend_request", ["from": user.username])
+            } else if before?.state == .incoming && friendship.state == .accepted {
+                await notify(other, "friend_accepted", ["from": user.username])
+            }
+            return .json(Self.friendshipJSON(friendship), status: before == nil ? .created : .ok)
+        }
+
+        // Declines a request made to you, withdraws yours, or ends a friendship.
+        router.route(.delete, "/v1/me/friends/{username}", in: &table, bound: bound) { request, context in
+            let user = try await signedIn(request)
+            let other = try context.parameters.require("username").lowercased()
+            guard try await requireUserData().removeFriendship(between: user.username, and: other) else {
+                throw APIProblem(.notFound, "you have no friendship or request with '\(other.prefix(60))'")
+            }
+            return Response(status: .noContent)
+        }
+
+        router.route(.get, "/v1/me/notifications", in: &table, bound: bound) { request, _ in
+            let user = try await signedIn(request)
+            let parameters = try QueryParameters(request, allowed: ["unread", "limit", "cursor"])
+            let limit = try pageLimit(parameters)
+            let unread: Bool
+            switch try parameters.single("unread") {
+            case nil, "false": unread = false
+            case "true": unread = true
+            case let other?: throw APIProblem.badRequest("unread '\(other.prefix(20))' is invalid: use true or false")
+            }
+            let found = try await requireUserData().notifications(of: user.username, unreadOnly: unread,
+                                                                  after: try parameters.single("cursor"), limit: limit + 1)
+            let page = Array(found.prefix(limit))
+            return .json(.object([
+                ("count", .int(page.count)),
+                ("notifications", .array(page.map { note in
+                    .object([("id", .string(note.id)), ("kind", .string(note.kind)),
+                             ("data", .object(note.data.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) })),
+                             ("created_at", Self.timestampJSON(note.createdAt)), ("read_at", Self.timestampJSON(note.readAt))])
+                })),
+                ("next_cursor", .optional(found.count > limit ? page.last?.id : nil)),
+            ]))
+        }
+
+        // `{"ids": […]}` marks those read; `{}` marks every one.
+        router.route(.post, "/v1/me/notifications/read", in: &table, bound: bound) { request, _ in
+            let user = try await signedIn(request)
+            let body = try await JSONBody(request, limit: 65_536, allowed: ["ids"])
+            let ids = try body.strings("ids", maxCount: 500, maxLength: 200)
+            let changed = try await requireUserData().markNotificationsRead(of: user.username, ids: ids, at: Date())
+            return .json(.object([("marked_read", .int(changed))]))
+        }
+
+        for kind in PlanKind.allCases { addShareRoutes(kind, to: router, table: &table) }
+
+        router.route(.get, "/v1/shared/{token}", in: &table, bound: .cancelling(configuration.requestTimeout)) { request, context in
+            let parameters = try QueryParameters(request, allowed: ["format"])
+            let token = try context.parameters.require("token")
+            let store = try requireUserData()
+            let now = Date()
+            guard token.count <= 100, let link = try await store.share(tokenHash: SessionToken.hash(token)), link.isLive(at: now),
+                  let record = try await store.plan(id: link.planID) else {
+                throw APIProblem(.notFound, "no shared plan for this link: it may have been revoked or have expired")
+            }
+            let views = try await store.recordShareView(id: link.id, at: now)
+            if views == 1 {
+                await notify(record.owner, "share_viewed", ["plan": record.id, "share": link.id])
+            }
+            switch record.kind {
+            case .itinerary: return try Self.itineraryAnswer(record, access: nil, format: try parameters.single("format"))
+            case .trip:
+                if let format = try parameters.single("format"), format != "json" {
+                    throw APIProblem.badRequest("format '\(format.prefix(20))' is invalid for a trip: use json")
+                }
+                return Self.planResponse(try await tripJSON(record, access: nil), revision: record.revision)
+            }
+        }
+    }
+
+    func addShareRoutes(_ kind: PlanKind, to router: Router<ServiceRequestContext>, table: inout RouteTable) {
+        let bound = RequestBound.queries(configuration.requestTimeout)
+        let base = kind == .itinerary ? "/v1/itineraries/{id}/shares" : "/v1/trips/{id}/shares"
+        router.route(.post, base, in: &table, bound: bound) { request, context in
+            let user = try await signedIn(request)
+            let (record, _) = try await plan(try planID(context, kind), kind, viewer: user.username, needs: .own, action: "share")
+            let body = request.headers[.contentLength] == "0" || (request.headers[.contentLength] == nil && request.headers[.transferEncoding] == nil)
+                ? JSONBody(members: [:]) : try await JSONBody(request, limit: 1_024, allowed: ["expires_at"])
+            let now = Date()
+            var expires: Date?
+            if let text = try body.string("expires_at", maxLength: 40) {
+                guard let date = RFC3339.date(text), date > now else {
+                    throw APIProblem.badRequest("expires_at '\(text.prefix(40))' is invalid: give a future RFC 3339 time, e.g. 2027-06-30T00:00:00Z")
+                }
+                expires = date
+            }
+            let token = SessionToken.make()
+            let link = ShareLink(id: "sh_" + Self.newGemID(), tokenHash: SessionToken.hash(token), planID: record.id, createdAt: now,
+                                 expiresAt: expires)
+            try await requireUserData().createShare(link)
+            var answer = Self.shareJSON(link)
+            if case .object(var members) = answer {
+                members.insert(("token", .string(token)), at: 1)
+                members.insert(("url", .string("/v1/shared/\(token)")), at: 2)
+                members.insert(("map_url", .string("/s/\(token)")), at: 3)
+                answer = .object(members)
+            }
+            return .json(answer, status: .created)
+        }
+
+        router.route(.get, base, in: &table, bound: bound) { request, context in
+            let user = try await signedIn(request)
+            _ = try QueryParameters(request, allowed: [])
+            let (record, _) = try await plan(try planID(context, kind), kind, viewer: user.username, needs: .own, action: "see the links of")
+            let links = try await requireUserData().shares(of: record.id)
+            return .json(.object([("shares", .array(links.map(Self.shareJSON)))]))
+        }
+
+        router.route(.delete, base + "/{shareId}", in: &table, bound: bound) { request, context in
+            let user = try await signedIn(request)
+            let (record, _) = try await plan(try planID(context, kind), kind, viewer: user.username, needs: .own, action: "revoke links of")
+            let shareID = try context.parameters.require("shareId")
+            guard try await requireUserData().revokeShare(id: shareID, of: record.id, at: Date()) else {
+                throw APIProblem(.notFound, "\(Self.noun(kind)) \(record.id) has no live link \(shareID.prefix(60))")
+            }
+            return Response(status: .noContent)
+        }
+    }
+
+    static func friendshipJSON(_ friendship: Friendship) -> OrderedJSON {
+        .object([("username", .string(friendship.username)), ("state", .string(friendship.state.rawValue)),
+                 ("since", timestampJSON(friendship.since))])
+    }
+
+    static func shareJSON(_ link: ShareLink) -> OrderedJSON {
+        .object([("id", .string(link.id)), ("plan", .string(link.planID)), ("created_at", timestampJSON(link.createdAt)),
+                 ("expires_at", timestampJSON(link.expiresAt)), ("revoked_at", timestampJSON(link.revokedAt)),
+                 ("live", .bool(link.isLive(at: Date()))), ("view_count", .int(link.viewCount)),
+                 ("last_viewed_at", timestampJSON(link.lastViewedAt))])
+    }
+
+    // MARK: - Reminders
+
+    /// Notifies each trip's author and those who accepted, once, of trips that start within
+    /// the next 24 hours. The notification's id names the trip and its start, so running this
+    /// again — on this process after a restart, or on another process on the same database —
+    /// adds nothing; a trip moved to a new start gets a new reminder.
+    /// - Returns: how many notifications were added.
+    @discardableResult
+    public func sendTripReminders(now: Date = Date()) async throws -> Int {
+        guard let store = userData else { return 0 }
+        var added = 0
+        var from = now
+        let until = now.addingTimeInterval(86_400)
+        while true {
+            let trips = try await store.plans(of: .trip, startingFrom: from, to: until, limit: 1_000)
+            for trip in trips {
+                let people = [trip.owner] + trip.members.filter { $0.answer == .accepted || $0.answer == .maybe }.map(\.username)
+                let title = (try? JSONDecoder().decode(TripDocument.self, from: trip.document).title) ?? ""
+                for person in people {
+                    let note = UserNotification(id: "reminder:\(trip.id):\(Int(trip.startsAt.timeIntervalSince1970))", username: person,
+                                                kind: "trip_reminder", data: ["trip": trip.id, "title": title,
+                                                                              "start": RFC3339.string(trip.startsAt)], createdAt: now)
+                    if try await store.addNotification(note) { added += 1 }
+                }
+            }
+            guard trips.count == 1_000, let last = trips.last else { break }
+            from = last.startsAt.addingTimeInterval(0.001)
+        }
+        return added
+    }
+}
+
+/// Runs ``GeoQueryService/sendTripReminders(now:)`` every minute while the service runs (a
+/// service of `geoquery serve`'s service group).
+public struct ReminderService: Service {
+    let service: GeoQueryService
+    let interval: Duration
+
+    public init(service: GeoQueryService, interval: Duration = .seconds(60)) {
+        self.service = service
+        self.interval = interval
+    }
+
+    public func run() async throws {
+        while !Task.isCancelled && !Task.isShuttingDownGracefully {
+            do {
+                try await service.sendTripReminders()
+            } catch {
+                service.logger.warning("trip reminders failed this round: \(error)")
+            }
+            try? await gracefulShutdownOrCancel(sleep: interval)
+        }
+    }
+
+    private func gracefulShutdownOrCancel(sleep: Duration) async throws {
+        try await cancelWhenGracefulShutdown { try await Task.sleep(for: sleep) }
+    }
+}

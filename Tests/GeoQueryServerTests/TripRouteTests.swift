@@ -1,0 +1,174 @@
+import Foundation
+import GeoQueryServer
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Testing
+
+/// Group trips, friends and notifications over HTTP: invitations and answers, who may do what,
+/// busy times as JSON and iCalendar, meeting times, the album, reminders made once across a restart.
+@Suite struct TripRouteTests {
+    static func trip(start: String, end: String, invitees: [String]) -> String {
+        """
+        {"title":"Picnic","place":{"place_id":"geonames:2988507"},"start":"\(start)","end":"\(end)",
+         "invitees":[\(invitees.map { "\"\($0)\"" }.joined(separator: ","))]}
+        """
+    }
+
+    @Test func invitationsAnswersAndWhoMayDoWhat() async throws {
+        let fixture = try await AccountFixture()
+        try await fixture.test { client in
+            var tokens: [String: String] = [:]
+            for name in ["ann", "bob", "cat", "eve"] { tokens[name] = try await client.account(name) }
+            let made = try await client.send(.post, "/v1/trips", token: tokens["ann"],
+                                             json: Self.trip(start: "2030-06-12T12:00:00+02:00", end: "2030-06-12T16:00:00+02:00", invitees: ["bob", "cat"]))
+            #expect(made.status == .created, "\(made.text)")
+            let id = made.json["id"] as? String ?? ""
+            #expect(made.json["time_zone"] as? String == "Europe/Paris")
+            #expect(try await client.send(.post, "/v1/trips", token: tokens["ann"],
+                                          json: Self.trip(start: "2030-06-12T12:00:00+02:00", end: "2030-06-12T16:00:00+02:00", invitees: ["nobody"])).status == .notFound)
+            // Invitations arrive as notifications.
+            let bobNotes = try await client.send(.get, "/v1/me/notifications", token: tokens["bob"])
+            #expect(((bobNotes.json["notifications"] as? [[String: Any]]) ?? []).first?["kind"] as? String == "trip_invitation")
+
+            func status(_ method: HTTPRequest.Method, _ path: String, _ who: String?, json: String? = nil) async throws -> Int {
+                Int(try await client.send(method, path, token: who.flatMap { tokens[$0] }, json: json).status.code)
+            }
+            #expect(try await status(.put, "/v1/trips/\(id)/rsvp", "bob", json: #"{"answer":"accepted"}"#) == 200)
+            #expect(try await status(.put, "/v1/trips/\(id)/rsvp", "cat", json: #"{"answer":"declined"}"#) == 200)
+            #expect(try await status(.put, "/v1/trips/\(id)/rsvp", "ann", json: #"{"answer":"accepted"}"#) == 403, "the author does not answer")
+            #expect(try await status(.put, "/v1/trips/\(id)/rsvp", "eve", json: #"{"answer":"accepted"}"#) == 404)
+            #expect(try await status(.put, "/v1/trips/\(id)/rsvp", "bob", json: #"{"answer":"perhaps"}"#) == 400)
+            let annNotes = try await client.send(.get, "/v1/me/notifications?unread=true", token: tokens["ann"])
+            #expect(((annNotes.json["notifications"] as? [[String: Any]]) ?? []).filter { $0["kind"] as? String == "trip_answer" }.count == 2)
+
+            // Reading, editing, deleting.
+            for (who, read, edit) in [("ann", 200, 200), ("bob", 200, 403), ("cat", 200, 403), ("eve", 404, 404), (nil, 404, 401)] as [(String?, Int, Int)] {
+                #expect(try await status(.get, "/v1/trips/\(id)", who) == read, "GET by \(who ?? "anonymous")")
+                #expect(try await status(.patch, "/v1/trips/\(id)", who, json: #"{"notes":"bring a blanket"}"#) == edit, "PATCH by \(who ?? "anonymous")")
+                if who != "ann" { #expect(try await status(.delete, "/v1/trips/\(id)", who) == edit) }
+                #expect(try await status(.put, "/v1/trips/\(id)/availability", who, json: #"{"busy":[]}"#)
+                        == (who == "ann" || who == "bob" ? 200 : who == "cat" ? 403 : edit), "availability by \(who ?? "anonymous")")
+                #expect(try await status(.get, "/v1/trips/\(id)/meeting-times", who)
+                        == (who == "ann" || who == "bob" ? 200 : who == "cat" ? 403 : edit))
+                #expect(try await status(.post, "/v1/trips/\(id)/shares", who) == (who == "ann" ? 201 : edit))
+            }
+            // Upcoming and past.
+            let upcoming = try await client.send(.get, "/v1/me/trips?when=upcoming", token: tokens["bob"])
+            #expect(((upcoming.json["trips"] as? [[String: Any]]) ?? []).compactMap { $0["id"] as? String } == [id])
+            let past = try await client.send(.get, "/v1/me/trips?when=past", token: tokens["bob"])
+            #expect((past.json["trips"] as? [Any])?.isEmpty == true)
+            #expect(try await client.send(.get, "/v1/me/trips", token: tokens["eve"]).json["count"] as? Int == 0)
+
+            // The album: attendees add, the author or the uploader removes.
+            let png = GemRouteTests.png(withText: false)
+            let added = try await client.send(.post, "/v1/trips/\(id)/photos", token: tokens["bob"], bytes: png)
+            #expect(added.status == .created, "\(added.text)")
+            let photo = added.json["photo_id"] as? String ?? ""
+            #expect(try await client.send(.post, "/v1/trips/\(id)/photos", token: tokens["cat"], bytes: png).status == .forbidden, "declined")
+            #expect(try await status(.delete, "/v1/trips/\(id)/photos/\(photo)", "cat") == 403)
+            let album = try await client.send(.get, "/v1/trips/\(id)", token: tokens["ann"])
+            #expect(((album.json["album"] as? [[String: Any]]) ?? []).first?["uploader"] as? String == "bob")
+            #expect(try await status(.delete, "/v1/trips/\(id)/photos/\(photo)", "ann") == 204)
+            #expect(try await status(.get, "/v1/photos/\(photo)", "ann") == 404, "a photo nothing uses is gone")
+
+            // Re-inviting keeps answers; the author deletes.
+            let changed = try await client.send(.patch, "/v1/trips/\(id)", token: tokens["ann"], json: #"{"invitees":["bob","eve"]}"#)
+            let invitees = (changed.json["invitees"] as? [[String: Any]]) ?? []
+            #expect(invitees.map { "\($0["username"] ?? ""):\($0["answer"] ?? "")" } == ["bob:accepted", "eve:invited"])
+            #expect(try await status(.get, "/v1/trips/\(id)", "cat") == 404, "no longer invited")
+            #expect(try await status(.delete, "/v1/trips/\(id)", "ann") == 204)
+            #expect(try await status(.get, "/v1/trips/\(id)", "bob") == 404)
+        }
+    }
+
+    @Test func meetingTimesFromJSONAndICalendarBusyTimes() async throws {
+        let fixture = try await AccountFixture()
+        try await fixture.test { client in
+            let ann = try await client.account("ann"), bob = try await client.account("bob"), cat = try await client.account("cat")
+            let made = try await client.send(.post, "/v1/trips", token: ann,
+                                             json: Self.trip(start: "2030-03-30T10:00:00+02:00", end: "2030-03-30T20:00:00+02:00", invitees: ["bob", "cat"]))
+            let id = made.json["id"] as? String ?? ""
+            _ = try await client.send(.put, "/v1/trips/\(id)/rsvp", token: bob, json: #"{"answer":"accepted"}"#)
+            _ = try await client.send(.put, "/v1/trips/\(id)/rsvp", token: cat, json: #"{"answer":"accepted"}"#)
+            // Paris is at UTC+1 on 30 March 2030 (summer time begins on the 31st).
+            // ann is busy 09:00–12:00 local on the 30th; bob sends iCalendar: busy 12:00–14:00 local (10:00–12:00 UTC).
+            let json = #"{"busy":[{"start":"2030-03-30T09:00:00+01:00","end":"2030-03-30T12:00:00+01:00"}]}"#
+            #expect(try await client.send(.put, "/v1/trips/\(id)/availability", token: ann, json: json).status == .ok)
+            let calendar = "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nBEGIN:VFREEBUSY\r\nFREEBUSY;FBTYPE=BUSY:20300330T110000Z/PT2H\r\n"
+                + "FREEBUSY;FBTYPE=FREE:20300330T150000Z/20300330T200000Z\r\nEND:VFREEBUSY\r\nEND:VCALENDAR\r\n"
+            let sent = try await client.send(.put, "/v1/trips/\(id)/availability", token: bob, bytes: Array(calendar.utf8),
+                                             headers: [.contentType: "text/calendar"])
+            #expect(sent.status == .ok && sent.json["busy_periods"] as? Int == 1, "\(sent.text)")
+            let broken = try await client.send(.put, "/v1/trips/\(id)/availability", token: bob, bytes: Array("BEGIN:VFREEBUSY\nFREEBUSY:yesterday\nEND:VFREEBUSY".utf8),
+                                               headers: [.contentType: "text/calendar"])
+            #expect(broken.status == .badRequest && broken.text.contains("yesterday"))
+
+            let answer = try await client.send(.get, "/v1/trips/\(id)/meeting-times?duration=2h&from=2030-03-30T00:00:00%2B01:00&to=2030-03-31T00:00:00%2B01:00&daily=09:00-18:00", token: cat)
+            #expect(answer.status == .ok, "\(answer.text)")
+            let slots = (answer.json["slots"] as? [[String: Any]]) ?? []
+            // Everyone free first: from 14:00 local (13:00 UTC); then the best partial ones, earliest first.
+            #expect(slots.first?["start"] as? String == "2030-03-30T13:00:00Z", "\(slots.prefix(3))")
+            #expect(slots.first?["busy"] as? [String] == [])
+            let partial = slots.dropFirst().first
+            #expect(partial?["start"] as? String == "2030-03-30T08:00:00Z" && partial?["busy"] as? [String] == ["ann"], "\(String(describing: partial))")
+            #expect(answer.json["without_availability"] as? [String] == ["cat"])
+            for bad in ["duration=2x", "daily=22:00-09:00", "from=tomorrow", "limit=0"] {
+                #expect(try await client.send(.get, "/v1/trips/\(id)/meeting-times?\(bad)", token: ann).status == .badRequest, "\(bad)")
+            }
+        }
+    }
+
+    @Test func friendsAskAnswerAndAreToldOnce() async throws {
+        let fixture = try await AccountFixture()
+        try await fixture.test { client in
+            let ann = try await client.account("ann"), bob = try await client.account("bob"), cat = try await client.account("cat")
+            #expect(try await client.send(.post, "/v1/me/friends/bob", token: ann).status == .created)
+            #expect(try await client.send(.post, "/v1/me/friends/bob", token: ann).status == .ok, "asking again changes nothing")
+            let bobs = try await client.send(.get, "/v1/me/friends", token: bob)
+            #expect(((bobs.json["friends"] as? [[String: Any]]) ?? []).map { "\($0["username"] ?? ""):\($0["state"] ?? "")" } == ["ann:incoming"])
+            let accepted = try await client.send(.post, "/v1/me/friends/ann", token: bob)
+            #expect(accepted.json["state"] as? String == "accepted")
+            let annNotes = try await client.send(.get, "/v1/me/notifications", token: ann)
+            #expect(((annNotes.json["notifications"] as? [[String: Any]]) ?? []).map { $0["kind"] as? String } == ["friend_accepted"])
+            let bobNotes = try await client.send(.get, "/v1/me/notifications", token: bob)
+            #expect(((bobNotes.json["notifications"] as? [[String: Any]]) ?? []).map { $0["kind"] as? String } == ["friend_request"])
+            // cat asks ann; ann declines; nothing remains.
+            #expect(try await client.send(.post, "/v1/me/friends/ann", token: cat).status == .created)
+            #expect(try await client.send(.delete, "/v1/me/friends/cat", token: ann).status == .noContent)
+            let catsFriends = try await client.send(.get, "/v1/me/friends", token: cat)
+            #expect((catsFriends.json["friends"] as? [Any])?.isEmpty == true)
+            #expect(try await client.send(.delete, "/v1/me/friends/cat", token: ann).status == .notFound)
+            #expect(try await client.send(.post, "/v1/me/friends/ann", token: ann).status == .badRequest)
+            #expect(try await client.send(.post, "/v1/me/friends/nobody", token: ann).status == .notFound)
+            // Marking read: only one's own; all at once.
+            let read = try await client.send(.post, "/v1/me/notifications/read", token: ann, json: "{}")
+            #expect(read.json["marked_read"] as? Int == 2, "\(read.text)")
+            #expect(try await client.send(.get, "/v1/me/notifications?unread=true", token: ann).json["count"] as? Int == 0)
+            #expect(try await client.send(.get, "/v1/me/notifications?unread=true", token: bob).json["count"] as? Int == 1)
+        }
+    }
+
+    @Test func remindersAreMadeOnceAcrossARestart() async throws {
+        let fixture = try await AccountFixture()
+        try await fixture.test { client in
+            let ann = try await client.account("ann"), bob = try await client.account("bob"), cat = try await client.account("cat")
+            let formatter = ISO8601DateFormatter()
+            let soon = Date().addingTimeInterval(3 * 3_600), later = Date().addingTimeInterval(3 * 86_400)
+            for start in [soon, later] {
+                let made = try await client.send(.post, "/v1/trips", token: ann, json: Self.trip(
+                    start: formatter.string(from: start), end: formatter.string(from: start.addingTimeInterval(3_600)), invitees: ["bob", "cat"]))
+                _ = try await client.send(.put, "/v1/trips/\(made.json["id"] as? String ?? "")/rsvp", token: bob, json: #"{"answer":"accepted"}"#)
+            }
+            #expect(try await fixture.service.sendTripReminders() == 2, "the author and bob, for the trip within 24 hours")
+            // A restart: a new service on the same store.
+            let restarted = GeoQueryService(index: fixture.service.index, userData: fixture.store,
+                                            configuration: fixture.service.configuration, logger: fixture.service.logger)
+            #expect(try await restarted.sendTripReminders() == 0)
+            for (token, count) in [(ann, 1), (bob, 1), (cat, 0)] {
+                let notes = try await client.send(.get, "/v1/me/notifications", token: token)
+                #expect(((notes.json["notifications"] as? [[String: Any]]) ?? []).filter { $0["kind"] as? String == "trip_reminder" }.count == count)
+            }
+        }
+    }
+}
