@@ -138,7 +138,7 @@ let package = Package(
         .executableTarget(
             name: "GeoQueryBench",
             dependencies: ["GeoCore", "PlaceModel", "PlaceQuery", "PlaceStore", "PlaceImport", "Routing", "CSpatiaLite",
-                           "GeoQueryWire", "CReadOSM", "Accounts", "PostGISStore", "PostgresTestSupport",
+                           "GeoQueryWire", "CReadOSM", "Accounts", "PostGISStore", "PostgresTestSupport", "Trips",
                            .product(name: "PostgresNIO", package: "postgres-nio"),
                            .product(name: "NIOPosix", package: "swift-nio")],
             swiftSettings: swiftSettings

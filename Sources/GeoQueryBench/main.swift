@@ -23,7 +23,8 @@ import GeoQueryWire
 // --soak-seconds, default 60; GemBench.swift),
 // --service-seconds N (per service row, default 10), --json-only (only the JSON rows),
 // --osm-only (only the OSM reading rows: OSMBench.swift),
-// --no-postgis / --postgis-only (the PostGIS rows on a throwaway cluster: PostGISBench.swift).
+// --no-postgis / --postgis-only (the PostGIS rows on a throwaway cluster: PostGISBench.swift),
+// --no-trips / --trips-only (meeting times and day ordering with time windows: TripBench.swift).
 
 let arguments = CommandLine.arguments
 func option(_ name: String) -> String? {
@@ -52,6 +53,10 @@ if arguments.contains("--route-seeds") {
     try RouteSeeds.run(arguments: arguments, fixtures: "Tests/RoutingTests/Fixtures")
     exit(0)
 }
+if arguments.contains("--trips-only") {
+    TripBench.run()
+    exit(0)
+}
 if arguments.contains("--routes-only") {
     try RouteBench.run(fixtures: "Tests/RoutingTests/Fixtures", quick: arguments.contains("--quick"),
                        exactOnly: arguments.contains("--exact-only"))
@@ -59,6 +64,7 @@ if arguments.contains("--routes-only") {
 }
 
 print("GeoQuery benchmark: \(placeCount) places, \(queryCount) queries per row, index \(path)")
+if !arguments.contains("--no-trips") { TripBench.run() }
 let cities = try SyntheticPlaces.loadCities("geodata/cities15000.csv")
 let weightExponent = Double(option("--weight-exponent") ?? "") ?? 0.5
 let places = SyntheticPlaces.generate(count: placeCount, cities: cities, seed: 42, weightExponent: weightExponent)

@@ -96,21 +96,26 @@ public enum TimeWindowScheduler {
     static func exact(travel: [[Double]], stops: [TimedStop], dayStart: Double, dayEnd: Double) -> DaySchedule {
         let n = stops.count
         let end = n + 1
+        // When insertion fits every stop, its travel bounds the optimum (which also keeps every
+        // stop): a label that must travel more to finish is dropped. With distances that obey
+        // the triangle inequality, finishing costs at least the way straight back to the end (a
+        // tighter bound through the furthest unvisited stop pruned little and cost more).
+        let heuristic = insertion(travel: travel, stops: stops, dayStart: dayStart, dayEnd: dayEnd)
+        let bound = heuristic.unplaced.isEmpty ? heuristic.travelSeconds * (1 + 1e-12) + 1e-9 : .infinity
         var labels: [Label] = []
         // Per (subset, last stop): indexes into `labels`, a Pareto front on (travel, time).
         var fronts = [[Int32]](repeating: [], count: (1 << n) * max(n, 1))
         func slot(_ subset: Int, _ last: Int) -> Int { subset * n + last }
         func insert(_ label: Label, subset: Int, last: Int) {
             let key = slot(subset, last)
-            var front = fronts[key]
-            for index in front {
+            // In place: a copy of the front per insertion would dominate the run time.
+            for index in fronts[key] {
                 let other = labels[Int(index)]
                 if other.travel <= label.travel && other.time <= label.time { return }
             }
-            front.removeAll { labels[Int($0)].travel >= label.travel && labels[Int($0)].time >= label.time }
+            fronts[key].removeAll { labels[Int($0)].travel >= label.travel && labels[Int($0)].time >= label.time }
             labels.append(label)
-            front.append(Int32(labels.count - 1))
-            fronts[key] = front
+            fronts[key].append(Int32(labels.count - 1))
         }
         for i in 0..<n {
             guard let begin = stops[i].earliestStart(arriving: dayStart + travel[0][i + 1]) else { continue }
@@ -136,8 +141,11 @@ public enum TimeWindowScheduler {
                         let arrival = label.time + travel[last + 1][next + 1]
                         guard let begin = stops[next].earliestStart(arriving: arrival) else { continue }
                         let done = begin + stops[next].serviceSeconds
-                        // A label that cannot get back to the end in time is dead.
+                        // A label that cannot get back to the end in time is dead; so is one
+                        // that cannot match the heuristic's travel.
                         guard done + travel[next + 1][end] <= dayEnd else { continue }
+                        let travelled = label.travel + travel[last + 1][next + 1]
+                        guard travelled + travel[next + 1][end] <= bound else { continue }
                         insert(Label(travel: label.travel + travel[last + 1][next + 1], time: done, parent: index,
                                      stop: Int32(next), begin: begin), subset: subset | (1 << next), last: next)
                     }
@@ -181,7 +189,8 @@ public enum TimeWindowScheduler {
         return finish <= dayEnd ? (starts, travelled, finish) : nil
     }
 
-    static func insertion(travel: [[Double]], stops: [TimedStop], dayStart: Double, dayEnd: Double) -> DaySchedule {
+    /// The heuristic alone, whatever the number of stops (the bench compares it with the exact search).
+    public static func insertion(travel: [[Double]], stops: [TimedStop], dayStart: Double, dayEnd: Double) -> DaySchedule {
         let n = stops.count
         // Tightest first: the stops whose windows close earliest.
         let byClosing = (0..<n).sorted {
