@@ -99,6 +99,8 @@ paths = {
       "content": {"text/plain": {"schema": {"type": "string"}}}}}}},
   "/openapi.json": {"get": {"summary": "This description", "responses": {"200": {"description": "OpenAPI 3.1", "content": {"application/json": {"schema": {"type": "object"}}}}}}},
   "/": {"get": {"summary": "The map page", "responses": {"200": {"description": "HTML", "content": {"text/html": {"schema": {"type": "string"}}}}}}},
+  "/s/{token}": {"get": {"summary": "The map page showing a shared itinerary", "parameters": [{"name": "token", "in": "path", "required": True, "schema": {"type": "string"}, "description": "The token of a share link."}],
+      "responses": {"200": {"description": "HTML", "content": {"text/html": {"schema": {"type": "string"}}}}}}},
   "/leaflet/{file}": {"get": {"summary": "Leaflet (Debian's libjs-leaflet)", "parameters": [{"name": "file", "in": "path", "required": True, "schema": {"type": "string"}, "example": "leaflet.js"}],
       "responses": {"200": {"description": "A Leaflet file", "content": {"*/*": {"schema": {}}}}, "404": problem("No such file.")}}},
   "/leaflet/images/{file}": {"get": {"summary": "Leaflet's images", "parameters": [{"name": "file", "in": "path", "required": True, "schema": {"type": "string"}, "example": "marker-icon.png"}],

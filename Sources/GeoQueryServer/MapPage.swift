@@ -1,8 +1,9 @@
 import Foundation
 import GeoQueryWire
+import HTTPTypes
 import Hummingbird
 
-/// The map page at `/` and Leaflet from Debian's `libjs-leaflet` under `/leaflet/`.
+/// The map page at `/` (and at `/s/{token}` for a shared itinerary) and Leaflet from Debian's `libjs-leaflet` under `/leaflet/`.
 extension GeoQueryService {
     func addMapPage(to router: Router<ServiceRequestContext>, table: inout RouteTable) {
         let page: [UInt8]
@@ -21,6 +22,11 @@ extension GeoQueryService {
         }
         router.route(.get, "/", in: &table, bound: .none) { _, _ in
             .bytes(page, contentType: "text/html; charset=utf-8", headers: [.cacheControl: "no-cache"])
+        }
+        // A share link's map: the same page, which reads the token from its path. Never cached,
+        // and the token is not sent on to the tile server.
+        router.route(.get, "/s/{token}", in: &table, bound: .none) { _, _ in
+            .bytes(page, contentType: "text/html; charset=utf-8", headers: [.cacheControl: "no-store", HTTPField.Name("Referrer-Policy")!: "no-referrer"])
         }
         let directory = configuration.leafletDirectory
         let serveLeaflet: @Sendable (String) async throws -> Response = { name in

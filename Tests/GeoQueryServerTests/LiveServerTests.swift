@@ -1,5 +1,7 @@
 import Foundation
+import Accounts
 import GeoQueryServer
+import PlaceQuery
 import Hummingbird
 import HummingbirdTesting
 import Testing
@@ -71,6 +73,43 @@ import Glibc
             _ = try await run(chromium, ["--headless", "--no-sandbox", "--disable-gpu", "--virtual-time-budget=15000",
                                    "--window-size=1200,800", "--screenshot=\(screenshot)", url])
             #expect(FileManager.default.fileExists(atPath: screenshot))
+        }
+    }
+
+    /// Headless Chromium opens a share link's map page (`/s/{token}`): the itinerary's stops are
+    /// drawn as numbered markers with each day's line and listed; a revoked link draws nothing.
+    @Test func aSharedItineraryOpensOnTheMapPage() async throws {
+        let chromium = try #require(["/usr/bin/chromium", "/usr/bin/chromium-browser"].first { FileManager.default.isExecutableFile(atPath: $0) },
+                                    "Debian's chromium must be installed (make deps)")
+        let fixture = try await AccountFixture { $0.tilesURL = "http://127.0.0.1:9/{z}/{x}/{y}.png" }
+        defer { fixture.remove() }
+        let now = Date()
+        try await fixture.store.createUser(UserAccount(username: "ann", email: "ann@example.org", passwordHash: "x", createdAt: now))
+        let document = """
+            {"title":"Paris in spring","destination":{"lat":48.8566,"lon":2.3522},"start_date":"2027-04-10","end_date":"2027-04-11",
+             "time_zone":"Europe/Paris","transport":[],
+             "lodging":[{"id":"l1","name":"Hôtel du Marais","location":{"lat":48.859,"lon":2.362},"check_in":"2027-04-10","check_out":"2027-04-11"}],
+             "stops":[{"id":"louvre","location":{"lat":48.8606,"lon":2.3376,"name":"Louvre"},"day":1,"duration_minutes":120},
+                      {"id":"orsay","location":{"lat":48.86,"lon":2.3266,"name":"Orsay"},"day":1,"duration_minutes":90},
+                      {"id":"tower","location":{"lat":48.8584,"lon":2.2945,"name":"Eiffel Tower"},"day":2,"duration_minutes":60}]}
+            """
+        try await fixture.store.createPlan(PlanRecord(id: "it_0123456789abcdef01234567", kind: .itinerary, owner: "ann", visibility: .private,
+                                                      startsAt: now, endsAt: now, createdAt: now, updatedAt: now, document: Data(document.utf8)))
+        let token = SessionToken.make()
+        try await fixture.store.createShare(ShareLink(id: "sh_1", tokenHash: SessionToken.hash(token), planID: "it_0123456789abcdef01234567",
+                                                      createdAt: now))
+        try await withLiveServer(fixture.service) { port in
+            let dom = try await run(chromium, ["--headless", "--no-sandbox", "--disable-gpu", "--virtual-time-budget=15000", "--dump-dom",
+                                               "http://127.0.0.1:\(port)/s/\(token)"])
+            #expect(dom.contains("Itinerary: Paris in spring — 3 stops"), "the status line")
+            #expect(dom.components(separatedBy: "class=\"stop\"").count - 1 == 3, "three stops listed")
+            #expect(dom.contains(">1.1<") && dom.contains(">1.2<") && dom.contains(">2.1<"), "numbered markers per day")
+            #expect(dom.contains("gq-day"), "each day's line is drawn")
+            #expect(dom.contains("data-id=\"louvre\""))
+            _ = try await fixture.store.revokeShare(id: "sh_1", of: "it_0123456789abcdef01234567", at: Date())
+            let revoked = try await run(chromium, ["--headless", "--no-sandbox", "--disable-gpu", "--virtual-time-budget=15000", "--dump-dom",
+                                                   "http://127.0.0.1:\(port)/s/\(token)"])
+            #expect(revoked.contains("Could not load the itinerary") && !revoked.contains("class=\"stop\""))
         }
     }
 
