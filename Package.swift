@@ -127,7 +127,7 @@ let package = Package(
             name: "GeoQueryCLI",
             dependencies: [
                 "GeoCore", "PlaceModel", "PlaceQuery", "PlaceStore", "PostGISStore", "PlaceImport", "Routing", "Providers",
-                "GeoQueryWire", "GeoQueryServer", "Regions",
+                "GeoQueryWire", "GeoQueryServer", "Regions", "Accounts",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),

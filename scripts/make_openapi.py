@@ -405,6 +405,17 @@ paths.update({
                                                                           "application/geo+json": {"schema": ref("FeatureCollection")}}},
                     "404": problem("No live link with this token (revoked, expired or never made)."), **common_errors}}},
 })
+paths.update({
+  "/v1/me/webhook": {
+    "put": {"summary": "Send your notifications to a URL too (JSON, signed; retried with backoff)", "security": bearer,
+            "description": "Each delivery is a POST of the notification as JSON with X-GeoQuery-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 keyed with the secret over '<t>.<body>'>. The secret is answered here only; setting the webhook again makes a new one. Loopback, private and other non-public addresses are refused.",
+            "requestBody": body({"type": "object", "required": ["url"], "additionalProperties": False, "properties": {"url": {"type": "string", "format": "uri"}}}, {"url": "https://example.org/hooks/geoquery"}),
+            "responses": {"201": json_body({"type": "object", "required": ["url", "id", "secret", "signature_header"]}, "Set"), "401": unauthorized, "413": too_large, **common_errors}},
+    "get": {"summary": "Your webhook (without its secret)", "security": bearer,
+            "responses": {"200": json_body({"type": "object", "required": ["url", "id"]}), "401": unauthorized, "404": problem("No webhook."), **common_errors}},
+    "delete": {"summary": "Stop sending notifications to your webhook", "security": bearer,
+               "responses": {"204": no_content, "401": unauthorized, "404": problem("No webhook."), **common_errors}}},
+})
 paths.update(share_routes("/v1/itineraries/{id}/shares", itinerary_id, "itinerary"))
 paths.update(share_routes("/v1/trips/{id}/shares", trip_id, "trip"))
 for route in ["/v1/places/near", "/v1/places/bbox", "/v1/places/nearest", "/v1/places/{id}", "/v1/search"]:

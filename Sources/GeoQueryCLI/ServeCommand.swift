@@ -1,3 +1,4 @@
+import Accounts
 import ArgumentParser
 import Foundation
 import GeoCore
@@ -19,7 +20,8 @@ struct Serve: AsyncParsableCommand {
             With --db postgres://user@host:5432/name the places and everything people make live in that \
             PostgreSQL/PostGIS database, and any number of servers may share it.
             Every flag has an environment variable: GEOQUERY_HOST, GEOQUERY_PORT, GEOQUERY_DB, GEOQUERY_READ_DB, \
-            GEOQUERY_DATA_DIR, GEOQUERY_TILES, GEOQUERY_TILES_ATTRIBUTION, GEOQUERY_LOG_LEVEL (default info). \
+            GEOQUERY_DATA_DIR, GEOQUERY_TILES, GEOQUERY_TILES_ATTRIBUTION, GEOQUERY_LOG_LEVEL (default info); \
+            GEOQUERY_WEBHOOK_KEY (64 hex digits; default the file webhook.key beside the photos, made when missing). \
             Provider keys as for `geoquery search`. SIGTERM or SIGINT stops it gracefully: requests \
             under way are answered first.
             """)
@@ -75,6 +77,7 @@ struct Serve: AsyncParsableCommand {
         logger.logLevel = environment("GEOQUERY_LOG_LEVEL").flatMap(Logger.Level.init(rawValue:)) ?? .info
         if let gemRadiusCap { settings.gemRadiusCap = try Distance(parsing: gemRadiusCap) }
         let (store, userData, stop) = try await openStores(dataDirectory: dataDirectory, settings: &settings)
+        settings.webhookKey = try webhookKey(beside: ((settings.photoDirectory ?? dataDirectory) as NSString).deletingLastPathComponent)
         let service = GeoQueryService(index: store, userData: userData, configuration: settings, logger: logger)
         let host = settings.host
         let location = index.isDatabaseURL ? (try? PostGISLocation(url: index.path).description) ?? "" : index.path
@@ -97,6 +100,39 @@ struct Serve: AsyncParsableCommand {
 
     /// The place index and the user store: both in the PostgreSQL database `--db` names, or the
     /// SpatiaLite index file and the users file (`--users-db`). Also what stops them.
+    /// The key webhook secrets are derived from: GEOQUERY_WEBHOOK_KEY (64 hex digits), else the
+    /// file `webhook.key` beside the photos, made (readable by its owner only) when missing.
+    /// Servers sharing a database need the same key: set the variable, or share the file.
+    private func webhookKey(beside directory: String) throws -> [UInt8] {
+        func bytes(_ hex: String) -> [UInt8]? {
+            let digits = Array(hex.trimmingCharacters(in: .whitespacesAndNewlines).utf8)
+            guard digits.count == 64 else { return nil }
+            let key = stride(from: 0, to: 64, by: 2).compactMap { UInt8(String(decoding: digits[$0..<$0 + 2], as: UTF8.self), radix: 16) }
+            return key.count == 32 ? key : nil
+        }
+        if let text = environment("GEOQUERY_WEBHOOK_KEY") {
+            guard let key = bytes(text) else {
+                throw CLIFailure("GEOQUERY_WEBHOOK_KEY is invalid: give 64 hex digits (32 random bytes, e.g. from `openssl rand -hex 32`)",
+                                 exitCode: CLIFailure.usage)
+            }
+            return key
+        }
+        let path = (directory as NSString).appendingPathComponent("webhook.key")
+        if let data = FileManager.default.contents(atPath: path) {
+            guard let key = bytes(String(decoding: data, as: UTF8.self)) else {
+                throw CLIFailure("\(path) is not a webhook key (64 hex digits): remove it to make a new one", exitCode: CLIFailure.dataError)
+            }
+            return key
+        }
+        let key = WebhookSigner.makeKey()
+        try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let text = key.map { String(format: "%02x", $0) }.joined() + "\n"
+        guard FileManager.default.createFile(atPath: path, contents: Data(text.utf8), attributes: [.posixPermissions: 0o600]) else {
+            throw CLIFailure("cannot write the webhook key \(path): check the folder's permissions", exitCode: CLIFailure.ioError)
+        }
+        return key
+    }
+
     private func openStores(dataDirectory: String, settings: inout ServiceConfiguration) async throws
         -> (any PlaceIndex, any UserDataStore, @Sendable () async -> Void) {
         if index.isDatabaseURL {

@@ -83,6 +83,7 @@ public struct GeoQueryService: Sendable {
         addItineraryRoutes(to: router, table: &table)
         addTripRoutes(to: router, table: &table)
         addSocialRoutes(to: router, table: &table)
+        addWebhookRoutes(to: router, table: &table)
         addProviderRoutes(to: router, table: &table)
         addRouteRoute(to: router, table: &table)
         addOperationalRoutes(to: router, table: &table)

@@ -167,11 +167,12 @@ extension GeoQueryService {
         return nearest.lazy.compactMap(\.place.timeZone).first { TimeZone(identifier: $0) != nil }
     }
 
-    /// Adds a notification; a failure is logged, never fails the request that caused it.
+    /// Adds a notification (and sends it to the user's webhook, if any); a failure is logged,
+    /// never fails the request that caused it.
     func notify(_ username: String, _ kind: String, _ data: [String: String], id: String? = nil) async {
         let notification = UserNotification(id: id ?? "n_" + Self.newGemID(), username: username, kind: kind, data: data, createdAt: Date())
         do {
-            try await requireUserData().addNotification(notification)
+            if try await requireUserData().addNotification(notification) { deliverWebhook(notification) }
         } catch {
             logger.warning("could not notify \(username) of \(kind): \(error)")
         }

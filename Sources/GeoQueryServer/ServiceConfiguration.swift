@@ -50,6 +50,14 @@ public struct ServiceConfiguration: Sendable {
     public var photoDirectory: String?
     /// The largest photo, in bytes (413 beyond, without reading the rest).
     public var maximumPhotoBytes = 10 << 20
+    /// The key webhook secrets are derived from (``Accounts/WebhookSigner``); nil sends no
+    /// webhooks (the webhook routes answer 503). Every process of a deployment needs the same key.
+    public var webhookKey: [UInt8]?
+    /// Whether webhooks may be delivered to loopback, private, link-local and other non-public
+    /// addresses (off: a user could otherwise make the service call into its own network).
+    public var webhooksMayReachPrivateAddresses = false
+    /// Pauses before each retry of a failed delivery (then it is given up and logged).
+    public var webhookRetryDelays: [Duration] = [.seconds(1), .seconds(5), .seconds(30), .seconds(120)]
     /// Provider keys, base URLs and transport for `/v1/search` and `/v1/weather`.
     public var providers = ProviderSettings()
 

@@ -189,7 +189,10 @@ extension GeoQueryService {
                     let note = UserNotification(id: "reminder:\(trip.id):\(Int(trip.startsAt.timeIntervalSince1970))", username: person,
                                                 kind: "trip_reminder", data: ["trip": trip.id, "title": title,
                                                                               "start": RFC3339.string(trip.startsAt)], createdAt: now)
-                    if try await store.addNotification(note) { added += 1 }
+                    if try await store.addNotification(note) {
+                        added += 1
+                        deliverWebhook(note)
+                    }
                 }
             }
             guard trips.count == 1_000, let last = trips.last else { break }

@@ -33,6 +33,10 @@ public struct UserProfile: Sendable, Hashable, Codable {
     public var homeLocation: Coordinate?
     /// `metric` or `imperial`.
     public var units: String?
+    /// Where notifications are also POSTed, signed (never shown on the public profile).
+    public var webhookURL: String?
+    /// Names the current webhook registration; its signing secret is derived from it.
+    public var webhookID: String?
 
     public init(displayName: String? = nil, bio: String? = nil, avatarPhoto: String? = nil, language: String? = nil,
                 homeLocation: Coordinate? = nil, units: String? = nil) {

@@ -1,0 +1,82 @@
+import Accounts
+import Foundation
+@testable import GeoQueryServer
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import ProviderTestSupport
+import Testing
+
+/// Webhooks: a notification reaches the user's URL signed with the secret they were given,
+/// a failed delivery is retried, and URLs into the service's own network are refused.
+@Suite struct WebhookTests {
+    final class Received: @unchecked Sendable {
+        // @unchecked Sendable: every field is touched only under `lock`.
+        let lock = NSLock()
+        var requests: [LoopbackServer.Request] = []
+        func add(_ request: LoopbackServer.Request) -> Int { lock.withLock { requests.append(request); return requests.count } }
+        var all: [LoopbackServer.Request] { lock.withLock { requests } }
+    }
+
+    @Test func aNotificationIsDeliveredSignedAndRetried() async throws {
+        let received = Received()
+        // The first delivery fails; the retry succeeds.
+        let receiver = try await LoopbackServer.start { request in
+            received.add(request) == 1 ? .json(#"{"error":"busy"}"#, status: 503) : .json("{}")
+        }
+        let fixture = try await AccountFixture { configuration in
+            configuration.webhookKey = WebhookSigner.makeKey()
+            configuration.webhooksMayReachPrivateAddresses = true
+            configuration.webhookRetryDelays = [.milliseconds(50), .milliseconds(50)]
+        }
+        try await fixture.test { client in
+            let ann = try await client.account("ann"), bob = try await client.account("bob")
+            let set = try await client.send(.put, "/v1/me/webhook", token: bob, json: #"{"url":"\#(receiver.baseURL.absoluteString)/hook"}"#)
+            #expect(set.status == .created, "\(set.text)")
+            let secret = try #require(set.json["secret"] as? String)
+            #expect(try await client.send(.get, "/v1/me/webhook", token: bob).json["secret"] == nil, "the secret is shown once")
+            #expect(try await client.send(.post, "/v1/me/friends/bob", token: ann).status == .created)
+            for _ in 0..<200 where received.all.count < 2 { try await Task.sleep(for: .milliseconds(20)) }
+            let deliveries = received.all
+            #expect(deliveries.count == 2, "one failure, one retry")
+            let last = try #require(deliveries.last)
+            #expect(last.method == "POST" && last.path == "/hook")
+            #expect((last.jsonBody?["kind"] as? String) == "friend_request" && (last.jsonBody?["username"] as? String) == "bob")
+            let header = last.headers.first { $0.key.lowercased() == "x-geoquery-signature" }?.value ?? ""
+            let parts = Dictionary(uniqueKeysWithValues: header.split(separator: ",").compactMap { part -> (String, String)? in
+                let pair = part.split(separator: "=", maxSplits: 1)
+                return pair.count == 2 ? (String(pair[0]), String(pair[1])) : nil
+            })
+            let timestamp = try #require(parts["t"].flatMap { Int($0) })
+            #expect(parts["v1"] == WebhookSigner.signature(secret: secret, timestamp: timestamp, body: last.body), "signed with the user's secret")
+            #expect(parts["v1"] != WebhookSigner.signature(secret: secret + "x", timestamp: timestamp, body: last.body))
+            // Removing it stops deliveries.
+            #expect(try await client.send(.delete, "/v1/me/webhook", token: bob).status == .noContent)
+            #expect(try await client.send(.delete, "/v1/me/friends/ann", token: bob).status == .noContent)
+            #expect(try await client.send(.post, "/v1/me/friends/bob", token: ann).status == .created)
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(received.all.count == 2)
+        }
+        await receiver.stop()
+    }
+
+    @Test func urlsIntoTheServicesOwnNetworkAreRefused() async throws {
+        let fixture = try await AccountFixture { $0.webhookKey = WebhookSigner.makeKey() }
+        try await fixture.test { client in
+            let ann = try await client.account("ann")
+            for url in ["http://127.0.0.1:9/x", "http://10.1.2.3/x", "http://[::1]/x", "http://169.254.169.254/latest/meta-data",
+                        "http://192.168.0.1/", "http://[fd00::1]/", "http://[::ffff:127.0.0.1]/", "http://localhost:8080/"] {
+                let answer = try await client.send(.put, "/v1/me/webhook", token: ann, json: #"{"url":"\#(url)"}"#)
+                #expect(answer.status == .badRequest && answer.text.contains("not a public address"), "\(url): \(answer.text)")
+            }
+            for url in ["ftp://example.org/", "https://user:pw@example.org/", "not a url"] {
+                #expect(try await client.send(.put, "/v1/me/webhook", token: ann, json: #"{"url":"\#(url)"}"#).status == .badRequest, "\(url)")
+            }
+            #expect(try await client.send(.get, "/v1/me/webhook", token: ann).status == .notFound)
+        }
+        for address in ["8.8.8.8", "2606:4700::1111", "1.1.1.1"] { #expect(WebhookAddress.isPublic(address), "\(address)") }
+        for address in ["100.64.0.1", "172.16.5.4", "0.0.0.0", "224.0.0.1", "fe80::1", "2001:db8::1"] {
+            #expect(!WebhookAddress.isPublic(address), "\(address)")
+        }
+    }
+}
