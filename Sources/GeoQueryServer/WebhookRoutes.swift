@@ -70,7 +70,9 @@ extension GeoQueryService {
         }
         guard !configuration.webhooksMayReachPrivateAddresses else { return url }
         let bare = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
-        let addresses = try await onWorker { WebhookAddress.resolve(bare) }
+        guard let addresses = await WebhookAddress.resolve(bare, within: .seconds(3)) else {
+            throw APIProblem.badRequest("url host '\(host.prefix(100))' did not resolve within 3 s: check the name")
+        }
         guard !addresses.isEmpty else { throw APIProblem.badRequest("url host '\(host.prefix(100))' does not resolve") }
         if let refused = addresses.first(where: { !WebhookAddress.isPublic($0) }) {
             throw APIProblem.badRequest("url host '\(host.prefix(100))' resolves to \(refused), which is not a public address: webhooks go to public addresses only")
@@ -118,6 +120,23 @@ extension GeoQueryService {
 
 /// Name resolution and the address classes webhooks may not reach.
 enum WebhookAddress {
+    /// ``resolve(_:)`` on a thread of its own, answered nil when it takes longer than `limit`
+    /// (getaddrinfo cannot be cancelled: a slow lookup finishes in the background, holding no
+    /// worker of the service).
+    static func resolve(_ host: String, within limit: Duration) async -> [String]? {
+        let once = ResumeOnce()
+        return await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                let found = resolve(host)
+                if once.claim() { continuation.resume(returning: found) }
+            }
+            let (seconds, attoseconds) = limit.components
+            DispatchQueue.global().asyncAfter(deadline: .now() + Double(seconds) + Double(attoseconds) / 1e18) {
+                if once.claim() { continuation.resume(returning: nil) }
+            }
+        }
+    }
+
     /// Every address `host` resolves to, as text (an IP literal is its own answer).
     static func resolve(_ host: String) -> [String] {
         var hints = addrinfo()
@@ -173,4 +192,12 @@ enum WebhookAddress {
         default: return b[0] < 224  // multicast and reserved above
         }
     }
+}
+
+/// Lets exactly one of two racers resume a continuation.
+final class ResumeOnce: @unchecked Sendable {
+    // @unchecked Sendable: `done` is read and written only under `lock`.
+    private let lock = NSLock()
+    private var done = false
+    func claim() -> Bool { lock.withLock { if done { return false }; done = true; return true } }
 }
