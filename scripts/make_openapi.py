@@ -135,8 +135,8 @@ profile_patch = {"type": "object", "additionalProperties": False, "properties": 
 gem_fields = {"name": {"type": "string", "minLength": 1, "maxLength": 200}, "lat": {"type": "number", "minimum": -90, "maximum": 90},
     "lon": {"type": "number", "minimum": -180, "maximum": 180}, "categories": {"type": "array", "maxItems": 10, "items": {"type": "string"}},
     "tags": {"type": "object", "additionalProperties": {"type": "string"}}, "description": nullable("string"),
-    "visibility": {"type": "string", "enum": ["public", "unlisted", "private"], "default": "private",
-                   "description": "public: listed to everyone; unlisted: reachable by id, never listed; private: the owner alone."}}
+    "visibility": {"type": "string", "enum": ["public", "unlisted", "friends", "private"], "default": "private",
+                   "description": "public: listed to everyone; unlisted: reachable by id, never listed; friends: the owner and their accepted friends; private: the owner alone."}}
 gem_new = {"type": "object", "required": ["name", "lat", "lon"], "additionalProperties": False, "properties": gem_fields}
 gem_patch = {"type": "object", "additionalProperties": False, "properties": gem_fields}
 image = {"required": True, "content": {"image/jpeg": {"schema": {"type": "string", "format": "binary"}},

@@ -123,6 +123,22 @@ extension GeoQueryService {
         return user
     }
 
+    /// Who asks and their accepted friends, whose friends-only gems a query lists to them.
+    func viewerScope(_ request: Request) async throws -> (String?, [String]) {
+        guard let user = try await viewer(request) else { return (nil, []) }
+        guard let store = userData else { return (user.username, []) }
+        return (user.username, try await store.friendships(of: user.username).filter { $0.state == .accepted }.map(\.username))
+    }
+
+    /// Whether `viewer` may open a place by its id: anything but a gem they may not reach (a
+    /// friends-only gem asks the store whether they are the owner's friend).
+    func mayOpen(_ place: Place, viewer: String?) async throws -> Bool {
+        guard let gem = place.gem else { return true }
+        if gem.isReachable(by: viewer) { return true }
+        guard gem.visibility == .friends, let viewer, let store = userData else { return false }
+        return try await store.areFriends(viewer, gem.owner)
+    }
+
     /// The signed-in user, or nil for a request without `Authorization`; a token that is sent
     /// but unknown or ended is 401 (not silently anonymous).
     func viewer(_ request: Request) async throws -> SignedIn? {

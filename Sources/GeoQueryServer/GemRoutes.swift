@@ -8,13 +8,13 @@ import PlaceQuery
 
 /// `/v1/gems…` and `/v1/me/gems`: hidden gems, their ratings, and the gems near a point.
 ///
-/// Who may do what: anyone reads a public or unlisted gem; only the owner reads a private one
-/// (to anyone else it does not exist: 404). Only the owner changes or deletes a gem: another
+/// Who may do what: anyone reads a public or unlisted gem; only the owner reads a private one,
+/// the owner and their accepted friends a friends-only one (to anyone else it does not exist: 404). Only the owner changes or deletes a gem: another
 /// signed-in user gets 403 for a gem they can see and 404 for one they cannot. Ratings are by
 /// signed-in users who can see the gem, one each, never by the owner.
 extension GeoQueryService {
     static let gemFields = ["name", "lat", "lon", "categories", "tags", "description", "visibility"]
-    static let gemVisibilities: [HiddenGem.Visibility] = [.public, .unlisted, .private]
+    static let gemVisibilities: [HiddenGem.Visibility] = [.public, .unlisted, .friends, .private]
 
     func addGemRoutes(to router: Router<ServiceRequestContext>, table: inout RouteTable) {
         let bound = RequestBound.queries(configuration.requestTimeout)
@@ -44,7 +44,7 @@ extension GeoQueryService {
             let capped = asked.meters > configuration.gemRadiusCap.meters
             let radius = capped ? configuration.gemRadiusCap : asked
             var filter = try parameters.filter(countries: knownCountries)
-            filter.viewer = try await viewer(request)?.username
+            (filter.viewer, filter.viewerFriends) = try await viewerScope(request)
             let limit = try pageLimit(parameters)
             let format = try AnswerFormat(parameters)
             let page = try await requireUserData().near(center, radius: radius, filter: filter, limit: limit,
@@ -146,7 +146,7 @@ extension GeoQueryService {
 
     /// The gem if `viewer` may open it; 404 otherwise, exactly as for a gem that does not exist.
     func reachableGem(_ id: PlaceID, viewer: String?) async throws -> Place {
-        guard let gem = try await requireUserData().place(id), let part = gem.gem, part.isReachable(by: viewer) else {
+        guard let gem = try await requireUserData().place(id), gem.gem != nil, try await mayOpen(gem, viewer: viewer) else {
             throw APIProblem(.notFound, "no gem with id \(id)")
         }
         return gem
@@ -189,7 +189,7 @@ extension GeoQueryService {
         }
         if let text = try body.string("visibility", maxLength: 20) {
             guard let visibility = HiddenGem.Visibility(rawValue: text), Self.gemVisibilities.contains(visibility) else {
-                throw APIProblem.badRequest("visibility '\(text)' is invalid: use public, unlisted or private")
+                throw APIProblem.badRequest("visibility '\(text)' is invalid: use public, unlisted, friends or private")
             }
             gem.gem?.visibility = visibility
         }

@@ -243,7 +243,7 @@ extension GeoQueryService {
     func favoritePlace(_ id: PlaceID, viewer: String) async throws -> (status: String, place: Place?) {
         if Self.providerSources.contains(id.source) { return await providerPlace(id) }
         if id.source == "gem" {
-            guard let gem = try await requireUserData().place(id), gem.gem?.isReachable(by: viewer) == true else { return ("gone", nil) }
+            guard let gem = try await requireUserData().place(id), gem.gem != nil, try await mayOpen(gem, viewer: viewer) else { return ("gone", nil) }
             return ("ok", gem)
         }
         guard let place = try await index.place(id) else { return ("gone", nil) }

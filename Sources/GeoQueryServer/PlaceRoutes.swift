@@ -22,7 +22,7 @@ extension GeoQueryService {
                 throw APIProblem.badRequest("query parameter 'radius' is required, e.g. radius=20mi (units m, km, mi, ft, yd, nmi)")
             }
             var filter = try parameters.filter(countries: knownCountries)
-            filter.viewer = try await viewer(request)?.username
+            (filter.viewer, filter.viewerFriends) = try await viewerScope(request)
             let limit = try pageLimit(parameters)
             let format = try AnswerFormat(parameters)
             let page = try await searchIndex.near(center, radius: radius, filter: filter, limit: limit, cursor: try parameters.single("cursor"))
@@ -37,7 +37,7 @@ extension GeoQueryService {
             let box: BoundingBox
             do { box = try BoundingBox(parsing: text) } catch { throw APIProblem.badRequest("bbox: \(error)") }
             var filter = try parameters.filter(countries: knownCountries)
-            filter.viewer = try await viewer(request)?.username
+            (filter.viewer, filter.viewerFriends) = try await viewerScope(request)
             let limit = try pageLimit(parameters)
             let format = try AnswerFormat(parameters)
             let page = try await searchIndex.within(box, filter: filter, limit: limit, cursor: try parameters.single("cursor"))
@@ -51,7 +51,7 @@ extension GeoQueryService {
             let k = try parameters.int("k", range: 1...configuration.maximumNearestCount) ?? 10
             let ceiling = try parameters.distance("max_distance")
             var filter = try parameters.filter(countries: knownCountries)
-            filter.viewer = try await viewer(request)?.username
+            (filter.viewer, filter.viewerFriends) = try await viewerScope(request)
             let format = try AnswerFormat(parameters)
             let matches = try await searchIndex.nearest(center, count: k, maxDistance: ceiling, filter: filter)
             let query = QueryDescription(kind: "nearest", lat: center.latitude, lon: center.longitude, radiusMeters: ceiling?.meters,
@@ -68,7 +68,7 @@ extension GeoQueryService {
             let id: PlaceID
             do { id = try PlaceID(text) } catch { throw APIProblem.badRequest(String(describing: error)) }
             let viewer = try await viewer(request)?.username
-            guard let place = try await searchIndex.place(id), place.gem?.isReachable(by: viewer) ?? true else {
+            guard let place = try await searchIndex.place(id), try await mayOpen(place, viewer: viewer) else {
                 throw APIProblem(.notFound, "no place with id \(text)")
             }
             let query = QueryDescription(kind: "place", id: text)

@@ -31,8 +31,8 @@ extension GeoQueryService {
             settings.timeout = min(settings.timeout, seconds)
             var sources = FederatedSearch.sources(names.filter { $0 != .local }, settings: settings, localIndex: nil)
             if names.contains(.local) {
-                let viewer = try await viewer(request)?.username
-                sources.insert(LocalIndexProvider(index: ViewerScopedIndex(base: searchIndex, viewer: viewer)), at: 0)
+                let (viewer, friends) = try await viewerScope(request)
+                sources.insert(LocalIndexProvider(index: ViewerScopedIndex(base: searchIndex, viewer: viewer, viewerFriends: friends)), at: 0)
             }
             let search = FederatedSearch(sources: sources, deadline: seconds)
             let result = await search.search(near: center, radius: radius, query: query, categories: categories, limit: limit)

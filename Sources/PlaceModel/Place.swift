@@ -300,8 +300,8 @@ public struct HiddenGem: Sendable, Hashable, Codable {
     public enum Visibility: String, Sendable, Hashable, Codable, CaseIterable {
         /// Only the owner: listed in the owner's own queries, unknown to everyone else.
         case `private`
-        /// The owner's accepted friends (reserved for the trips issue; listed to the owner only
-        /// until friendships exist).
+        /// The owner and the owner's accepted friends (listed and reachable as private to
+        /// everyone else).
         case friends
         /// Everyone who has its id; never listed in any query (a link to share).
         case unlisted
@@ -327,21 +327,25 @@ public struct HiddenGem: Sendable, Hashable, Codable {
     }
 
     /// Whether a query by `viewer` (a username; nil for anonymous) lists the gem: public gems
-    /// for everyone, private (and friends-only) gems for their owner, unlisted gems for no one.
-    public func isListed(to viewer: String?) -> Bool {
+    /// for everyone, private gems for their owner, friends-only gems for their owner and the
+    /// owner's accepted friends (`viewerFriends`, the viewer's friends' usernames), unlisted
+    /// gems for no one.
+    public func isListed(to viewer: String?, viewerFriends: [String] = []) -> Bool {
         switch visibility {
         case .public: return true
-        case .private, .friends: return viewer != nil && viewer == owner
+        case .private: return viewer != nil && viewer == owner
+        case .friends: return viewer != nil && (viewer == owner || viewerFriends.contains(owner))
         case .unlisted: return false
         }
     }
 
     /// Whether `viewer` may open the gem by its id: anyone for public and unlisted gems, the
-    /// owner alone for private (and friends-only) ones.
-    public func isReachable(by viewer: String?) -> Bool {
+    /// owner alone for private ones, the owner and their friends for friends-only ones.
+    public func isReachable(by viewer: String?, viewerFriends: [String] = []) -> Bool {
         switch visibility {
         case .public, .unlisted: return true
-        case .private, .friends: return viewer != nil && viewer == owner
+        case .private: return viewer != nil && viewer == owner
+        case .friends: return viewer != nil && (viewer == owner || viewerFriends.contains(owner))
         }
     }
 }

@@ -97,15 +97,19 @@ public struct MergedPlaceIndex: PlaceIndex {
 public struct ViewerScopedIndex: PlaceIndex {
     public let base: any PlaceIndex
     public let viewer: String?
+    /// The viewer's accepted friends (their friends-only gems are listed too).
+    public let viewerFriends: [String]
 
-    public init(base: any PlaceIndex, viewer: String?) {
+    public init(base: any PlaceIndex, viewer: String?, viewerFriends: [String] = []) {
         self.base = base
         self.viewer = viewer
+        self.viewerFriends = viewerFriends
     }
 
     private func scoped(_ filter: PlaceFilter) -> PlaceFilter {
         var filter = filter
         filter.viewer = viewer
+        filter.viewerFriends = viewerFriends
         return filter
     }
 
@@ -123,7 +127,7 @@ public struct ViewerScopedIndex: PlaceIndex {
 
     /// The place, unless it is a gem `viewer` may not open.
     public func place(_ id: PlaceID) async throws -> Place? {
-        guard let place = try await base.place(id), place.gem?.isReachable(by: viewer) ?? true else { return nil }
+        guard let place = try await base.place(id), place.gem?.isReachable(by: viewer, viewerFriends: viewerFriends) ?? true else { return nil }
         return place
     }
 

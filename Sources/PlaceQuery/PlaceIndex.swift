@@ -59,6 +59,8 @@ public struct PlaceFilter: Sendable, Hashable, Codable {
     /// Unlike the other conditions this one is never "off": a filter without a viewer lists
     /// public gems only.
     public var viewer: String?
+    /// The viewer's accepted friends: their friends-only gems are listed to the viewer too.
+    public var viewerFriends: [String] = []
 
     public init(categories: [Category] = [], text: String? = nil, minimumRating: Double? = nil,
                 priceLevels: ClosedRange<Int>? = nil, sources: [String] = [], countries: [String] = [],
@@ -85,7 +87,7 @@ public struct PlaceFilter: Sendable, Hashable, Codable {
 
     /// Whether a place passes every condition but ``text`` (which needs the text index).
     public func matchesAttributes(of place: Place) -> Bool {
-        if let gem = place.gem, !gem.isListed(to: viewer) { return false }
+        if let gem = place.gem, !gem.isListed(to: viewer, viewerFriends: viewerFriends) { return false }
         if !categories.isEmpty && !categories.contains(where: place.isIn) { return false }
         if let minimumRating, (place.rating?.value ?? -1) < minimumRating { return false }
         if let priceLevels {
@@ -114,7 +116,7 @@ extension PlaceFilter {
          sources.sorted().joined(separator: ","),
          countries.sorted().joined(separator: ","),
          continents.map(\.rawValue).sorted().joined(separator: ","),
-         openAt == nil ? "" : "open", viewer ?? ""].joined(separator: "|")
+         openAt == nil ? "" : "open", viewer ?? "", viewerFriends.sorted().joined(separator: ",")].joined(separator: "|")
     }
 }
 

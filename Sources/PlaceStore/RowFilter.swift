@@ -17,6 +17,8 @@ struct RowFilter {
     private let needsDetails: Bool
     /// The viewer's username, for private gems.
     private let viewer: [UInt8]?
+    /// The viewer's friends, whose friends-only gems the viewer sees.
+    private let viewerFriends: [[UInt8]]
 
     init(_ filter: PlaceFilter) {
         categories = filter.categories.map { Array($0.identifier.utf8) }
@@ -28,6 +30,7 @@ struct RowFilter {
         openAt = filter.openAt
         minutesByZone = filter.openAt.map(ZoneMinutes.init)
         viewer = filter.viewer.map { Array($0.utf8) }
+        viewerFriends = filter.viewer == nil ? [] : filter.viewerFriends.map { Array($0.utf8) }
         needsDetails = !categories.isEmpty || minimumRating != nil || priceLevels != nil || !sources.isEmpty
             || !countries.isEmpty || !continents.isEmpty || openAt != nil
     }
@@ -39,7 +42,7 @@ struct RowFilter {
         guard needsDetails || isGem else { return true }
         let fields = PlaceDetailsCodec.filterFields(row.nonEmptyBlob(5))
         // A `gem:` row without the gem part is an ordinary place that borrowed the namespace.
-        if isGem, let listing = fields.gemListing, !RowFilter.gemListing(listing, isListedTo: viewer) { return false }
+        if isGem, let listing = fields.gemListing, !RowFilter.gemListing(listing, isListedTo: viewer, friends: viewerFriends) { return false }
         if !sources.isEmpty {
             // The source is the id's namespace unless the details record overrides it.
             let source = fields.source ?? RowFilter.namespace(of: row.bytes(3))
@@ -75,13 +78,15 @@ struct RowFilter {
 
     /// ``HiddenGem/isListed(to:)`` on the stored listing field (visibility, NUL, owner); a
     /// damaged field is listed to no one.
-    static func gemListing(_ listing: UnsafeBufferPointer<UInt8>?, isListedTo viewer: [UInt8]?) -> Bool {
+    static func gemListing(_ listing: UnsafeBufferPointer<UInt8>?, isListedTo viewer: [UInt8]?, friends: [[UInt8]] = []) -> Bool {
         guard let listing, let nul = listing.firstIndex(of: 0) else { return false }
         let visibility = UnsafeBufferPointer(rebasing: listing[..<nul])
         if visibility.elementsEqual(HiddenGem.Visibility.public.rawValue.utf8) { return true }
         if visibility.elementsEqual(HiddenGem.Visibility.unlisted.rawValue.utf8) { return false }
         guard let viewer else { return false }
-        return UnsafeBufferPointer(rebasing: listing[(nul + 1)...]).elementsEqual(viewer)
+        let owner = UnsafeBufferPointer(rebasing: listing[(nul + 1)...])
+        if owner.elementsEqual(viewer) { return true }
+        return visibility.elementsEqual(HiddenGem.Visibility.friends.rawValue.utf8) && friends.contains { owner.elementsEqual($0) }
     }
 
     /// Whether the packed weekly ranges (pairs of little-endian UInt16) hold `minute`.

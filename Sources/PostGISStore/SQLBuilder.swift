@@ -37,10 +37,15 @@ struct SQLBuilder {
         if !filter.sources.isEmpty { conditions.append("source = ANY(\(bind(filter.sources))::text[])") }
         if !filter.countries.isEmpty { conditions.append("country = ANY(\(bind(filter.countries))::text[])") }
         if !filter.continents.isEmpty { conditions.append("continent = ANY(\(bind(filter.continents.map(\.rawValue)))::text[])") }
-        // Gems by who asks (HiddenGem.isListed(to:)): public for all, private and friends-only for the owner.
+        // Gems by who asks (HiddenGem.isListed(to:)): public for all, private and friends-only for
+        // the owner, friends-only also for the owner's friends.
         if let viewer = filter.viewer {
-            conditions.append("(gem_visibility IS NULL OR gem_visibility = 'public' OR "
-                              + "(gem_visibility IN ('private', 'friends') AND gem_owner = \(bind(viewer))))")
+            var visible = "(gem_visibility IS NULL OR gem_visibility = 'public' OR "
+                + "(gem_visibility IN ('private', 'friends') AND gem_owner = \(bind(viewer)))"
+            if !filter.viewerFriends.isEmpty {
+                visible += " OR (gem_visibility = 'friends' AND gem_owner = ANY(\(bind(filter.viewerFriends))::text[]))"
+            }
+            conditions.append(visible + ")")
         } else {
             conditions.append("(gem_visibility IS NULL OR gem_visibility = 'public')")
         }

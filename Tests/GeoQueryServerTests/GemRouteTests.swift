@@ -99,7 +99,7 @@ import Testing
             #expect(edited.status == .ok)
             #expect(((edited.json["places"] as? [[String: Any]])?.first?["gem"] as? [String: Any])?["visibility"] as? String == "unlisted")
             let bad = try await client.send(.patch, "/v1/gems/\(open)", token: owner, json: #"{"visibility":"everyone"}"#)
-            #expect(bad.json["detail"] as? String == "visibility 'everyone' is invalid: use public, unlisted or private")
+            #expect(bad.json["detail"] as? String == "visibility 'everyone' is invalid: use public, unlisted, friends or private")
             let badCategory = try await client.send(.post, "/v1/gems", token: owner, json: #"{"name":"x","lat":1,"lon":1,"categories":["shiny"]}"#)
             #expect(badCategory.status == .badRequest && (badCategory.json["detail"] as? String)?.hasPrefix("category 'shiny' is invalid") == true)
             let badLat = try await client.send(.post, "/v1/gems", token: owner, json: #"{"name":"x","lat":91,"lon":1}"#)

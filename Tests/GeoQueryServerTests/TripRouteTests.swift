@@ -133,6 +133,19 @@ import Testing
             #expect(((annNotes.json["notifications"] as? [[String: Any]]) ?? []).map { $0["kind"] as? String } == ["friend_accepted"])
             let bobNotes = try await client.send(.get, "/v1/me/notifications", token: bob)
             #expect(((bobNotes.json["notifications"] as? [[String: Any]]) ?? []).map { $0["kind"] as? String } == ["friend_request"])
+            // A friends-only gem: listed to and opened by the owner's friends, to no one else.
+            let gem = try await client.gem(ann, name: "Friends' cove", lat: 43.7301, lon: 7.4201, visibility: "friends")
+            let near = "/v1/gems/near?lat=43.73&lon=7.42&radius=1km"
+            #expect(try await client.ids(near, token: bob).contains(gem), "a friend sees it listed")
+            #expect(try await client.ids("/v1/places/near?lat=43.73&lon=7.42&radius=1km", token: bob).contains(gem))
+            #expect(try await client.send(.get, "/v1/gems/\(gem)", token: bob).status == .ok)
+            #expect(try await !client.ids(near, token: cat).contains(gem), "a stranger does not")
+            #expect(try await !client.ids(near).contains(gem))
+            #expect(try await client.send(.get, "/v1/gems/\(gem)", token: cat).status == .notFound)
+            #expect(try await client.send(.get, "/v1/places/\(gem)", token: cat).status == .notFound)
+            #expect(try await client.send(.patch, "/v1/gems/\(gem)", token: bob, json: #"{"name":"mine"}"#).status == .forbidden,
+                    "a friend reads, never changes")
+
             // cat asks ann; ann declines; nothing remains.
             #expect(try await client.send(.post, "/v1/me/friends/ann", token: cat).status == .created)
             #expect(try await client.send(.delete, "/v1/me/friends/cat", token: ann).status == .noContent)

@@ -41,7 +41,7 @@ public struct PlaceIndexConformance: Sendable {
                 latitude = min(90, max(-90, cLat + (unit() * 2 - 1) * spread))
                 longitude = Coordinate.normalizedLongitude(cLon + (unit() * 2 - 1) * spread * 2)
             }
-            // Every 13th place is a hidden gem of "ann" or "bob", public, unlisted or private.
+            // Every 13th place is a hidden gem of "ann" or "bob", public, unlisted, private or friends-only.
             let isGem = n % 13 == 0
             let source = isGem ? "gem" : n % 3 == 0 ? "u" : "t"
             let category = Self.categories[Int(random.next() % UInt64(Self.categories.count))]
@@ -58,7 +58,7 @@ public struct PlaceIndexConformance: Sendable {
             places.append(try Place(id: PlaceID("\(source):\(n)"), name: "P\(n)", coordinate: coordinate,
                                     categories: [Category(category)], rating: rating.map { try Rating(sourceValue: $0) },
                                     openingHours: hours,
-                                    gem: isGem ? HiddenGem(owner: ["ann", "bob"][n % 2], visibility: [.public, .unlisted, .private][n / 13 % 3]) : nil,
+                                    gem: isGem ? HiddenGem(owner: ["ann", "bob"][n % 2], visibility: [.public, .unlisted, .private, .friends][n / 13 % 4]) : nil,
                                     region: country == nil && continent == nil ? nil : PlaceRegion(countryCode: country, continent: continent),
                                     timeZone: zone))
         }
@@ -102,8 +102,10 @@ public struct PlaceIndexConformance: Sendable {
             case 3: filter.openAt = Date(timeIntervalSince1970: 1_795_000_000 + Double(random.next() % 604_800))
             default: break
             }
-            // Who asks decides which gems are listed: nobody, one owner or the other.
-            filter.viewer = [nil, "ann", "bob"][Int(random.next() % 3)]
+            // Who asks decides which gems are listed: nobody, one owner or the other, or cat, a
+            // friend of ann (as bob is in some queries), who sees ann's friends-only gems.
+            filter.viewer = [nil, "ann", "bob", "cat"][Int(random.next() % 4)]
+            if filter.viewer == "cat" || (filter.viewer == "bob" && random.next() % 2 == 0) { filter.viewerFriends = ["ann"] }
             return Query(center: center, radius: radius, filter: filter)
         }
     }
