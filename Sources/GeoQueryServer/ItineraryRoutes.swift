@@ -180,7 +180,7 @@ extension GeoQueryService {
                     throw APIProblem.badRequest("\(field) needs 'from' and 'to' locations")
                 }
                 let departure = try leg.requiredString("departure", maxLength: 40), arrival = try leg.requiredString("arrival", maxLength: 40)
-                guard let leaves = RFC3339.date(departure), let arrives = RFC3339.date(arrival) else {
+                guard let leaves = Self.instant(departure), let arrives = Self.instant(arrival) else {
                     throw APIProblem.badRequest("\(field) departure and arrival must be RFC 3339 times with an offset, e.g. 2027-05-02T09:40:00+02:00")
                 }
                 guard arrives >= leaves else { throw APIProblem.badRequest("\(field) arrives (\(arrival)) before it departs (\(departure))") }

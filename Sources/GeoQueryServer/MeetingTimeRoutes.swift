@@ -35,7 +35,7 @@ extension GeoQueryService {
                 }
                 for (index, item) in items.enumerated() {
                     let start = try item.requiredString("start", maxLength: 40), end = try item.requiredString("end", maxLength: 40)
-                    guard let starts = RFC3339.date(start), let ends = RFC3339.date(end) else {
+                    guard let starts = Self.instant(start), let ends = Self.instant(end) else {
                         throw APIProblem.badRequest("busy[\(index)] start and end must be RFC 3339 times with an offset, e.g. 2027-06-12T18:00:00+02:00")
                     }
                     guard starts < ends else { throw APIProblem.badRequest("busy[\(index)] ends (\(end)) before it starts (\(start))") }
@@ -61,7 +61,7 @@ extension GeoQueryService {
             let now = Date()
             func instant(_ name: String, _ fallback: Date) throws -> Date {
                 guard let text = try parameters.single(name) else { return fallback }
-                guard let date = RFC3339.date(text) else {
+                guard let date = Self.instant(text) else {
                     throw APIProblem.badRequest("\(name) '\(text.prefix(40))' is invalid: give an RFC 3339 time with an offset")
                 }
                 return date

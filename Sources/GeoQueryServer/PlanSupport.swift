@@ -188,7 +188,11 @@ extension GeoQueryService {
                  ("lon", location.longitude.map(OrderedJSON.double) ?? .null), ("name", .optional(location.name))])
     }
 
-    static func timestampJSON(_ date: Date?) -> OrderedJSON { date.map { .string(RFC3339.string($0)) } ?? .null }
+    /// An RFC 3339 instant with its offset (``FilterInput/instant(_:name:)``, as `open_at` reads
+    /// it), nil when the text is not one.
+    static func instant(_ text: String) -> Date? { try? FilterInput.instant(text, name: "") }
+
+    static func timestampJSON(_ date: Date?) -> OrderedJSON { date.map { .string(Timestamp.iso8601($0)) } ?? .null }
 
     /// The plan's members and metadata every answer starts with.
     static func planHeader(_ record: PlanRecord, access: PlanAccess?) -> [(String, OrderedJSON)] {

@@ -29,10 +29,12 @@ extension GeoQueryService {
             guard other != user.username else { throw APIProblem.badRequest("you cannot befriend yourself") }
             let before = try await requireUserData().friendships(of: user.username).first { $0.username == other }
             let friendship = try await requireUserData().requestFriendship(from: user.username, to: other, at: Date())
+            // One notification per asker, whatever they do: asking again after a decline, or
+            // asking and withdrawing in a loop, tells the other person once.
             if before == nil {
-                await notify(other, "friend_request", ["from": user.username])
+                await notify(other, "friend_request", ["from": user.username], id: "friend_request:" + user.username)
             } else if before?.state == .incoming && friendship.state == .accepted {
-                await notify(other, "friend_accepted", ["from": user.username])
+                await notify(other, "friend_accepted", ["from": user.username], id: "friend_accepted:" + user.username)
             }
             return .json(Self.friendshipJSON(friendship), status: before == nil ? .created : .ok)
         }
@@ -117,7 +119,7 @@ extension GeoQueryService {
             let now = Date()
             var expires: Date?
             if let text = try body.string("expires_at", maxLength: 40) {
-                guard let date = RFC3339.date(text), date > now else {
+                guard let date = Self.instant(text), date > now else {
                     throw APIProblem.badRequest("expires_at '\(text.prefix(40))' is invalid: give a future RFC 3339 time, e.g. 2027-06-30T00:00:00Z")
                 }
                 expires = date
@@ -188,7 +190,7 @@ extension GeoQueryService {
                 for person in people {
                     let note = UserNotification(id: "reminder:\(trip.id):\(Int(trip.startsAt.timeIntervalSince1970))", username: person,
                                                 kind: "trip_reminder", data: ["trip": trip.id, "title": title,
-                                                                              "start": RFC3339.string(trip.startsAt)], createdAt: now)
+                                                                              "start": Timestamp.iso8601(trip.startsAt)], createdAt: now)
                     if try await store.addNotification(note) {
                         added += 1
                         deliverWebhook(note)

@@ -40,7 +40,8 @@ extension GeoQueryService {
                                     startsAt: starts, endsAt: ends, createdAt: now, updatedAt: now, document: try Self.encodeDocument(document))
             try await requireUserData().createPlan(record)
             for invitee in invitees {
-                await notify(invitee, "trip_invitation", ["from": user.username, "trip": record.id, "title": document.title])
+                await notify(invitee, "trip_invitation", ["from": user.username, "trip": record.id, "title": document.title],
+                             id: "trip_invitation:" + record.id)
             }
             var response = Self.planResponse(try await tripJSON(record, access: .own), revision: record.revision, status: .created)
             response.headers[.location] = "/v1/trips/\(record.id)"
@@ -85,7 +86,8 @@ extension GeoQueryService {
                 record.document = try Self.encodeDocument(document)
             }
             for invitee in record.members.map(\.username) where before.member(invitee) == nil {
-                await notify(invitee, "trip_invitation", ["from": user.username, "trip": record.id])
+                // Once per trip: inviting, removing and inviting again does not notify again.
+                await notify(invitee, "trip_invitation", ["from": user.username, "trip": record.id], id: "trip_invitation:" + record.id)
             }
             return Self.planResponse(try await tripJSON(record, access: access), revision: record.revision)
         }
@@ -176,10 +178,10 @@ extension GeoQueryService {
 
     /// Start and end as given, and as instants; 400 unless both are RFC 3339 and in order.
     static func tripTimes(_ start: String, _ end: String) throws -> (String, String, Date, Date) {
-        guard let starts = RFC3339.date(start) else {
+        guard let starts = Self.instant(start) else {
             throw APIProblem.badRequest("start '\(start.prefix(40))' is invalid: give an RFC 3339 time with an offset, e.g. 2027-06-12T18:00:00+02:00")
         }
-        guard let ends = RFC3339.date(end) else {
+        guard let ends = Self.instant(end) else {
             throw APIProblem.badRequest("end '\(end.prefix(40))' is invalid: give an RFC 3339 time with an offset, e.g. 2027-06-12T23:00:00+02:00")
         }
         guard starts <= ends else { throw APIProblem.badRequest("end \(end) is before start \(start)") }

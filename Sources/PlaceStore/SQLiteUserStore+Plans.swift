@@ -179,14 +179,17 @@ extension SQLiteUserStore {
                 revision: Int(row.int64(6)), createdAt: Date(timeIntervalSince1970: row.double(7)),
                 updatedAt: Date(timeIntervalSince1970: row.double(8)), document: Data((row.text(9) ?? "{}").utf8)))
         }
+        guard !found.isEmpty else { return found }
+        // One statement for the page's members, bound again per plan.
+        let members = try connection.prepare("SELECT username, role, answer FROM plan_members WHERE plan_id = ?1 ORDER BY username")
         for index in found.indices {
-            var members: [PlanMember] = []
-            try connection.each("SELECT username, role, answer FROM plan_members WHERE plan_id = ?1 ORDER BY username",
-                                [.text(found[index].id)]) { row in
-                guard let role = PlanRole(rawValue: row.text(1) ?? "") else { return }
-                members.append(PlanMember(username: row.text(0) ?? "", role: role, answer: row.text(2).flatMap(PlanAnswer.init(rawValue:))))
+            try members.bind([.text(found[index].id)])
+            defer { members.reset() }
+            while try members.step() {
+                guard let role = PlanRole(rawValue: members.text(1) ?? "") else { continue }
+                found[index].members.append(PlanMember(username: members.text(0) ?? "", role: role,
+                                                       answer: members.text(2).flatMap(PlanAnswer.init(rawValue:))))
             }
-            found[index].members = members
         }
         return found
     }

@@ -268,22 +268,3 @@ public struct LocalDate: Sendable, Hashable, Comparable, CustomStringConvertible
         day = parts.day ?? 1
     }
 }
-
-/// Parses RFC 3339 date-times with an offset or `Z` (fractional seconds allowed).
-public enum RFC3339 {
-    public static func date(_ text: String) -> Date? {
-        let plain = ISO8601DateFormatter()
-        plain.formatOptions = [.withInternetDateTime]
-        if let date = plain.date(from: text) { return date }
-        let fractional = ISO8601DateFormatter()
-        fractional.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return fractional.date(from: text)
-    }
-
-    /// `2027-05-02T07:40:00Z`.
-    public static func string(_ date: Date) -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime]
-        return formatter.string(from: date)
-    }
-}

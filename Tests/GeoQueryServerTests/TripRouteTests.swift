@@ -152,6 +152,13 @@ import Testing
             let catsFriends = try await client.send(.get, "/v1/me/friends", token: cat)
             #expect((catsFriends.json["friends"] as? [Any])?.isEmpty == true)
             #expect(try await client.send(.delete, "/v1/me/friends/cat", token: ann).status == .notFound)
+            // Asking again after a decline, and again, leaves ann one notification from cat.
+            for _ in 0..<3 {
+                #expect(try await client.send(.post, "/v1/me/friends/ann", token: cat).status == .created)
+                #expect(try await client.send(.delete, "/v1/me/friends/cat", token: ann).status == .noContent)
+            }
+            let fromCat = try await client.send(.get, "/v1/me/notifications", token: ann)
+            #expect(((fromCat.json["notifications"] as? [[String: Any]]) ?? []).filter { ($0["data"] as? [String: Any])?["from"] as? String == "cat" }.count == 1)
             #expect(try await client.send(.post, "/v1/me/friends/ann", token: ann).status == .badRequest)
             #expect(try await client.send(.post, "/v1/me/friends/nobody", token: ann).status == .notFound)
             // Marking read: only one's own; all at once.
