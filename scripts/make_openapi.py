@@ -73,6 +73,16 @@ paths = {
       lat, lon, param("provider", {"type": "string", "enum": ["open-meteo", "openweathermap", "pirateweather"]}, "Weather source (default open-meteo)."),
       param("days", {"type": "integer", "minimum": 1, "maximum": 16, "default": 7}, "Days of forecast.")],
       "responses": {"200": json_body(ref("Weather")), **common_errors}}},
+  "/v1/images": {"get": {"summary": "Pictures of a point or a name, each with its author and licence",
+      "description": "Wikimedia Commons (by point, within 10 km, or by title) by default; Pixabay and Unsplash (by title) when their keys are set. Without provider, the first source with any image answers and the others' failures are listed.",
+      "parameters": [
+      param("lat", {"type": "number", "minimum": -90, "maximum": 90}, "Latitude of the point (with lon)."),
+      param("lon", {"type": "number", "minimum": -180, "maximum": 180}, "Longitude of the point (with lat)."),
+      param("title", {"type": "string", "maxLength": 200}, "A name to search for, e.g. Lisbon."),
+      param("radius", distance_schema, "Search this far from the point (default 2km; Commons stops at 10 km)."),
+      param("provider", {"type": "string", "enum": ["wikimedia-commons", "pixabay", "unsplash"]}, "Ask this source only."),
+      param("limit", {"type": "integer", "minimum": 1, "maximum": 50, "default": 5}, "At most this many.")],
+      "responses": {"200": json_body(ref("ImageAnswer")), **common_errors}}},
   "/v1/route": {"post": {"summary": "The shortest visiting order of stops", "parameters": [
       param("start", {"type": "string"}, "Id of the first stop."), param("end", {"type": "string"}, "Id of the last stop."),
       param("closed", {"type": "boolean"}, "A round trip back to the first stop."),
@@ -474,6 +484,14 @@ schemas = {
       "order": {"type": "array", "items": {"type": "string"}}, "length": {"type": "number"}, "unit": {"type": "string", "enum": ["m", "matrix"]},
       "closed": {"type": "boolean"}, "proven_optimal": {"type": "boolean"}, "lower_bound": {"type": "number"}, "method": {"type": "string"},
       "legs": {"type": "array", "items": {"type": "object", "required": ["from", "to", "length"]}}}},
+  "Image": {"type": "object", "required": ["url", "licence", "source_url", "provider"], "properties": {
+      "url": {"type": "string"}, "thumbnail_url": {"type": ["string", "null"]}, "width": {"type": ["integer", "null"]},
+      "height": {"type": ["integer", "null"]}, "title": {"type": ["string", "null"]}, "author": {"type": ["string", "null"]},
+      "author_url": {"type": ["string", "null"]}, "licence": {"type": "string"}, "licence_url": {"type": ["string", "null"]},
+      "source_url": {"type": "string"}, "provider": {"type": "string", "enum": ["wikimedia-commons", "pixabay", "unsplash"]}}},
+  "ImageAnswer": {"type": "object", "required": ["images", "failures"], "properties": {
+      "images": {"type": "array", "items": ref("Image")},
+      "failures": {"type": "array", "items": {"type": "object", "required": ["provider", "error"], "properties": {"provider": {"type": "string"}, "error": {"type": "string"}}}}}},
   "Weather": {"type": "object", "required": ["provider", "lat", "lon", "units", "current", "daily", "attribution"], "properties": {
       "provider": {"type": "string"}, "lat": {"type": "number"}, "lon": {"type": "number"}, "timezone": nullable("string"),
       "units": {"type": "object"}, "current": {"type": ["object", "null"]}, "daily": {"type": "array", "items": {"type": "object"}}, "attribution": {"type": "string"}}},

@@ -23,10 +23,10 @@ port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0));
 # No provider is reachable or keyed: every base URL is a closed loopback port.
 closed=http://127.0.0.1:9
 env -u GOOGLE_PLACES_API_KEY -u YELP_API_KEY -u FOURSQUARE_API_KEY -u HERE_API_KEY \
-    -u OPENWEATHERMAP_API_KEY -u PIRATEWEATHER_API_KEY \
+    -u OPENWEATHERMAP_API_KEY -u PIRATEWEATHER_API_KEY -u PIXABAY_API_KEY -u UNSPLASH_ACCESS_KEY \
     GEOQUERY_GOOGLE_BASE_URL=$closed GEOQUERY_YELP_BASE_URL=$closed GEOQUERY_FOURSQUARE_BASE_URL=$closed \
     GEOQUERY_HERE_BASE_URL=$closed GEOQUERY_OPENMETEO_BASE_URL=$closed GEOQUERY_OPENWEATHERMAP_BASE_URL=$closed \
-    GEOQUERY_PIRATEWEATHER_BASE_URL=$closed GEOQUERY_LOG_LEVEL=warning \
+    GEOQUERY_PIRATEWEATHER_BASE_URL=$closed GEOQUERY_COMMONS_BASE_URL=$closed GEOQUERY_LOG_LEVEL=warning \
     "$geoquery" serve --host 127.0.0.1 --port "$port" --db "$work/places.sqlite" --data-dir geodata --users-db "$work/users.sqlite" \
     2>"$work/serve.log" &
 server=$!

@@ -31,6 +31,9 @@ public struct GeoQueryService: Sendable {
     let workers: NIOThreadPool
     let healthCache = CountCache()
     let cities: CityDirectory
+    /// Pictures: Wikimedia Commons, and Pixabay and Unsplash when their keys are set; answers
+    /// cached as each source's terms allow.
+    let imageSearch: ImageSearch
     /// The country codes a `country` filter accepts (any two letters when no table is loaded).
     let knownCountries: Set<String>?
 
@@ -48,6 +51,7 @@ public struct GeoQueryService: Sendable {
         self.configuration = configuration
         self.logger = logger
         cities = CityDirectory(maximumAge: configuration.cityDirectoryRefresh)
+        imageSearch = ImageSearch(settings: configuration.providers)
         knownCountries = configuration.countries.byCode.isEmpty ? nil : Set(configuration.countries.byCode.keys)
         self.workers = workers ?? Self.defaultWorkers
         accounts = userData.map {
@@ -85,6 +89,7 @@ public struct GeoQueryService: Sendable {
         addSocialRoutes(to: router, table: &table)
         addWebhookRoutes(to: router, table: &table)
         addProviderRoutes(to: router, table: &table)
+        addImageRoutes(to: router, table: &table)
         addRouteRoute(to: router, table: &table)
         addOperationalRoutes(to: router, table: &table)
         addMapPage(to: router, table: &table)

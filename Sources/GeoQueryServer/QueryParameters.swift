@@ -90,6 +90,13 @@ struct QueryParameters {
         return try Coordinate(latitude: latitude, longitude: longitude)
     }
 
+    /// `lat` and `lon` when both are given, nil when neither is; one without the other is a 400.
+    func optionalCoordinate() throws -> Coordinate? {
+        let hasLatitude = try single("lat") != nil, hasLongitude = try single("lon") != nil
+        guard hasLatitude || hasLongitude else { return nil }
+        return try coordinate()
+    }
+
     func distance(_ name: String) throws -> Distance? {
         guard let text = try single(name) else { return nil }
         do { return try Distance(parsing: text) } catch { throw APIProblem.badRequest("\(name): \(error)") }

@@ -42,6 +42,12 @@ public struct CacheTerms: Sendable, Hashable {
                                     basis: "no caching restriction found; kept 10 minutes for freshness"),
         .pirateWeather: CacheTerms(provider: .pirateWeather, responseLifetime: 10 * 60, indexRetention: .nothing,
                                    basis: "no caching restriction found; kept 10 minutes for freshness"),
+        .wikimediaCommons: CacheTerms(provider: .wikimediaCommons, responseLifetime: 24 * 3600, indexRetention: .everything,
+                                      basis: "Wikimedia Commons files are freely licensed; each image keeps its author, licence and file page"),
+        .pixabay: CacheTerms(provider: .pixabay, responseLifetime: 24 * 3600, indexRetention: .nothing,
+                             basis: "Pixabay API terms: cache requests for 24 hours; no permanent hotlinking of image URLs"),
+        .unsplash: CacheTerms(provider: .unsplash, responseLifetime: 3600, indexRetention: .nothing,
+                              basis: "Unsplash API guidelines: hotlink the returned image URLs and credit the photographer; answers kept 1 hour"),
     ]
 
     public static func terms(for provider: ProviderName) -> CacheTerms { table[provider]! }
@@ -52,6 +58,7 @@ public actor ProviderCache {
     private struct Entry {
         var result: ProviderResult?
         var weather: Weather?
+        var images: [PlaceImage]?
         var expires: Date
     }
 
@@ -78,6 +85,18 @@ public actor ProviderCache {
         let lifetime = CacheTerms.terms(for: weather.provider).responseLifetime
         guard lifetime > 0 else { return }
         entries[weather.provider.rawValue + "|" + key] = Entry(weather: weather, expires: now().addingTimeInterval(lifetime))
+    }
+
+    /// Cached images from `provider` for `query`, if fresh.
+    public func images(_ provider: ProviderName, for query: ImageQuery) -> [PlaceImage]? {
+        fresh(provider.rawValue + "|" + query.cacheKey)?.images
+    }
+
+    /// Keeps `images` as long as `provider`'s terms allow.
+    public func store(_ images: [PlaceImage], from provider: ProviderName, for query: ImageQuery) {
+        let lifetime = CacheTerms.terms(for: provider).responseLifetime
+        guard lifetime > 0 else { return }
+        entries[provider.rawValue + "|" + query.cacheKey] = Entry(images: images, expires: now().addingTimeInterval(lifetime))
     }
 
     /// How many answers are held.

@@ -58,7 +58,7 @@ public struct FederatedSearch: Sendable {
             case .yelp: return YelpAdapter(settings: settings)
             case .foursquare: return FoursquareAdapter(settings: settings)
             case .here: return HEREAdapter(settings: settings)
-            case .openMeteo, .openWeatherMap, .pirateWeather: return nil
+            case .openMeteo, .openWeatherMap, .pirateWeather, .wikimediaCommons, .pixabay, .unsplash: return nil
             }
         }
     }

@@ -11,6 +11,9 @@ import Foundation
 /// | Open-Meteo | none | `GEOQUERY_OPENMETEO_BASE_URL` | `https://api.open-meteo.com` |
 /// | OpenWeatherMap | `OPENWEATHERMAP_API_KEY` | `GEOQUERY_OPENWEATHERMAP_BASE_URL` | `https://api.openweathermap.org` |
 /// | Pirate Weather | `PIRATEWEATHER_API_KEY` | `GEOQUERY_PIRATEWEATHER_BASE_URL` | `https://api.pirateweather.net` |
+/// | Wikimedia Commons | none | `GEOQUERY_COMMONS_BASE_URL` | `https://commons.wikimedia.org` |
+/// | Pixabay | `PIXABAY_API_KEY` | `GEOQUERY_PIXABAY_BASE_URL` | `https://pixabay.com` |
+/// | Unsplash | `UNSPLASH_ACCESS_KEY` | `GEOQUERY_UNSPLASH_BASE_URL` | `https://api.unsplash.com` |
 ///
 /// `GEOQUERY_GOOGLE_API=new|legacy` and `GEOQUERY_FOURSQUARE_API=places|v3` choose API
 /// generations (defaults `new` and `places`).
@@ -30,7 +33,9 @@ public struct ProviderEnvironment: Sendable {
         case .here: return "HERE_API_KEY"
         case .openWeatherMap: return "OPENWEATHERMAP_API_KEY"
         case .pirateWeather: return "PIRATEWEATHER_API_KEY"
-        case .local, .openMeteo: return nil
+        case .pixabay: return "PIXABAY_API_KEY"
+        case .unsplash: return "UNSPLASH_ACCESS_KEY"
+        case .local, .openMeteo, .wikimediaCommons: return nil
         }
     }
 
@@ -44,6 +49,9 @@ public struct ProviderEnvironment: Sendable {
         case .openMeteo: return "GEOQUERY_OPENMETEO_BASE_URL"
         case .openWeatherMap: return "GEOQUERY_OPENWEATHERMAP_BASE_URL"
         case .pirateWeather: return "GEOQUERY_PIRATEWEATHER_BASE_URL"
+        case .wikimediaCommons: return "GEOQUERY_COMMONS_BASE_URL"
+        case .pixabay: return "GEOQUERY_PIXABAY_BASE_URL"
+        case .unsplash: return "GEOQUERY_UNSPLASH_BASE_URL"
         case .local: return nil
         }
     }

@@ -24,6 +24,8 @@ public enum ProviderError: Error, Sendable, Hashable, CustomStringConvertible {
     case unsupported(provider: ProviderName, reason: String)
     /// Any other failure of a source (the local index's own errors).
     case sourceFailed(provider: ProviderName, message: String)
+    /// The question itself cannot be asked (no point and no title for an image search).
+    case invalidQuery(String)
 
     public var description: String {
         switch self {
@@ -49,6 +51,8 @@ public enum ProviderError: Error, Sendable, Hashable, CustomStringConvertible {
             return "\(provider.rawValue): \(reason)"
         case .sourceFailed(let provider, let message):
             return "\(provider.rawValue): \(message)"
+        case .invalidQuery(let message):
+            return message
         }
     }
 
@@ -62,6 +66,7 @@ public enum ProviderError: Error, Sendable, Hashable, CustomStringConvertible {
 public enum ProviderName: String, Sendable, Hashable, CaseIterable, Codable, Comparable {
     case local, google, yelp, foursquare, here
     case openMeteo = "open-meteo", openWeatherMap = "openweathermap", pirateWeather = "pirateweather"
+    case wikimediaCommons = "wikimedia-commons", pixabay, unsplash
 
     /// The place sources, in merge priority: the local index first, then by richness of data.
     public static let places: [ProviderName] = [.local, .google, .yelp, .foursquare, .here]
@@ -69,6 +74,8 @@ public enum ProviderName: String, Sendable, Hashable, CaseIterable, Codable, Com
     public static let remotePlaces: [ProviderName] = [.google, .yelp, .foursquare, .here]
     /// The weather providers, the keyless default first.
     public static let weather: [ProviderName] = [.openMeteo, .openWeatherMap, .pirateWeather]
+    /// The image sources, the keyless default first.
+    public static let images: [ProviderName] = [.wikimediaCommons, .pixabay, .unsplash]
 
     var priority: Int { ProviderName.allCases.firstIndex(of: self)! }
 
