@@ -25,6 +25,7 @@ let package = Package(
         .library(name: "PostGISStore", targets: ["PostGISStore"]),
         .library(name: "Providers", targets: ["Providers"]),
         .library(name: "Trips", targets: ["Trips"]),
+        .library(name: "Discovery", targets: ["Discovery"]),
         .executable(name: "geoquery", targets: ["GeoQueryCLI"]),
     ],
     dependencies: [
@@ -106,6 +107,7 @@ let package = Package(
         ),
         // Itineraries and trips: their documents, who may do what, costs, meeting times, day plans.
         .target(name: "Trips", dependencies: ["GeoCore", "PlaceModel", "PlaceQuery", "Routing"], swiftSettings: swiftSettings),
+        .target(name: "Discovery", dependencies: ["GeoCore", "PlaceModel", "Regions", "Routing", "Trips"], swiftSettings: swiftSettings),
         // The answers' JSON / GeoJSON / CSV contracts and request parsing, shared by CLI and server.
         .target(name: "GeoQueryWire", dependencies: ["GeoCore", "PlaceModel", "PlaceQuery", "Routing", "Providers", "PlaceImport"],
                 swiftSettings: swiftSettings),
@@ -113,7 +115,7 @@ let package = Package(
         .target(
             name: "GeoQueryServer",
             dependencies: [
-                "GeoCore", "PlaceModel", "PlaceQuery", "Routing", "Providers", "GeoQueryWire", "Regions", "Accounts", "Trips",
+                "GeoCore", "PlaceModel", "PlaceQuery", "Routing", "Providers", "GeoQueryWire", "Regions", "Accounts", "Trips", "Discovery",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -147,6 +149,8 @@ let package = Package(
                     resources: [.copy("Fixtures")], swiftSettings: swiftSettings),
         .testTarget(name: "RoutingTests", dependencies: ["Routing", "GeoCore"],
                     resources: [.copy("Fixtures")], swiftSettings: swiftSettings),
+        .testTarget(name: "DiscoveryTests", dependencies: ["Discovery", "PlaceModel", "Regions", "Routing", "Trips", "GeoCore"],
+                    swiftSettings: swiftSettings),
         .testTarget(name: "TripsTests", dependencies: ["Trips", "Routing", "PlaceQuery", "GeoCore"], swiftSettings: swiftSettings),
         .testTarget(name: "PlaceModelTests", dependencies: ["PlaceModel"], swiftSettings: swiftSettings),
         .testTarget(name: "RegionsTests", dependencies: ["Regions", "PlaceModel", "GeoCore"], swiftSettings: swiftSettings),

@@ -106,12 +106,7 @@ public enum DayPlan {
             let service = Double(stop.durationMinutes * 60)
             if let fixed = stop.fixedStart.flatMap(minutes) {
                 timed.append(TimedStop(serviceSeconds: service, windows: [Double(fixed * 60)...Double(fixed * 60)]))
-            } else if let periods = hours[stop.id]?.periods, !periods.isEmpty, let weekday {
-                let windows = periods.filter { $0.openDay == weekday }.compactMap { period -> ClosedRange<Double>? in
-                    let close = (period.closeDay == period.openDay ? period.closeMinute : 1_440 + period.closeMinute) * 60
-                    let latestBegin = Double(close) - service
-                    return latestBegin >= Double(period.openMinute * 60) ? Double(period.openMinute * 60)...latestBegin : nil
-                }
+            } else if let windows = visitWindows(hours[stop.id], weekday: weekday, serviceSeconds: service) {
                 if windows.isEmpty { closed.insert(index) }
                 // A window that has always closed: the stop cannot be visited that day.
                 timed.append(TimedStop(serviceSeconds: service, windows: windows.isEmpty ? [-1 ... -1] : windows))
@@ -142,8 +137,20 @@ public enum DayPlan {
                       isProvenOptimal: schedule.isProvenOptimal, startLodging: first, endLodging: last)
     }
 
+    /// When a visit of `serviceSeconds` may begin on ISO weekday `weekday` (seconds from
+    /// midnight), by the opening hours: nil when the hours or the weekday are unknown (any
+    /// time), empty when the place is closed that day or no period is long enough.
+    public static func visitWindows(_ hours: OpeningHours?, weekday: Int?, serviceSeconds service: Double) -> [ClosedRange<Double>]? {
+        guard let periods = hours?.periods, !periods.isEmpty, let weekday else { return nil }
+        return periods.filter { $0.openDay == weekday }.compactMap { period -> ClosedRange<Double>? in
+            let close = (period.closeDay == period.openDay ? period.closeMinute : 1_440 + period.closeMinute) * 60
+            let latestBegin = Double(close) - service
+            return latestBegin >= Double(period.openMinute * 60) ? Double(period.openMinute * 60)...latestBegin : nil
+        }
+    }
+
     /// ISO weekday (Monday 1 … Sunday 7) of a date.
-    static func isoWeekday(_ date: LocalDate?) -> Int? {
+    public static func isoWeekday(_ date: LocalDate?) -> Int? {
         guard let date, let epoch = LocalDate("1970-01-01") else { return nil }
         // 1970-01-01 was a Thursday (4).
         let offset = ((date.days(since: epoch) % 7) + 7) % 7
