@@ -428,6 +428,58 @@ paths.update({
 })
 paths.update(share_routes("/v1/itineraries/{id}/shares", itinerary_id, "itinerary"))
 paths.update(share_routes("/v1/trips/{id}/shares", trip_id, "trip"))
+# Discovery: places by region, surprise-me cities, suggested itineraries.
+region = param("region", {"type": "string", "maxLength": 200, "examples": ["fr", "France", "EU", "Europe", "Paris", "country:SA", "continent:SA"]},
+               "A country (ISO code or name), a continent (code or name) or a city by name. A city sets the centre (leave out lat and lon) and, unless radius is given, a radius that fits it. AF, AS, NA and SA are both a continent and a country: write continent:SA or country:SA.")
+for route in ["/v1/places/near", "/v1/search"]:
+    operation = paths[route]["get"]
+    for p in operation["parameters"]:
+        if p["name"] in ("lat", "lon", "radius"):
+            p.update({"required": False, "allowEmptyValue": True, "description": p["description"] + " Required unless region names a city."})
+    operation["parameters"].append(region)
+paths["/v1/places/bbox"]["get"]["parameters"].append(region)
+city_schema = ({"type": "object", "required": ["id", "name", "lat", "lon", "country_code", "country", "continent", "population"],
+    "properties": {"id": {"type": "string"}, "name": {"type": "string"}, "lat": {"type": "number"}, "lon": {"type": "number"},
+                   "country_code": nullable("string"), "country": nullable("string"), "continent": nullable("string"),
+                   "region": nullable("string"), "population": nullable("integer"), "timezone": nullable("string")}})
+paths.update({
+  "/v1/discover/random-city": {"get": {"summary": "Surprise me: a random city with a picture, the weather, airports and suggestions",
+      "description": "A city from the index, uniformly or by population, reproducible with seed (the answer gives the seed it used); a signed-in user never gets the same city twice in a row. Suggestions around it are grouped by the taxonomy's top level, nearest first, empty groups left out. The picture and the weather are left out, and named under sources, when their source fails.",
+      "security": optional_bearer, "parameters": [
+      param("continent", {"type": "string", "examples": ["EU", "Europe"]}, "A continent, code or name."),
+      param("country", {"type": "string", "examples": ["fr", "France"]}, "A country, ISO code or name."),
+      param("min_population", {"type": "integer", "minimum": 0, "maximum": 100000000}, "Only cities at least this large."),
+      param("weighting", {"type": "string", "enum": ["uniform", "population"], "default": "uniform"}, "Every city equally likely, or in proportion to population."),
+      param("seed", {"type": "integer", "minimum": 0, "maximum": 9007199254740991}, "The same seed gives the same city."),
+      param("per_group", {"type": "integer", "minimum": 1, "maximum": 20, "default": 5}, "Suggestions per group.")],
+      "responses": {"200": json_body({"type": "object", "required": ["seed", "weighting", "candidates", "city", "image", "weather", "airports", "suggestions", "sources"], "properties": {
+          "seed": {"type": "integer"}, "weighting": {"type": "string"}, "candidates": {"type": "integer", "description": "How many cities could have been drawn."},
+          "city": city_schema, "image": {"oneOf": [ref("Image"), {"type": "null"}]}, "weather": {"oneOf": [ref("Weather"), {"type": "null"}]},
+          "airports": {"type": "array", "items": ref("Place")}, "suggestion_radius_m": {"type": "number"},
+          "suggestions": {"type": "array", "items": {"type": "object", "required": ["group", "places"], "properties": {"group": {"type": "string"}, "places": {"type": "array", "items": ref("Place")}}}},
+          "sources": {"type": "array", "items": {"type": "object", "required": ["provider", "error"], "properties": {"provider": {"type": "string"}, "error": {"type": "string"}}}}}}),
+          "401": unauthorized, "404": problem("No city matches the filters."), **common_errors}}},
+  "/v1/discover/itinerary": {"post": {"summary": "A suggested itinerary: the best stops for the days, hours and budget, in visiting order",
+      "description": "Chooses stops that maximise the sum of their scores (rating, popularity, preference) within each day's hours (travel at the mode's speed, visit lengths by category and pace, opening hours by weekday when start_date is given) and the money budget (costs estimated from price levels), and orders each day. Exact for up to 12 candidates; beyond, a heuristic with an upper bound. With save: true (signed in, start_date required) it is saved as a private itinerary.",
+      "security": optional_bearer, "requestBody": body({"type": "object", "required": ["destination"], "additionalProperties": False, "properties": {
+          "destination": {"oneOf": [{"type": "string", "description": "A city's name."}, {"type": "object", "properties": {"place_id": {"type": "string"}, "lat": {"type": "number"}, "lon": {"type": "number"}, "name": {"type": "string"}}}]},
+          "days": {"type": "integer", "minimum": 1, "maximum": 14, "default": 1}, "start_date": {"type": "string", "format": "date"},
+          "day_start": {"type": "string", "pattern": "^[0-2][0-9]:[0-5][0-9]$", "default": "09:00"}, "day_end": {"type": "string", "pattern": "^[0-2][0-9]:[0-5][0-9]$", "default": "18:00"},
+          "budget": {"type": "object", "required": ["amount", "currency"], "properties": {"amount": {"type": "number", "minimum": 0}, "currency": {"type": "string", "pattern": "^[A-Z]{3}$"}}},
+          "preferred": {"type": "array", "items": {"type": "string"}, "maxItems": 20}, "pace": {"type": "string", "enum": ["relaxed", "normal", "packed"]},
+          "mode": {"type": "string", "enum": ["walk", "bike", "car"]}, "start": {"type": "object", "required": ["lat", "lon"], "properties": {"lat": {"type": "number"}, "lon": {"type": "number"}}},
+          "radius": distance_schema, "save": {"type": "boolean"}, "title": {"type": "string"}, "visibility": {"type": "string"}}},
+          {"destination": "Lisbon", "days": 2, "start_date": "2027-05-03", "budget": {"amount": 80, "currency": "EUR"}, "preferred": ["culture"], "pace": "normal", "mode": "walk"}),
+      "responses": {"200": json_body(ref("SuggestedItinerary")), "201": json_body(ref("SuggestedItinerary"), "Saved as an itinerary (itinerary_id)."),
+                    "401": unauthorized, "413": problem("The body is too large."), "415": problem("The body is not JSON."), **common_errors}}},
+})
+paths["/v1/me/favorites"]["post"] = {"summary": "Keep a place, and the suggestions shown with it as a one-day itinerary", "security": bearer,
+    "requestBody": body({"type": "object", "required": ["place_id"], "additionalProperties": False, "properties": {
+        "place_id": {"type": "string"}, "suggestions": {"type": "array", "items": {"type": "string"}, "maxItems": 100}, "title": {"type": "string"}}},
+        {"place_id": "geonames:2267057", "suggestions": ["airport:LIS"]}),
+    "responses": {"200": json_body({"type": "object"}, "Already a favourite; nothing saved."), "201": json_body({"type": "object", "required": ["place_id", "favorite", "itinerary_id"], "properties": {
+        "place_id": {"type": "string"}, "favorite": {"type": "boolean"}, "itinerary_id": nullable("string")}}),
+        "401": unauthorized, "404": problem("No such place."), "413": problem("The body is too large."), "415": problem("The body is not JSON."), **common_errors}}
 for route in ["/v1/places/near", "/v1/places/bbox", "/v1/places/nearest", "/v1/places/{id}", "/v1/search"]:
     operation = paths[route]["get"]
     operation["security"] = optional_bearer
@@ -484,6 +536,16 @@ schemas = {
       "order": {"type": "array", "items": {"type": "string"}}, "length": {"type": "number"}, "unit": {"type": "string", "enum": ["m", "matrix"]},
       "closed": {"type": "boolean"}, "proven_optimal": {"type": "boolean"}, "lower_bound": {"type": "number"}, "method": {"type": "string"},
       "legs": {"type": "array", "items": {"type": "object", "required": ["from", "to", "length"]}}}},
+  "SuggestedItinerary": {"type": "object", "required": ["destination", "method", "proven_optimal", "score", "upper_bound", "candidates", "days"], "properties": {
+      "destination": {"type": "object"}, "method": {"type": "string", "enum": ["exact", "heuristic"]}, "proven_optimal": {"type": "boolean"},
+      "score": {"type": "number"}, "upper_bound": {"type": "number"}, "candidates": {"type": "integer"}, "opening_hours_applied": {"type": "boolean"},
+      "estimated_cost": {"type": "object"}, "budget": {"type": ["object", "null"]}, "itinerary_id": nullable("string"),
+      "days": {"type": "array", "items": {"type": "object", "required": ["day", "travel_minutes", "stops"], "properties": {
+          "day": {"type": "integer"}, "date": nullable("string"), "travel_minutes": {"type": "integer"},
+          "stops": {"type": "array", "items": {"type": "object", "required": ["place_id", "name", "start", "duration_minutes", "score", "why"], "properties": {
+              "place_id": {"type": "string"}, "name": {"type": "string"}, "lat": {"type": "number"}, "lon": {"type": "number"},
+              "categories": {"type": "array", "items": {"type": "string"}}, "start": {"type": "string"}, "duration_minutes": {"type": "integer"},
+              "estimated_cost": {"type": ["number", "null"]}, "score": {"type": "number"}, "why": {"type": "array", "items": {"type": "string"}}}}}}}}}},
   "Image": {"type": "object", "required": ["url", "licence", "source_url", "provider"], "properties": {
       "url": {"type": "string"}, "thumbnail_url": {"type": ["string", "null"]}, "width": {"type": ["integer", "null"]},
       "height": {"type": ["integer", "null"]}, "title": {"type": ["string", "null"]}, "author": {"type": ["string", "null"]},

@@ -34,6 +34,8 @@ public struct GeoQueryService: Sendable {
     /// Pictures: Wikimedia Commons, and Pixabay and Unsplash when their keys are set; answers
     /// cached as each source's terms allow.
     let imageSearch: ImageSearch
+    /// The last random city each signed-in user was shown.
+    let recentCities = RecentCities()
     /// The country codes a `country` filter accepts (any two letters when no table is loaded).
     let knownCountries: Set<String>?
 
@@ -90,6 +92,9 @@ public struct GeoQueryService: Sendable {
         addWebhookRoutes(to: router, table: &table)
         addProviderRoutes(to: router, table: &table)
         addImageRoutes(to: router, table: &table)
+        addRandomCityRoute(to: router, table: &table)
+        addSaveFavoriteRoute(to: router, table: &table)
+        addSuggestedItineraryRoute(to: router, table: &table)
         addRouteRoute(to: router, table: &table)
         addOperationalRoutes(to: router, table: &table)
         addMapPage(to: router, table: &table)

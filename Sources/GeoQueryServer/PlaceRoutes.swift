@@ -6,6 +6,7 @@ import Hummingbird
 import PlaceModel
 import PlaceQuery
 import Regions
+import Discovery
 
 /// `/v1/places/…`, `/v1/cities`, `/v1/airports/near`: the index's queries with the CLI's answer
 /// contracts and parameter names.
@@ -16,12 +17,9 @@ extension GeoQueryService {
     func addPlaceRoutes(to router: Router<ServiceRequestContext>, table: inout RouteTable) {
         let deadline = RequestBound.queries(configuration.requestTimeout)
         router.route(.get, "/v1/places/near", in: &table, bound: deadline) { request, _ in
-            let parameters = try QueryParameters(request, allowed: ["lat", "lon", "radius", "limit", "cursor", "format"] + Self.filterParameters)
-            let center = try parameters.coordinate()
-            guard let radius = try parameters.distance("radius") else {
-                throw APIProblem.badRequest("query parameter 'radius' is required, e.g. radius=20mi (units m, km, mi, ft, yd, nmi)")
-            }
+            let parameters = try QueryParameters(request, allowed: ["lat", "lon", "radius", "region", "limit", "cursor", "format"] + Self.filterParameters)
             var filter = try parameters.filter(countries: knownCountries)
+            let (center, radius) = try await circle(parameters, filter: &filter)
             (filter.viewer, filter.viewerFriends) = try await viewerScope(request)
             let limit = try pageLimit(parameters)
             let format = try AnswerFormat(parameters)
@@ -32,11 +30,14 @@ extension GeoQueryService {
         }
 
         router.route(.get, "/v1/places/bbox", in: &table, bound: deadline) { request, _ in
-            let parameters = try QueryParameters(request, allowed: ["bbox", "limit", "cursor", "format"] + Self.filterParameters)
+            let parameters = try QueryParameters(request, allowed: ["bbox", "region", "limit", "cursor", "format"] + Self.filterParameters)
+            var filter = try parameters.filter(countries: knownCountries)
+            if let city = try await region(parameters, filter: &filter) {
+                throw APIProblem.badRequest("region '\(city.name)' is a city: ask /v1/places/near?region=\(city.name) for the places around it")
+            }
             let text = try parameters.required("bbox", example: "2.2,48.8,2.4,48.9")
             let box: BoundingBox
             do { box = try BoundingBox(parsing: text) } catch { throw APIProblem.badRequest("bbox: \(error)") }
-            var filter = try parameters.filter(countries: knownCountries)
             (filter.viewer, filter.viewerFriends) = try await viewerScope(request)
             let limit = try pageLimit(parameters)
             let format = try AnswerFormat(parameters)
@@ -159,6 +160,54 @@ extension GeoQueryService {
         items.append(URLQueryItem(name: "cursor", value: cursor))
         components.queryItems = items
         return components.string ?? request.uri.path
+    }
+
+    /// `region=` read into the query: a country or a continent narrows `filter`; a city is
+    /// returned (nil otherwise), for the caller to centre on.
+    func region(_ parameters: QueryParameters, filter: inout PlaceFilter) async throws -> Place? {
+        guard let text = try parameters.single("region") else { return nil }
+        let region: RegionQuery
+        do { region = try RegionQuery(parsing: text, countries: configuration.countries) } catch { throw APIProblem.badRequest(error.description) }
+        switch region {
+        case .country(let code, _):
+            guard filter.countries.isEmpty else { throw APIProblem.badRequest("region and country are both given: give one") }
+            filter.countries = [code]
+        case .continent(let continent):
+            guard filter.continents.isEmpty else { throw APIProblem.badRequest("region and continent are both given: give one") }
+            filter.continents = [continent]
+        case .city(let name):
+            guard let city = try await city(named: name) else {
+                throw APIProblem.badRequest("region '\(text)' is not a country, continent or city GeoQuery knows; give an ISO code (fr), a country (France), a continent (EU, Europe) or a city (Paris)")
+            }
+            return city
+        }
+        return nil
+    }
+
+    /// The centre and radius of a near or search query: `lat`, `lon` and `radius`, or a city
+    /// named by `region` (its centre, and its extent unless `radius` is given).
+    func circle(_ parameters: QueryParameters, filter: inout PlaceFilter) async throws -> (Coordinate, Distance) {
+        if let city = try await region(parameters, filter: &filter) {
+            guard try parameters.optionalCoordinate() == nil else {
+                throw APIProblem.badRequest("region '\(city.name)' is a city and sets the centre: leave out lat and lon, or the region")
+            }
+            let radius = try parameters.distance("radius") ?? CityExtent.radius(population: RandomCityPicker.population(of: city))
+            return (city.coordinate, radius)
+        }
+        let center = try parameters.coordinate()
+        guard let radius = try parameters.distance("radius") else {
+            throw APIProblem.badRequest("query parameter 'radius' is required, e.g. radius=20mi (units m, km, mi, ft, yd, nmi)")
+        }
+        return (center, radius)
+    }
+
+    /// The city a name means: the most populous whose whole name is it (case and accents
+    /// ignored), else the best autocomplete match.
+    func city(named name: String) async throws -> Place? {
+        let found = try await cities.current(index).search(name, limit: 50) { _ in true }
+        let folded = CityDirectory.fold(name.trimmingCharacters(in: .whitespaces))
+        let exact = found.filter { CityDirectory.fold($0.name) == folded }
+        return exact.max { RandomCityPicker.population(of: $0) < RandomCityPicker.population(of: $1) } ?? found.first
     }
 
     /// Cities whose name has a word starting with each word of `text` (case and accents

@@ -271,6 +271,15 @@ extension JSONBody {
         }
     }
 
+    /// `true` or `false`.
+    func bool(_ name: String) throws -> Bool? {
+        guard let value = members[name], !(value is NSNull) else { return nil }
+        guard let number = value as? NSNumber, String(cString: number.objCType) == "c" else {
+            throw APIProblem.badRequest("\(name) must be true or false")
+        }
+        return number.boolValue
+    }
+
     /// A whole number in `range`.
     func int(_ name: String, in range: ClosedRange<Int>) throws -> Int? {
         guard let value = try double(name) else { return nil }

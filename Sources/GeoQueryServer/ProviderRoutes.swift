@@ -12,11 +12,9 @@ extension GeoQueryService {
         let deadline = configuration.requestTimeout
         let bound = RequestBound.cancelling(deadline)
         router.route(.get, "/v1/search", in: &table, bound: bound) { request, _ in
-            let parameters = try QueryParameters(request, allowed: ["lat", "lon", "radius", "query", "category", "provider", "limit", "format"])
-            let center = try parameters.coordinate()
-            guard let radius = try parameters.distance("radius") else {
-                throw APIProblem.badRequest("query parameter 'radius' is required, e.g. radius=1km")
-            }
+            let parameters = try QueryParameters(request, allowed: ["lat", "lon", "radius", "region", "query", "category", "provider", "limit", "format"])
+            var regionFilter = PlaceFilter()
+            let (center, radius) = try await circle(parameters, filter: &regionFilter)
             let categories = try parameters.list("category").map { text in
                 do { return try Category(text) } catch { throw APIProblem.badRequest("category: \(error)") }
             }
@@ -35,7 +33,20 @@ extension GeoQueryService {
                 sources.insert(LocalIndexProvider(index: ViewerScopedIndex(base: searchIndex, viewer: viewer, viewerFriends: friends)), at: 0)
             }
             let search = FederatedSearch(sources: sources, deadline: seconds)
-            let result = await search.search(near: center, radius: radius, query: query, categories: categories, limit: limit)
+            var result = await search.search(near: center, radius: radius, query: query, categories: categories, limit: limit)
+            // A country or continent region keeps the places known to lie in it (providers'
+            // places by their address's country; places of no known country are left out).
+            if !regionFilter.countries.isEmpty || !regionFilter.continents.isEmpty {
+                result.places.removeAll { merged in
+                    let code = (merged.place.region?.countryCode ?? merged.place.address?.countryCode)?.uppercased()
+                    if !regionFilter.countries.isEmpty, !regionFilter.countries.contains(code ?? "") { return true }
+                    if !regionFilter.continents.isEmpty {
+                        let continent = configuration.countries[code].flatMap { Continent(codeOrName: $0.continent) } ?? merged.place.region?.continent
+                        return !regionFilter.continents.contains { $0 == continent }
+                    }
+                    return false
+                }
+            }
             let description = QueryDescription(kind: "search", lat: center.latitude, lon: center.longitude, radiusMeters: radius.meters,
                                                filter: PlaceFilter(categories: categories, text: query), limit: limit)
             if !result.statuses.isEmpty, result.statuses.allSatisfy({ $0.state != .ok }) {

@@ -101,6 +101,19 @@ public struct ImageSearch: Sendable {
         self.init(providers: providers, cache: cache)
     }
 
+    /// The same sources under other settings (a shorter timeout, no retries), sharing this cache.
+    public func adjusted(_ settings: ProviderSettings) -> ImageSearch {
+        var providers: [any ImageProvider] = []
+        for name in self.providers.map(\.name) {
+            switch name {
+            case .pixabay: providers.append(PixabayAdapter(settings: settings))
+            case .unsplash: providers.append(UnsplashAdapter(settings: settings))
+            default: providers.append(WikimediaCommonsAdapter(settings: settings))
+            }
+        }
+        return ImageSearch(providers: providers, cache: cache)
+    }
+
     /// Images from one source, from the cache when its terms allow.
     public func images(from provider: any ImageProvider, for query: ImageQuery) async throws -> [PlaceImage] {
         if let cached = await cache.images(provider.name, for: query) { return cached }

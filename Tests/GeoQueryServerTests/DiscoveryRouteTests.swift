@@ -54,4 +54,176 @@ import Testing
             #expect((response.json["detail"] as? String)?.hasPrefix("no image source answered: wikimedia-commons") == true)
         }
     }
+
+    // MARK: Surprise me
+
+    @Test func randomCityIsReproducibleFilteredAndDressed() async throws {
+        try await app { $0.providers = Self.offline() }.test(.router) { client in
+            let first = try await client.execute(uri: "/v1/discover/random-city?continent=Europe&seed=42", method: .get)
+            #expect(first.status == .ok, "\(first.text)")
+            let city = try #require(first.json["city"] as? [String: Any])
+            #expect(city["continent"] as? String == "EU" && first.json["seed"] as? Int == 42)
+            #expect((first.json["candidates"] as? Int ?? 0) > 1_000)
+            let again = try await client.execute(uri: "/v1/discover/random-city?continent=EU&seed=42", method: .get)
+            #expect((again.json["city"] as? [String: Any])?["id"] as? String == city["id"] as? String, "the same seed, the same city")
+            // Offline: no picture and no weather, each named under sources; airports and suggestions are local.
+            #expect(first.json["image"] is NSNull && first.json["weather"] is NSNull)
+            let failed = ((first.json["sources"] as? [[String: Any]]) ?? []).compactMap { $0["provider"] as? String }
+            #expect(failed.contains("wikimedia-commons") && failed.contains("open-meteo"))
+
+            for seed in 0..<40 {
+                let answer = try await client.execute(uri: "/v1/discover/random-city?continent=AS&weighting=population&per_group=1&seed=\(seed)", method: .get)
+                #expect((answer.json["city"] as? [String: Any])?["continent"] as? String == "AS", "seed \(seed)")
+            }
+            let french = try await client.execute(uri: "/v1/discover/random-city?country=France&min_population=500000&seed=7", method: .get)
+            let big = try #require(french.json["city"] as? [String: Any])
+            #expect(big["country_code"] as? String == "FR" && (big["population"] as? Int ?? 0) >= 500_000)
+
+            let monaco = try await client.execute(uri: "/v1/discover/random-city?country=MC&per_group=3&seed=1", method: .get)
+            #expect((monaco.json["city"] as? [String: Any])?["name"] as? String == "Monaco")
+            let groups = try #require(monaco.json["suggestions"] as? [[String: Any]])
+            #expect(!groups.isEmpty, "Monaco's OpenStreetMap places give suggestions")
+            let radius = try #require(monaco.json["suggestion_radius_m"] as? Double)
+            let order = ["historic", "culture", "landmark", "nature", "water", "activity", "food", "drink", "religious", "shopping"]
+            #expect(groups.compactMap { $0["group"] as? String } == order.filter { name in groups.contains { $0["group"] as? String == name } })
+            for group in groups {
+                let places = try #require(group["places"] as? [[String: Any]])
+                let distances = places.compactMap { $0["distance_m"] as? Double }
+                #expect(!places.isEmpty && places.count <= 3 && distances == distances.sorted() && distances.allSatisfy { $0 <= radius })
+                let name = try #require(group["group"] as? String)
+                #expect(places.allSatisfy { (($0["categories"] as? [String]) ?? []).contains { $0 == name || $0.hasPrefix(name + ".") } })
+            }
+            let airports = try #require(monaco.json["airports"] as? [[String: Any]])
+            #expect(airports.first?["id"] as? String == "airport:NCE" || (airports.first?["name"] as? String)?.contains("Nice") == true)
+
+            for (uri, words) in [("continent=Atlantis", "continent 'Atlantis' is invalid"), ("weighting=heavy", "use uniform or population"),
+                                 ("seed=-1", "seed"), ("country=Atlantis", "country 'Atlantis' is invalid")] {
+                let bad = try await client.execute(uri: "/v1/discover/random-city?" + uri, method: .get)
+                #expect(bad.status == .badRequest && (bad.json["detail"] as? String)?.contains(words) == true, "\(uri): \(bad.text)")
+            }
+            let none = try await client.execute(uri: "/v1/discover/random-city?country=MC&continent=AS", method: .get)
+            #expect(none.status == .notFound)
+        }
+    }
+
+    @Test func aSignedInUserNeverGetsTheSameCityTwiceInARow() async throws {
+        let fixture = try await AccountFixture { $0.providers = Self.offline() }
+        try await fixture.test { client in
+            let token = try await client.account("wanderer")
+            var previous: String?
+            for _ in 0..<6 {
+                // The same seed each time: anonymous answers would repeat; hers may not.
+                let answer = try await client.send(.get, "/v1/discover/random-city?country=LU&seed=5&per_group=1", token: token)
+                let id = try #require((answer.json["city"] as? [String: Any])?["id"] as? String)
+                #expect(id != previous)
+                previous = id
+            }
+            // Saving the result: the city as a favourite, the suggestions as a private plan.
+            let shown = try await client.send(.get, "/v1/discover/random-city?country=MC&seed=1&per_group=2", token: token)
+            let city = try #require((shown.json["city"] as? [String: Any])?["id"] as? String)
+            let suggestions = ((shown.json["suggestions"] as? [[String: Any]]) ?? []).flatMap { ($0["places"] as? [[String: Any]]) ?? [] }
+                .compactMap { $0["id"] as? String }
+            #expect(!suggestions.isEmpty)
+            let list = suggestions.map { "\"\($0)\"" }.joined(separator: ",")
+            let body = #"{"place_id":"\#(city)","suggestions":[\#(list)]}"#
+            #expect(try await client.send(.post, "/v1/me/favorites", json: body).status == .unauthorized)
+            let saved = try await client.send(.post, "/v1/me/favorites", token: token, json: body)
+            #expect(saved.status == .created, "\(saved.text)")
+            let plan = try #require(saved.json["itinerary_id"] as? String)
+            let mine = try await client.send(.get, "/v1/itineraries/\(plan)", token: token)
+            #expect(mine.status == .ok && (mine.json["stops"] as? [Any])?.count == suggestions.count)
+            #expect(try await client.ids("/v1/me/favorites", token: token).isEmpty, "favourites list under 'favorites'")
+            let favorites = try await client.send(.get, "/v1/me/favorites", token: token)
+            #expect(((favorites.json["favorites"] as? [[String: Any]]) ?? []).contains { $0["place_id"] as? String == city })
+            // Another user cannot see the saved plan.
+            let other = try await client.account("stranger")
+            #expect(try await client.send(.get, "/v1/itineraries/\(plan)", token: other).status == .notFound)
+            let bad = try await client.send(.post, "/v1/me/favorites", token: token, json: #"{"place_id":"\#(city)","suggestions":["nowhere"]}"#)
+            #expect(bad.status == .badRequest)
+        }
+    }
+
+    // MARK: Places by region
+
+    @Test func regionsAgreeWithBruteForceOverTheBoundaries() async throws {
+        try await app().test(.router) { client in
+            // Around Monaco's border: every place near, then the ones the boundaries put in MC.
+            let all = try await client.execute(uri: "/v1/places/near?lat=43.7384&lon=7.4246&radius=30km&category=city&category=transport&limit=500", method: .get)
+            let everything = try #require(all.json["places"] as? [[String: Any]])
+            #expect(all.json["next_cursor"] is NSNull, "one page holds the circle")
+            let inMonaco = everything.filter { $0["country"] as? String == "MC" }.compactMap { $0["id"] as? String }
+            #expect(!inMonaco.isEmpty && inMonaco.count < everything.count, "the circle crosses into France and Italy")
+            for region in ["MC", "mc", "Monaco", "country:MC"] {
+                let answer = try await client.execute(uri: "/v1/places/near?lat=43.7384&lon=7.4246&radius=30km&category=city&category=transport&limit=500&region=\(region)", method: .get)
+                #expect(((answer.json["places"] as? [[String: Any]]) ?? []).compactMap { $0["id"] as? String } == inMonaco, "\(region)")
+            }
+            let european = try await client.execute(uri: "/v1/places/bbox?bbox=7.40,43.72,7.45,43.76&limit=500&region=Europe", method: .get)
+            let byContinent = try await client.execute(uri: "/v1/places/bbox?bbox=7.40,43.72,7.45,43.76&limit=500&continent=EU", method: .get)
+            #expect(european.status == .ok)
+            #expect(((european.json["places"] as? [[String: Any]]) ?? []).map { $0["id"] as? String } == ((byContinent.json["places"] as? [[String: Any]]) ?? []).map { $0["id"] as? String })
+
+            // A city sets the centre and a radius that fits it.
+            let city = try await client.execute(uri: "/v1/places/near?region=Nice&limit=50", method: .get)
+            #expect(city.status == .ok, "\(city.text)")
+            let query = try #require(city.json["query"] as? [String: Any])
+            #expect(abs((query["lat"] as? Double ?? 0) - 43.70) < 0.05 && (query["radius_m"] as? Double ?? 0) >= 2_000)
+            #expect(((city.json["places"] as? [[String: Any]]) ?? []).isEmpty == false)
+
+            for (uri, words) in [("/v1/places/near?region=SA&lat=0&lon=0&radius=1km", "write continent:SA or country:SA"),
+                                 ("/v1/places/near?region=Qwxzzy", "is not a country, continent or city"),
+                                 ("/v1/places/near?region=Nice&lat=43.7&lon=7.4", "leave out lat and lon"),
+                                 ("/v1/places/bbox?bbox=7.40,43.72,7.45,43.76&region=Nice", "is a city"),
+                                 ("/v1/places/near?region=FR&country=MC&lat=43.7&lon=7.4&radius=1km", "give one")] {
+                let bad = try await client.execute(uri: uri, method: .get)
+                #expect(bad.status == .badRequest && (bad.json["detail"] as? String)?.contains(words) == true, "\(uri): \(bad.text)")
+            }
+        }
+    }
+
+    // MARK: Suggested itineraries
+
+    @Test func suggestedItineraryKeepsHoursAndBudgetAndSaves() async throws {
+        let fixture = try await AccountFixture { $0.providers = Self.offline() }
+        try await fixture.test { client in
+            let body = #"{"destination":{"lat":43.7384,"lon":7.4246},"days":2,"start_date":"2027-05-03","day_start":"10:00","day_end":"17:00","budget":{"amount":40,"currency":"EUR"},"preferred":["culture"],"mode":"walk"}"#
+            let answer = try await client.send(.post, "/v1/discover/itinerary", json: body)
+            #expect(answer.status == .ok, "\(answer.text)")
+            let days = try #require(answer.json["days"] as? [[String: Any]])
+            #expect(days.count == 2 && days.map { $0["date"] as? String } == ["2027-05-03", "2027-05-04"])
+            var total = 0.0
+            for day in days {
+                let stops = try #require(day["stops"] as? [[String: Any]])
+                for stop in stops {
+                    let start = try #require(stop["start"] as? String)
+                    let minutes = Int(start.prefix(2))! * 60 + Int(start.suffix(2))!
+                    #expect(minutes >= 600 && minutes + (stop["duration_minutes"] as? Int ?? 0) <= 17 * 60, "\(start)")
+                    total += stop["estimated_cost"] as? Double ?? 0
+                    #expect(!((stop["why"] as? [String]) ?? []).isEmpty)
+                }
+            }
+            #expect(total <= 40, "the budget is never exceeded")
+            #expect((answer.json["candidates"] as? Int ?? 0) > 0 && answer.json["itinerary_id"] is NSNull)
+            #expect(answer.json["opening_hours_applied"] as? Bool == true)
+
+            let saving = body.replacingOccurrences(of: "\"days\":2", with: "\"days\":2,\"save\":true")
+            #expect(try await client.send(.post, "/v1/discover/itinerary", json: saving).status == .unauthorized)
+            let token = try await client.account("planner")
+            let saved = try await client.send(.post, "/v1/discover/itinerary", token: token, json: saving)
+            #expect(saved.status == .created, "\(saved.text)")
+            let id = try #require(saved.json["itinerary_id"] as? String)
+            let plan = try await client.send(.get, "/v1/itineraries/\(id)", token: token)
+            let stopCount = days.reduce(0) { $0 + (($1["stops"] as? [Any])?.count ?? 0) }
+            #expect(plan.status == .ok && (plan.json["stops"] as? [Any])?.count == stopCount)
+            let other = try await client.account("nosy")
+            #expect(try await client.send(.get, "/v1/itineraries/\(id)", token: other).status == .notFound)
+
+            for (json, words) in [(#"{"days":2}"#, "destination"), (#"{"destination":"Monaco","days":40}"#, "days must be"),
+                                  (#"{"destination":"Monaco","pace":"frantic"}"#, "pace 'frantic'"),
+                                  (#"{"destination":"Monaco","day_start":"18:00","day_end":"09:00"}"#, "must be after"),
+                                  (#"{"destination":"Monaco","save":true}"#, "start_date")] {
+                let bad = try await client.send(.post, "/v1/discover/itinerary", token: token, json: json)
+                #expect(bad.status == .badRequest && (bad.json["detail"] as? String)?.contains(words) == true, "\(json): \(bad.text)")
+            }
+        }
+    }
 }

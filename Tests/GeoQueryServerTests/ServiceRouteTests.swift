@@ -154,6 +154,6 @@ import Testing
         // Every query parameter a route reads is described (the handlers refuse unknown ones).
         let near = try #require((paths["/v1/places/near"]?["get"] as? [String: Any])?["parameters"] as? [[String: Any]])
         #expect(Set(near.compactMap { $0["name"] as? String }) ==
-                Set(["lat", "lon", "radius", "limit", "cursor", "format"] + GeoQueryService.filterParameters))
+                Set(["lat", "lon", "radius", "region", "limit", "cursor", "format"] + GeoQueryService.filterParameters))
     }
 }

@@ -1,0 +1,242 @@
+import Discovery
+import Foundation
+import GeoCore
+import GeoQueryWire
+import Hummingbird
+import PlaceModel
+import PlaceQuery
+import Providers
+import Trips
+
+/// `GET /v1/discover/random-city`: "surprise me".
+extension GeoQueryService {
+    /// The groups of suggestions around a city, by the taxonomy's top level, in display order.
+    static let suggestionGroups = ["historic", "culture", "landmark", "nature", "water", "activity", "food", "drink", "religious", "shopping"]
+    /// Seeds are at most 2^53 − 1, so that a JavaScript client reads them back exactly.
+    static let largestSeed = 9_007_199_254_740_991
+
+    func addRandomCityRoute(to router: Router<ServiceRequestContext>, table: inout RouteTable) {
+        let timeout = configuration.requestTimeout
+        router.route(.get, "/v1/discover/random-city", in: &table, bound: .cancelling(timeout)) { request, _ in
+            let parameters = try QueryParameters(request, allowed: ["continent", "country", "min_population", "weighting", "seed", "per_group"])
+            let continent = try parameters.single("continent").map { text in
+                guard let continent = Continent(codeOrName: text) else {
+                    throw APIProblem.badRequest("continent '\(text)' is invalid: use one of \(Continent.allCases.map(\.rawValue).joined(separator: ", ")) or a name such as Europe")
+                }
+                return continent
+            }
+            let country = try parameters.single("country").map { text -> String in
+                guard case .country(let code, _)? = try? RegionQuery(parsing: "country:" + text, countries: configuration.countries) else {
+                    throw APIProblem.badRequest("country '\(text)' is invalid: give an ISO 3166 code such as FR or a name such as France")
+                }
+                return code
+            }
+            let minimumPopulation = try parameters.int("min_population", range: 0...100_000_000) ?? 0
+            let weighting = try parameters.single("weighting").map { text in
+                guard let weighting = CityWeighting(rawValue: text.lowercased()) else {
+                    throw APIProblem.badRequest("weighting '\(text)' is invalid: use uniform or population")
+                }
+                return weighting
+            } ?? .uniform
+            let seed = try parameters.int("seed", range: 0...Self.largestSeed) ?? Int.random(in: 0...Self.largestSeed)
+            let perGroup = try parameters.int("per_group", range: 1...20) ?? 5
+            let (viewer, friends) = try await viewerScope(request)
+
+            let directory = try await cities.current(index)
+            let eligible = RandomCityPicker.eligible(directory.cities.map(\.place), continent: continent, country: country,
+                                                     minimumPopulation: minimumPopulation, countries: configuration.countries)
+            let picker = RandomCityPicker(cities: eligible, weighting: weighting)
+            let previous = viewer.flatMap { recentCities.previous(for: $0) }
+            guard let city = picker.pick(seed: UInt64(seed), avoiding: previous) else {
+                throw APIProblem(.notFound, "no city matches: continent \(continent?.rawValue ?? "any"), country \(country ?? "any"), at least \(minimumPopulation) people")
+            }
+            if let viewer { recentCities.remember(city.id, for: viewer) }
+
+            let extras = await cityExtras(city, perGroup: perGroup, viewer: viewer, friends: friends, timeout: timeout)
+
+            var json = JSONWriter(capacity: 8_192)
+            json.beginObject()
+            json.key("seed"); json.int(seed)
+            json.key("weighting"); json.string(weighting.rawValue)
+            json.key("candidates"); json.int(eligible.count)
+            json.key("city"); writeCity(city, to: &json)
+            json.key("image")
+            if let image = extras.image { ImageAnswer.json(image).write(to: &json) } else { json.null() }
+            json.key("weather")
+            if let weather = extras.weather { WeatherAnswer.json(weather).write(to: &json) } else { json.null() }
+            json.key("airports"); json.beginArray()
+            for airport in extras.airports { PlaceJSON.write(airport, to: &json, includeCoordinates: true) }
+            json.endArray()
+            json.key("suggestion_radius_m"); json.double(extras.radius.meters)
+            json.key("suggestions"); json.beginArray()
+            for (group, matches) in extras.groups {
+                json.beginObject()
+                json.key("group"); json.string(group)
+                json.key("places"); json.beginArray()
+                for match in matches { PlaceJSON.write(match, to: &json, includeCoordinates: true) }
+                json.endArray()
+                json.endObject()
+            }
+            json.endArray()
+            json.key("sources"); json.beginArray()
+            for (source, problem) in extras.problems {
+                json.beginObject()
+                json.key("provider"); json.string(source)
+                json.key("error"); json.string(problem)
+                json.endObject()
+            }
+            json.endArray()
+            json.endObject()
+            return .writer(json)
+        }
+    }
+
+    /// `POST /v1/me/favorites` `{"place_id", "suggestions": [ids], "title"}`: saves a place as a
+    /// favourite and, with suggestions, a private one-day itinerary of them (a "surprise me"
+    /// result kept as it was shown).
+    func addSaveFavoriteRoute(to router: Router<ServiceRequestContext>, table: inout RouteTable) {
+        router.route(.post, "/v1/me/favorites", in: &table, bound: .queries(configuration.requestTimeout)) { request, _ in
+            let user = try await signedIn(request)
+            let body = try await JSONBody(request, limit: 65_536, allowed: ["place_id", "suggestions", "title"])
+            let text = try body.requiredString("place_id", maxLength: 300)
+            guard let id = try? PlaceID(text) else { throw APIProblem.badRequest("place_id '\(text)' is invalid: give an id such as geonames:2267057") }
+            try await checkFavoritable(id, viewer: user.username)
+            let suggestions = try (body.strings("suggestions", maxCount: 100, maxLength: 300) ?? []).map { text in
+                guard let id = try? PlaceID(text) else { throw APIProblem.badRequest("suggestion '\(text)' is invalid: give place ids") }
+                return id
+            }
+            var stops: [ItineraryStop] = []
+            for suggestion in suggestions {
+                guard let place = try await searchIndex.place(suggestion), try await mayOpen(place, viewer: user.username) else {
+                    throw APIProblem.badRequest("suggestion \(suggestion) is not a place you can see")
+                }
+                stops.append(ItineraryStop(id: "s_" + Self.shortID(), location: PlanLocation(placeID: place.id.rawValue, coordinate: place.coordinate, name: place.name),
+                                           day: 1, durationMinutes: ItinerarySuggester.visitLength(of: place, pace: .normal)))
+            }
+            let added = try await requireUserData().addFavorite(id, for: user.username, at: Date())
+            var savedID: String?
+            if !stops.isEmpty {
+                guard let place = try await searchIndex.place(id) else { throw APIProblem(.notFound, "no place with id \(id)") }
+                let destination = PlanLocation(placeID: id.rawValue, coordinate: place.coordinate, name: place.name)
+                guard let zone = try await timeZone(of: destination) else {
+                    throw APIProblem.badRequest("the place's time zone is unknown, so its suggestions cannot be saved as a plan")
+                }
+                let today = LocalDate(Timestamp.iso8601(Date()).prefix(10).description)!
+                var document = ItineraryDocument(title: try body.string("title", maxLength: 200) ?? "Surprise: \(place.name)", destination: destination,
+                                                 startDate: today.description, endDate: today.description, timeZone: zone)
+                document.stops = stops
+                let now = Date()
+                let (starts, ends) = try Self.itineraryInstants(document)
+                let record = PlanRecord(id: Self.newPlanID(.itinerary), kind: .itinerary, owner: user.username, visibility: .private,
+                                        startsAt: starts, endsAt: ends, createdAt: now, updatedAt: now, document: try Self.encodeDocument(document))
+                try await requireUserData().createPlan(record)
+                savedID = record.id
+            }
+            return .json(.object([("place_id", .string(id.rawValue)), ("favorite", .bool(true)), ("itinerary_id", .optional(savedID))]),
+                         status: added || savedID != nil ? .created : .ok)
+        }
+    }
+
+    /// What is shown with a city: its picture, the weather now, the nearest airports and
+    /// suggestions by group. The picture and the weather are niceties: each is asked with a
+    /// share of the request's time and left out (named under `sources`) when it fails.
+    struct CityExtras: Sendable {
+        var image: PlaceImage?
+        var weather: Weather?
+        var airports: [PlaceMatch] = []
+        var radius: Distance
+        var groups: [(String, [PlaceMatch])] = []
+        var problems: [(String, String)] = []
+    }
+
+    func cityExtras(_ city: Place, perGroup: Int, viewer: String?, friends: [String], timeout: Duration) async -> CityExtras {
+        let radius = CityExtent.radius(population: RandomCityPicker.population(of: city))
+        var extras = CityExtras(radius: radius)
+        let seconds = max(1, Double(timeout.components.seconds) * 0.5)
+        var settings = configuration.providers
+        settings.timeout = min(settings.timeout, seconds)
+        settings.retry = RetryPolicy(maxAttempts: 1, baseDelay: 0, maxDelay: 0)
+        let countryName = configuration.countries[city.address?.countryCode]?.name
+        let title = [city.name, countryName].compactMap { $0 }.joined(separator: " ")
+        let search = imageSearch.adjusted(settings)
+        let weatherSettings = settings
+        enum Part: Sendable {
+            case image([PlaceImage], [ProviderName: ProviderError])
+            case weather(Weather?, String?)
+            case airports([PlaceMatch], String?)
+            case group(Int, [PlaceMatch], String?)
+        }
+        let parts = await withTaskGroup(of: Part.self) { group -> [Part] in
+            group.addTask {
+                guard let query = try? ImageQuery(coordinate: city.coordinate, title: title, radius: Distance(uncheckedMeters: 5_000), limit: 1) else {
+                    return .image([], [:])
+                }
+                let (images, failures) = await search.firstImages(for: query)
+                return .image(images, failures)
+            }
+            group.addTask {
+                do { return .weather(try await OpenMeteoAdapter(settings: weatherSettings).weather(at: city.coordinate, days: 1), nil) } catch {
+                    return .weather(nil, String(describing: error))
+                }
+            }
+            group.addTask {
+                do { return .airports(try await self.nearestAirports(city.coordinate, count: 3, maxDistance: Distance(uncheckedMeters: 300_000)), nil) } catch {
+                    return .airports([], String(describing: error))
+                }
+            }
+            for (number, name) in Self.suggestionGroups.enumerated() {
+                group.addTask {
+                    var filter = PlaceFilter(categories: [Category(trustedIdentifier: name)])
+                    filter.viewer = viewer
+                    filter.viewerFriends = friends
+                    do {
+                        let page = try await self.searchIndex.near(city.coordinate, radius: radius, filter: filter, limit: perGroup, cursor: nil)
+                        return .group(number, page.matches, nil)
+                    } catch {
+                        return .group(number, [], String(describing: error))
+                    }
+                }
+            }
+            var collected: [Part] = []
+            for await part in group { collected.append(part) }
+            return collected
+        }
+        var groups: [(Int, [PlaceMatch])] = []
+        for part in parts {
+            switch part {
+            case .image(let images, let failures):
+                extras.image = images.first
+                for (name, error) in failures.sorted(by: { $0.key < $1.key }) { extras.problems.append((name.rawValue, error.description)) }
+            case .weather(let weather, let problem):
+                extras.weather = weather
+                if let problem { extras.problems.append((ProviderName.openMeteo.rawValue, problem)) }
+            case .airports(let airports, let problem):
+                extras.airports = airports
+                if let problem { extras.problems.append(("local", problem)) }
+            case .group(let number, let matches, let problem):
+                if !matches.isEmpty { groups.append((number, matches)) }
+                if let problem { extras.problems.append(("local", problem)) }
+            }
+        }
+        extras.groups = groups.sorted { $0.0 < $1.0 }.map { (Self.suggestionGroups[$0.0], $0.1) }
+        return extras
+    }
+}
+
+/// The last random city each signed-in user was shown, so the next draw differs. Kept in this
+/// process's memory (a user served by two processes in turn may, rarely, see a city twice in a
+/// row); at most 100 000 users are remembered, the memory starting afresh past that.
+final class RecentCities: @unchecked Sendable {
+    // @unchecked Sendable: `last` is read and written only under `lock`.
+    private let lock = NSLock()
+    private var last: [String: PlaceID] = [:]
+
+    func previous(for username: String) -> PlaceID? { lock.withLock { last[username] } }
+
+    func remember(_ city: PlaceID, for username: String) {
+        lock.withLock {
+            if last.count >= 100_000 { last.removeAll(keepingCapacity: true) }
+            last[username] = city
+        }
+    }
+}
