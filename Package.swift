@@ -140,7 +140,7 @@ let package = Package(
         .executableTarget(
             name: "GeoQueryBench",
             dependencies: ["GeoCore", "PlaceModel", "PlaceQuery", "PlaceStore", "PlaceImport", "Routing", "CSpatiaLite",
-                           "GeoQueryWire", "CReadOSM", "Accounts", "PostGISStore", "PostgresTestSupport", "Trips",
+                           "GeoQueryWire", "CReadOSM", "Accounts", "PostGISStore", "PostgresTestSupport", "Trips", "Discovery",
                            .product(name: "PostgresNIO", package: "postgres-nio"),
                            .product(name: "NIOPosix", package: "swift-nio")],
             swiftSettings: swiftSettings

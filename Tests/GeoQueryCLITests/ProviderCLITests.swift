@@ -60,7 +60,7 @@ import Testing
         environment["GEOQUERY_HERE_BASE_URL"] = here.baseURL.absoluteString
         environment["GEOQUERY_LOG_LEVEL"] = "info"
         let result = try await run(["search", "--lat", "37.7825", "--lon", "-122.4075", "--radius", "500m", "--category", "lodging",
-                                    "--provider", "here", "--format", "geojson"], environment: environment)
+                                    "--provider", "here", "--format", "geojson", "--deadline", "30s"], environment: environment)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stderr.contains("HTTP 503; retry 1"), "the retry is logged")
         #expect(!result.stderr.contains("here-secret-99") && !result.stdout.contains("here-secret-99"))
