@@ -96,8 +96,18 @@ public actor ProviderCache {
     public func store(_ images: [PlaceImage], from provider: ProviderName, for query: ImageQuery) {
         let lifetime = CacheTerms.terms(for: provider).responseLifetime
         guard lifetime > 0 else { return }
+        // Anyone can ask for pictures of any point: bound the memory that costs.
+        if entries.count >= Self.capacity {
+            let moment = now()
+            entries = entries.filter { $0.value.expires > moment }
+            if entries.count >= Self.capacity { entries.removeAll(keepingCapacity: true) }
+        }
         entries[provider.rawValue + "|" + query.cacheKey] = Entry(images: images, expires: now().addingTimeInterval(lifetime))
     }
+
+    /// At most this many answers are held; past it the expired ones go, and if that is not
+    /// enough, all of them.
+    static let capacity = 20_000
 
     /// How many answers are held.
     public var count: Int { entries.count }
