@@ -182,4 +182,4 @@ public protocol PhotoStore: Sendable {
 }
 
 /// Everything people make, in one store (one backend serves all of it).
-public typealias UserDataStore = GemStore & AccountStore & FavoriteStore & PhotoStore & PlanStore
+public typealias UserDataStore = GemStore & AccountStore & FavoriteStore & PhotoStore & PlanStore & PopularityStore

@@ -16,7 +16,7 @@ import PlaceQuery
 /// store's thread pool, reads on per-thread read-only connections, writes on one writer.
 ///
 /// The user tables are versioned in `user_data_schema` and migrated on open (``migrations``).
-public final class SQLiteUserStore: GemStore, AccountStore, FavoriteStore, PhotoStore, PlanStore, Sendable {
+public final class SQLiteUserStore: GemStore, AccountStore, FavoriteStore, PhotoStore, PlanStore, PopularityStore, Sendable {
     let store: SpatiaLitePlaceStore
     public var path: String { store.path }
 
@@ -70,6 +70,13 @@ public final class SQLiteUserStore: GemStore, AccountStore, FavoriteStore, Photo
         CREATE TABLE notifications (username TEXT NOT NULL, id TEXT NOT NULL, kind TEXT NOT NULL, data TEXT NOT NULL,
                                     created_at REAL NOT NULL, read_at REAL, PRIMARY KEY (username, id));
         CREATE INDEX notifications_by_time ON notifications(username, created_at DESC, id);
+        """,
+        // 4: popularity: per place or destination and period, the key of a time-decayed sum
+        // (PopularityMath), ordered by an index so the most popular are read, not computed.
+        """
+        CREATE TABLE popularity (kind TEXT NOT NULL, subject TEXT NOT NULL, period INTEGER NOT NULL, score_key REAL NOT NULL,
+                                 last_at REAL NOT NULL, events INTEGER NOT NULL, PRIMARY KEY (kind, subject, period));
+        CREATE INDEX popularity_by_key ON popularity(kind, period, score_key DESC, subject);
         """,
     ]
 

@@ -94,6 +94,13 @@ enum PostGISSchema {
                                     created_at double precision NOT NULL, read_at double precision, PRIMARY KEY (username, id));
         CREATE INDEX notifications_by_time ON notifications (username, created_at DESC, id);
         """,
+        // 4: popularity counters (the SQLite file's migration 4).
+        """
+        CREATE TABLE popularity (kind text NOT NULL, subject text COLLATE "C" NOT NULL, period integer NOT NULL,
+                                 score_key double precision NOT NULL, last_at double precision NOT NULL, events bigint NOT NULL,
+                                 PRIMARY KEY (kind, subject, period));
+        CREATE INDEX popularity_by_key ON popularity (kind, period, score_key DESC, subject);
+        """,
     ]
 
     /// An arbitrary constant naming GeoQuery's migration lock.

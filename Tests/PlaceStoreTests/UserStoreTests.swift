@@ -99,4 +99,14 @@ import Testing
         #expect(failures.isEmpty, "\(failures)")
         try await store.shutdown()
     }
+
+    @Test func conformsToThePopularitySuite() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("geoquery-popular-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = try SQLiteUserStore(path: directory.appendingPathComponent("users.sqlite").path, threads: 2)
+        let failures = try await PopularityConformance.check(store)
+        #expect(failures.isEmpty, "\(failures)")
+        try await store.shutdown()
+    }
 }

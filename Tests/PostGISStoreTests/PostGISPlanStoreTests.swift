@@ -16,4 +16,12 @@ struct PostGISPlanStoreTests {
         #expect(failures.isEmpty, "\(failures)")
         await index.close()
     }
+
+    @Test func conformsToThePopularitySuite() async throws {
+        let url = try TestCluster.shared!.get().createDatabase("popular")
+        let index = try await PostGISPlaceIndex.open(url, maximumConnections: 4)
+        let failures = try await PopularityConformance.check(PostGISUserStore(sharingPoolsOf: index))
+        #expect(failures.isEmpty, "\(failures)")
+        await index.close()
+    }
 }
