@@ -473,6 +473,18 @@ paths.update({
       "responses": {"200": json_body(ref("SuggestedItinerary")), "201": json_body(ref("SuggestedItinerary"), "Saved as an itinerary (itinerary_id)."),
                     "401": unauthorized, "413": problem("The body is too large."), "415": problem("The body is not JSON."), **common_errors}}},
 })
+paths["/v1/discover/popular"] = {"get": {"summary": "Places (or destinations) ranked by what the service's users do",
+    "description": "Favourites (3), first ratings (2), itinerary stops (2) and views of shared itineraries (1), each decaying with a half-life of a third of the period; counted as they happen, read in order from an index. A place's provider ratings add a prior of at most 2. Destinations are the cities the places lie in or by (within 30 km). Gems are listed as the viewer may see them.",
+    "security": optional_bearer, "parameters": [
+    param("kind", {"type": "string", "enum": ["places", "destinations"], "default": "places"}, "Places, or the cities they lie in or by."),
+    region, param("category", {"type": "array", "items": {"type": "string"}}, "Taxonomy categories, any of (places only).", explode=True),
+    param("period", {"type": "string", "enum": ["7d", "30d", "365d"], "default": "30d"}, "Activity within this period counts."),
+    param("limit", {"type": "integer", "minimum": 1, "maximum": 100, "default": 20}, "At most this many."), cursor],
+    "responses": {"200": json_body({"type": "object", "required": ["query", "count", "results", "next_cursor"], "properties": {
+        "query": {"type": "object"}, "count": {"type": "integer"}, "next_cursor": nullable("string"),
+        "results": {"type": "array", "items": {"type": "object", "required": ["score", "activity", "prior", "events", "last_activity_at", "place"], "properties": {
+            "score": {"type": "number"}, "activity": {"type": "number"}, "prior": {"type": "number"}, "events": {"type": "integer"},
+            "last_activity_at": {"type": "string", "format": "date-time"}, "place": ref("Place")}}}}}), "401": unauthorized, **common_errors}}}
 paths["/v1/me/favorites"]["post"] = {"summary": "Keep a place, and the suggestions shown with it as a one-day itinerary", "security": bearer,
     "requestBody": body({"type": "object", "required": ["place_id"], "additionalProperties": False, "properties": {
         "place_id": {"type": "string"}, "suggestions": {"type": "array", "items": {"type": "string"}, "maxItems": 100}, "title": {"type": "string"}}},

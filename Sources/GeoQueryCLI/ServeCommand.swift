@@ -72,6 +72,7 @@ struct Serve: AsyncParsableCommand {
         settings.tilesAttribution = tilesAttribution ?? environment("GEOQUERY_TILES_ATTRIBUTION") ?? settings.tilesAttribution
         let dataDirectory = dataDirectory ?? environment("GEOQUERY_DATA_DIR") ?? "geodata"
         settings.countries = try reportingFailures { try CountryTable(contentsOf: dataDirectory + "/countries.csv") }
+        settings.regions = try reportingFailures { try RegionLocator(dataDirectory: dataDirectory) }
 
         var logger = Logger(label: "geoquery.serve")
         logger.logLevel = environment("GEOQUERY_LOG_LEVEL").flatMap(Logger.Level.init(rawValue:)) ?? .info

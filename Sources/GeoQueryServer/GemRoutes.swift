@@ -30,6 +30,7 @@ extension GeoQueryService {
                             provenance: Provenance(source: "gem", sourceID: id.localID),
                             gem: HiddenGem(owner: user.username, visibility: .private, createdAt: now, updatedAt: now))
             try Self.apply(body, to: &gem, creating: true)
+            configuration.regions?.annotate(&gem)
             try await requireUserData().createGem(gem)
             var response = gemAnswer(gem, request: request)
             response.status = .created
@@ -67,6 +68,7 @@ extension GeoQueryService {
             var gem = try await ownedGem(try gemID(context), by: user.username)
             let body = try await JSONBody(request, limit: 65_536, allowed: Self.gemFields)
             try Self.apply(body, to: &gem, creating: false)
+            configuration.regions?.annotate(&gem)
             gem.gem?.updatedAt = Date()
             try await requireUserData().updateGem(gem)
             return gemAnswer(try await requireUserData().place(gem.id) ?? gem, request: request)
@@ -108,7 +110,9 @@ extension GeoQueryService {
             guard let stars = try? body.double("stars"), stars == stars.rounded(), (1...5).contains(stars) else {
                 throw APIProblem.badRequest("stars must be a whole number from 1 to 5")
             }
+            let previous = try await requireUserData().rating(of: gem.id, by: user.username)
             let rating = try await requireUserData().rate(gem.id, by: user.username, stars: Int(stars))
+            if previous == nil { await countActivity(.rating, [gem.id.rawValue]) }  // a change of stars is not a new action
             return .json(Self.ratingJSON(gem.id, mine: Int(stars), rating: rating))
         }
 
@@ -173,6 +177,7 @@ extension GeoQueryService {
         if !creating, body.has("lat") || body.has("lon") {
             gem.coordinate = try Coordinate(latitude: try body.double("lat") ?? gem.coordinate.latitude,
                                             longitude: try body.double("lon") ?? gem.coordinate.longitude)
+            gem.timeZone = nil
         }
         if let categories = try body.strings("categories", maxCount: 10) {
             gem.categories = try categories.map { text in

@@ -94,6 +94,7 @@ public struct GeoQueryService: Sendable {
         addImageRoutes(to: router, table: &table)
         addRandomCityRoute(to: router, table: &table)
         addSaveFavoriteRoute(to: router, table: &table)
+        addPopularRoute(to: router, table: &table)
         addSuggestedItineraryRoute(to: router, table: &table)
         addRouteRoute(to: router, table: &table)
         addOperationalRoutes(to: router, table: &table)

@@ -41,6 +41,7 @@ extension GeoQueryService {
                                     visibility: try Self.planVisibility(body) ?? .private, startsAt: starts, endsAt: ends,
                                     createdAt: now, updatedAt: now, document: try Self.encodeDocument(document))
             try await requireUserData().createPlan(record)
+            await countActivity(.planStop, document.stops.map(\.location.placeID))
             var response = Self.planResponse(try Self.itineraryJSON(record, access: .own), revision: record.revision, status: .created)
             response.headers[.location] = "/v1/itineraries/\(record.id)"
             return response
@@ -119,6 +120,7 @@ extension GeoQueryService {
                 try Self.checkDays(document)
                 record.document = try Self.encodeDocument(document)
             }
+            await countActivity(.planStop, [added.location.placeID])
             var response = Self.planResponse(try Self.itineraryJSON(record, access: access), revision: record.revision, status: .created)
             response.headers[.location] = "/v1/itineraries/\(record.id)"
             return response

@@ -64,6 +64,7 @@ extension GeoQueryService {
             let id = try favoriteID(context)
             try await checkFavoritable(id, viewer: user.username)
             let added = try await requireUserData().addFavorite(id, for: user.username, at: Date())
+            if added { await countActivity(.favorite, [id.rawValue]) }
             return .json(.object([("place_id", .string(id.rawValue)), ("favorite", .bool(true))]), status: added ? .created : .ok)
         }
 

@@ -114,6 +114,7 @@ extension GeoQueryService {
                                            day: 1, durationMinutes: ItinerarySuggester.visitLength(of: place, pace: .normal)))
             }
             let added = try await requireUserData().addFavorite(id, for: user.username, at: Date())
+            if added { await countActivity(.favorite, [id.rawValue]) }
             var savedID: String?
             if !stops.isEmpty {
                 guard let place = try await searchIndex.place(id) else { throw APIProblem(.notFound, "no place with id \(id)") }

@@ -18,6 +18,9 @@ public struct ServiceConfiguration: Sendable {
     public var leafletDirectory = "/usr/share/javascript/leaflet"
     /// Country names and continents (GeoNames `countries.csv`), for answers that name them.
     public var countries = CountryTable()
+    /// Country boundaries and time zones, which give each new or moved gem its country,
+    /// continent and time zone as an import gives places theirs; nil leaves gems without.
+    public var regions: RegionLocator?
     /// Places per page when the request gives no `limit`.
     public var defaultPageSize = 50
     /// The largest `limit` (use cursors for more).

@@ -98,7 +98,11 @@ extension GeoQueryService {
                 await notify(record.owner, "share_viewed", ["plan": record.id, "share": link.id])
             }
             switch record.kind {
-            case .itinerary: return try Self.itineraryAnswer(record, access: nil, format: try parameters.single("format"))
+            case .itinerary:
+                if let document = try? Self.decodeDocument(ItineraryDocument.self, record) {
+                    await countActivity(.shareView, [document.destination.placeID] + document.stops.map(\.location.placeID))
+                }
+                return try Self.itineraryAnswer(record, access: nil, format: try parameters.single("format"))
             case .trip:
                 if let format = try parameters.single("format"), format != "json" {
                     throw APIProblem.badRequest("format '\(format.prefix(20))' is invalid for a trip: use json")

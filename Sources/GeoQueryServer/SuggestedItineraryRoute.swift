@@ -120,6 +120,7 @@ extension GeoQueryService {
                                 visibility: try Self.planVisibility(body) ?? .private, startsAt: starts, endsAt: ends,
                                 createdAt: now, updatedAt: now, document: try Self.encodeDocument(document))
         try await requireUserData().createPlan(record)
+        await countActivity(.planStop, document.stops.map(\.location.placeID))
         return record.id
     }
 

@@ -226,4 +226,67 @@ import Testing
             }
         }
     }
+
+    // MARK: Popular
+
+    @Test func popularRanksAScriptedHistoryAndHidesWhatAViewerMayNotSee() async throws {
+        let fixture = try await AccountFixture { $0.providers = Self.offline() }
+        try await fixture.test { client in
+            let ann = try await client.account("ann_p"), ben = try await client.account("ben_p"), cai = try await client.account("cai_p")
+            let gem = try await client.gem(cai, name: "Rock pool", lat: 43.7312, lon: 7.4210, visibility: "public")
+            let secret = try await client.gem(ann, name: "Secret cove", lat: 43.7330, lon: 7.4200, visibility: "private")
+            for (token, place) in [(ann, "airport:LFPG"), (ann, "geonames:2988507"), (ben, "geonames:2988507"), (ann, secret)] {
+                #expect(try await client.send(.put, "/v1/me/favorites/\(place)", token: token).status == .created)
+            }
+            // Favouriting again is not a new action.
+            #expect(try await client.send(.put, "/v1/me/favorites/geonames:2988507", token: ben).status == .ok)
+            let plan = try await client.send(.post, "/v1/itineraries", token: cai, json: """
+                {"title":"South","destination":{"place_id":"geonames:2988507"},"start_date":"2027-05-03","end_date":"2027-05-04",
+                 "stops":[{"location":{"place_id":"geonames:2988507"},"day":1},{"location":{"place_id":"airport:LFMN"},"day":2}]}
+                """)
+            #expect(plan.status == .created, "\(plan.text)")
+            #expect(try await client.send(.put, "/v1/gems/\(gem)/rating", token: ann, json: #"{"stars":5}"#).status == .ok)
+            #expect(try await client.send(.put, "/v1/gems/\(gem)/rating", token: ann, json: #"{"stars":4}"#).status == .ok)
+
+            func ranked(_ query: String, token: String? = nil) async throws -> [String] {
+                let answer = try await client.send(.get, "/v1/discover/popular?" + query, token: token)
+                #expect(answer.status == .ok, "\(query): \(answer.text)")
+                return ((answer.json["results"] as? [[String: Any]]) ?? []).compactMap { ($0["place"] as? [String: Any])?["id"] as? String }
+            }
+            // Paris: two favourites (3 each) and a plan stop (2); CDG a favourite; Nice's airport a
+            // stop and the rock pool a rating (2 each). The private cove is ann's alone.
+            let everyone = try await ranked("period=7d")
+            // The rock pool's one rating (4 stars) is a small prior that puts it before the airport.
+            #expect(everyone == ["geonames:2988507", "airport:LFPG", gem, "airport:LFMN"], "\(everyone)")
+            let annSees = try await ranked("period=7d", token: ann)
+            #expect(annSees.count == 5 && annSees.contains(secret), "ann sees her private gem: \(annSees)")
+            #expect(try await ranked("period=7d", token: ben) == everyone, "another user never sees ann's private gem")
+            #expect(try await ranked("region=FR") == ["geonames:2988507", "airport:LFPG", "airport:LFMN"])
+            #expect(try await ranked("region=MC") == [gem])
+            #expect(try await ranked("category=transport") == ["airport:LFPG", "airport:LFMN"])
+            #expect(try await ranked("region=Nice") == ["airport:LFMN"], "a city: within its reach (8 km for Nice; the rock pool in Monaco is 13 km away)")
+            let top = try await client.send(.get, "/v1/discover/popular?limit=1")
+            let first = try #require((top.json["results"] as? [[String: Any]])?.first)
+            #expect(first["events"] as? Int == 3 && abs((first["activity"] as? Double ?? 0) - 8) < 0.01)
+
+            // Pages of one continue exactly.
+            var paged: [String] = [], next: String? = "/v1/discover/popular?period=7d&limit=1"
+            while let uri = next {
+                let answer = try await client.send(.get, uri)
+                paged += ((answer.json["results"] as? [[String: Any]]) ?? []).compactMap { ($0["place"] as? [String: Any])?["id"] as? String }
+                next = (answer.json["next_cursor"] as? String).map { "/v1/discover/popular?period=7d&limit=1&cursor=" + ($0.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? $0) }
+            }
+            #expect(paged == everyone)
+
+            let destinations = try await ranked("kind=destinations")
+            #expect(destinations.first == "geonames:2988507", "Paris leads the destinations: \(destinations)")
+            #expect(destinations.count >= 3, "CDG, Nice's airport and the rock pool count for their cities")
+
+            for (query, words) in [("period=2d", "use 7d, 30d or 365d"), ("kind=things", "use places or destinations"),
+                                   ("kind=destinations&category=food", "category applies to kind=places"), ("cursor=zzz", "cursor")] {
+                let bad = try await client.send(.get, "/v1/discover/popular?" + query)
+                #expect(bad.status == .badRequest && (bad.json["detail"] as? String)?.contains(words) == true, "\(query): \(bad.text)")
+            }
+        }
+    }
 }

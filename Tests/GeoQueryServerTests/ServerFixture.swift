@@ -38,12 +38,15 @@ final class ServerFixture: Sendable {
     deinit { try? FileManager.default.removeItem(at: directory) }
 
     static let shared = Result { try ServerFixture() }
+    /// The boundaries, loaded once for every service the tests build.
+    static let regions = Result { try RegionLocator(dataDirectory: repositoryRoot.appendingPathComponent("geodata").path) }
 
     /// The service over the fixture, as `geoquery serve` builds it (countries from geodata/).
     static func service(_ adjust: (inout ServiceConfiguration) -> Void = { _ in }) throws -> GeoQueryService {
         var configuration = ServiceConfiguration()
         configuration.port = 0
         configuration.countries = try CountryTable(contentsOf: repositoryRoot.appendingPathComponent("geodata/countries.csv").path)
+        configuration.regions = try regions.get()
         adjust(&configuration)
         var logger = Logger(label: "geoquery.test")
         logger.logLevel = .warning
