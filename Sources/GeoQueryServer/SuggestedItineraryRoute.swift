@@ -58,7 +58,13 @@ extension GeoQueryService {
             let wish = ItineraryWish(start: start, days: days, startDate: startDate, dayStartMinute: dayStart, dayEndMinute: dayEnd,
                                      budget: budget.map { NSDecimalNumber(decimal: $0.amount).doubleValue }, preferred: preferred,
                                      pace: pace, mode: mode)
-            let suggestion = try await onWorker { ItinerarySuggester.suggest(candidates: candidates, wish: wish) }
+            // What the service's users do lifts a place's popularity (the month's 500 most popular).
+            let now = Date()
+            let popular = (try? await userData?.popular(.place, period: .month, activeSince: now.addingTimeInterval(-PopularityPeriod.month.seconds),
+                                                        after: nil, limit: 500)) ?? []
+            let boosts = Dictionary(popular.map { ($0.subject, min(1, PopularityMath.value($0.key, at: now, period: .month) / 20)) },
+                                    uniquingKeysWith: { first, _ in first })
+            let suggestion = try await onWorker { ItinerarySuggester.suggest(candidates: candidates, wish: wish, boosts: boosts) }
 
             var savedID: String?
             if save, let viewer {
