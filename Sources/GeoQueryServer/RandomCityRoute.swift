@@ -166,7 +166,11 @@ extension GeoQueryService {
             case weather(Weather?, String?)
             case airports([PlaceMatch], String?)
             case group(Int, [PlaceMatch], String?)
+            case providers([MergedPlace], [(String, String)])
         }
+        // The remote place providers whose keys are set add their places to the groups.
+        let keyed = ProviderName.remotePlaces.filter { (try? weatherSettings.environment.key(for: $0)) != nil }
+        let groupCategories = Self.suggestionGroups.map { Category(trustedIdentifier: $0) }
         let parts = await withTaskGroup(of: Part.self) { group -> [Part] in
             group.addTask {
                 guard let query = try? ImageQuery(coordinate: city.coordinate, title: title, radius: Distance(uncheckedMeters: 5_000), limit: 1) else {
@@ -198,11 +202,21 @@ extension GeoQueryService {
                     }
                 }
             }
+            if !keyed.isEmpty {
+                group.addTask {
+                    let sources = FederatedSearch.sources(keyed, settings: weatherSettings, localIndex: nil)
+                    let answer = await FederatedSearch(sources: sources, deadline: seconds)
+                        .search(near: city.coordinate, radius: radius, categories: groupCategories, limit: 60)
+                    let problems = answer.statuses.compactMap { status in status.error.map { (status.provider.rawValue, $0.description) } }
+                    return .providers(answer.places, problems)
+                }
+            }
             var collected: [Part] = []
             for await part in group { collected.append(part) }
             return collected
         }
         var groups: [(Int, [PlaceMatch])] = []
+        var remote: [MergedPlace] = []
         for part in parts {
             switch part {
             case .image(let images, let failures):
@@ -217,7 +231,23 @@ extension GeoQueryService {
             case .group(let number, let matches, let problem):
                 if !matches.isEmpty { groups.append((number, matches)) }
                 if let problem { extras.problems.append(("local", problem)) }
+            case .providers(let places, let problems):
+                remote = places
+                extras.problems += problems
             }
+        }
+        // Each provider place joins the group of its first top-level category, unless it is a
+        // local place already (by any source id) or outside the city's reach; each group stays
+        // nearest first and capped.
+        let localIDs = Set(groups.flatMap { $0.1.map(\.id) })
+        for place in remote where place.distance.meters <= radius.meters && !place.sourceIDs.contains(where: localIDs.contains) {
+            guard let number = place.place.categories.lazy.compactMap({ Self.suggestionGroups.firstIndex(of: $0.topLevel.identifier) }).first
+            else { continue }
+            let match = PlaceMatch(place: place.place, distance: place.distance)
+            if let slot = groups.firstIndex(where: { $0.0 == number }) { groups[slot].1.append(match) } else { groups.append((number, [match])) }
+        }
+        groups = groups.map { number, matches in
+            (number, Array(matches.sorted { ($0.distance?.meters ?? 0, $0.id.rawValue) < ($1.distance?.meters ?? 0, $1.id.rawValue) }.prefix(perGroup)))
         }
         extras.groups = groups.sorted { $0.0 < $1.0 }.map { (Self.suggestionGroups[$0.0], $0.1) }
         return extras

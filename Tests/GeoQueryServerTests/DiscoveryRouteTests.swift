@@ -106,6 +106,29 @@ import Testing
         }
     }
 
+    @Test func providersWithKeysAddToTheSuggestions() async throws {
+        let yelp = try await LoopbackServer.start(replies: [.recorded("yelp_search.json")])
+        defer { Task { await yelp.stop() } }
+        let settings = Self.offline(["GEOQUERY_YELP_BASE_URL": yelp.baseURL.absoluteString, "YELP_API_KEY": "yelp-key-0123456789"])
+        try await app { $0.providers = settings }.test(.router) { client in
+            // Draw big US cities until San Francisco comes up (the recorded Yelp answer is at Mint Plaza).
+            var answer: [String: Any]?
+            for seed in 0..<400 {
+                let drawn = try await client.execute(uri: "/v1/discover/random-city?country=US&min_population=800000&weighting=population&per_group=3&seed=\(seed)", method: .get)
+                if (drawn.json["city"] as? [String: Any])?["name"] as? String == "San Francisco" { answer = drawn.json; break }
+            }
+            let found = try #require(answer, "some seed draws San Francisco")
+            let groups = try #require(found["suggestions"] as? [[String: Any]])
+            let yelpPlaces = groups.flatMap { group in ((group["places"] as? [[String: Any]]) ?? []).map { (group["group"] as? String ?? "", $0) } }
+                .filter { (($0.1["id"] as? String) ?? "").hasPrefix("yelp:") }
+            #expect(!yelpPlaces.isEmpty, "Yelp's places join the groups: \(groups.map { $0["group"] ?? "" })")
+            #expect(yelpPlaces.allSatisfy { group, place in ((place["categories"] as? [String]) ?? []).contains { $0 == group || $0.hasPrefix(group + ".") } })
+            #expect(!yelpPlaces.contains { ($0.1["name"] as? String) == "Gone For Good Bakery" }, "closed places are not suggested")
+            #expect(groups.allSatisfy { (($0["places"] as? [Any]) ?? []).count <= 3 }, "groups stay capped")
+            #expect(await yelp.requests.first?.headers["authorization"] == "Bearer yelp-key-0123456789")
+        }
+    }
+
     @Test func aSignedInUserNeverGetsTheSameCityTwiceInARow() async throws {
         let fixture = try await AccountFixture { $0.providers = Self.offline() }
         try await fixture.test { client in
