@@ -41,7 +41,7 @@ extension GeoQueryService {
                                     visibility: try Self.planVisibility(body) ?? .private, startsAt: starts, endsAt: ends,
                                     createdAt: now, updatedAt: now, document: try Self.encodeDocument(document))
             try await requireUserData().createPlan(record)
-            await countActivity(.planStop, document.stops.map(\.location.placeID))
+            await countActivity(.planStop, Array(Set(document.stops.compactMap(\.location.placeID))).sorted())
             var response = Self.planResponse(try Self.itineraryJSON(record, access: .own), revision: record.revision, status: .created)
             response.headers[.location] = "/v1/itineraries/\(record.id)"
             return response
@@ -120,7 +120,11 @@ extension GeoQueryService {
                 try Self.checkDays(document)
                 record.document = try Self.encodeDocument(document)
             }
-            await countActivity(.planStop, [added.location.placeID])
+            // A place counts once per itinerary: adding it again does not make it more popular.
+            if let place = added.location.placeID,
+               (try? Self.decodeDocument(ItineraryDocument.self, record))?.stops.filter({ $0.location.placeID == place }).count == 1 {
+                await countActivity(.planStop, [place])
+            }
             var response = Self.planResponse(try Self.itineraryJSON(record, access: access), revision: record.revision, status: .created)
             response.headers[.location] = "/v1/itineraries/\(record.id)"
             return response

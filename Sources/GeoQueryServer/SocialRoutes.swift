@@ -99,7 +99,8 @@ extension GeoQueryService {
             }
             switch record.kind {
             case .itinerary:
-                if let document = try? Self.decodeDocument(ItineraryDocument.self, record) {
+                // The first view of each link counts: reloading a link does not make its places popular.
+                if views == 1, let document = try? Self.decodeDocument(ItineraryDocument.self, record) {
                     await countActivity(.shareView, [document.destination.placeID] + document.stops.map(\.location.placeID))
                 }
                 return try Self.itineraryAnswer(record, access: nil, format: try parameters.single("format"))

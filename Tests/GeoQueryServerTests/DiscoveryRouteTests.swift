@@ -268,6 +268,10 @@ import Testing
                  "stops":[{"location":{"place_id":"geonames:2988507"},"day":1},{"location":{"place_id":"airport:LFMN"},"day":2}]}
                 """)
             #expect(plan.status == .created, "\(plan.text)")
+            // The same place again on the same itinerary is not a new action.
+            let planID = plan.json["id"] as? String ?? ""
+            let again = try await client.send(.post, "/v1/itineraries/\(planID)/stops", token: cai, json: #"{"place_id":"airport:LFMN","day":1}"#)
+            #expect(again.status == .created, "\(again.text)")
             #expect(try await client.send(.put, "/v1/gems/\(gem)/rating", token: ann, json: #"{"stars":5}"#).status == .ok)
             #expect(try await client.send(.put, "/v1/gems/\(gem)/rating", token: ann, json: #"{"stars":4}"#).status == .ok)
 
@@ -291,6 +295,9 @@ import Testing
             let top = try await client.send(.get, "/v1/discover/popular?limit=1")
             let first = try #require((top.json["results"] as? [[String: Any]])?.first)
             #expect(first["events"] as? Int == 3 && abs((first["activity"] as? Double ?? 0) - 8) < 0.01)
+            let transport = try await client.send(.get, "/v1/discover/popular?category=transport")
+            let nice = ((transport.json["results"] as? [[String: Any]]) ?? []).first { ($0["place"] as? [String: Any])?["id"] as? String == "airport:LFMN" }
+            #expect(nice?["events"] as? Int == 1, "one stop, counted once though added twice")
 
             // Pages of one continue exactly.
             var paged: [String] = [], next: String? = "/v1/discover/popular?period=7d&limit=1"
@@ -304,6 +311,14 @@ import Testing
             let destinations = try await ranked("kind=destinations")
             #expect(destinations.first == "geonames:2988507", "Paris leads the destinations: \(destinations)")
             #expect(destinations.count >= 3, "CDG, Nice's airport and the rock pool count for their cities")
+
+            // A shared itinerary's first view counts for its places (1 each); reloading it does not.
+            let share = try await client.send(.post, "/v1/itineraries/\(planID)/shares", token: cai)
+            let link = try #require(share.json["token"] as? String)
+            for _ in 0..<3 { #expect(try await client.send(.get, "/v1/shared/\(link)").status == .ok) }
+            let viewed = try await client.send(.get, "/v1/discover/popular?limit=1")
+            let paris = try #require((viewed.json["results"] as? [[String: Any]])?.first)
+            #expect(paris["events"] as? Int == 4 && abs((paris["activity"] as? Double ?? 0) - 9) < 0.01, "\(paris)")
 
             for (query, words) in [("period=2d", "use 7d, 30d or 365d"), ("kind=things", "use places or destinations"),
                                    ("kind=destinations&category=food", "category applies to kind=places"), ("cursor=zzz", "cursor")] {
