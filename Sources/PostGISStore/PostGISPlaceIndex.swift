@@ -47,12 +47,15 @@ public final class PostGISPlaceIndex: PlaceIndex, Sendable {
     }
 
     /// Opens the database at `url`, migrating its schema to the newest version.
-    public static func open(_ url: String, readReplica: String? = nil, maximumConnections: Int = 16) async throws -> PostGISPlaceIndex {
-        let database = try await PostGISDatabase.connect(url, maximumConnections: maximumConnections)
+    /// - Parameter timeout: how long a statement may wait for a pooled connection (and the first
+    ///   connection to open) before the call fails as unavailable.
+    public static func open(_ url: String, readReplica: String? = nil, maximumConnections: Int = 16,
+                            timeout: Duration = .seconds(10)) async throws -> PostGISPlaceIndex {
+        let database = try await PostGISDatabase.connect(url, maximumConnections: maximumConnections, timeout: timeout)
         do {
             try await PostGISSchema.migrate(database)
             var replica: PostGISDatabase?
-            if let readReplica { replica = try await PostGISDatabase.connect(readReplica, maximumConnections: maximumConnections) }
+            if let readReplica { replica = try await PostGISDatabase.connect(readReplica, maximumConnections: maximumConnections, timeout: timeout) }
             return PostGISPlaceIndex(database: database, readReplica: replica)
         } catch {
             await database.close()

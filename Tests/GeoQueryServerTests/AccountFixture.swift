@@ -30,7 +30,7 @@ struct AccountFixture {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         if Self.usesPostgres {
             let cluster = try #require(TestCluster.shared, "GEOQUERY_TEST_USER_STORE=postgres needs PostgreSQL installed").get()
-            let places = try await PostGISPlaceIndex.open(try cluster.createDatabase("routes"), maximumConnections: 4)
+            let places = try await PostGISPlaceIndex.open(try cluster.createDatabase("routes"), maximumConnections: 4, timeout: .seconds(60))
             store = PostGISUserStore(sharingPoolsOf: places)
             closePools = { await places.close() }
         } else {

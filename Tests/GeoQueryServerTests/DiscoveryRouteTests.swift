@@ -17,7 +17,7 @@ import Testing
     static func offline(_ extra: [String: String] = [:]) -> ProviderSettings {
         var variables: [String: String] = [:]
         for name in ProviderName.allCases { if let variable = ProviderEnvironment.baseURLVariable(for: name) { variables[variable] = "http://127.0.0.1:9" } }
-        return ProviderSettings(environment: ProviderEnvironment(variables.merging(extra) { $1 }), retry: .init(maxAttempts: 1, baseDelay: 0.01, maxDelay: 0.01), timeout: 5)
+        return ProviderSettings(environment: ProviderEnvironment(variables.merging(extra) { $1 }), retry: .init(maxAttempts: 1, baseDelay: 0.01, maxDelay: 0.01), timeout: 30)
     }
 
     @Test func imagesFromALoopbackCommonsWithLicences() async throws {

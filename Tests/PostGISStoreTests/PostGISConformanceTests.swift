@@ -19,7 +19,7 @@ struct PostGISConformanceTests {
         init() async throws {
             suite = try PlaceIndexConformance()
             let url = try TestCluster.shared!.get().createDatabase("conformance")
-            index = try await PostGISPlaceIndex.open(url)
+            index = try await PostGISPlaceIndex.open(url, timeout: .seconds(60))
             try await index.upsert(suite.places)
         }
     }

@@ -11,7 +11,7 @@ import Testing
 struct PostGISPlanStoreTests {
     @Test func conformsToThePlanStoreSuite() async throws {
         let url = try TestCluster.shared!.get().createDatabase("plans")
-        let index = try await PostGISPlaceIndex.open(url, maximumConnections: 4)
+        let index = try await PostGISPlaceIndex.open(url, maximumConnections: 4, timeout: .seconds(60))
         let failures = try await PlanStoreConformance.check(PostGISUserStore(sharingPoolsOf: index))
         #expect(failures.isEmpty, "\(failures)")
         await index.close()
@@ -19,7 +19,7 @@ struct PostGISPlanStoreTests {
 
     @Test func conformsToThePopularitySuite() async throws {
         let url = try TestCluster.shared!.get().createDatabase("popular")
-        let index = try await PostGISPlaceIndex.open(url, maximumConnections: 4)
+        let index = try await PostGISPlaceIndex.open(url, maximumConnections: 4, timeout: .seconds(60))
         let failures = try await PopularityConformance.check(PostGISUserStore(sharingPoolsOf: index))
         #expect(failures.isEmpty, "\(failures)")
         await index.close()

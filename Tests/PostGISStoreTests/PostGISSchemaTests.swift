@@ -14,7 +14,7 @@ struct PostGISSchemaTests {
         let cluster = try TestCluster.shared!.get()
         let url = try cluster.createDatabase("migrate")
         let indexes = try await withThrowingTaskGroup(of: PostGISPlaceIndex.self) { group in
-            for _ in 0..<4 { group.addTask { try await PostGISPlaceIndex.open(url, maximumConnections: 2) } }
+            for _ in 0..<4 { group.addTask { try await PostGISPlaceIndex.open(url, maximumConnections: 2, timeout: .seconds(60)) } }
             return try await group.reduce(into: []) { $0.append($1) }
         }
         let name = String(url.split(separator: "/").last!)
@@ -26,11 +26,11 @@ struct PostGISSchemaTests {
     @Test func aNewerDatabaseIsRefused() async throws {
         let cluster = try TestCluster.shared!.get()
         let url = try cluster.createDatabase("newer")
-        let index = try await PostGISPlaceIndex.open(url, maximumConnections: 2)
+        let index = try await PostGISPlaceIndex.open(url, maximumConnections: 2, timeout: .seconds(60))
         await index.close()
         try cluster.psql(database: String(url.split(separator: "/").last!), "UPDATE geoquery_schema SET version = 99")
         await #expect(throws: PostGISError.schemaTooNew(found: 99, known: PostGISSchema.migrations.count)) {
-            _ = try await PostGISPlaceIndex.open(url, maximumConnections: 2)
+            _ = try await PostGISPlaceIndex.open(url, maximumConnections: 2, timeout: .seconds(60))
         }
     }
 
