@@ -140,7 +140,7 @@ let package = Package(
         .executableTarget(
             name: "GeoQueryBench",
             dependencies: ["GeoCore", "PlaceModel", "PlaceQuery", "PlaceStore", "PlaceImport", "Routing", "CSpatiaLite",
-                           "GeoQueryWire", "CReadOSM", "Accounts", "PostGISStore", "PostgresTestSupport", "Trips", "Discovery",
+                           "GeoQueryWire", "CReadOSM", "Accounts", "PostGISStore", "PostgresTestSupport", "Trips", "Discovery", "Regions",
                            .product(name: "PostgresNIO", package: "postgres-nio"),
                            .product(name: "NIOPosix", package: "swift-nio")],
             swiftSettings: swiftSettings
@@ -194,7 +194,10 @@ let package = Package(
 if ProcessInfo.processInfo.environment["GEOQUERY_FUZZ"] != nil {
     package.targets.append(.executableTarget(
         name: "GeoQueryFuzz",
-        dependencies: ["GeoCore", "PlaceModel", "PlaceQuery", "PlaceImport", "Routing", "Providers", "GeoQueryWire", "GeoQueryServer", "Accounts"],
+        dependencies: ["GeoCore", "PlaceModel", "PlaceQuery", "PlaceImport", "PlaceStore", "Regions", "Routing", "Providers",
+                       "GeoQueryWire", "GeoQueryServer", "Accounts",
+                       .product(name: "Hummingbird", package: "hummingbird"),
+                       .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")],
         swiftSettings: swiftSettings))
     package.products.append(.executable(name: "geoquery-fuzz", targets: ["GeoQueryFuzz"]))
 }

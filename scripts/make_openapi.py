@@ -431,13 +431,18 @@ paths.update(share_routes("/v1/trips/{id}/shares", trip_id, "trip"))
 # Discovery: places by region, surprise-me cities, suggested itineraries.
 region = param("region", {"type": "string", "maxLength": 200, "examples": ["fr", "France", "EU", "Europe", "Paris", "country:SA", "continent:SA"]},
                "A country (ISO code or name), a continent (code or name) or a city by name. A city sets the centre (leave out lat and lon) and, unless radius is given, a radius that fits it. AF, AS, NA and SA are both a continent and a country: write continent:SA or country:SA.")
-for route in ["/v1/places/near", "/v1/search"]:
+for route, unless in [("/v1/places/near", " Required unless region is given: a city sets the centre; a country or continent with no centre lists its places best first, as /v1/places does."),
+                      ("/v1/search", " Required unless region names a city.")]:
     operation = paths[route]["get"]
     for p in operation["parameters"]:
         if p["name"] in ("lat", "lon", "radius"):
-            p.update({"required": False, "allowEmptyValue": True, "description": p["description"] + " Required unless region names a city."})
+            p.update({"required": False, "allowEmptyValue": True, "description": p["description"] + unless})
     operation["parameters"].append(region)
 paths["/v1/places/bbox"]["get"]["parameters"].append(region)
+paths["/v1/places"] = place_query("Places of a country or continent, best first",
+    [param("region", region["schema"], "A country (ISO code or name) or a continent (code or name); or give country= or continent= instead. A city is refused: ask /v1/places/near?region=<city>."),
+     *filters, limit, cursor, fmt],
+    "Every place of the region that passes the filters, sorted by rating (highest first, to the hundredth of a star), then by how many ratings it has, then by id; unrated places come last. Each page walks the region's rank index from the cursor, so a continent costs no more than a country.")
 city_schema = ({"type": "object", "required": ["id", "name", "lat", "lon", "country_code", "country", "continent", "population"],
     "properties": {"id": {"type": "string"}, "name": {"type": "string"}, "lat": {"type": "number"}, "lon": {"type": "number"},
                    "country_code": nullable("string"), "country": nullable("string"), "continent": nullable("string"),

@@ -1,12 +1,15 @@
 import Foundation
 import GeoCore
 import PlaceModel
+import Regions
 
 /// A city from the shipped GeoNames table.
 struct City {
     var latitude: Double
     var longitude: Double
     var population: Double
+    /// The city's country and its continent (GeoNames' table): the places around it get them.
+    var region: PlaceRegion?
 }
 
 enum SyntheticPlaces {
@@ -17,13 +20,16 @@ enum SyntheticPlaces {
     /// Reads `geonameid,name,lat,lon,country_code,admin1,population,timezone`.
     static func loadCities(_ path: String) throws -> [City] {
         let text = try String(contentsOfFile: path, encoding: .utf8)
+        let countries = try CountryTable(contentsOf: (path as NSString).deletingLastPathComponent + "/countries.csv")
         var cities: [City] = []
         for line in text.split(separator: "\n").dropFirst() {
             // Names may be quoted and contain commas; the numeric columns are found from the end.
             let fields = line.split(separator: ",", omittingEmptySubsequences: false)
             guard fields.count >= 8, let population = Double(fields[fields.count - 2]),
                   let latitude = Double(fields[fields.count - 6]), let longitude = Double(fields[fields.count - 5]) else { continue }
-            cities.append(City(latitude: latitude, longitude: longitude, population: max(population, 1000)))
+            let code = String(fields[fields.count - 4]).uppercased()
+            let region = countries[code].map { PlaceRegion(countryCode: code, continent: Continent(rawValue: $0.continent)) }
+            cities.append(City(latitude: latitude, longitude: longitude, population: max(population, 1000), region: region))
         }
         return cities
     }
@@ -66,6 +72,7 @@ enum SyntheticPlaces {
                               provenance: Provenance(source: "bench", sourceID: String(index),
                                                      importedAt: Date(timeIntervalSince1970: 1_795_000_000)),
                               tags: ["population": String(Int(city.population)), "timezone": "Europe/Paris"])
+            place.region = city.region
             if random.next() % 2 == 0 {
                 place.rating = try! Rating(sourceValue: Double(random.next() % 50) / 10, scale: 5,
                                            count: Int(random.next() % 500))

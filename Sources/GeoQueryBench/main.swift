@@ -267,6 +267,26 @@ for centre in centres {
 }
 rows.append(Row(name: "near 5 km food ★≥3", library: filteredTimes, raw: nil, results: Double(filteredTotal) / Double(centres.count)))
 
+// Places of a region, best first (PlaceIndex.ranked): the first page of 50 of a country and of
+// a continent, beside the hand-written statement on the same rank index (the raw baseline).
+let regionPlaces = (0..<min(queryCount, 500)).map { _ in places[Int(random.next() % UInt64(places.count))] }
+for (label, byContinent) in [("country", false), ("continent", true)] {
+    var times: [Double] = [], rawTimes: [Double] = [], total = 0
+    for place in regionPlaces {
+        guard let region = place.region, let continent = region.continent, let country = region.countryCode else { continue }
+        let filter = byContinent ? PlaceFilter(continents: [continent]) : PlaceFilter(countries: [country])
+        let t0 = now()
+        let page = try index.ranked(filter: filter, limit: 50)
+        let t1 = now()
+        let rawCount = raw.ranked(column: byContinent ? "continent" : "country", value: byContinent ? continent.rawValue : country, limit: 51)
+        rawTimes.append(Double(now() - t1))
+        times.append(Double(t1 - t0))
+        total += page.matches.count
+        if page.matches.count != min(50, rawCount) { mismatches += 1 }
+    }
+    rows.append(Row(name: "\(label), best 50", library: times, raw: rawTimes, results: Double(total) / Double(max(times.count, 1))))
+}
+
 func pad(_ text: String, _ width: Int, right: Bool = false) -> String {
     let padding = String(repeating: " ", count: max(0, width - text.count))
     return right ? padding + text : text + padding

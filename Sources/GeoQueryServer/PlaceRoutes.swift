@@ -16,9 +16,25 @@ extension GeoQueryService {
 
     func addPlaceRoutes(to router: Router<ServiceRequestContext>, table: inout RouteTable) {
         let deadline = RequestBound.queries(configuration.requestTimeout)
+        router.route(.get, "/v1/places", in: &table, bound: deadline) { request, _ in
+            let parameters = try QueryParameters(request, allowed: ["region", "limit", "cursor", "format"] + Self.filterParameters)
+            var filter = try parameters.filter(countries: knownCountries)
+            if let city = try await region(parameters, filter: &filter) {
+                throw APIProblem.badRequest("region '\(city.name)' is a city: ask /v1/places/near?region=\(city.name) for the places around it")
+            }
+            return try await rankedAnswer(parameters, filter: filter, request: request)
+        }
+
         router.route(.get, "/v1/places/near", in: &table, bound: deadline) { request, _ in
             let parameters = try QueryParameters(request, allowed: ["lat", "lon", "radius", "region", "limit", "cursor", "format"] + Self.filterParameters)
             var filter = try parameters.filter(countries: knownCountries)
+            // A country or continent with no centre: the region's places, best first.
+            if try parameters.single("region") != nil, try parameters.optionalCoordinate() == nil, try parameters.single("radius") == nil {
+                var regional = filter
+                if try await region(parameters, filter: &regional) == nil {
+                    return try await rankedAnswer(parameters, filter: regional, request: request)
+                }
+            }
             let (center, radius) = try await circle(parameters, filter: &filter)
             (filter.viewer, filter.viewerFriends) = try await viewerScope(request)
             let limit = try pageLimit(parameters)
@@ -160,6 +176,21 @@ extension GeoQueryService {
         items.append(URLQueryItem(name: "cursor", value: cursor))
         components.queryItems = items
         return components.string ?? request.uri.path
+    }
+
+    /// The places of the countries and continents `filter` names, best first (highest rating,
+    /// then most ratings, then id), as `GET /v1/places` answers them.
+    func rankedAnswer(_ parameters: QueryParameters, filter: PlaceFilter, request: Request) async throws -> Response {
+        guard !filter.countries.isEmpty || !filter.continents.isEmpty else {
+            throw APIProblem.badRequest("places by region need a region: region=fr, region=France, region=EU or region=Europe (or country= / continent=)")
+        }
+        var filter = filter
+        (filter.viewer, filter.viewerFriends) = try await viewerScope(request)
+        let limit = try pageLimit(parameters)
+        let format = try AnswerFormat(parameters)
+        let page = try await searchIndex.ranked(filter: filter, limit: limit, cursor: try parameters.single("cursor"))
+        let query = QueryDescription(kind: "region", filter: filter, limit: limit, extra: [("order", .string("rating"))])
+        return answer(PlaceAnswer(query: query, page: page), format: format, request: request)
     }
 
     /// `region=` read into the query: a country or a continent narrows `filter`; a city is

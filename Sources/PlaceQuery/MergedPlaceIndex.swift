@@ -43,6 +43,19 @@ public struct MergedPlaceIndex: PlaceIndex {
         return Array(all.prefix(count))
     }
 
+    public func ranked(filter: PlaceFilter, limit: Int?, cursor: String?) async throws -> PlacePage {
+        if parts.count == 1 { return try await parts[0].ranked(filter: filter, limit: limit, cursor: cursor) }
+        let pages = try await eachPart { try await $0.ranked(filter: filter, limit: limit, cursor: cursor) }
+        var all = pages.flatMap(\.matches).map { (key: PlaceRank.key(of: $0.place), match: $0) }
+        all.sort { PlaceRank.precedes($0.key, $0.match.id.rawValue, $1.key, $1.match.id.rawValue) }
+        let partHasMore = pages.contains { $0.nextCursor != nil }
+        guard let limit, all.count > limit || partHasMore else { return PlacePage(matches: all.map(\.match), nextCursor: nil) }
+        let page = all.prefix(limit)
+        guard let last = page.last else { return PlacePage(matches: [], nextCursor: nil) }
+        return PlacePage(matches: page.map(\.match),
+                         nextCursor: PlaceRank.encodedCursor(key: last.key, id: last.match.id.rawValue, filter: filter))
+    }
+
     public func place(_ id: PlaceID) async throws -> Place? {
         for part in parts {
             if let place = try await part.place(id) { return place }
@@ -123,6 +136,10 @@ public struct ViewerScopedIndex: PlaceIndex {
 
     public func nearest(_ center: Coordinate, count: Int, maxDistance: Distance?, filter: PlaceFilter) async throws -> [PlaceMatch] {
         try await base.nearest(center, count: count, maxDistance: maxDistance, filter: scoped(filter))
+    }
+
+    public func ranked(filter: PlaceFilter, limit: Int?, cursor: String?) async throws -> PlacePage {
+        try await base.ranked(filter: scoped(filter), limit: limit, cursor: cursor)
     }
 
     /// The place, unless it is a gem `viewer` may not open.

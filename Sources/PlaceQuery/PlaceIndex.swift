@@ -25,6 +25,13 @@ public protocol PlaceIndex: Sendable {
     func near(_ center: Coordinate, radius: Distance, filter: PlaceFilter, limit: Int?, cursor: String?) async throws -> PlacePage
     func within(_ box: BoundingBox, filter: PlaceFilter, limit: Int?, cursor: String?) async throws -> PlacePage
     func nearest(_ center: Coordinate, count: Int, maxDistance: Distance?, filter: PlaceFilter) async throws -> [PlaceMatch]
+    /// The places of the regions `filter` names (its ``PlaceFilter/countries`` and
+    /// ``PlaceFilter/continents``; at least one must be given, or
+    /// ``PlaceQueryError/invalidArgument(name:value:valid:)``), best first by ``PlaceRank``:
+    /// highest rating, then most ratings, then id. Keyset-paged like the other queries; matches
+    /// carry no distance. Worst case: one walk of the named regions' rank index (never of the
+    /// whole index) when the other conditions match little.
+    func ranked(filter: PlaceFilter, limit: Int?, cursor: String?) async throws -> PlacePage
     func place(_ id: PlaceID) async throws -> Place?
     @discardableResult func upsert(_ places: [Place]) async throws -> Int
     @discardableResult func delete(_ ids: [PlaceID]) async throws -> Int
@@ -126,6 +133,11 @@ extension PageCursor {
     /// (a merged answer passes one cursor to each of its parts).
     public static func nearFingerprint(center: Coordinate, radius: Distance, filter: PlaceFilter) -> UInt64 {
         fingerprint(["near", center.description, String(radius.meters.bitPattern), filter.canonicalDescription])
+    }
+
+    /// The fingerprint of a ``PlaceIndex/ranked(filter:limit:cursor:)`` query.
+    public static func rankedFingerprint(filter: PlaceFilter) -> UInt64 {
+        fingerprint(["ranked", filter.canonicalDescription])
     }
 
     /// The fingerprint of a ``PlaceIndex/within(_:filter:limit:cursor:)`` query.

@@ -31,6 +31,10 @@ public struct EncodedBatch: PlaceBatch {
         var categories: Span
         /// FNV-1a of the id's bytes, to find an id given twice without building strings.
         var idHash: UInt64
+        /// The region columns (nil: NULL) and ``PlaceRank/key(_:)``.
+        var country: Span?
+        var continent: Span?
+        var rankKey: Int64
     }
 
     private(set) var bytes: [UInt8] = []
@@ -72,6 +76,7 @@ public struct EncodedBatch: PlaceBatch {
         let name = append(text: place.name)
         let detailsStart = bytes.count
         try PlaceDetailsCodec.encode(place, appendingTo: &bytes)
+        let details = Span(start: detailsStart, count: bytes.count - detailsStart)
         let categoriesStart = rowCategories.count
         for category in place.categories {
             let identifier = category.identifier
@@ -83,11 +88,14 @@ public struct EncodedBatch: PlaceBatch {
                 categoryIdentifiers.append(identifier)
             }
         }
+        let country = place.region?.countryCode.map { append(text: $0) }
+        let continent = place.region?.continent.map { append(text: $0.rawValue) }
         let coordinate = place.coordinate
-        rows.append(Row(id: id, source: source, name: name, details: Span(start: detailsStart, count: bytes.count - detailsStart),
+        rows.append(Row(id: id, source: source, name: name, details: details,
                         latitude: coordinate.latitude, longitude: coordinate.longitude,
                         hilbert: HilbertCurve.index(latitude: coordinate.latitude, longitude: coordinate.longitude),
-                        categories: Span(start: categoriesStart, count: rowCategories.count - categoriesStart), idHash: hash))
+                        categories: Span(start: categoriesStart, count: rowCategories.count - categoriesStart), idHash: hash,
+                        country: country, continent: continent, rankKey: PlaceRank.key(of: place)))
     }
 
     private mutating func append(text: String) -> Span {

@@ -8,10 +8,11 @@ import PlaceQuery
 /// Column order is ``Schema/selectColumns`` for reads and ``insertSQL`` for writes.
 enum PlaceRowCodec {
     static let insertSQL = """
-        INSERT INTO places (id, source, name, lat, lon, details, geom)
-        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
+        INSERT INTO places (id, source, name, lat, lon, details, geom, country, continent, rank_key)
+        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
         ON CONFLICT (id) DO UPDATE SET source = excluded.source, name = excluded.name,
-            lat = excluded.lat, lon = excluded.lon, details = excluded.details, geom = excluded.geom
+            lat = excluded.lat, lon = excluded.lon, details = excluded.details, geom = excluded.geom,
+            country = excluded.country, continent = excluded.continent, rank_key = excluded.rank_key
         RETURNING pk
         """
 
@@ -19,7 +20,8 @@ enum PlaceRowCodec {
     /// (the rowid is `sqlite3_last_insert_rowid`); a row whose id exists fails with a constraint
     /// error and goes through ``insertSQL`` instead.
     static let appendSQL = """
-        INSERT INTO places (id, source, name, lat, lon, details, geom) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
+        INSERT INTO places (id, source, name, lat, lon, details, geom, country, continent, rank_key)
+        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
         """
 
     /// The size of a point's geometry blob.
@@ -57,6 +59,9 @@ enum PlaceRowCodec {
         statement.bind(borrowedBlob: base.slice(row.details), at: 6)
         writePointGeometry(into: geometry, longitude: row.longitude, latitude: row.latitude)
         statement.bind(borrowedBlob: UnsafeRawBufferPointer(geometry), at: 7)
+        if let country = row.country { statement.bind(borrowedText: base.slice(country), at: 8) } else { statement.bind(nil as String?, at: 8) }
+        if let continent = row.continent { statement.bind(borrowedText: base.slice(continent), at: 9) } else { statement.bind(nil as String?, at: 9) }
+        statement.bind(row.rankKey, at: 10)
     }
 
     /// Decodes the row the statement is on (columns as ``Schema/selectColumns``).

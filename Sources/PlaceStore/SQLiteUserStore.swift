@@ -129,6 +129,10 @@ public final class SQLiteUserStore: GemStore, AccountStore, FavoriteStore, Photo
         try await store.nearest(center, count: count, maxDistance: maxDistance, filter: filter)
     }
 
+    public func ranked(filter: PlaceFilter, limit: Int?, cursor: String?) async throws -> PlacePage {
+        try await store.ranked(filter: filter, limit: limit, cursor: cursor)
+    }
+
     /// The gem with this id, whoever may see it (callers check ``HiddenGem/isReachable(by:)``).
     public func place(_ id: PlaceID) async throws -> Place? { try await store.place(id) }
 

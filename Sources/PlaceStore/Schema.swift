@@ -1,3 +1,6 @@
+import PlaceModel
+import PlaceQuery
+
 /// The index's schema and its migrations.
 ///
 /// The schema version is SQLite's `PRAGMA user_version`. Each migration moves a file from
@@ -20,8 +23,18 @@
 /// Version 2 recreates `places_fts` with `columnsize=0`: names are only matched, never ranked,
 /// so the per-row token counts FTS5 keeps for ranking (a million rows of `places_fts_docsize`,
 /// half the cost of indexing the names) are not stored.
+///
+/// Version 3 adds `country`, `continent` and `rank_key` (``PlaceRank/key(_:)``) columns, filled
+/// from each row's details, with an index per region column on (region, rank_key, id): a ranked
+/// page of a country or continent walks its index from the cursor instead of scanning.
 enum Schema {
-    static let currentVersion = 2
+    static let currentVersion = 3
+
+    /// The rank indexes of version 3 (partial: a place in no country is in no country's range).
+    static let rankIndexes = """
+        CREATE INDEX places_country_rank ON places (country, rank_key, id) WHERE country IS NOT NULL;
+        CREATE INDEX places_continent_rank ON places (continent, rank_key, id) WHERE continent IS NOT NULL;
+        """
 
     /// The name index's definition (version 2).
     static let ftsTable = """
@@ -83,6 +96,11 @@ enum Schema {
         \(ftsTable)
         INSERT INTO places_fts (places_fts) VALUES ('rebuild');
         """,
+        3: """
+        ALTER TABLE places ADD COLUMN country TEXT;
+        ALTER TABLE places ADD COLUMN continent TEXT;
+        ALTER TABLE places ADD COLUMN rank_key INTEGER;
+        """,
     ]
 
     /// Brings a writable connection to ``currentVersion``.
@@ -108,12 +126,40 @@ enum Schema {
             for next in (version + 1)...currentVersion {
                 guard let sql = migrations[next] else { continue }
                 try connection.execute(sql)
+                if next == 3 {
+                    try fillRegionsAndRanks(connection)
+                    try connection.execute(rankIndexes)
+                }
                 try connection.execute("PRAGMA user_version = \(next)")
             }
             try connection.execute("COMMIT")
         } catch {
             try? connection.execute("ROLLBACK")
             throw error
+        }
+    }
+
+    /// Fills version 3's columns from each row's details, ten thousand rows at a time.
+    static func fillRegionsAndRanks(_ connection: SQLiteConnection) throws {
+        let read = try connection.prepare("SELECT \(selectColumns) FROM places p WHERE p.pk > ?1 ORDER BY p.pk LIMIT 10000")
+        let write = try connection.prepare("UPDATE places SET country = ?1, continent = ?2, rank_key = ?3 WHERE pk = ?4")
+        var after: Int64 = -1
+        while true {
+            read.reset()
+            read.bind(after, at: 1)
+            var rows: [(pk: Int64, place: Place)] = []
+            while try read.step() { rows.append((read.int64(0), PlaceRowCodec.decode(read))) }
+            read.reset()
+            guard let last = rows.last else { return }
+            for (pk, place) in rows {
+                write.reset()
+                write.bind(place.region?.countryCode, at: 1)
+                write.bind(place.region?.continent?.rawValue, at: 2)
+                write.bind(PlaceRank.key(of: place), at: 3)
+                write.bind(pk, at: 4)
+                try write.run()
+            }
+            after = last.pk
         }
     }
 }

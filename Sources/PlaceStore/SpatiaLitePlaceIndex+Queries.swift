@@ -231,7 +231,7 @@ extension SpatiaLitePlaceIndex {
     /// The pks whose names match every word of `text` as a word prefix. Control characters
     /// separate words, as in the name index's tokenizer (a NUL would otherwise cut the bound
     /// query short).
-    private func fullTextMatches(_ text: String) throws -> Set<Int64> {
+    func fullTextMatches(_ text: String) throws -> Set<Int64> {
         let words = text.split(whereSeparator: { character in
             character.isWhitespace || character.isPunctuation
                 || character.unicodeScalars.contains { $0.properties.generalCategory == .control }

@@ -99,6 +99,10 @@ public final class SpatiaLitePlaceStore: PlaceIndex, @unchecked Sendable {
         try await reading { try $0.nearest(center, count: count, maxDistance: maxDistance, filter: filter) }
     }
 
+    public func ranked(filter: PlaceFilter, limit: Int?, cursor: String?) async throws -> PlacePage {
+        try await reading { try $0.ranked(filter: filter, limit: limit, cursor: cursor) }
+    }
+
     public func place(_ id: PlaceID) async throws -> Place? {
         try await reading { try $0.place(id) }
     }

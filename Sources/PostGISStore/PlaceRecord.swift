@@ -10,23 +10,23 @@ enum PlaceRecord {
     /// The staging table's columns, in COPY order (the place table's but `geog`, plus `seq`,
     /// the row's position, so that the last of two rows with one id wins).
     static let stagingColumns = ["seq", "id", "source", "name", "latitude", "longitude", "categories", "rating", "price",
-                                 "country", "continent", "name_words", "gem_owner", "gem_visibility", "content_hash", "record"]
+                                 "country", "continent", "rank_key", "name_words", "gem_owner", "gem_visibility", "content_hash", "record"]
 
     static let stagingTable = """
         CREATE TEMP TABLE IF NOT EXISTS staging (seq bigint NOT NULL, id text COLLATE "C" NOT NULL, source text NOT NULL, name text NOT NULL,
             latitude double precision NOT NULL, longitude double precision NOT NULL, categories text[] NOT NULL,
-            rating double precision, price smallint, country text, continent text, name_words text[] NOT NULL,
+            rating double precision, price smallint, country text, continent text, rank_key bigint NOT NULL, name_words text[] NOT NULL,
             gem_owner text, gem_visibility text, content_hash bigint NOT NULL, record bytea NOT NULL) ON COMMIT DROP
         """
 
     /// The place table's written columns, and the values from `staging` (alias `s`) that fill them.
-    static let tableColumns = "id, source, name, latitude, longitude, geog, categories, rating, price, country, continent, "
+    static let tableColumns = "id, source, name, latitude, longitude, geog, categories, rating, price, country, continent, rank_key, "
         + "name_words, gem_owner, gem_visibility, content_hash, record"
     static let stagedValues = "s.id, s.source, s.name, s.latitude, s.longitude, "
         + "ST_SetSRID(ST_MakePoint(s.longitude, s.latitude), 4326)::geography, s.categories, s.rating, s.price, s.country, "
-        + "s.continent, s.name_words, s.gem_owner, s.gem_visibility, s.content_hash, s.record"
+        + "s.continent, s.rank_key, s.name_words, s.gem_owner, s.gem_visibility, s.content_hash, s.record"
     static let updateAssignments = ["source", "name", "latitude", "longitude", "geog", "categories", "rating", "price", "country",
-                                    "continent", "name_words", "gem_owner", "gem_visibility", "content_hash", "record"]
+                                    "continent", "rank_key", "name_words", "gem_owner", "gem_visibility", "content_hash", "record"]
         .map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
 
     /// Decodes a stored row; a details record this build cannot read loses those fields, not
@@ -118,7 +118,7 @@ enum PlaceRecord {
             String(place.coordinate.latitude), String(place.coordinate.longitude),
             array(categoryClosure(place.categories)), place.rating.map { String($0.value) },
             place.priceLevel.map { String($0.level) }, place.region?.countryCode, place.region?.continent?.rawValue,
-            array(words(place.name)), place.gem?.owner, place.gem?.visibility.rawValue,
+            String(PlaceRank.key(of: place)), array(words(place.name)), place.gem?.owner, place.gem?.visibility.rawValue,
             String(contentHash),
         ]
         for value in fields {

@@ -171,6 +171,47 @@ public final class PostGISPlaceIndex: PlaceIndex, Sendable {
         }
     }
 
+    /// Best first (``PlaceRank``) in the countries or continents `filter` names: one branch per
+    /// region, each an ordered walk of its `(region, rank_key, id)` index from the cursor, merged
+    /// by the engine (a Merge Append), read in chunks until a page is known. With countries and
+    /// continents both given, the countries drive and the continents are a condition. Worst case
+    /// (conditions that match little): one walk of the named regions' entries.
+    public func ranked(filter: PlaceFilter, limit: Int?, cursor: String?) async throws -> PlacePage {
+        try Self.validate(limit: limit)
+        try PlaceRank.requireRegion(filter)
+        var after = try PlaceRank.cursor(cursor, filter: filter)
+        let (column, values) = filter.countries.isEmpty
+            ? ("continent", filter.continents.map(\.rawValue)) : ("country", filter.countries)
+        var hits: [(key: Int64, hit: Hit)] = []
+        let chunk = limit.map { $0 + 1 + 32 }
+        while true {
+            var sql = SQLBuilder()
+            var conditions = try sql.conditions(for: filter)
+            if let after { conditions.append("(rank_key, id) > (\(sql.bind(after.key)), \(sql.bind(after.id)))") }
+            let limitText = chunk.map { " LIMIT \(sql.bind($0))" } ?? ""
+            let branches = Set(values).sorted().map { value in
+                "(SELECT id, name, latitude, longitude, record, rank_key FROM \(table) WHERE \(column) = \(sql.bind(value)) AND "
+                    + conditions.joined(separator: " AND ") + " ORDER BY rank_key, id\(limitText))"
+            }
+            let text = "SELECT * FROM (" + branches.joined(separator: " UNION ALL ") + ") ranked ORDER BY rank_key, id" + limitText
+            let rows = try await pool(for: filter).rows(sql.query(text))
+            for row in rows {
+                let (id, name, latitude, longitude, record, key) = try row.decode((String, String, Double, Double, ByteBuffer, Int64).self)
+                after = (key, id)
+                let hit = Hit(id: id, name: name, latitude: latitude, longitude: longitude, record: record, distance: 0)
+                if let openAt = filter.openAt, hit.place.isOpen(at: openAt) != true { continue }
+                hits.append((key, hit))
+            }
+            // Rows come in (rank_key, id) order, so every hit read is final.
+            if let limit, let chunk, rows.count == chunk, hits.count <= limit { continue }
+            guard let limit, hits.count > limit else { return PlacePage(matches: hits.map { $0.hit.match(withDistance: false) }, nextCursor: nil) }
+            let kept = hits.prefix(limit)
+            let last = kept[kept.index(before: kept.endIndex)]
+            return PlacePage(matches: kept.map { $0.hit.match(withDistance: false) },
+                             nextCursor: PlaceRank.encodedCursor(key: last.key, id: last.hit.id, filter: filter))
+        }
+    }
+
     public func place(_ id: PlaceID) async throws -> Place? {
         let rows = try await reader.rows("SELECT id, name, latitude, longitude, record FROM \(unescaped: table) WHERE id = \(id.rawValue)")
         guard let row = rows.first else { return nil }

@@ -1,4 +1,6 @@
 import Foundation
+import Logging
+import PlaceQuery
 import PostgresNIO
 
 /// The PostgreSQL schema, versioned like the SQLite files' (`geoquery_schema` holds how many
@@ -101,7 +103,52 @@ enum PostGISSchema {
                                  PRIMARY KEY (kind, subject, period));
         CREATE INDEX popularity_by_key ON popularity (kind, period, score_key DESC, subject);
         """,
+        // 5: the rank of each place (PlaceRank), filled from the records by fillRanks, and an
+        // index per region column, so a ranked page of a country or continent walks its index
+        // (the SQLite file's migration 3).
+        """
+        ALTER TABLE places ADD COLUMN rank_key bigint;
+        ALTER TABLE gems ADD COLUMN rank_key bigint
+        """,
     ]
+
+    /// What migration 5 does after its columns exist: every row's rank from its record, then
+    /// the indexes (built once over the filled column rather than kept up row by row).
+    static func fillRanks(_ connection: PostgresConnection, logger: Logger) async throws {
+        for table in ["places", "gems"] {
+            var after = ""
+            while true {
+                let rows = try await connection.query(PostgresQuery(unsafeSQL: """
+                    SELECT id, name, latitude, longitude, record FROM \(table) WHERE id > $1 ORDER BY id LIMIT 10000
+                    """, binds: { var binds = PostgresBindings(); binds.append(after); return binds }()), logger: logger).collect()
+                guard !rows.isEmpty else { break }
+                var ids: [String] = [], keys: [Int64] = []
+                for row in rows {
+                    let (id, name, latitude, longitude, record) = try row.decode((String, String, Double, Double, ByteBuffer).self)
+                    let place = record.withUnsafeReadableBytes {
+                        PlaceRecord.place(record: $0, id: id, name: name, latitude: latitude, longitude: longitude)
+                    }
+                    ids.append(id)
+                    keys.append(PlaceRank.key(of: place))
+                }
+                var binds = PostgresBindings()
+                binds.append(ids)
+                binds.append(keys)
+                try await connection.query(PostgresQuery(unsafeSQL: """
+                    UPDATE \(table) t SET rank_key = u.k FROM unnest($1::text[], $2::bigint[]) AS u(i, k) WHERE t.id = u.i
+                    """, binds: binds), logger: logger).collect()
+                after = ids[ids.count - 1]
+            }
+            try await connection.query(PostgresQuery(unsafeSQL: """
+                ALTER TABLE \(table) ALTER COLUMN rank_key SET NOT NULL
+                """), logger: logger).collect()
+            for column in ["country", "continent"] {
+                try await connection.query(PostgresQuery(unsafeSQL: """
+                    CREATE INDEX \(table)_\(column)_rank ON \(table) (\(column), rank_key, id) WHERE \(column) IS NOT NULL
+                    """), logger: logger).collect()
+            }
+        }
+    }
 
     /// An arbitrary constant naming GeoQuery's migration lock.
     static let migrationLock: Int64 = 0x6765_6f71_7565_7279
@@ -126,6 +173,7 @@ enum PostGISSchema {
                     if text.isEmpty { continue }
                     try await connection.query(PostgresQuery(unsafeSQL: text), logger: database.logger).collect()
                 }
+                if version + 1 == 5 { try await fillRanks(connection, logger: database.logger) }
                 try await connection.query("DELETE FROM geoquery_schema", logger: database.logger).collect()
                 try await connection.query("INSERT INTO geoquery_schema VALUES (\(version + 1))", logger: database.logger).collect()
                 return false

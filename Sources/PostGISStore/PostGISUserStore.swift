@@ -46,6 +46,10 @@ public final class PostGISUserStore: UserDataStore, Sendable {
         try await gemIndex.nearest(center, count: count, maxDistance: maxDistance, filter: filter)
     }
 
+    public func ranked(filter: PlaceFilter, limit: Int?, cursor: String?) async throws -> PlacePage {
+        try await gemIndex.ranked(filter: filter, limit: limit, cursor: cursor)
+    }
+
     /// The gem with this id, whoever may see it (callers check ``HiddenGem/isReachable(by:)``);
     /// read from the primary, so an owner sees their edit at once.
     public func place(_ id: PlaceID) async throws -> Place? { try await gemsOnPrimary.place(id) }

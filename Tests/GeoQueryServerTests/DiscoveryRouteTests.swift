@@ -3,6 +3,7 @@ import GeoQueryServer
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+import PlaceModel
 import ProviderTestSupport
 import Providers
 import Testing
@@ -198,6 +199,39 @@ import Testing
                                  ("/v1/places/bbox?bbox=7.40,43.72,7.45,43.76&region=Nice", "is a city"),
                                  ("/v1/places/near?region=FR&country=MC&lat=43.7&lon=7.4&radius=1km", "give one")] {
                 let bad = try await client.execute(uri: uri, method: .get)
+                #expect(bad.status == .badRequest && (bad.json["detail"] as? String)?.contains(words) == true, "\(uri): \(bad.text)")
+            }
+        }
+    }
+
+    /// `GET /v1/places?region=` (and `near` with a region and no centre): every place of the
+    /// country, best first, in pages that add up to the unpaged answer; a rated gem leads, a
+    /// private one only for its owner.
+    @Test func placesOfARegionBestFirstInPages() async throws {
+        let fixture = try await AccountFixture { $0.providers = Self.offline() }
+        try await fixture.test { client in
+            let ann = try await client.account("ann"), bob = try await client.account("bob")
+            let top = try await client.gem(ann, name: "Rampe Major steps", lat: 43.7310, lon: 7.4200, visibility: "public")
+            let hidden = try await client.gem(ann, name: "Quiet bench", lat: 43.7320, lon: 7.4210, visibility: "private")
+            #expect(try await client.send(.put, "/v1/gems/\(top)/rating", token: bob, json: #"{"stars":5}"#).status == .ok)
+            // Brute force: everything the boundaries put in Monaco, from a circle that holds the country.
+            let circle = try await client.allPages("/v1/places/near?lat=43.7384&lon=7.4246&radius=40km&limit=500&country=MC")
+            #expect(circle.count > 20, "Monaco's OSM places and cities")
+            let whole = try await client.allPages("/v1/places?region=Monaco&limit=500")
+            #expect(Set(whole) == Set(circle), "the region holds what the circle finds in MC")
+            #expect(whole.first == top, "the only rated place leads")
+            #expect(!whole.contains(hidden))
+            let unrated = Array(whole.dropFirst())
+            #expect(unrated == unrated.sorted { PlaceID.utf8Precedes($0, $1) }, "unrated places follow by id")
+            #expect(try await client.allPages("/v1/places?region=MC&limit=7") == whole)
+            #expect(try await client.allPages("/v1/places?region=MC&limit=500", token: ann).contains(hidden), "the owner sees a private gem")
+            #expect(try await client.allPages("/v1/places/near?region=MC&limit=500") == whole, "near with a region and no centre")
+            let answer = try await client.send(.get, "/v1/places?region=Europe&category=transport&limit=3")
+            #expect(answer.status == .ok && (answer.json["query"] as? [String: Any])?["kind"] as? String == "region", "\(answer.text)")
+            #expect(((answer.json["places"] as? [[String: Any]]) ?? []).count == 3 && answer.json["next_cursor"] is String)
+            for (uri, words) in [("/v1/places?category=food", "need a region"), ("/v1/places?region=Nice", "is a city"),
+                                 ("/v1/places?region=MC&cursor=AAAAAAAAAAAAAAAAAAAAAAAAAAA", "cursor")] {
+                let bad = try await client.send(.get, uri)
                 #expect(bad.status == .badRequest && (bad.json["detail"] as? String)?.contains(words) == true, "\(uri): \(bad.text)")
             }
         }

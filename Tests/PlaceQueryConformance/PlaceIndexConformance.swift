@@ -46,6 +46,8 @@ public struct PlaceIndexConformance: Sendable {
             let source = isGem ? "gem" : n % 3 == 0 ? "u" : "t"
             let category = Self.categories[Int(random.next() % UInt64(Self.categories.count))]
             let rating: Double? = n % 4 == 0 ? nil : Double(random.next() % 51) / 10
+            // Some ratings say how many they summarise: ties on stars are broken by that count.
+            let ratingCount: Int? = n % 3 == 0 ? (n &* 7_919) % 1_000 : nil
             let coordinate = n % 97 == 1 ? places[n - 1].coordinate : try Coordinate(latitude: latitude, longitude: longitude)
             // Regions, zones and hours are made up (not where the point is): the filters are what is tested.
             let (country, continent) = Self.regions[Int(random.next() % UInt64(Self.regions.count))]
@@ -56,7 +58,7 @@ public struct PlaceIndexConformance: Sendable {
                                     closeMinute: (open + length) % 1440)
             })
             places.append(try Place(id: PlaceID("\(source):\(n)"), name: "P\(n)", coordinate: coordinate,
-                                    categories: [Category(category)], rating: rating.map { try Rating(sourceValue: $0) },
+                                    categories: [Category(category)], rating: rating.map { try Rating(sourceValue: $0, count: ratingCount) },
                                     openingHours: hours,
                                     gem: isGem ? HiddenGem(owner: ["ann", "bob"][n % 2], visibility: [.public, .unlisted, .private, .friends][n / 13 % 4]) : nil,
                                     region: country == nil && continent == nil ? nil : PlaceRegion(countryCode: country, continent: continent),
@@ -146,6 +148,65 @@ public struct PlaceIndexConformance: Sendable {
         failures += try await checkWithin(index)
         failures += try await checkNearest(index)
         failures += try await checkPaging(index)
+        failures += try await checkRanked(index)
+        return failures
+    }
+
+    /// `ranked` equals brute force (every place of the regions that passes the filter, sorted by
+    /// ``PlaceRank``), unpaged and in pages, for each viewer; a filter with no region is refused.
+    public func checkRanked(_ index: any PlaceIndex) async throws -> [String] {
+        var failures: [String] = []
+        let regions: [(countries: [String], continents: [Continent])] = [
+            (["FR"], []), ([], [.europe]), (["FR", "JP"], []), ([], [.africa]), (["US", "NZ"], [.oceania]),
+            ([], [.asia, .northAmerica]), (["XX"], []),
+        ]
+        var compared = 0
+        for (n, region) in regions.enumerated() {
+            for (m, viewer) in [nil, "ann", "bob", "cat"].enumerated() {
+                var filter = PlaceFilter(countries: region.countries, continents: region.continents, viewer: viewer)
+                if viewer == "cat" { filter.viewerFriends = ["ann"] }
+                switch (n + m) % 4 {
+                case 1: filter.categories = [try Category("food")]
+                case 2: filter.minimumRating = 3
+                case 3: filter.text = "p1"
+                default: break
+                }
+                let expected = places.filter { place in
+                    filter.matchesAttributes(of: place) && (filter.text.map { place.name.lowercased().hasPrefix($0) } ?? true)
+                }.map { (key: PlaceRank.key(of: $0), id: $0.id.rawValue) }
+                    .sorted { PlaceRank.precedes($0.key, $0.id, $1.key, $1.id) }.map(\.id)
+                let whole = try await index.ranked(filter: filter, limit: nil, cursor: nil)
+                if whole.matches.map(\.id.rawValue) != expected {
+                    let firstDifference = zip(whole.matches.map(\.id.rawValue), expected).enumerated().first { $0.element.0 != $0.element.1 }?.offset
+                        ?? min(whole.matches.count, expected.count)
+                    failures.append("ranked \(filter.canonicalDescription): \(whole.matches.count) places, brute force \(expected.count), first difference at \(firstDifference)")
+                    continue
+                }
+                if whole.nextCursor != nil { failures.append("ranked without a limit gave a cursor") }
+                if whole.matches.contains(where: { $0.distance != nil }) { failures.append("ranked matches carry a distance") }
+                let limit = max([1, 7, 50][(n + m) % 3], expected.count / 30)
+                var paged: [String] = []
+                var cursor: String?
+                repeat {
+                    let page = try await index.ranked(filter: filter, limit: limit, cursor: cursor)
+                    if page.matches.count > limit { failures.append("a ranked page of \(page.matches.count) for limit \(limit)") }
+                    paged += page.matches.map(\.id.rawValue)
+                    cursor = page.nextCursor
+                } while cursor != nil && paged.count <= expected.count
+                if paged != expected { failures.append("ranked \(filter.canonicalDescription) in pages of \(limit) ≠ unpaged") }
+                if !expected.isEmpty { compared += 1 }
+            }
+        }
+        if compared < 20 { failures.append("only \(compared) ranked queries found something to compare") }
+        do {
+            _ = try await index.ranked(filter: PlaceFilter(categories: [try Category("food")]), limit: 5, cursor: nil)
+            failures.append("ranked with no region was answered")
+        } catch PlaceQueryError.invalidArgument(let name, _, _) where name == "region" {}
+        let other = try await index.ranked(filter: PlaceFilter(countries: ["JP"]), limit: 1, cursor: nil).nextCursor
+        do {
+            _ = try await index.ranked(filter: PlaceFilter(countries: ["FR"]), limit: 1, cursor: other)
+            failures.append("a ranked cursor of another query was accepted")
+        } catch PlaceQueryError.invalidCursor {}
         return failures
     }
 

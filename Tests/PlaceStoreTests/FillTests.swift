@@ -114,6 +114,11 @@ import Testing
                         name, content = 'places', content_rowid = 'pk', tokenize = 'unicode61 remove_diacritics 2'
                     );
                     INSERT INTO places_fts (places_fts) VALUES ('rebuild');
+                    DROP INDEX places_country_rank;
+                    DROP INDEX places_continent_rank;
+                    ALTER TABLE places DROP COLUMN country;
+                    ALTER TABLE places DROP COLUMN continent;
+                    ALTER TABLE places DROP COLUMN rank_key;
                     PRAGMA user_version = 1;
                     """)
                 #expect(try index.connection.scalarInt("SELECT count(*) FROM sqlite_master WHERE name = 'places_fts_docsize'") == 1)
@@ -121,7 +126,7 @@ import Testing
             let migrated = try SpatiaLitePlaceIndex(path: path, mode: .readWrite)
             try migrated.locked { () throws in
                 let c = migrated.connection
-                #expect(try c.scalarInt("PRAGMA user_version") == 2)
+                #expect(try c.scalarInt("PRAGMA user_version") == Int64(Schema.currentVersion))
                 #expect(try c.scalarInt("SELECT count(*) FROM sqlite_master WHERE name = 'places_fts_docsize'") == 0)
                 try c.execute("INSERT INTO places_fts (places_fts) VALUES ('integrity-check')")
             }
@@ -131,6 +136,37 @@ import Testing
 }
 
 extension FillTests {
+    /// A version-2 file (no region or rank columns) gets them filled from each row's details and
+    /// indexed; a ranked query then answers best first.
+    @Test func aVersionTwoFileGetsRegionsAndRanks() throws {
+        try withTemporaryIndex { index, path in
+            let france = PlaceRegion(countryCode: "FR", continent: .europe)
+            func place(_ id: String, _ stars: Double?, count: Int?, region: PlaceRegion? = france) throws -> Place {
+                try Place(id: PlaceID(id), name: id, coordinate: Coordinate(latitude: 45, longitude: 2),
+                          rating: stars.map { try Rating(sourceValue: $0, count: count) }, region: region)
+            }
+            try index.upsert([try place("t:a", 4, count: 3), try place("t:b", nil, count: nil), try place("t:c", 4, count: 900),
+                              try place("t:d", 4.5, count: 1), try place("t:e", 5, count: 9, region: nil)])
+            try index.locked { () throws in
+                try index.connection.execute("""
+                    DROP INDEX places_country_rank;
+                    DROP INDEX places_continent_rank;
+                    ALTER TABLE places DROP COLUMN country;
+                    ALTER TABLE places DROP COLUMN continent;
+                    ALTER TABLE places DROP COLUMN rank_key;
+                    PRAGMA user_version = 2;
+                    """)
+            }
+            let migrated = try SpatiaLitePlaceIndex(path: path, mode: .readWrite)
+            try migrated.locked { () throws in
+                #expect(try migrated.connection.scalarInt("PRAGMA user_version") == 3)
+                #expect(try migrated.connection.scalarInt("SELECT count(*) FROM places WHERE rank_key IS NULL") == 0)
+            }
+            #expect(try migrated.ranked(filter: PlaceFilter(countries: ["FR"])).matches.map(\.id.rawValue) == ["t:d", "t:c", "t:a", "t:b"])
+            #expect(try migrated.ranked(filter: PlaceFilter(continents: [.europe]), limit: 2).matches.map(\.id.rawValue) == ["t:d", "t:c"])
+        }
+    }
+
     /// Ids of the places whose names match `text`, through the library's name filter.
     static func named(_ text: String, in index: SpatiaLitePlaceIndex) throws -> [String] {
         try index.nearest(try Coordinate(latitude: 0, longitude: 0), count: 10, filter: PlaceFilter(text: text)).map(\.id.rawValue)

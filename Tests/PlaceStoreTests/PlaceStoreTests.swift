@@ -11,7 +11,8 @@ import Testing
             try index.upsert([try makePlace("t:1", 48.85, 2.35), try makePlace("t:2", -33.86, 151.2)])
             try index.locked {
                 let c = index.connection
-                #expect(try c.scalarInt("PRAGMA user_version") == 2)
+                #expect(try c.scalarInt("PRAGMA user_version") == 3)
+                #expect(try c.scalarInt("SELECT count(*) FROM sqlite_master WHERE name IN ('places_country_rank', 'places_continent_rank')") == 2)
                 #expect(try c.scalarText("SELECT geometry_type || ':' || srid FROM geometry_columns WHERE f_table_name = 'places'") == "1:4326")
                 #expect(try c.scalarInt("SELECT spatial_index_enabled FROM geometry_columns WHERE f_table_name = 'places'") == 1)
                 #expect(try c.scalarInt("SELECT count(*) FROM idx_places_geom") == 2)

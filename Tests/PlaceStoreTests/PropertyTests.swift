@@ -38,13 +38,14 @@ import Testing
     static let fixture = Result { try Fixture() }
 
     /// `near`, `within` and `nearest` equal brute force; paged answers equal unpaged ones.
-    @Test(arguments: ["near", "within", "nearest", "paging"])
+    @Test(arguments: ["near", "within", "nearest", "paging", "ranked"])
     func conformsToBruteForce(_ check: String) async throws {
         let fixture = try Self.fixture.get()
         let failures: [String] = switch check {
         case "near": try await fixture.suite.checkNear(fixture.store)
         case "within": try await fixture.suite.checkWithin(fixture.store)
         case "nearest": try await fixture.suite.checkNearest(fixture.store)
+        case "ranked": try await fixture.suite.checkRanked(fixture.store)
         default: try await fixture.suite.checkPaging(fixture.store)
         }
         #expect(failures.isEmpty, "\(failures.prefix(5))")
@@ -52,13 +53,14 @@ import Testing
 
     /// Two stores merged answer exactly as one store with every place: same order, same
     /// pages, one cursor that continues both.
-    @Test(arguments: ["near", "within", "nearest", "paging"])
+    @Test(arguments: ["near", "within", "nearest", "paging", "ranked"])
     func aMergedIndexConformsToo(_ check: String) async throws {
         let fixture = try Self.fixture.get()
         let failures: [String] = switch check {
         case "near": try await fixture.suite.checkNear(fixture.merged)
         case "within": try await fixture.suite.checkWithin(fixture.merged)
         case "nearest": try await fixture.suite.checkNearest(fixture.merged)
+        case "ranked": try await fixture.suite.checkRanked(fixture.merged)
         default: try await fixture.suite.checkPaging(fixture.merged)
         }
         #expect(failures.isEmpty, "\(failures.prefix(5))")

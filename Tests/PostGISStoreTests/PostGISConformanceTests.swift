@@ -27,13 +27,14 @@ struct PostGISConformanceTests {
     static let fixture = AsyncOnce { try await Fixture() }
 
     /// `near`, `within` and `nearest` equal brute force; paged answers equal unpaged ones.
-    @Test(arguments: ["near", "within", "nearest", "paging"])
+    @Test(arguments: ["near", "within", "nearest", "paging", "ranked"])
     func conformsToBruteForce(_ check: String) async throws {
         let fixture = try await Self.fixture.value()
         let failures: [String] = switch check {
         case "near": try await fixture.suite.checkNear(fixture.index)
         case "within": try await fixture.suite.checkWithin(fixture.index)
         case "nearest": try await fixture.suite.checkNearest(fixture.index)
+        case "ranked": try await fixture.suite.checkRanked(fixture.index)
         default: try await fixture.suite.checkPaging(fixture.index)
         }
         #expect(failures.isEmpty, "\(failures.prefix(5))")

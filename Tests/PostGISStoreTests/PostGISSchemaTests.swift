@@ -34,6 +34,31 @@ struct PostGISSchemaTests {
         }
     }
 
+    /// A version-4 database (no ranks) gets every place's rank from its record and the region
+    /// rank indexes; a ranked query then answers best first.
+    @Test func aVersionFourDatabaseGetsRanks() async throws {
+        let cluster = try TestCluster.shared!.get()
+        let url = try cluster.createDatabase("ranks")
+        let name = String(url.split(separator: "/").last!)
+        let index = try await PostGISPlaceIndex.open(url, maximumConnections: 2, timeout: .seconds(60))
+        let france = PlaceRegion(countryCode: "FR", continent: .europe)
+        func place(_ id: String, _ stars: Double?, count: Int?) throws -> Place {
+            try Place(id: PlaceID(id), name: id, coordinate: .init(latitude: 45, longitude: 2),
+                      rating: stars.map { try Rating(sourceValue: $0, count: count) }, region: france)
+        }
+        try await index.upsert([try place("t:a", 4, count: 3), try place("t:b", nil, count: nil), try place("t:c", 4, count: 900),
+                                try place("t:d", 4.5, count: 1)])
+        await index.close()
+        try cluster.psql(database: name, """
+            ALTER TABLE places DROP COLUMN rank_key; ALTER TABLE gems DROP COLUMN rank_key; UPDATE geoquery_schema SET version = 4
+            """)
+        let migrated = try await PostGISPlaceIndex.open(url, maximumConnections: 2, timeout: .seconds(60))
+        let page = try await migrated.ranked(filter: PlaceFilter(countries: ["FR"]), limit: 10, cursor: nil)
+        #expect(page.matches.map(\.id.rawValue) == ["t:d", "t:c", "t:a", "t:b"])
+        #expect(try cluster.psql(database: name, "SELECT count(*) FROM pg_indexes WHERE indexname LIKE '%_rank'") == "4")
+        await migrated.close()
+    }
+
     @Test func theContentHashIgnoresOnlyTheImportTime() throws {
         let place = try Place(id: PlaceID("t:1"), name: "Café", coordinate: .init(latitude: 1, longitude: 2),
                               categories: [Category("food.cafe")], provenance: Provenance(source: "t", sourceID: "1"))
