@@ -236,35 +236,52 @@ public struct JSONWriter {
 
     private static let hex: [UInt8] = Array("0123456789abcdef".utf8)
 
+    /// A string value from UTF-8 bytes (which must be valid UTF-8).
+    public mutating func string(utf8 bytes: UnsafeRawBufferPointer) {
+        beginValue()
+        appendQuoted(utf8: bytes.assumingMemoryBound(to: UInt8.self))
+    }
+
+    /// Starts the member named by UTF-8 bytes (valid UTF-8) of the open object.
+    public mutating func key(utf8 bytes: UnsafeRawBufferPointer) {
+        separate()
+        appendQuoted(utf8: bytes.assumingMemoryBound(to: UInt8.self))
+        buffer.append(UInt8(ascii: ":"))
+        if pretty { buffer.append(UInt8(ascii: " ")) }
+        afterKey = true
+    }
+
     private mutating func appendQuoted(_ text: String) {
-        buffer.append(UInt8(ascii: "\""))
         var text = text
-        text.withUTF8 { utf8 in
-            // Most text needs no escape: one scan, one copy.
-            var clean = true
-            for byte in utf8 where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
-                clean = false
-                break
-            }
-            if clean { return buffer.append(utf8) }
-            var start = 0
-            for (index, byte) in utf8.enumerated() where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
-                buffer.append(UnsafeBufferPointer(rebasing: utf8[start..<index]))
-                start = index + 1
-                buffer.append(UInt8(ascii: "\\"))
-                switch byte {
-                case UInt8(ascii: "\""), UInt8(ascii: "\\"): buffer.append(byte)
-                case UInt8(ascii: "\n"): buffer.append(UInt8(ascii: "n"))
-                case UInt8(ascii: "\r"): buffer.append(UInt8(ascii: "r"))
-                case UInt8(ascii: "\t"): buffer.append(UInt8(ascii: "t"))
-                default:
-                    for escaped in [UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), Self.hex[Int(byte >> 4)], Self.hex[Int(byte & 15)]] {
-                        buffer.append(escaped)
-                    }
+        text.withUTF8 { appendQuoted(utf8: $0) }
+    }
+
+    private mutating func appendQuoted(utf8: UnsafeBufferPointer<UInt8>) {
+        buffer.append(UInt8(ascii: "\""))
+        defer { buffer.append(UInt8(ascii: "\"")) }
+        // Most text needs no escape: one scan, one copy.
+        var clean = true
+        for byte in utf8 where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
+            clean = false
+            break
+        }
+        if clean { return buffer.append(utf8) }
+        var start = 0
+        for (index, byte) in utf8.enumerated() where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
+            buffer.append(UnsafeBufferPointer(rebasing: utf8[start..<index]))
+            start = index + 1
+            buffer.append(UInt8(ascii: "\\"))
+            switch byte {
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"): buffer.append(byte)
+            case UInt8(ascii: "\n"): buffer.append(UInt8(ascii: "n"))
+            case UInt8(ascii: "\r"): buffer.append(UInt8(ascii: "r"))
+            case UInt8(ascii: "\t"): buffer.append(UInt8(ascii: "t"))
+            default:
+                for escaped in [UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), Self.hex[Int(byte >> 4)], Self.hex[Int(byte & 15)]] {
+                    buffer.append(escaped)
                 }
             }
-            buffer.append(UnsafeBufferPointer(rebasing: utf8[start...]))
         }
-        buffer.append(UInt8(ascii: "\""))
+        buffer.append(UnsafeBufferPointer(rebasing: utf8[start...]))
     }
 }

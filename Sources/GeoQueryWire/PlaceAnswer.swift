@@ -168,6 +168,11 @@ public struct PlaceAnswer: Sendable {
 /// (`distance_m` is null without a centre), then only the fields the place has.
 public enum PlaceJSON {
     public static func write(_ match: PlaceMatch, to json: inout JSONWriter, includeCoordinates: Bool) {
+        // A stored row is written without decoding its place (the same bytes, about half the cost).
+        let written = match.withStoredRow { row in
+            StoredRowJSON.write(row, distance: match.distance, to: &json, includeCoordinates: includeCoordinates)
+        }
+        if written == true { return }
         write(match.place, distance: match.distance, to: &json, includeCoordinates: includeCoordinates)
     }
 

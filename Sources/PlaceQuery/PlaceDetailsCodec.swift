@@ -185,7 +185,7 @@ package enum PlaceDetailsCodec {
     /// Reads the tag and length of the field at `index` and moves `index` to its payload; nil at
     /// the end of the record or when the field would run past it.
     @inline(__always)
-    private static func fieldHeader(_ bytes: UnsafeRawBufferPointer, at index: inout Int) -> (tag: UInt8, length: Int)? {
+    package static func fieldHeader(_ bytes: UnsafeRawBufferPointer, at index: inout Int) -> (tag: UInt8, length: Int)? {
         guard index < bytes.count else { return nil }
         let tag = bytes[index]
         index += 1

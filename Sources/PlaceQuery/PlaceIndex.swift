@@ -202,6 +202,13 @@ public struct PlaceMatch: Sendable, Hashable {
         }
     }
 
+    /// Calls `body` with the match's stored row (``PlaceRowStorage/withStoredRow(at:_:)``); nil
+    /// for a decoded place or a storage that keeps no such rows.
+    public func withStoredRow<R>(_ body: (StoredPlaceRow) throws -> R) rethrows -> R? {
+        guard case .row(let storage, let offset) = source else { return nil }
+        return try storage.withStoredRow(at: offset, body)
+    }
+
     public static func == (lhs: PlaceMatch, rhs: PlaceMatch) -> Bool {
         lhs.distance == rhs.distance && lhs.place == rhs.place
     }
@@ -224,6 +231,35 @@ public protocol PlaceRowStorage: AnyObject, Sendable {
     func name(at offset: Int) -> String
     /// Where the place at `offset` is.
     func coordinate(at offset: Int) -> Coordinate
+    /// Calls `body` with the row at `offset` as the store keeps it, for writers that read its
+    /// fields without building a ``Place`` (the JSON of a large answer); nil when the storage
+    /// keeps rows in another form.
+    func withStoredRow<R>(at offset: Int, _ body: (StoredPlaceRow) throws -> R) rethrows -> R?
+}
+
+extension PlaceRowStorage {
+    public func withStoredRow<R>(at offset: Int, _ body: (StoredPlaceRow) throws -> R) rethrows -> R? { nil }
+}
+
+/// A place as the stores keep it: the id and name as UTF-8, the coordinates, and the details
+/// record (``PlaceDetailsCodec``'s format, every other field). Valid only inside the call that
+/// hands it out.
+public struct StoredPlaceRow {
+    public let id: UnsafeRawBufferPointer
+    public let name: UnsafeRawBufferPointer
+    public let latitude: Double
+    public let longitude: Double
+    /// Empty when the place has no details.
+    public let details: UnsafeRawBufferPointer
+
+    public init(id: UnsafeRawBufferPointer, name: UnsafeRawBufferPointer, latitude: Double, longitude: Double,
+                details: UnsafeRawBufferPointer) {
+        self.id = id
+        self.name = name
+        self.latitude = latitude
+        self.longitude = longitude
+        self.details = details
+    }
 }
 
 /// One page of an answer.

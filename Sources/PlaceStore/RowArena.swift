@@ -140,6 +140,16 @@ final class RowArena: PlaceRowStorage, @unchecked Sendable {
         return left.count < right.count
     }
 
+    func withStoredRow<R>(at offset: Int, _ body: (StoredPlaceRow) throws -> R) rethrows -> R? {
+        try withBytes { buffer in
+            let empty = UnsafeRawBufferPointer(start: nil, count: 0)
+            return try body(StoredPlaceRow(id: RowArena.field(.id, in: buffer, at: offset) ?? empty,
+                                           name: RowArena.field(.name, in: buffer, at: offset) ?? empty,
+                                           latitude: RowArena.double(buffer, offset), longitude: RowArena.double(buffer, offset + 8),
+                                           details: RowArena.field(.details, in: buffer, at: offset) ?? empty))
+        }
+    }
+
     /// The whole place stored at `offset`.
     func place(at offset: Int) -> Place {
         withBytes { buffer in

@@ -356,4 +356,15 @@ final class StoredPlace: PlaceRowStorage {
     func id(at offset: Int) -> PlaceID { PlaceID(trustedRawValue: hit.id) }
     func name(at offset: Int) -> String { hit.name }
     func coordinate(at offset: Int) -> Coordinate { Coordinate(uncheckedLatitude: hit.latitude, longitude: hit.longitude) }
+    func withStoredRow<R>(at offset: Int, _ body: (StoredPlaceRow) throws -> R) rethrows -> R? {
+        var id = hit.id, name = hit.name
+        return try id.withUTF8 { id in
+            try name.withUTF8 { name in
+                try hit.record.withUnsafeReadableBytes { record in
+                    try body(StoredPlaceRow(id: UnsafeRawBufferPointer(id), name: UnsafeRawBufferPointer(name),
+                                            latitude: hit.latitude, longitude: hit.longitude, details: record))
+                }
+            }
+        }
+    }
 }
