@@ -20,7 +20,8 @@ import GeoQueryWire
 // --imports-only (only the import rows), --route-seeds (the spread over seeds; RouteSeeds.swift),
 // --no-service / --service-only (the JSON rows and `geoquery serve` under wrk; ServiceBench.swift),
 // --no-gems / --gems-only (100 000 gems, gems near under wrk, account throughput, a soak of
-// --soak-seconds, default 60; GemBench.swift),
+// --soak-seconds, default 60; GemBench.swift; then gem writes during a 1 M-row import,
+// GemImportBench.swift, unless --no-gem-import),
 // --service-seconds N (per service row, default 10), --json-only (only the JSON rows),
 // --osm-only (only the OSM reading rows: OSMBench.swift),
 // --no-postgis / --postgis-only (the PostGIS rows on a throwaway cluster: PostGISBench.swift),
@@ -154,6 +155,13 @@ func serviceRows() throws {
                          seconds: Int(option("--service-seconds") ?? "") ?? 10)
 }
 
+if arguments.contains("--gem-import-only") {
+    let directory = (path as NSString).deletingLastPathComponent + "/bench-gems"
+    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("geoquery").path
+    try GemImportBench.run(binary: binary, indexPath: path, places: places, directory: directory)
+    exit(0)
+}
 if arguments.contains("--json-only") {
     try jsonRows()
     exit(0)
@@ -161,6 +169,12 @@ if arguments.contains("--json-only") {
 func gemRows() async throws {
     try await GemBench.run(indexPath: path, centres: centres, seconds: Int(option("--service-seconds") ?? "") ?? 10,
                            soakSeconds: Int(option("--soak-seconds") ?? "") ?? 60)
+    if !arguments.contains("--no-gem-import") {
+        let directory = (path as NSString).deletingLastPathComponent + "/bench-gems"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("geoquery").path
+        try GemImportBench.run(binary: binary, indexPath: path, places: places, directory: directory)
+    }
 }
 
 func postGISRows() async throws {
