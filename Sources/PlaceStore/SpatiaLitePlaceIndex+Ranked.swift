@@ -35,8 +35,10 @@ extension SpatiaLitePlaceIndex {
             sql += " ORDER BY p.rank_key, p.id"
             // One walk per region, each positioned on its first row.
             var walks: [SQLiteStatement] = []
-            for value in Set(values).sorted() {
-                let walk = try connection.prepare(sql)
+            for (n, value) in Set(values).sorted().enumerated() {
+                // The first walk reuses the cached statement; more regions need statements of their own.
+                let walk = n == 0 ? try statement(sql) : try connection.prepare(sql)
+                walk.reset()
                 walk.bind(value, at: 1)
                 if let after {
                     walk.bind(after.key, at: 2)
@@ -44,7 +46,10 @@ extension SpatiaLitePlaceIndex {
                 }
                 if try walk.step() { walks.append(walk) }
             }
-            let rowFilter = RowFilter(filter)
+            // The walks keep only rows of the driving regions: that condition needs no second test.
+            var rowConditions = filter
+            if filter.countries.isEmpty { rowConditions.continents = [] } else { rowConditions.countries = [] }
+            let rowFilter = RowFilter(rowConditions)
             var rows = RowArena.Builder()
             var kept: [(key: Int64, offset: Int)] = []
             let wanted = limit.map { $0 + 1 } ?? Int.max
