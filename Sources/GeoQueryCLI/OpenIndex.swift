@@ -33,6 +33,13 @@ enum OpenIndex {
         }
     }
 
+    func ranked(filter: PlaceFilter, limit: Int?, cursor: String?) async throws -> PlacePage {
+        switch self {
+        case .file(let index): return try index.ranked(filter: filter, limit: limit, cursor: cursor)
+        case .database(let index): return try await index.ranked(filter: filter, limit: limit, cursor: cursor)
+        }
+    }
+
     func nearest(_ center: Coordinate, count: Int, maxDistance: Distance?, filter: PlaceFilter) async throws -> [PlaceMatch] {
         switch self {
         case .file(let index): return try index.nearest(center, count: count, maxDistance: maxDistance, filter: filter)

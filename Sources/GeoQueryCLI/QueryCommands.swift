@@ -128,6 +128,34 @@ struct BBox: AsyncParsableCommand {
     }
 }
 
+/// `geoquery best`: the places of a country or continent, best first.
+struct Best: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "The places of a country or continent (--country, --continent), best first: highest rating, then most ratings, then id.")
+
+    @OptionGroup var filters: FilterOptions
+    @OptionGroup var paging: PagingOptions
+    @OptionGroup var output: OutputOptions
+    @OptionGroup var index: IndexOptions
+
+    func validate() throws {
+        let filter = try filters.filter()
+        guard !filter.countries.isEmpty || !filter.continents.isEmpty else {
+            throw ValidationError("best needs a region: give --country (e.g. FR) or --continent (AF, AN, AS, EU, NA, OC or SA)")
+        }
+        _ = try paging.parsedLimit()
+    }
+
+    func run() async throws {
+        let filter = try filters.filter()
+        let limit = try paging.parsedLimit()
+        let index = try await index.open()
+        let page = try await reportingFailures { try await index.ranked(filter: filter, limit: limit, cursor: paging.cursor) }
+        let query = QueryDescription(kind: "region", filter: filter, limit: limit, extra: [("order", .string("rating"))])
+        try Renderer.write(PlaceAnswer(query: query, page: page), format: output.resolved)
+    }
+}
+
 /// `geoquery nearest`: the k nearest places.
 struct Nearest: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "The k places nearest to a point.")

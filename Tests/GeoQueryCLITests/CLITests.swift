@@ -233,6 +233,22 @@ final class CLIFixture: @unchecked Sendable {
         #expect(missing.status == 66 && missing.stderr.contains("/nonexistent/geodata"), "\(missing.stderr)")
     }
 
+    /// `geoquery best`: a country's places best first (all unrated here, so by id), in pages
+    /// that continue exactly; no region is a usage error naming what to give.
+    @Test func bestListsARegionInPages() throws {
+        let all = try CLI.run(["best", "--country", "fr", "--limit", "all", "--format", "json", "--db", try db])
+        #expect(all.status == 0, "\(all.stderr)")
+        let ids = ((all.json["places"] as? [[String: Any]]) ?? []).compactMap { $0["id"] as? String }
+        #expect(ids == ["airport:LFPG", "airport:LFPO", "geonames:2970761", "geonames:2988507", "geonames:2990611"])
+        let first = try CLI.run(["best", "--continent", "EU", "--limit", "2", "--format", "json", "--db", try db])
+        let cursor = try #require(first.json["next_cursor"] as? String)
+        let rest = try CLI.run(["best", "--continent", "EU", "--limit", "all", "--cursor", cursor, "--format", "json", "--db", try db])
+        let paged = [first, rest].flatMap { (($0.json["places"] as? [[String: Any]]) ?? []).compactMap { $0["id"] as? String } }
+        #expect(paged == ids)
+        let none = try CLI.run(["best", "--category", "city", "--db", try db])
+        #expect(none.status == 64 && none.stderr.contains("--country"), "\(none.stderr)")
+    }
+
     @Test func emptyAnswersSucceed() throws {
         let result = try CLI.run(["near", "--lat", "0", "--lon", "0", "--radius", "1km", "--format", "json", "--db", try db])
         #expect(result.status == 0 && result.json["count"] as? Int == 0)
