@@ -45,7 +45,8 @@ for i, q in enumerate(["lat=48.8584&lon=2.2945&radius=20mi&limit=5", "bbox=2.2,4
     seed("query-string", "q%d" % i, q)
 recorded = os.path.join(root, "Tests/ProviderTestSupport/Recorded")
 for target, prefix in [("google", "google"), ("yelp", "yelp"), ("foursquare", "foursquare"), ("here", "here"),
-                       ("open-meteo", "openmeteo"), ("openweathermap", "openweathermap"), ("pirateweather", "pirateweather")]:
+                       ("open-meteo", "openmeteo"), ("openweathermap", "openweathermap"), ("pirateweather", "pirateweather"),
+                       ("commons", "commons"), ("pixabay", "pixabay"), ("unsplash", "unsplash")]:
     for path in glob.glob(os.path.join(recorded, prefix + "*.json")):
         seed(target, os.path.basename(path), open(path, "rb").read()[:16384])
 
@@ -87,3 +88,50 @@ seed("photo", "exif.webp", b"RIFF" + struct.pack("<I", len(webp_body)) + webp_bo
 seed("service-body", "gem", '{"name":"Secret cove","lat":43.73,"lon":7.42,"categories":["water.beach"],"tags":{"access":"stairs"},"description":"Quiet","visibility":"public"}')
 seed("service-body", "signup", '{"username":"Anna.B","email":"anna@example.org","password":"a long passphrase"}')
 seed("service-body", "profile", '{"display_name":"Anna","units":"metric","home_location":{"lat":43.7,"lon":7.4},"language":"pt-BR"}')
+
+# Every route of the service (the service-routes target): `METHOD /path?query` on the first line
+# (a leading '-' sends no token; {gem}, {itinerary}, {trip}, {user} are the fixture's), the body after.
+routes = [
+    "GET /v1/places/near?lat=43.73&lon=7.42&radius=20mi&limit=5&category=transport&region=EU",
+    "GET /v1/places/near?region=Paris&min_rating=3&open_at=2026-11-23T18:30:00%2B01:00",
+    "GET /v1/places/bbox?bbox=2.2,48.8,2.4,48.9&country=fr&format=geojson",
+    "GET /v1/places/nearest?lat=0&lon=179.9&k=3&max_distance=5000km&continent=OC",
+    "GET /v1/places/geonames:2988507",
+    "GET /v1/cities?q=par&limit=5&country=FR",
+    "GET /v1/airports/near?lat=48.85&lon=2.35&radius=100km",
+    "GET /v1/search?lat=48.85&lon=2.35&radius=2km&query=cafe&providers=local",
+    "GET /v1/weather?lat=48.85&lon=2.35&days=3",
+    "GET /v1/images?lat=48.85&lon=2.35&title=Paris&limit=3",
+    "GET /v1/discover/random-city?continent=EU&min_population=100000&weighting=population&seed=7",
+    "GET /v1/discover/popular?region=FR&category=culture&period=30d&kind=destinations&limit=5",
+    'POST /v1/discover/itinerary\n{"destination":{"lat":43.7384,"lon":7.4246},"days":2,"start_date":"2027-05-03","day_start":"10:00","day_end":"17:00","budget":{"amount":40,"currency":"EUR"},"preferred":["culture"],"pace":"relaxed","mode":"walk","save":true}',
+    'POST /v1/me/favorites\n{"place_id":"geonames:2988507","suggestions":["airport:LFPG"],"title":"Paris"}',
+    'POST /v1/route\n{"stops":[{"lat":48.85,"lon":2.35},{"lat":45.76,"lon":4.83},{"place_id":"geonames:2988507"}],"roundtrip":true,"deadline":"1s"}',
+    '-POST /v1/users\n{"username":"anna.b","email":"anna@example.org","password":"a long passphrase"}',
+    '-POST /v1/sessions\n{"username":"fuzzer","password":"wrong password here"}',
+    "GET /v1/me",
+    'PATCH /v1/me\n{"display_name":"Fuzz","units":"imperial","home_location":{"lat":43.7,"lon":7.4},"language":"pt-BR","bio":"x"}',
+    "GET /v1/users/{user}", "GET /v1/users?q=fu&limit=3",
+    'POST /v1/gems\n{"name":"Cove","lat":43.73,"lon":7.42,"categories":["water.beach"],"tags":{"a":"b"},"description":"Quiet","visibility":"friends"}',
+    "GET /v1/gems/near?lat=43.73&lon=7.42&radius=50mi&limit=3", "GET /v1/gems/{gem}", "GET /v1/me/gems?limit=2",
+    'PATCH /v1/gems/{gem}\n{"description":"Quieter","visibility":"unlisted","lat":43.74}',
+    'PUT /v1/gems/{gem}/rating\n{"stars":4}', "GET /v1/gems/{gem}/rating",
+    "PUT /v1/me/favorites/geonames:2988507", "GET /v1/me/favorites?limit=5", "DELETE /v1/me/favorites/airport:LFPG",
+    'POST /v1/itineraries\n{"title":"Paris in spring","destination":{"place_id":"geonames:2988507"},"start_date":"2027-04-10","end_date":"2027-04-12","budget":{"amount":1000,"currency":"EUR"},"lodging":[{"name":"Hotel","location":{"lat":48.859,"lon":2.362},"check_in":"2027-04-10","check_out":"2027-04-12","price":{"amount":310.2,"currency":"EUR"}}],"stops":[{"id":"louvre","location":{"lat":48.8606,"lon":2.3376,"name":"Louvre"},"day":2,"duration_minutes":120,"fixed_start":"15:00","price":{"amount":22,"currency":"EUR"}}]}',
+    "GET /v1/itineraries?limit=3", "GET /v1/itineraries/{itinerary}?format=geojson",
+    'PATCH /v1/itineraries/{itinerary}\n{"notes":"x","visibility":"public","transport":[{"mode":"train","from":{"lat":51.53,"lon":-0.12},"to":{"lat":48.88,"lon":2.35},"departure":"2027-04-10T08:01:00+01:00","arrival":"2027-04-10T11:20:00+02:00"}]}',
+    'POST /v1/itineraries/{itinerary}/stops\n{"place_id":"geonames:2988507","day":1}',
+    'PUT /v1/itineraries/{itinerary}/collaborators/nobody\n{"role":"editor"}',
+    'POST /v1/itineraries/{itinerary}/days/1/optimize\n{"mode":"walk"}',
+    'POST /v1/itineraries/{itinerary}/shares\n{"expires_at":"2030-01-01T00:00:00Z"}',
+    'POST /v1/trips\n{"title":"Picnic","place":{"place_id":"geonames:2988507"},"start":"2030-06-12T12:00:00+02:00","end":"2030-06-12T16:00:00+02:00","invitees":["fuzzer"]}',
+    "GET /v1/trips/{trip}", 'PATCH /v1/trips/{trip}\n{"notes":"bring a blanket","invitees":[]}',
+    'PUT /v1/trips/{trip}/rsvp\n{"answer":"accepted"}',
+    'PUT /v1/trips/{trip}/availability\n{"busy":[{"start":"2030-03-30T09:00:00+01:00","end":"2030-03-30T12:00:00+01:00"}]}',
+    "GET /v1/trips/{trip}/meeting-times?duration=90m&within=2030-06-01/2030-06-30",
+    "GET /v1/me/trips?when=upcoming", "POST /v1/trips/{trip}/shares", "GET /v1/trips/{trip}/shares", "GET /v1/me/friends", "POST /v1/me/friends/nobody", "GET /v1/me/notifications?limit=5",
+    'POST /v1/me/notifications/read\n{"ids":["n1"]}', "GET /v1/shared/abcdef", 'PUT /v1/me/webhook\n{"url":"https://example.org/hook"}',
+    "GET /v1/me/webhook", "-GET /healthz", "-GET /openapi.json", "-GET /?lat=1&lon=2",
+]
+for i, route in enumerate(routes):
+    seed("service-routes", "r%02d" % i, route)

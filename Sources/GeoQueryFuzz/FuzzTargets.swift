@@ -54,6 +54,15 @@ private func weatherTarget(_ name: String, _ make: @escaping @Sendable (Provider
     }
 }
 
+private func imageTarget(_ name: String, _ make: @escaping @Sendable (ProviderSettings) -> any ImageProvider) -> FuzzTarget {
+    FuzzTarget(name: name) { data in
+        let settings = ProviderSettings(environment: ProviderEnvironment(FuzzFiles.keys), transport: BodyTransport(body: data))
+        let provider = make(settings)
+        guard let query = try? ImageQuery(coordinate: Coordinate(uncheckedLatitude: 38.71, longitude: -9.14), title: "Lisbon") else { return }
+        FuzzFiles.block { _ = try? await provider.images(for: query) }
+    }
+}
+
 /// Every target, by the name `FUZZ_TARGET` gives.
 let fuzzTargets: [String: FuzzTarget] = {
     let targets = [
@@ -111,6 +120,11 @@ let fuzzTargets: [String: FuzzTarget] = {
         weatherTarget("open-meteo") { OpenMeteoAdapter(settings: $0) },
         weatherTarget("openweathermap") { OpenWeatherMapAdapter(settings: $0) },
         weatherTarget("pirateweather") { PirateWeatherAdapter(settings: $0) },
+        imageTarget("commons") { WikimediaCommonsAdapter(settings: $0) },
+        imageTarget("pixabay") { PixabayAdapter(settings: $0) },
+        imageTarget("unsplash") { UnsplashAdapter(settings: $0) },
+        // Every route of the service over a loopback socket (ServiceRoutesTarget.swift).
+        FuzzTarget(name: "service-routes") { data in RouteFuzzService.shared.run(data) },
     ]
     return Dictionary(uniqueKeysWithValues: targets.map { ($0.name, $0) })
 }()
@@ -119,7 +133,8 @@ let fuzzTargets: [String: FuzzTarget] = {
 enum FuzzFiles {
     /// Provider keys so that every adapter sends its request (to the fuzz transport).
     static let keys = ["GOOGLE_PLACES_API_KEY": "k", "YELP_API_KEY": "k", "FOURSQUARE_API_KEY": "k", "HERE_API_KEY": "k",
-                       "OPENWEATHERMAP_API_KEY": "k", "PIRATEWEATHER_API_KEY": "k"]
+                       "OPENWEATHERMAP_API_KEY": "k", "PIRATEWEATHER_API_KEY": "k",
+                       "PIXABAY_API_KEY": "k", "UNSPLASH_ACCESS_KEY": "k"]
     static let directory: String = {
         let base = ProcessInfo.processInfo.environment["FUZZ_SCRATCH"] ?? NSTemporaryDirectory()
         let path = base + "/geoquery-fuzz-\(getpid())"
@@ -142,6 +157,24 @@ enum FuzzFiles {
         }
         done.wait()
     }
+
+    /// Runs async work to the end on this thread's behalf and hands back its result.
+    static func wait<T: Sendable>(_ work: @escaping @Sendable () async throws -> T) throws -> T {
+        let box = ResultBox<T>()
+        block {
+            do { box.set(.success(try await work())) } catch { box.set(.failure(error)) }
+        }
+        return try box.get()
+    }
+}
+
+/// The result of work run on another thread, read once it has signalled.
+private final class ResultBox<T: Sendable>: @unchecked Sendable {
+    // @unchecked Sendable: written once by the task before it signals the semaphore the reader
+    // waits on, and read only after; the semaphore orders the two.
+    private var result: Result<T, any Error>?
+    func set(_ value: Result<T, any Error>) { result = value }
+    func get() throws -> T { try result!.get() }
 }
 
 // SAFETY of the global: set once in LLVMFuzzerInitialize, before any input runs, and only read
