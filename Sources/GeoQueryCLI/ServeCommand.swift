@@ -141,7 +141,8 @@ struct Serve: AsyncParsableCommand {
             settings.photoDirectory = (dataDirectory as NSString).appendingPathComponent("photos")
             let replica = readDatabase ?? environment("GEOQUERY_READ_DB")
             let places = try await reportingFailures {
-                try await PostGISPlaceIndex.open(index.path, readReplica: replica, maximumConnections: 32)
+                try await PostGISPlaceIndex.open(index.path, readReplica: replica, maximumConnections: 32,
+                                                 statementTimeout: settings.requestTimeout)
             }
             return (places, PostGISUserStore(sharingPoolsOf: places), { await places.close() })
         }

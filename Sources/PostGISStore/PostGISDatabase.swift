@@ -100,7 +100,11 @@ public final class PostGISDatabase: Sendable {
 
     /// Opens a pool to the database at `url` and checks that it answers within `timeout`.
     /// - Throws: ``PostGISError/invalidURL(_:reason:)`` or ``PostGISError/unavailable(_:reason:)``.
+    /// - Parameter statementTimeout: the longest any statement of this pool may run (PostgreSQL's
+    ///   `statement_timeout`, set when each connection starts); nil for no limit. A statement
+    ///   stopped by it fails as ``PlaceQuery/PlaceQueryError/deadlineExceeded``.
     public static func connect(_ url: String, maximumConnections: Int = 16, timeout: Duration = .seconds(10),
+                               statementTimeout: Duration? = nil,
                                logger: Logger = Logger(label: "geoquery.postgis")) async throws -> PostGISDatabase {
         let location = try PostGISLocation(url: url)
         var configuration = PostgresClient.Configuration(
@@ -109,6 +113,10 @@ public final class PostGISDatabase: Sendable {
         configuration.options.maximumConnections = maximumConnections
         configuration.options.connectTimeout = timeout
         configuration.options.minimumConnections = 0
+        if let statementTimeout {
+            let milliseconds = max(1, statementTimeout.components.seconds * 1000 + statementTimeout.components.attoseconds / 1_000_000_000_000_000)
+            configuration.options.additionalStartupParameters = [("statement_timeout", String(milliseconds))]
+        }
         // The pool's own log says little an operator can act on until run() has started (a lease
         // may come first); failures reach callers as PostGISError anyway.
         var backgroundLogger = logger
@@ -176,8 +184,10 @@ public final class PostGISDatabase: Sendable {
         }
     }
 
-    /// Runs a statement and collects its rows.
+    /// Runs a statement and collects its rows; a task whose ``QueryDeadline`` has passed gets
+    /// ``PlaceQueryError/deadlineExceeded`` without asking the server.
     func rows(_ query: PostgresQuery) async throws -> [PostgresRow] {
+        if let deadline = QueryDeadline.current, ContinuousClock.now >= deadline { throw PlaceQueryError.deadlineExceeded }
         let logger = self.logger
         return try await withConnection { connection in
             try await connection.query(query, logger: logger).collect()
@@ -214,6 +224,8 @@ public final class PostGISDatabase: Sendable {
             switch error.code {
             case .server:
                 let message = error.serverInfo?[.message] ?? "unknown"
+                // 57014: stopped by statement_timeout (the pool's bound on a statement).
+                if error.serverInfo?[.sqlState] == "57014" { throw PlaceQueryError.deadlineExceeded }
                 if let state = error.serverInfo?[.sqlState], state.hasPrefix("08") || state == "57P03" || state == "3D000" || state == "28P01" || state == "28000" {
                     throw PostGISError.unavailable(location.description, reason: message)
                 }

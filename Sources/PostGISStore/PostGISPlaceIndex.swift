@@ -49,13 +49,20 @@ public final class PostGISPlaceIndex: PlaceIndex, Sendable {
     /// Opens the database at `url`, migrating its schema to the newest version.
     /// - Parameter timeout: how long a statement may wait for a pooled connection (and the first
     ///   connection to open) before the call fails as unavailable.
+    /// - Parameter statementTimeout: the longest one statement may run (a server passes its
+    ///   request timeout, so a query that would scan for long frees its database backend too);
+    ///   nil for no limit. Migrations are not bound by it.
     public static func open(_ url: String, readReplica: String? = nil, maximumConnections: Int = 16,
-                            timeout: Duration = .seconds(10)) async throws -> PostGISPlaceIndex {
-        let database = try await PostGISDatabase.connect(url, maximumConnections: maximumConnections, timeout: timeout)
+                            timeout: Duration = .seconds(10), statementTimeout: Duration? = nil) async throws -> PostGISPlaceIndex {
+        let database = try await PostGISDatabase.connect(url, maximumConnections: maximumConnections, timeout: timeout,
+                                                         statementTimeout: statementTimeout)
         do {
             try await PostGISSchema.migrate(database)
             var replica: PostGISDatabase?
-            if let readReplica { replica = try await PostGISDatabase.connect(readReplica, maximumConnections: maximumConnections, timeout: timeout) }
+            if let readReplica {
+                replica = try await PostGISDatabase.connect(readReplica, maximumConnections: maximumConnections, timeout: timeout,
+                                                            statementTimeout: statementTimeout)
+            }
             return PostGISPlaceIndex(database: database, readReplica: replica)
         } catch {
             await database.close()

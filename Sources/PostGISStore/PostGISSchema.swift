@@ -161,6 +161,8 @@ enum PostGISSchema {
                 // The lock comes first: `IF NOT EXISTS` is not safe against a concurrent create
                 // (two servers racing would both pass the check and one fail on pg_type).
                 try await connection.query("SELECT pg_advisory_xact_lock(\(migrationLock))", logger: database.logger).collect()
+                // A migration may rewrite every row: the pool's statement timeout is for requests.
+                try await connection.query("SET LOCAL statement_timeout = 0", logger: database.logger).collect()
                 try await connection.query("CREATE EXTENSION IF NOT EXISTS postgis", logger: database.logger).collect()
                 try await connection.query("CREATE TABLE IF NOT EXISTS geoquery_schema (version integer NOT NULL)",
                                            logger: database.logger).collect()

@@ -1,4 +1,5 @@
 import Foundation
+import GeoCore
 import PlaceModel
 import PlaceQuery
 import PostgresTestSupport
@@ -57,6 +58,26 @@ struct PostGISSchemaTests {
         #expect(page.matches.map(\.id.rawValue) == ["t:d", "t:c", "t:a", "t:b"])
         #expect(try cluster.psql(database: name, "SELECT count(*) FROM pg_indexes WHERE indexname LIKE '%_rank'") == "4")
         await migrated.close()
+    }
+
+    /// The pool's statement timeout stops a statement on the server (and it fails as the seam's
+    /// deadline error); a task past its deadline is refused before asking; the pool works after.
+    @Test func aStatementPastItsTimeoutIsStopped() async throws {
+        let cluster = try TestCluster.shared!.get()
+        let url = try cluster.createDatabase("timeout")
+        let index = try await PostGISPlaceIndex.open(url, maximumConnections: 2, timeout: .seconds(60), statementTimeout: .milliseconds(300))
+        let started = ContinuousClock.now
+        await #expect(throws: PlaceQueryError.deadlineExceeded) {
+            _ = try await index.rawQuery("SELECT 'a'::text, 'b'::text, 0::float8 FROM pg_sleep(5)")
+        }
+        #expect(ContinuousClock.now - started < .seconds(4), "stopped by the server, not by the sleep ending")
+        await #expect(throws: PlaceQueryError.deadlineExceeded) {
+            try await QueryDeadline.$current.withValue(.now - .seconds(1)) {
+                _ = try await index.near(try Coordinate(latitude: 0, longitude: 0), radius: Distance(meters: 1), filter: .none, limit: 1, cursor: nil)
+            }
+        }
+        #expect(try await index.count(source: nil) == 0, "the pool still answers")
+        await index.close()
     }
 
     @Test func theContentHashIgnoresOnlyTheImportTime() throws {
