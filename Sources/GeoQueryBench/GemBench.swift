@@ -60,16 +60,8 @@ enum GemBench {
         print(String(format: "Accounts (bcrypt cost 11, 2 threads, in process): %.1f sign-ups/s, %.1f sign-ins/s", signUps, signIns))
 
         let port = 20_000 + Int(ProcessInfo.processInfo.processIdentifier % 2000)
-        let server = Process()
-        server.executableURL = URL(fileURLWithPath: binary)
-        server.arguments = ["serve", "--port", String(port), "--db", indexPath, "--data-dir", "geodata", "--users-db", usersPath]
-        var environment = ProcessInfo.processInfo.environment
-        environment["GEOQUERY_LOG_LEVEL"] = "warning"
-        server.environment = environment
-        server.standardError = FileHandle.nullDevice
-        try server.run()
+        let server = try ServiceBench.startServer(binary, port: port, places: indexPath, users: usersPath)
         defer { server.terminate(); server.waitUntilExit() }
-        try ServiceBench.waitForHealth(port: port)
 
         let sample = Array(centres.prefix(500))
         print("\nGems: \(gemCount) gems (80 % public) among the places; geoquery serve under wrk -t1 (\(seconds) s a row)")

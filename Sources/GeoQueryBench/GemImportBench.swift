@@ -25,16 +25,8 @@ enum GemImportBench {
         try ImportBench.writeCSV(places, to: csv, changeEvery: nil)
 
         let port = 22_000 + Int(ProcessInfo.processInfo.processIdentifier % 2000)
-        let server = Process()
-        server.executableURL = URL(fileURLWithPath: binary)
-        server.arguments = ["serve", "--port", String(port), "--db", copy, "--data-dir", "geodata", "--users-db", users]
-        var environment = ProcessInfo.processInfo.environment
-        environment["GEOQUERY_LOG_LEVEL"] = "warning"
-        server.environment = environment
-        server.standardError = FileHandle.nullDevice
-        try server.run()
+        let server = try ServiceBench.startServer(binary, port: port, places: copy, users: users)
         defer { server.terminate(); server.waitUntilExit() }
-        try ServiceBench.waitForHealth(port: port)
 
         let base = "http://127.0.0.1:\(port)"
         _ = try post(base + "/v1/users", token: nil, json: #"{"username":"importbench","email":"ib@example.org","password":"a bench passphrase"}"#)

@@ -33,16 +33,8 @@ enum ServiceBench {
         let directory = (indexPath as NSString).deletingLastPathComponent + "/bench-service"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let port = 18_000 + Int(ProcessInfo.processInfo.processIdentifier % 2000)
-        let server = Process()
-        server.executableURL = URL(fileURLWithPath: binary)
-        server.arguments = ["serve", "--port", String(port), "--db", indexPath, "--data-dir", "geodata", "--users-db", directory + "/users.sqlite"]
-        var environment = ProcessInfo.processInfo.environment
-        environment["GEOQUERY_LOG_LEVEL"] = "warning"  // an access log line per request would measure the terminal
-        server.environment = environment
-        server.standardError = FileHandle.nullDevice
-        try server.run()
+        let server = try startServer(binary, port: port, places: indexPath, users: directory + "/users.sqlite")
         defer { server.terminate(); server.waitUntilExit() }
-        try waitForHealth(port: port)
 
         let library = try SpatiaLitePlaceIndex(path: indexPath, mode: .readOnly)
         let sample = Array(centres.prefix(500))
@@ -126,6 +118,26 @@ enum ServiceBench {
             request = function() return wrk.format("GET", paths[math.random(#paths)]) end
 
             """
+    }
+
+    /// Starts `geoquery serve` on loopback over the given places and user files, and waits
+    /// until it answers `/healthz`. Warnings only: an access log line per request would measure
+    /// the terminal.
+    static func startServer(_ binary: String, port: Int, places: String, users: String) throws -> Process {
+        let server = Process()
+        server.executableURL = URL(fileURLWithPath: binary)
+        server.arguments = ["serve", "--port", String(port), "--db", places, "--data-dir", "geodata", "--users-db", users]
+        var environment = ProcessInfo.processInfo.environment
+        environment["GEOQUERY_LOG_LEVEL"] = "warning"
+        server.environment = environment
+        server.standardError = FileHandle.nullDevice
+        try server.run()
+        do { try waitForHealth(port: port) } catch {
+            server.terminate()
+            server.waitUntilExit()
+            throw error
+        }
+        return server
     }
 
     static func waitForHealth(port: Int) throws {

@@ -33,8 +33,10 @@ extension SpatiaLitePlaceIndex {
                 + "WHERE p.\(column) = ?1"
             if after != nil { sql += " AND (p.rank_key, p.id) > (?2, ?3)" }
             sql += " ORDER BY p.rank_key, p.id"
-            // One walk per region, each positioned on its first row.
+            // One walk per region, each positioned on its first row; every walk is reset on the
+            // way out, so a cached statement never keeps its read open past the query.
             var walks: [SQLiteStatement] = []
+            defer { for walk in walks { walk.reset() } }
             for (n, value) in Set(values).sorted().enumerated() {
                 // The first walk reuses the cached statement; more regions need statements of their own.
                 let walk = n == 0 ? try statement(sql) : try connection.prepare(sql)
@@ -63,7 +65,6 @@ extension SpatiaLitePlaceIndex {
                 }
                 if try !row.step() { walks.remove(at: first) }
             }
-            for walk in walks { walk.reset() }
             let arena = rows.finish()
             let count = limit.map { min($0, kept.count) } ?? kept.count
             let matches = kept.prefix(count).map { PlaceMatch(storage: arena, offset: $0.offset, distance: nil) }
