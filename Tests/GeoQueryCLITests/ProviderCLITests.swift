@@ -29,7 +29,10 @@ import Testing
         environment["GEOQUERY_YELP_BASE_URL"] = yelp.baseURL.absoluteString
         environment["GEOQUERY_FOURSQUARE_BASE_URL"] = foursquare.baseURL.absoluteString
         let result = try await run(["search", "--lat", "37.7825", "--lon", "-122.4075", "--radius", "300m", "--query", "coffee",
-                                    "--provider", "google,yelp", "--provider", "foursquare", "--format", "json"], environment: environment)
+                                    "--provider", "google,yelp", "--provider", "foursquare", "--format", "json",
+                                    // The loopback servers run in this test process, which a loaded 2-core run can
+                                    // hold up for longer than the default 8 s.
+                                    "--deadline", "30s"], environment: environment)
         #expect(result.status == 0, "two of three answered: \(result.stderr)")
         #expect(result.stderr.contains("GOOGLE_PLACES_API_KEY"), "the missing key is named on stderr")
         let json = result.json

@@ -28,8 +28,10 @@ import Testing
         let monaco = try await store.near(Coordinate(latitude: 43.7384, longitude: 7.4246), radius: Distance(meters: 40_000),
                                           filter: .none, limit: nil, cursor: nil)
         let world = try await store.within(.world, filter: PlaceFilter(sources: ["geonames", "airport"]), limit: 20_000, cursor: nil)
-        let matches = monaco.matches + world.matches
-        #expect(matches.count > 20_000)
+        #expect(monaco.matches.count + world.matches.count > 20_000)
+        // Every OSM place of Monaco (the richest rows) and every fourth city and airport: enough
+        // variety without holding a test thread for long.
+        let matches = monaco.matches + world.matches.enumerated().filter { $0.offset % 4 == 0 }.map(\.element)
         for (fast, slow) in Self.bothWays(matches) + Self.bothWays(Array(matches.prefix(500)), coordinates: false) where fast != slow {
             Issue.record("stored-row JSON differs:\n\(fast)\n\(slow)")
             break
