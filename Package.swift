@@ -43,8 +43,6 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         // The scale-out backend: PostgreSQL/PostGIS through postgres-nio (see README "Why these libraries").
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
-        // Tests only: the loopback HTTP server that plays providers (see README "Dependencies").
-        .package(url: "https://github.com/swhitty/FlyingFox", from: "0.27.1"),
     ],
     targets: [
         // C shims: the system libsqlite3 (Debian's build can load extensions) and libspatialite.
@@ -180,7 +178,9 @@ let package = Package(
                     swiftSettings: swiftSettings),
         // The loopback HTTP server that adapter and CLI tests point providers at.
         .target(name: "ProviderTestSupport",
-                dependencies: [.product(name: "FlyingFox", package: "FlyingFox")],
+                dependencies: [.product(name: "Hummingbird", package: "hummingbird"),
+                               .product(name: "Logging", package: "swift-log"),
+                               .product(name: "NIOCore", package: "swift-nio")],
                 path: "Tests/ProviderTestSupport", resources: [.copy("Recorded")], swiftSettings: swiftSettings),
         // Runs the built `geoquery` executable as a user would.
         .testTarget(name: "GeoQueryCLITests", dependencies: ["GeoQueryCLI", "PlaceStore", "PlaceQuery", "GeoCore", "ProviderTestSupport",

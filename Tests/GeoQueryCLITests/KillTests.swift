@@ -21,7 +21,9 @@ typealias GeoCoreDistance = Distance
         try Data((0..<50).map { feature($0, lat: 10) }.joined(separator: "\n").utf8).write(to: small)
         #expect(try CLI.run(["import", small.path, "--format", "geojsonseq", "--source", "big", "--db", db]).status == 0)
 
-        try killImportHalfWay(of: try largeSnapshot(in: directory), into: db) {
+        // Loading the country boundaries takes the import about 1 s of CPU before it writes;
+        // a full import of this file takes about 8 s, so 3 s is well inside the transaction.
+        try killImportHalfWay(of: try largeSnapshot(in: directory), into: db, afterCPUSeconds: 3) {
             let during = try CLI.run(["near", "--lat", "10", "--lon", "0.5", "--radius", "200km", "--limit", "all", "--format", "json", "--db", db])
             #expect(during.status == 0 && during.json["count"] as? Int == 50, "readers see the old snapshot during the import")
         }
@@ -45,8 +47,10 @@ typealias GeoCoreDistance = Distance
         let db = directory.appendingPathComponent("k.sqlite").path
         _ = try SpatiaLitePlaceIndex(path: db, mode: .createIfMissing)
 
-        try killImportHalfWay(of: try largeSnapshot(in: directory), into: db) {}
-        #expect(FileManager.default.fileExists(atPath: db + "-journal"), "the fill ran with a rollback journal")
+        // The journal appears with the fill's first write; kill after a second of CPU more.
+        try killImportHalfWay(of: try largeSnapshot(in: directory), into: db, afterCPUSeconds: 1,
+                              once: { FileManager.default.fileExists(atPath: db + "-journal") }) {}
+        #expect(FileManager.default.fileExists(atPath: db + "-journal"), "the kill leaves the rollback journal for the next writer")
 
         let during = try CLI.run(["near", "--lat", "-10", "--lon", "0.5", "--radius", "200km", "--limit", "all", "--format", "json", "--db", db])
         #expect(during.status == 0 && during.json["count"] as? Int == 0, "a reader sees the empty index, not half a fill")
@@ -77,20 +81,27 @@ typealias GeoCoreDistance = Distance
         return large
     }
 
-    /// Starts `geoquery import`, waits until it has worked for a while, runs `whileRunning`,
-    /// then kills it with SIGKILL.
-    func killImportHalfWay(of file: URL, into db: String, whileRunning: () throws -> Void) throws {
+    /// Starts `geoquery import`, waits until `once` holds and the import has then worked for
+    /// `afterCPUSeconds` of CPU more, runs `whileRunning`, then kills it with SIGKILL.
+    ///
+    /// CPU time, not wall time, because the machine may be busy with other suites; SQLite writes
+    /// its log only at commit or when its cache spills, so the log's size cannot tell "under
+    /// way" from "committing".
+    func killImportHalfWay(of file: URL, into db: String, afterCPUSeconds: Double, once ready: () -> Bool = { true },
+                           whileRunning: () throws -> Void) throws {
         let process = Process()
         process.executableURL = CLI.executable
         process.arguments = ["import", file.path, "--format", "geojsonseq", "--source", "big", "--db", db]
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
-        // Wait until the import has worked for 1 s of CPU (a full import of this file takes
-        // several), then kill it. SQLite writes its log only at commit or when its cache
-        // spills, so the log's size cannot tell "under way" from "committing".
-        let deadline = Date().addingTimeInterval(30)
-        while process.isRunning && Date() < deadline && cpuSeconds(process.processIdentifier) < 1.0 {
+        let deadline = Date().addingTimeInterval(60)
+        while process.isRunning && Date() < deadline && !ready() {
+            Thread.sleep(forTimeInterval: 0.005)
+        }
+        #expect(ready(), "the import never reached the state the test kills it in")
+        let readyAt = cpuSeconds(process.processIdentifier)
+        while process.isRunning && Date() < deadline && cpuSeconds(process.processIdentifier) < readyAt + afterCPUSeconds {
             Thread.sleep(forTimeInterval: 0.01)
         }
         #expect(process.isRunning, "the import finished before it could be killed; make the file larger")

@@ -33,7 +33,10 @@ import Testing
             errors.fileHandleForReading.readabilityHandler = { handle in collected.append(handle.availableData) }
             try process.run()
             var port: Int?
-            for _ in 0..<200 where port == nil {
+            // Up to two minutes: a start loads the country boundaries and opens the stores while
+            // every other suite competes for the same two cores.
+            let deadline = ContinuousClock.now + .seconds(120)
+            while port == nil && ContinuousClock.now < deadline && process.isRunning {
                 try await Task.sleep(for: .milliseconds(100))
                 if let range = collected.value.range(of: #"on http://127\.0\.0\.1:(\d+)/ "#, options: .regularExpression) {
                     port = Int(collected.value[range].dropFirst("on http://127.0.0.1:".count).prefix { $0.isNumber })

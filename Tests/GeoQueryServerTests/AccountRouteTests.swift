@@ -9,6 +9,7 @@ import Hummingbird
 import HummingbirdTesting
 import PlaceStore
 import Testing
+import ProviderTestSupport
 
 /// Sign-up, sign-in, sessions, profiles and account deletion, in-process over a real user store.
 @Suite struct AccountRouteTests {
@@ -210,7 +211,7 @@ final class BlockingJob<T: Sendable>: @unchecked Sendable {
 
 /// Gems live in a store of their own: a nightly import holds the places file's write lock for
 /// its whole transaction, and a gem write must not wait for it.
-@Suite struct ImportVersusGemWriteTests {
+@Suite(.ownThreads) struct ImportVersusGemWriteTests {
     /// Thread-safe record of what the import saw.
     final class Record: @unchecked Sendable {
         // @unchecked Sendable: `gemWrittenDuringImport` is written by the import thread before it
@@ -240,8 +241,8 @@ final class BlockingJob<T: Sendable>: @unchecked Sendable {
                 guard first else { return }
                 first = false
                 underWay.signal()
-                // Hold the transaction open until the gem is written (or 60 s, so a failure ends).
-                record.gemWrittenDuringImport = gemWritten.wait(timeout: .now() + 60) == .success
+                // Hold the transaction open until the gem is written (or 180 s, so a failure ends).
+                record.gemWrittenDuringImport = gemWritten.wait(timeout: .now() + 180) == .success
             })
         }
         await withCheckedContinuation { continuation in

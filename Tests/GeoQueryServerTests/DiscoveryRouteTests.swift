@@ -9,7 +9,7 @@ import Providers
 import Testing
 
 /// Images, surprise-me cities and places by region over the shipped data.
-@Suite struct DiscoveryRouteTests {
+@Suite(.ownThreads) struct DiscoveryRouteTests {
     func app(_ adjust: (inout ServiceConfiguration) -> Void = { _ in }) throws -> some ApplicationProtocol {
         try ServerFixture.service(adjust).makeApplication()
     }

@@ -8,7 +8,7 @@ import Providers
 import Testing
 
 /// Hidden gems: who sees which, who may change what, ratings, favourites, photos.
-@Suite struct GemRouteTests {
+@Suite(.ownThreads) struct GemRouteTests {
     /// Somewhere in the Sahara, where the shipped data has no places: the answers hold gems only.
     static let lat = 23.5, lon = 12.5
 
@@ -245,7 +245,7 @@ import Testing
 
 /// Photos: type by magic bytes, metadata removed (a real JPEG with GPS tags made by Pillow),
 /// the size limit, content-addressed serving with ETag, deletion with the gem.
-@Suite struct PhotoRouteTests {
+@Suite(.ownThreads) struct PhotoRouteTests {
     static let python = repositoryRoot.appendingPathComponent(".build/venv/bin/python")
 
     /// A 16×16 JPEG whose EXIF holds a GPS position, from Pillow (installed by `make test`).

@@ -188,12 +188,14 @@ import Testing
         try writer.upsert([try city("t:1", "Barstow")])
         var configuration = ServiceConfiguration()
         configuration.cityDirectoryRefresh = .zero
+        configuration.requestTimeout = .seconds(180)
         let service = GeoQueryService(index: try SpatiaLitePlaceStore(path: path), configuration: configuration)
         try await service.makeApplication().test(.router) { client in
             #expect((try await client.execute(uri: "/v1/cities?q=zzy", method: .get).json["count"] as? Int) == 0)
             try writer.upsert([try city("t:2", "Zzyzx")])
             var found = false
-            for _ in 0..<50 where !found {
+            let deadline = ContinuousClock.now + .seconds(120)
+            while !found && ContinuousClock.now < deadline {
                 found = (try await client.execute(uri: "/v1/cities?q=zzy", method: .get).json["count"] as? Int) == 1
                 if !found { try await Task.sleep(for: .milliseconds(100)) }
             }

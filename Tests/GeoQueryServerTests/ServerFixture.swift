@@ -47,6 +47,9 @@ final class ServerFixture: Sendable {
         configuration.port = 0
         configuration.countries = try CountryTable(contentsOf: repositoryRoot.appendingPathComponent("geodata/countries.csv").path)
         configuration.regions = try regions.get()
+        // Tests never assert timings: every suite shares this process and two cores, and one
+        // request can wait many seconds for a thread. Tests of deadlines set their own.
+        configuration.requestTimeout = .seconds(180)
         adjust(&configuration)
         var logger = Logger(label: "geoquery.test")
         logger.logLevel = .warning

@@ -8,7 +8,7 @@ import Providers
 import Testing
 
 /// Route, search, weather, the operational routes, the map page and the description.
-@Suite struct ServiceRouteTests {
+@Suite(.ownThreads) struct ServiceRouteTests {
     func app(_ adjust: (inout ServiceConfiguration) -> Void = { _ in }) throws -> some ApplicationProtocol {
         try ServerFixture.service(adjust).makeApplication()
     }

@@ -1,10 +1,15 @@
-import FlyingFox
-import FlyingSocks
 import Foundation
+import Hummingbird
+import Logging
+import NIOCore
 
 /// A real HTTP server on 127.0.0.1 (a free port) that plays a provider in tests: it records
 /// every request and answers through a handler, usually with recorded responses from
 /// `Recorded/`.
+///
+/// It runs on Hummingbird (already the service's server) under ``OwnThreadsExecutor``: its
+/// sockets on NIO's event loops and its handlers on threads outside the cooperative pool, so a
+/// test process whose pool is busy still gets its answers in time.
 public final class LoopbackServer: Sendable {
     /// A request as the server received it.
     public struct Request: Sendable {
@@ -54,14 +59,12 @@ public final class LoopbackServer: Sendable {
 
     public typealias Handler = @Sendable (Request) async -> Reply
 
-    private let server: HTTPServer
     private let task: Task<Void, any Error>
     private let log: RequestLog
     /// `http://127.0.0.1:PORT`.
     public let baseURL: URL
 
-    private init(server: HTTPServer, task: Task<Void, any Error>, log: RequestLog, port: UInt16) {
-        self.server = server
+    private init(task: Task<Void, any Error>, log: RequestLog, port: Int) {
         self.task = task
         self.log = log
         self.baseURL = URL(string: "http://127.0.0.1:\(port)")!
@@ -80,39 +83,49 @@ public final class LoopbackServer: Sendable {
     /// Starts a server whose handler also gets each request's 0-based arrival number.
     private static func start(numbered handler: @escaping @Sendable (Request, Int) async -> Reply) async throws -> LoopbackServer {
         let log = RequestLog()
-        let server = HTTPServer(address: try .inet(ip4: "127.0.0.1", port: 0), timeout: 30, logger: .disabled)
-        await server.appendRoute("*") { request in
+        let responder = CallbackResponder<BasicRequestContext> { request, _ in
             var headers: [String: String] = [:]
-            for (name, value) in request.headers { headers[name.rawValue.lowercased()] = value }
+            for field in request.headers { headers[field.name.canonicalName] = field.value }
+            let target = URLComponents(string: request.uri.description)
             var query: [String: String] = [:]
-            for item in request.query { query[item.name] = item.value }
-            let recorded = Request(method: request.method.rawValue, path: request.path, query: query,
-                                   rawQuery: request.target.query(percentEncoded: true), headers: headers,
-                                   body: try await request.bodyData)
+            for item in target?.queryItems ?? [] { query[item.name] = item.value ?? "" }
+            let body = try await request.body.collect(upTo: 64 << 20)
+            let recorded = Request(method: request.method.rawValue, path: target?.path ?? request.uri.path, query: query,
+                                   rawQuery: target?.percentEncodedQuery ?? "", headers: headers,
+                                   body: Data(body.readableBytesView))
             let reply = await handler(recorded, await log.append(recorded))
             if reply.delay > 0 { try? await Task.sleep(nanoseconds: UInt64(reply.delay * 1e9)) }
-            var responseHeaders = HTTPHeaders()
-            for (name, value) in reply.headers { responseHeaders[HTTPHeader(name)] = value }
-            return HTTPResponse(statusCode: HTTPStatusCode(reply.status, phrase: "Status \(reply.status)"),
-                                headers: responseHeaders, body: reply.body)
+            var fields = HTTPFields()
+            for (name, value) in reply.headers {
+                fields[.init(name)!] = value
+            }
+            return Response(status: HTTPResponse.Status(code: reply.status), headers: fields,
+                            body: ResponseBody(byteBuffer: ByteBuffer(bytes: reply.body)))
         }
-        let task = Task { try await server.run() }
-        // FlyingFox waits 5 s by default. With every suite running at once on two cores, tests
-        // that block their thread (a CLI run, an import) can hold the cooperative pool longer
-        // than that: a CI run failed 42 times here. A slow start is not what these tests test.
-        try await server.waitUntilListening(timeout: 120)
-        guard case .ip4(_, let port) = await server.listeningAddress else {
+        let (ports, portContinuation) = AsyncStream<Int>.makeStream()
+        var logger = Logger(label: "loopback-server")
+        logger.logLevel = .critical
+        let application = Application(responder: responder,
+                                      configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+                                      onServerRunning: { channel in portContinuation.yield(channel.localAddress?.port ?? 0) },
+                                      logger: logger)
+        let task = Task(executorPreference: OwnThreadsExecutor.shared) {
+            defer { portContinuation.finish() }
+            try await application.run()
+        }
+        var iterator = ports.makeAsyncIterator()
+        guard let port = await iterator.next(), port > 0 else {
             task.cancel()
             throw URLError(.cannotConnectToHost)
         }
-        return LoopbackServer(server: server, task: task, log: log, port: port)
+        return LoopbackServer(task: task, log: log, port: port)
     }
 
     /// Every request so far, in arrival order.
     public var requests: [Request] { get async { await log.all } }
 
+    /// Stops the server; a reply still waiting out its delay is cut short.
     public func stop() async {
-        await server.stop(timeout: 1)
         task.cancel()
     }
 }

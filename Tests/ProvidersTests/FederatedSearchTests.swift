@@ -74,7 +74,7 @@ import Testing
 }
 
 /// Several real servers and a real index, asked at once.
-@Suite struct FederatedSearchTests {
+@Suite(.ownThreads) struct FederatedSearchTests {
     func localIndex() throws -> (SpatiaLitePlaceIndex, String) {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("federated-\(UUID().uuidString).sqlite").path
         let index = try SpatiaLitePlaceIndex(path: path, mode: .createIfMissing)

@@ -5,7 +5,7 @@ import ProviderTestSupport
 import Testing
 @testable import Providers
 
-@Suite struct GoogleAdapterTests {
+@Suite(.ownThreads) struct GoogleAdapterTests {
     @Test func searchNearbySendsTheDocumentedRequest() async throws {
         try await withServer([.recorded("google_searchNearby.json")]) { server in
             _ = try await GooglePlacesAdapter(settings: settings(server, .google)).search(try request(radius: 1000, categories: ["food.cafe"]))

@@ -4,7 +4,7 @@ import ProviderTestSupport
 import Testing
 @testable import Providers
 
-@Suite struct ImageTests {
+@Suite(.ownThreads) struct ImageTests {
     let lisbon = Coordinate(uncheckedLatitude: 38.7077, longitude: -9.1366)
 
     @Test func commonsByPointKeepsOrderLicenceAndAuthor() async throws {

@@ -4,7 +4,7 @@ import Testing
 @testable import Providers
 
 /// Retries, timeouts, typed errors and key hygiene, over real HTTP on 127.0.0.1.
-@Suite struct TransportTests {
+@Suite(.ownThreads) struct TransportTests {
     @Test func a429ThenA200IsRetriedAndSucceeds() async throws {
         try await withServer([.recorded("google_error_429.json", status: 429, headers: ["Retry-After": "0"]),
                               .recorded("yelp_search.json")]) { server in

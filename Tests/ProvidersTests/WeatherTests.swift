@@ -4,7 +4,7 @@ import ProviderTestSupport
 import Testing
 @testable import Providers
 
-@Suite struct WeatherTests {
+@Suite(.ownThreads) struct WeatherTests {
     let monaco = Coordinate(uncheckedLatitude: 43.7384, longitude: 7.4246)
 
     @Test func openMeteoNeedsNoKeyAndReadsColumns() async throws {

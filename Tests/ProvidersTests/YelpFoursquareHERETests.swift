@@ -5,7 +5,7 @@ import ProviderTestSupport
 import Testing
 @testable import Providers
 
-@Suite struct YelpAdapterTests {
+@Suite(.ownThreads) struct YelpAdapterTests {
     @Test func searchRequestAndFields() async throws {
         try await withServer([.recorded("yelp_search.json")]) { server in
             let result = try await YelpAdapter(settings: settings(server, .yelp))
@@ -105,7 +105,7 @@ import Testing
     }
 }
 
-@Suite struct FoursquareAdapterTests {
+@Suite(.ownThreads) struct FoursquareAdapterTests {
     @Test func placesAPIRequestPagingAndFields() async throws {
         let server = try await LoopbackServer.start { request in
             if request.query["cursor"] == "c2" { return .recorded("foursquare_places_page2.json") }
@@ -167,7 +167,7 @@ import Testing
     }
 }
 
-@Suite struct HEREAdapterTests {
+@Suite(.ownThreads) struct HEREAdapterTests {
     @Test func browseRequestAndFields() async throws {
         try await withServer([.recorded("here_browse.json")]) { server in
             let result = try await HEREAdapter(settings: settings(server, .here)).search(try request(radius: 500, categories: ["food.cafe"]))
