@@ -88,8 +88,9 @@ struct Serve: AsyncParsableCommand {
                 http://\(host):\(port)/openapi.json (API description); Ctrl-C stops\n
                 """.utf8))
         }
-        let group = ServiceGroup(services: [application, ReminderService(service: service)],
-                                 gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+        let group = ServiceGroup(configuration: .init(services: [.named("http", application),
+                                                                 .named("reminders", ReminderService(service: service))],
+                                                      gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         do {
             try await group.run()
         } catch {

@@ -65,7 +65,7 @@ final class RouteFuzzService: Sendable {
                                       configuration: configuration, logger: logger)
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
         let application = service.makeApplication { port in continuation.yield(port) }
-        let group = ServiceGroup(configuration: .init(services: [application], logger: logger))
+        let group = ServiceGroup(configuration: .init(services: [.named("http", application)], logger: logger))
         Task { try await group.run() }
         let port = try FuzzFiles.wait { () async -> Int in
             var iterator = ports.makeAsyncIterator()

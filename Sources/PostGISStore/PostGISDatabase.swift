@@ -113,9 +113,12 @@ public final class PostGISDatabase: Sendable {
         configuration.options.maximumConnections = maximumConnections
         configuration.options.connectTimeout = timeout
         configuration.options.minimumConnections = 0
+        // Named statements (the prepared near query) keep one plan per connection rather than
+        // planning each run; statements sent as text are planned each time, whatever this says.
+        configuration.options.additionalStartupParameters = [("plan_cache_mode", "force_generic_plan")]
         if let statementTimeout {
             let milliseconds = max(1, statementTimeout.components.seconds * 1000 + statementTimeout.components.attoseconds / 1_000_000_000_000_000)
-            configuration.options.additionalStartupParameters = [("statement_timeout", String(milliseconds))]
+            configuration.options.additionalStartupParameters.append(("statement_timeout", String(milliseconds)))
         }
         // The pool's own log says little an operator can act on until run() has started (a lease
         // may come first); failures reach callers as PostGISError anyway.
@@ -191,6 +194,19 @@ public final class PostGISDatabase: Sendable {
         let logger = self.logger
         return try await withConnection { connection in
             try await connection.query(query, logger: logger).collect()
+        }
+    }
+
+    /// Runs a prepared statement (prepared on each connection the first time it runs there) and
+    /// collects its rows; a task past its ``QueryDeadline`` is refused as ``rows(_:)-(PostgresQuery)`` refuses it.
+    func rows<Statement: PostgresPreparedStatement>(_ statement: Statement) async throws -> [Statement.Row]
+        where Statement.Row: Sendable {
+        if let deadline = QueryDeadline.current, ContinuousClock.now >= deadline { throw PlaceQueryError.deadlineExceeded }
+        let logger = self.logger
+        return try await withConnection { connection in
+            var rows: [Statement.Row] = []
+            for try await row in try await connection.execute(statement, logger: logger) { rows.append(row) }
+            return rows
         }
     }
 

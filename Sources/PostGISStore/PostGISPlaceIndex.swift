@@ -93,27 +93,34 @@ public final class PostGISPlaceIndex: PlaceIndex, Sendable {
         var keyset: (distance: Double, id: String)?
         var chunk = limit.map { $0 + 1 + 32 }
         while true {
-            var sql = SQLBuilder()
-            let lon = sql.bind(center.longitude), lat = sql.bind(center.latitude)
-            let point = "ST_SetSRID(ST_MakePoint(\(lon), \(lat)), 4326)::geography"
-            var conditions = try sql.conditions(for: filter)
-            if searched < WGS84.halfMeridianLength {
-                conditions.insert("ST_DWithin(geog, \(point), \(sql.bind(searched + Self.engineSlack)))", at: 0)
+            let rows: [NearStatement<PlacesTable>.Row]
+            if searched < WGS84.halfMeridianLength && NearStatement<PlacesTable>.covers(filter) {
+                rows = try await preparedNear(longitude: center.longitude, latitude: center.latitude,
+                                              radius: searched + Self.engineSlack,
+                                              minimumDistance: after.map { $0.distance - Self.engineSlack } ?? -1,
+                                              keysetDistance: keyset?.distance ?? -1, keysetID: keyset?.id ?? "", limit: chunk)
+            } else {
+                var sql = SQLBuilder()
+                let lon = sql.bind(center.longitude), lat = sql.bind(center.latitude)
+                let point = "ST_SetSRID(ST_MakePoint(\(lon), \(lat)), 4326)::geography"
+                var conditions = try sql.conditions(for: filter)
+                if searched < WGS84.halfMeridianLength {
+                    conditions.insert("ST_DWithin(geog, \(point), \(sql.bind(searched + Self.engineSlack)))", at: 0)
+                }
+                var outer: [String] = []
+                if let after { outer.append("d >= \(sql.bind(after.distance - Self.engineSlack))") }
+                if let keyset { outer.append("(d, id) > (\(sql.bind(keyset.distance)), \(sql.bind(keyset.id)))") }
+                var text = "SELECT id, name, latitude, longitude, record, d FROM (SELECT id, name, latitude, longitude, record, "
+                    + "ST_Distance(geog, \(point)) AS d FROM \(table)"
+                if !conditions.isEmpty { text += " WHERE " + conditions.joined(separator: " AND ") }
+                text += ") s"
+                if !outer.isEmpty { text += " WHERE " + outer.joined(separator: " AND ") }
+                text += " ORDER BY d, id"
+                if let chunk { text += " LIMIT \(sql.bind(chunk))" }
+                rows = try await pool(for: filter).rows(sql.query(text)).map { try $0.decode(NearStatement<PlacesTable>.Row.self) }
             }
-            var outer: [String] = []
-            if let after { outer.append("d >= \(sql.bind(after.distance - Self.engineSlack))") }
-            if let keyset { outer.append("(d, id) > (\(sql.bind(keyset.distance)), \(sql.bind(keyset.id)))") }
-            var text = "SELECT id, name, latitude, longitude, record, d FROM (SELECT id, name, latitude, longitude, record, "
-                + "ST_Distance(geog, \(point)) AS d FROM \(table)"
-            if !conditions.isEmpty { text += " WHERE " + conditions.joined(separator: " AND ") }
-            text += ") s"
-            if !outer.isEmpty { text += " WHERE " + outer.joined(separator: " AND ") }
-            text += " ORDER BY d, id"
-            if let chunk { text += " LIMIT \(sql.bind(chunk))" }
-            let rows = try await pool(for: filter).rows(sql.query(text))
             var lastEngineDistance = 0.0, lastID = ""
-            for row in rows {
-                let (id, name, latitude, longitude, record, engineDistance) = try row.decode((String, String, Double, Double, ByteBuffer, Double).self)
+            for (id, name, latitude, longitude, record, engineDistance) in rows {
                 lastEngineDistance = engineDistance
                 lastID = id
                 let d = Geodesic.distance(from: origin, latitude: latitude, longitude: longitude)
@@ -130,6 +137,19 @@ public final class PostGISPlaceIndex: PlaceIndex, Sendable {
             keyset = (lastEngineDistance, lastID)
             chunk = size * 2
         }
+    }
+
+    /// ``NearStatement`` on this index's table, on the read pool (it serves anonymous viewers only).
+    private func preparedNear(longitude: Double, latitude: Double, radius: Double, minimumDistance: Double,
+                              keysetDistance: Double, keysetID: String, limit: Int?) async throws -> [NearStatement<PlacesTable>.Row] {
+        if table == GemsTable.name {
+            return try await reader.rows(NearStatement<GemsTable>(longitude: longitude, latitude: latitude, radius: radius,
+                                                                  minimumDistance: minimumDistance, keysetDistance: keysetDistance,
+                                                                  keysetID: keysetID, limit: limit))
+        }
+        return try await reader.rows(NearStatement<PlacesTable>(longitude: longitude, latitude: latitude, radius: radius,
+                                                                minimumDistance: minimumDistance, keysetDistance: keysetDistance,
+                                                                keysetID: keysetID, limit: limit))
     }
 
     public func within(_ box: BoundingBox, filter: PlaceFilter, limit: Int?, cursor: String?) async throws -> PlacePage {

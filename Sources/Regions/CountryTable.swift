@@ -51,3 +51,8 @@ public struct CountryTable: Sendable {
 
     public subscript(code: String?) -> Country? { code.flatMap { byCode[$0.uppercased()] } }
 }
+
+extension CountryTable: CustomStringConvertible {
+    /// A short summary (see ``RegionLocator/description``).
+    public var description: String { "CountryTable(\(byCode.count) countries)" }
+}

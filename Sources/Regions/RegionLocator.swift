@@ -154,3 +154,10 @@ public enum RegionError: Error, Sendable, Equatable, CustomStringConvertible {
         }
     }
 }
+
+extension RegionLocator: CustomStringConvertible {
+    /// A short summary. Without it, describing a value that holds a locator (a log line, a
+    /// ServiceGroup naming its services) would reflect over every boundary ring: megabytes of
+    /// text and seconds of CPU.
+    public var description: String { "RegionLocator(\(parts.count) boundary parts)" }
+}

@@ -62,7 +62,7 @@ final class ServerFixture: Sendable {
 func withLiveServer<T: Sendable>(_ service: GeoQueryService, _ body: @escaping @Sendable (Int) async throws -> T) async throws -> T {
     let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
     let application = service.makeApplication { port in continuation.yield(port) }
-    let group = ServiceGroup(configuration: .init(services: [application], logger: service.logger))
+    let group = ServiceGroup(configuration: .init(services: [.named("http", application)], logger: service.logger))
     return try await withThrowingTaskGroup(of: T?.self) { tasks in
         tasks.addTask {
             try await group.run()
