@@ -1,4 +1,5 @@
 import Foundation
+import GeoCore
 import PlaceQuery
 import PostgresNIO
 
@@ -80,4 +81,52 @@ enum PlacesTable: PlaceTableName {
 
 enum GemsTable: PlaceTableName {
     static var name: String { "gems" }
+}
+
+/// Every place in one or two longitude/latitude boxes (two when the box crosses the
+/// antimeridian), for an anonymous viewer, up to a cap: the candidates of a small-radius near
+/// query, read through the 2-D GiST index on `geog::geometry` and decided wholly in Swift.
+///
+/// A small circle's candidates are few, and this index answers a box from fewer pages than the
+/// `geography` index answers `ST_DWithin` (26 buffers against 142 for a 1 km query on the bench's
+/// million places), with no spheroidal distance computed and nothing sorted by the engine. When
+/// the cap is reached the caller falls back to ``NearStatement``, so a dense area costs one
+/// capped read more, never a wrong answer.
+struct BoxNearStatement<Table: PlaceTableName>: PostgresPreparedStatement {
+    static var name: String { "geoquery_box_near_" + Table.name }
+
+    static var sql: String {
+        """
+        SELECT id, name, latitude, longitude, record FROM \(Table.name) \
+        WHERE (geog::geometry && ST_MakeEnvelope($1, $2, $3, $4, 4326) OR geog::geometry && ST_MakeEnvelope($5, $6, $7, $8, 4326)) \
+        AND (gem_visibility IS NULL OR gem_visibility = 'public') LIMIT $9
+        """
+    }
+
+    static var bindingDataTypes: [PostgresDataType] {
+        [.float8, .float8, .float8, .float8, .float8, .float8, .float8, .float8, .int8]
+    }
+
+    typealias Row = (String, String, Double, Double, ByteBuffer)
+
+    /// One box, or the two halves of one that crosses the antimeridian.
+    var parts: [BoundingBox]
+    /// At most this many rows are read.
+    var cap: Int
+
+    func makeBindings() throws -> PostgresBindings {
+        var bindings = PostgresBindings(capacity: 9)
+        for part in [parts[0], parts.count > 1 ? parts[1] : parts[0]] {
+            bindings.append(part.west)
+            bindings.append(part.south)
+            bindings.append(part.east)
+            bindings.append(part.north)
+        }
+        bindings.append(cap)
+        return bindings
+    }
+
+    func decodeRow(_ row: PostgresRow) throws -> Row {
+        try row.decode(Row.self)
+    }
 }

@@ -92,9 +92,24 @@ public final class PostGISPlaceIndex: PlaceIndex, Sendable {
         var hits: [Hit] = []
         var keyset: (distance: Double, id: String)?
         var chunk = limit.map { $0 + 1 + 32 }
+        if limit != nil, radius <= Self.boxNearMaximumRadius, NearStatement<PlacesTable>.covers(filter),
+           let candidates = try await boxCandidates(center, radius: radius) {
+            for (id, name, latitude, longitude, record) in candidates {
+                let d = Geodesic.distance(from: origin, latitude: latitude, longitude: longitude)
+                if d > radius { continue }
+                if let after, !Self.sortsAfter(distance: d, id: id, cursor: after) { continue }
+                let hit = Hit(id: id, name: name, latitude: latitude, longitude: longitude, record: record, distance: d)
+                if let openAt = filter.openAt, hit.place.isOpen(at: openAt) != true { continue }
+                hits.append(hit)
+            }
+            // Every candidate was read, so every hit is final.
+            return hits.sorted(by: Hit.precedes)
+        }
         while true {
             let rows: [NearStatement<PlacesTable>.Row]
-            if searched < WGS84.halfMeridianLength && NearStatement<PlacesTable>.covers(filter) {
+            // A page (the service's every query) takes the prepared statement; a whole answer
+            // (`--limit all`) is rarer and larger, and its custom plan may read the heap better.
+            if chunk != nil && searched < WGS84.halfMeridianLength && NearStatement<PlacesTable>.covers(filter) {
                 rows = try await preparedNear(longitude: center.longitude, latitude: center.latitude,
                                               radius: searched + Self.engineSlack,
                                               minimumDistance: after.map { $0.distance - Self.engineSlack } ?? -1,
@@ -137,6 +152,25 @@ public final class PostGISPlaceIndex: PlaceIndex, Sendable {
             keyset = (lastEngineDistance, lastID)
             chunk = size * 2
         }
+    }
+
+    /// Radii up to this many metres may be answered from ``BoxNearStatement``'s candidates.
+    static let boxNearMaximumRadius = 50_000.0
+    /// The most candidates ``BoxNearStatement`` reads before the engine's ordered search takes over.
+    static let boxNearCap = 1_000
+
+    /// Every place in the box that covers the circle, or nil when there are more than
+    /// ``boxNearCap`` of them.
+    private func boxCandidates(_ center: Coordinate, radius: Double) async throws -> [BoxNearStatement<PlacesTable>.Row]? {
+        let box = BoundingBox.covering(center: center, radius: Distance(uncheckedMeters: radius))
+        let parts = box.nonWrappingParts
+        let rows: [BoxNearStatement<PlacesTable>.Row]
+        if table == GemsTable.name {
+            rows = try await reader.rows(BoxNearStatement<GemsTable>(parts: parts, cap: Self.boxNearCap + 1))
+        } else {
+            rows = try await reader.rows(BoxNearStatement<PlacesTable>(parts: parts, cap: Self.boxNearCap + 1))
+        }
+        return rows.count > Self.boxNearCap ? nil : rows
     }
 
     /// ``NearStatement`` on this index's table, on the read pool (it serves anonymous viewers only).

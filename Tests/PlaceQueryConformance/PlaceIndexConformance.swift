@@ -223,6 +223,12 @@ public struct PlaceIndexConformance: Sendable {
                 failures.append("near \(query.center) r=\(query.radius.meters) m: distances differ from GeoCore's")
             }
             if answer.nextCursor != nil { failures.append("near without a limit gave a cursor") }
+            // A first page, as a service asks (a store may answer pages another way).
+            let limit = [1, 5, 50][nonEmpty % 3]
+            let first = try await index.near(query.center, radius: query.radius, filter: query.filter, limit: limit, cursor: nil)
+            if first.matches.map(\.id.rawValue) != expected.prefix(limit).map(\.id) || (first.nextCursor != nil) != (expected.count > limit) {
+                failures.append("near \(query.center) r=\(query.radius.meters) m, first \(limit): \(first.matches.count) places, brute force \(min(limit, expected.count))")
+            }
             if !expected.isEmpty { nonEmpty += 1 }
         }
         // A third of the queries must find something (small radii and narrow filters find nothing).
