@@ -39,6 +39,10 @@ struct Serve: AsyncParsableCommand {
         A read replica of the --db PostgreSQL database (GEOQUERY_READ_DB): anonymous place and gem queries go \
         there, writes and signed-in users' reads to the primary.
         """) var readDatabase: String?
+    @Option(name: .customLong("db-connections"), help: """
+        Connections to the --db PostgreSQL database (and as many to --read-db) (default 8). PostgreSQL runs \
+        a process per connection; more than a few per core only adds switching.
+        """) var databaseConnections: Int = 8
     @Option(name: .customLong("gem-radius-cap"), help: "The largest radius of /v1/gems/near (default 20mi).") var gemRadiusCap: String?
     @OptionGroup var index: IndexOptions
 
@@ -46,6 +50,9 @@ struct Serve: AsyncParsableCommand {
         let port = try resolvedPort()
         guard (0...65_535).contains(port) else { throw ValidationError("--port \(port) is invalid: it must be from 0 to 65535") }
         if let threads, !(1...64).contains(threads) { throw ValidationError("--threads \(threads) is invalid: it must be from 1 to 64") }
+        if !(1...1_000).contains(databaseConnections) {
+            throw ValidationError("--db-connections \(databaseConnections) is invalid: it must be from 1 to 1000")
+        }
         if let gemRadiusCap {
             do { _ = try Distance(parsing: gemRadiusCap) } catch {
                 throw ValidationError("--gem-radius-cap '\(gemRadiusCap)' is invalid: give a distance such as 20mi or 30km")
@@ -142,7 +149,7 @@ struct Serve: AsyncParsableCommand {
             settings.photoDirectory = (dataDirectory as NSString).appendingPathComponent("photos")
             let replica = readDatabase ?? environment("GEOQUERY_READ_DB")
             let places = try await reportingFailures {
-                try await PostGISPlaceIndex.open(index.path, readReplica: replica, maximumConnections: 32,
+                try await PostGISPlaceIndex.open(index.path, readReplica: replica, maximumConnections: databaseConnections,
                                                  statementTimeout: settings.requestTimeout)
             }
             return (places, PostGISUserStore(sharingPoolsOf: places), { await places.close() })

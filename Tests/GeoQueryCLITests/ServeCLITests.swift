@@ -128,6 +128,8 @@ import Testing
     @Test func badSettingsExitWithTheirSentence() throws {
         let port = try CLI.run(["serve", "--port", "70000"])
         #expect(port.status == 64 && port.stderr.contains("--port 70000 is invalid: it must be from 0 to 65535"))
+        let connections = try CLI.run(["serve", "--db-connections", "0"])
+        #expect(connections.status == 64 && connections.stderr.contains("--db-connections 0 is invalid: it must be from 1 to 1000"))
         let missing = try CLI.run(["serve", "--db", "/nonexistent/places.sqlite"])
         #expect(missing.status == 66 && missing.stderr.contains("no place index at /nonexistent/places.sqlite"))
     }
