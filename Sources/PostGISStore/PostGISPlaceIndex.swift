@@ -96,12 +96,10 @@ public final class PostGISPlaceIndex: PlaceIndex, Sendable {
         if limit != nil, radius <= Self.boxNearMaximumRadius, NearStatement<PlacesTable>.covers(filter),
            let candidates = try await boxCandidates(center, radius: radius) {
             for (id, name, latitude, longitude, record) in candidates {
-                let d = Geodesic.distance(from: origin, latitude: latitude, longitude: longitude)
-                if d > radius { continue }
-                if let after, !Self.sortsAfter(distance: d, id: id, cursor: after) { continue }
-                let hit = Hit(id: id, name: name, latitude: latitude, longitude: longitude, record: record, distance: d)
-                if let openAt = filter.openAt, hit.place.isOpen(at: openAt) != true { continue }
-                hits.append(hit)
+                if let hit = Self.hit(id: id, name: name, latitude: latitude, longitude: longitude, record: record,
+                                      origin: origin, radius: searched, after: after, openAt: filter.openAt) {
+                    hits.append(hit)
+                }
             }
             // Every candidate was read, so every hit is final.
             return hits.sorted(by: Hit.precedes)
@@ -139,12 +137,10 @@ public final class PostGISPlaceIndex: PlaceIndex, Sendable {
             for (id, name, latitude, longitude, record, engineDistance) in rows {
                 lastEngineDistance = engineDistance
                 lastID = id
-                let d = Geodesic.distance(from: origin, latitude: latitude, longitude: longitude)
-                if d > searched { continue }
-                if let after, !Self.sortsAfter(distance: d, id: id, cursor: after) { continue }
-                let hit = Hit(id: id, name: name, latitude: latitude, longitude: longitude, record: record, distance: d)
-                if let openAt = filter.openAt, hit.place.isOpen(at: openAt) != true { continue }
-                hits.append(hit)
+                if let hit = Self.hit(id: id, name: name, latitude: latitude, longitude: longitude, record: record,
+                                      origin: origin, radius: searched, after: after, openAt: filter.openAt) {
+                    hits.append(hit)
+                }
             }
             hits.sort(by: Hit.precedes)
             guard let limit, let size = chunk, rows.count == size else { return hits }
@@ -153,6 +149,18 @@ public final class PostGISPlaceIndex: PlaceIndex, Sendable {
             keyset = (lastEngineDistance, lastID)
             chunk = size * 2
         }
+    }
+
+    /// A row read for a near query as a hit, or nil when GeoCore puts it beyond `radius`, it sorts
+    /// no later than the cursor, or it is not open at `openAt`.
+    private static func hit(id: String, name: String, latitude: Double, longitude: Double, record: ByteBuffer,
+                            origin: Geodesic.Origin, radius: Double, after: PageCursor?, openAt: Date?) -> Hit? {
+        let d = Geodesic.distance(from: origin, latitude: latitude, longitude: longitude)
+        if d > radius { return nil }
+        if let after, !sortsAfter(distance: d, id: id, cursor: after) { return nil }
+        let hit = Hit(id: id, name: name, latitude: latitude, longitude: longitude, record: record, distance: d)
+        if let openAt, hit.place.isOpen(at: openAt) != true { return nil }
+        return hit
     }
 
     /// Radii up to this many metres may be answered from ``BoxNearStatement``'s candidates.
