@@ -9,11 +9,12 @@ import PostgresNIO
 ///
 /// PostGIS narrows and orders (a GiST index on `geography`, `ST_DWithin` and `ST_Distance` on
 /// the spheroid; for a small circle's page, every candidate of its covering box through the 2-D
-/// index on `geog::geometry`, see ``BoxNearStatement``); Swift decides. Inclusion and order use GeoCore's WGS84 distance computed from
-/// the stored coordinates, so a place on the boundary is in or out exactly as on SpatiaLite. The
-/// engine's distance may differ from GeoCore's by a hair, so the engine searches a slightly
-/// larger disc (``engineSlack``) and a page is returned only once every place that could still
-/// sort before its end has been read (see ``near(_:radius:filter:limit:cursor:)``).
+/// index on `geog::geometry`, see ``BoxNearStatement``); Swift decides. Inclusion and order use
+/// GeoCore's WGS84 distance computed from the stored coordinates, so a place on the boundary is
+/// in or out exactly as on SpatiaLite. The engine's distance may differ from GeoCore's by a
+/// hair, so the engine searches a slightly larger disc (``engineSlack``) and a page is returned
+/// only once every place that could still sort before its end has been read (see
+/// ``near(_:radius:filter:limit:cursor:)``).
 ///
 /// Reads go to the read pool (a replica, when one is configured), writes to the primary.
 public final class PostGISPlaceIndex: PlaceIndex, Sendable {
