@@ -43,8 +43,8 @@ struct QueryParameters {
     /// `+` as space), as Foundation's `removingPercentEncoding` returning nil did. Byte by byte:
     /// Foundation's two passes were 3–4 % of a query's CPU in `geoquery serve`.
     static func formDecoded(_ part: Substring) -> String {
+        guard part.utf8.contains(where: { $0 == UInt8(ascii: "+") || $0 == UInt8(ascii: "%") }) else { return String(part) }
         var bytes = Array(part.utf8)
-        guard bytes.contains(where: { $0 == UInt8(ascii: "+") || $0 == UInt8(ascii: "%") }) else { return String(part) }
         for index in bytes.indices where bytes[index] == UInt8(ascii: "+") { bytes[index] = UInt8(ascii: " ") }
         func hexValue(_ byte: UInt8) -> UInt8? {
             switch byte {
