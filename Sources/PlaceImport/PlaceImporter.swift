@@ -122,7 +122,11 @@ public enum PlaceImporter {
                 throw ImportError.tooManyRejects(rejected: summary.rejected, total: summary.rowsRead,
                                                  maximumRatio: options.maximumRejectRatio, firstProblems: problems)
             }
-            summary.removed = try writer.finishSnapshot()
+            let finish = try writer.finishSnapshot()
+            summary.removed = finish.removed
+            summary.added += finish.counts.added
+            summary.updated += finish.counts.updated
+            summary.unchanged += finish.counts.unchanged
             try writer.recordImport(of: sourceName, at: started)
         }
         summary.problems = problems.prefix(options.problemsToReport).map(\.description)

@@ -8,6 +8,27 @@ public struct SnapshotCounts: Sendable, Hashable, Codable {
     public var unchanged = 0
 
     public init() {}
+
+    /// Adds another's counts to these.
+    public static func += (total: inout SnapshotCounts, more: SnapshotCounts) {
+        total.added += more.added
+        total.updated += more.updated
+        total.unchanged += more.unchanged
+    }
+}
+
+/// What finishing a snapshot decided.
+public struct SnapshotFinish: Sendable, Hashable {
+    /// The source's places that no merge named, now removed.
+    public var removed = 0
+    /// Merge counts decided only now, by a writer that merges the whole snapshot at its end;
+    /// they add to what the merges returned.
+    public var counts = SnapshotCounts()
+
+    public init(removed: Int = 0, counts: SnapshotCounts = SnapshotCounts()) {
+        self.removed = removed
+        self.counts = counts
+    }
 }
 
 /// Places prepared for one store's writer. Preparing needs no connection, so an importer
@@ -34,10 +55,11 @@ public protocol SnapshotWriter {
     /// Starts a snapshot of `source`.
     func beginSnapshot(source: String) throws
     /// Writes the places that are new or changed and remembers every id. A place that equals
-    /// what is stored but for its import time is unchanged and is not rewritten.
+    /// what is stored but for its import time is unchanged and is not rewritten. A writer may
+    /// keep the batch and decide at ``finishSnapshot()``; its counts then come from there.
     func merge(_ batch: Batch) throws -> SnapshotCounts
-    /// Removes the source's places that no merge named. - Returns: how many were removed.
-    func finishSnapshot() throws -> Int
+    /// Removes the source's places that no merge named, and writes what the merges kept.
+    func finishSnapshot() throws -> SnapshotFinish
     /// Records when `source` was last imported.
     func recordImport(of source: String, at time: Date) throws
 }

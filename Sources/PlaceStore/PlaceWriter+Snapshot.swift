@@ -99,8 +99,8 @@ extension PlaceWriter: SnapshotWriter {
     }
 
     /// Removes the snapshot source's places that were not merged since ``beginSnapshot(source:)``.
-    /// - Returns: how many were removed.
-    public func finishSnapshot() throws -> Int {
+    /// - Returns: how many were removed (this writer's merges count as they go).
+    public func finishSnapshot() throws -> SnapshotFinish {
         guard let source = snapshotSource else {
             throw PlaceStoreError.invalidArgument("finishSnapshot needs beginSnapshot(source:) first")
         }
@@ -115,7 +115,7 @@ extension PlaceWriter: SnapshotWriter {
         }
         try index.connection.execute("DROP TABLE temp.snapshot_seen")
         snapshotSource = nil
-        return removed
+        return SnapshotFinish(removed: removed)
     }
 
     /// Records the import time of `source` (read by ``SpatiaLitePlaceIndex/statistics()``).

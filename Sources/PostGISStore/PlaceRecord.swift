@@ -19,6 +19,16 @@ enum PlaceRecord {
             gem_owner text, gem_visibility text, content_hash bigint NOT NULL, record bytea NOT NULL) ON COMMIT DROP
         """
 
+    /// A snapshot import's rows (``PostGISSnapshotWriter``): the staging columns and the number
+    /// of the batch that brought the row, so that (batch, seq) orders the whole snapshot.
+    static let snapshotTable = """
+        CREATE TEMP TABLE IF NOT EXISTS snapshot_rows (batch bigint NOT NULL DEFAULT currval('snapshot_batches'), seq bigint NOT NULL,
+            id text COLLATE "C" NOT NULL, source text NOT NULL, name text NOT NULL,
+            latitude double precision NOT NULL, longitude double precision NOT NULL, categories text[] NOT NULL,
+            rating double precision, price smallint, country text, continent text, rank_key bigint NOT NULL, name_words text[] NOT NULL,
+            gem_owner text, gem_visibility text, content_hash bigint NOT NULL, record bytea NOT NULL) ON COMMIT DROP
+        """
+
     /// The place table's written columns, and the values from `staging` (alias `s`) that fill them.
     static let tableColumns = "id, source, name, latitude, longitude, geog, categories, rating, price, country, continent, rank_key, "
         + "name_words, gem_owner, gem_visibility, content_hash, record"
@@ -51,10 +61,32 @@ enum PlaceRecord {
     }
 
     /// The words of a name or a query: runs of letters and digits, lower case, without diacritics
-    /// (as SQLite's `unicode61 remove_diacritics` tokenizer reads names).
+    /// (as SQLite's `unicode61 remove_diacritics` tokenizer reads names). An ASCII text (most
+    /// names) is split byte by byte, which gives the same words as Foundation's folding.
     static func words(_ text: String) -> [String] {
-        text.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil).lowercased()
+        if let ascii = asciiWords(text) { return ascii }
+        return text.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil).lowercased()
             .split(whereSeparator: { !($0.isLetter || $0.isNumber) }).map(String.init)
+    }
+
+    /// The words of an all-ASCII text, or nil when it holds any other byte.
+    private static func asciiWords(_ text: String) -> [String]? {
+        var text = text
+        return text.withUTF8 { bytes -> [String]? in
+            var words: [String] = []
+            var word: [UInt8] = []
+            for byte in bytes {
+                switch byte {
+                case 0x30...0x39, 0x61...0x7A: word.append(byte)
+                case 0x41...0x5A: word.append(byte | 0x20)
+                case 0x80...: return nil
+                default:
+                    if !word.isEmpty { words.append(String(decoding: word, as: UTF8.self)); word.removeAll(keepingCapacity: true) }
+                }
+            }
+            if !word.isEmpty { words.append(String(decoding: word, as: UTF8.self)) }
+            return words
+        }
     }
 
     /// The details record (GeoQuery's compact binary form of every field but the id, name and
@@ -86,47 +118,129 @@ enum PlaceRecord {
         return (details, Int64(bitPattern: hash))
     }
 
-    /// Appends the place as one line of COPY text format (tab-separated, `\N` for NULL).
-    static func appendCopyLine(_ place: Place, sequence: Int, to out: inout [UInt8]) throws {
-        func field(_ text: String?) {
-            guard let text else { out.append(contentsOf: "\\N".utf8); return }
-            for byte in text.utf8 {
-                switch byte {
-                case 0x5C: out.append(contentsOf: [0x5C, 0x5C])
-                case 0x0A: out.append(contentsOf: [0x5C, 0x6E])
-                case 0x0D: out.append(contentsOf: [0x5C, 0x72])
-                case 0x09: out.append(contentsOf: [0x5C, 0x74])
-                default: out.append(byte)
+    /// Appends the place as one line of COPY text format, byte by byte: an import encodes a
+    /// million of these on its reading thread.
+    static func appendCopyLine(_ place: Place, sequence: Int, to text: inout CopyText) throws {
+        let (details, contentHash) = try record(place)
+        text.integer(Int64(sequence))
+        text.text(place.id.rawValue)
+        text.text(place.provenance.source)
+        text.text(place.name)
+        text.double(place.coordinate.latitude)
+        text.double(place.coordinate.longitude)
+        text.array(categoryClosure(place.categories))
+        if let rating = place.rating { text.double(rating.value) } else { text.null() }
+        if let price = place.priceLevel { text.integer(Int64(price.level)) } else { text.null() }
+        text.optionalText(place.region?.countryCode)
+        text.optionalText(place.region?.continent?.rawValue)
+        text.integer(PlaceRank.key(of: place))
+        text.array(words(place.name))
+        text.optionalText(place.gem?.owner)
+        text.optionalText(place.gem?.visibility.rawValue)
+        text.integer(contentHash)
+        text.bytea(details)
+        text.endLine()
+    }
+}
+
+/// Rows in COPY's text format: fields separated by tabs, each line ended by a newline, a
+/// backslash escaping the bytes COPY reads specially, `\N` for NULL.
+struct CopyText: Sendable {
+    private(set) var bytes: [UInt8] = []
+    private var lineHasFields = false
+
+    mutating func reserveCapacity(_ count: Int) { bytes.reserveCapacity(count) }
+
+    private mutating func separate() {
+        if lineHasFields { bytes.append(0x09) }
+        lineHasFields = true
+    }
+
+    mutating func endLine() {
+        bytes.append(0x0A)
+        lineHasFields = false
+    }
+
+    mutating func null() {
+        separate()
+        bytes.append(0x5C)
+        bytes.append(0x4E)
+    }
+
+    mutating func integer(_ value: Int64) {
+        separate()
+        if value < 0 { bytes.append(0x2D) }
+        var magnitude = value.magnitude
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes: a 64-bit integer has at most 20 digits
+        withUnsafeMutableBytes(of: &digits) { buffer in
+            var start = buffer.count
+            repeat {
+                start -= 1
+                buffer[start] = 0x30 + UInt8(magnitude % 10)
+                magnitude /= 10
+            } while magnitude > 0
+            bytes.append(contentsOf: buffer[start...])
+        }
+    }
+
+    mutating func double(_ value: Double) {
+        separate()
+        bytes.append(contentsOf: value.description.utf8)
+    }
+
+    mutating func optionalText(_ value: String?) {
+        if let value { text(value) } else { null() }
+    }
+
+    mutating func text(_ value: String) {
+        separate()
+        var value = value
+        value.withUTF8 { for byte in $0 { appendEscaped(byte) } }
+    }
+
+    /// A `text[]` literal, every element quoted: inside the literal a backslash and a quote are
+    /// escaped with a backslash, and COPY then doubles every backslash.
+    mutating func array(_ values: [String]) {
+        separate()
+        bytes.append(0x7B)  // {
+        for (index, value) in values.enumerated() {
+            if index > 0 { bytes.append(0x2C) }
+            bytes.append(0x22)
+            var value = value
+            value.withUTF8 { utf8 in
+                for byte in utf8 {
+                    switch byte {
+                    case 0x5C: bytes.append(contentsOf: [0x5C, 0x5C, 0x5C, 0x5C])
+                    case 0x22: bytes.append(contentsOf: [0x5C, 0x5C, 0x22])
+                    default: appendEscaped(byte)
+                    }
                 }
             }
+            bytes.append(0x22)
         }
-        func array(_ values: [String]) -> String {
-            "{" + values.map { "\"" + $0.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\"" }
-                .joined(separator: ",") + "}"
+        bytes.append(0x7D)  // }
+    }
+
+    /// bytea in hex (`\\x…`, the backslash doubled for COPY).
+    mutating func bytea(_ value: [UInt8]) {
+        separate()
+        bytes.append(contentsOf: [0x5C, 0x5C, 0x78])
+        for byte in value {
+            bytes.append(Self.hexDigits[Int(byte >> 4)])
+            bytes.append(Self.hexDigits[Int(byte & 0x0F)])
         }
-        let (details, contentHash) = try record(place)
-        // bytea in hex; the backslash doubled for COPY's own escaping.
-        let digits = Array("0123456789abcdef".utf8)
-        var hexBytes: [UInt8] = [0x5C, 0x5C, 0x78]  // \\x
-        hexBytes.reserveCapacity(details.count * 2 + 3)
-        for byte in details {
-            hexBytes.append(digits[Int(byte >> 4)])
-            hexBytes.append(digits[Int(byte & 0x0F)])
+    }
+
+    private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
+
+    private mutating func appendEscaped(_ byte: UInt8) {
+        switch byte {
+        case 0x5C: bytes.append(contentsOf: [0x5C, 0x5C])
+        case 0x0A: bytes.append(contentsOf: [0x5C, 0x6E])
+        case 0x0D: bytes.append(contentsOf: [0x5C, 0x72])
+        case 0x09: bytes.append(contentsOf: [0x5C, 0x74])
+        default: bytes.append(byte)
         }
-        let fields: [String?] = [
-            String(sequence), place.id.rawValue, place.provenance.source, place.name,
-            String(place.coordinate.latitude), String(place.coordinate.longitude),
-            array(categoryClosure(place.categories)), place.rating.map { String($0.value) },
-            place.priceLevel.map { String($0.level) }, place.region?.countryCode, place.region?.continent?.rawValue,
-            String(PlaceRank.key(of: place)), array(words(place.name)), place.gem?.owner, place.gem?.visibility.rawValue,
-            String(contentHash),
-        ]
-        for value in fields {
-            field(value)
-            out.append(0x09)
-        }
-        out.append(contentsOf: hexBytes)
-        out.append(0x0A)
     }
 }
 
@@ -134,7 +248,8 @@ enum PlaceRecord {
 /// thread so the writer only streams bytes.
 public struct PostGISBatch: PlaceBatch {
     /// The COPY text of every place, one line each.
-    var lines: [UInt8] = []
+    var text = CopyText()
+    var lines: [UInt8] { text.bytes }
     public private(set) var count = 0
 
     public init() {}
@@ -143,10 +258,10 @@ public struct PostGISBatch: PlaceBatch {
         for place in places { try append(place) }
     }
 
-    public mutating func reserveCapacity(_ count: Int) { lines.reserveCapacity(count * 400) }
+    public mutating func reserveCapacity(_ count: Int) { text.reserveCapacity(count * 400) }
 
     public mutating func append(_ place: Place) throws {
-        try PlaceRecord.appendCopyLine(place, sequence: count, to: &lines)
+        try PlaceRecord.appendCopyLine(place, sequence: count, to: &text)
         count += 1
     }
 }

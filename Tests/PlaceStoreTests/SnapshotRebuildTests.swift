@@ -29,7 +29,7 @@ import Testing
                 total.unchanged += counts.unchanged
             }
             let rebuilt = writer.rebuildsAll
-            let removed = try writer.finishSnapshot()
+            let removed = try writer.finishSnapshot().removed
             return (total, removed, rebuilt)
         }
     }

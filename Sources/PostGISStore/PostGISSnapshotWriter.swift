@@ -1,0 +1,241 @@
+import Foundation
+import PlaceModel
+import PlaceQuery
+import PostgresNIO
+
+/// The write side of one PostGIS snapshot import (``PostGISPlaceIndex/importSnapshot(_:)``),
+/// on the import's own connection inside its transaction. Not for use after the import ends.
+///
+/// Merges only stream their batches into a temporary table (`snapshot_rows`, no index, no
+/// WAL). ``finishSnapshot()`` then writes the snapshot in one of two ways:
+/// - **Rebuild**, when the snapshot is at least as large as every other source together (a
+///   nightly dump of the main source, a first fill): a new table is filled beside the place
+///   table (the other sources' rows as they are, the source's unchanged places as they were,
+///   its new and changed ones from the snapshot), its indexes are built once over the filled
+///   table, and it replaces the old table at the commit. Keeping two GiST, a GIN and several
+///   B-tree indexes up row by row is what made the import slow; readers keep the old table
+///   until the commit, and wait only for the commit itself.
+/// - **Merge in place**, for a snapshot smaller than the rest: one upsert of the new and
+///   changed places, one delete of the places the snapshot no longer names.
+///
+/// Either way an unchanged place keeps its row and its import time, and the last of two rows
+/// with one id wins. Imports run one at a time (a transaction-scoped advisory lock): a rebuild
+/// copies the other sources' rows, which a concurrent import would be changing.
+public final class PostGISSnapshotWriter: SnapshotWriter {
+    public typealias Batch = PostGISBatch
+
+    let connection: PostgresConnection
+    let location: PostGISLocation
+    let logger: Logger
+    let table: String
+    private var source: String?
+    private var staged = 0
+
+    /// An arbitrary constant naming GeoQuery's import lock.
+    static let importLock: Int64 = 0x6771_696d_706f_7274
+
+    init(connection: PostgresConnection, location: PostGISLocation, logger: Logger, table: String) {
+        self.connection = connection
+        self.location = location
+        self.logger = logger
+        self.table = table
+    }
+
+    func run(_ sql: String) throws {
+        _ = try rows(PostgresQuery(unsafeSQL: sql))
+    }
+
+    func rows(_ query: PostgresQuery) throws -> [PostgresRow] {
+        let connection = self.connection, logger = self.logger, location = self.location
+        return try Blocking.run {
+            try await PostGISDatabase.translatingErrors(location) { try await connection.query(query, logger: logger).collect() }
+        }
+    }
+
+    /// The single bigint a statement answers (0 when it answers none).
+    func count(_ query: PostgresQuery) throws -> Int {
+        try rows(query).first?.decode(Int.self) ?? 0
+    }
+
+    public func beginSnapshot(source: String) throws {
+        try run("SELECT pg_advisory_xact_lock(\(Self.importLock))")
+        // An import may rewrite every row: the statement timeout is for requests.
+        try run("SET LOCAL statement_timeout = 0")
+        try run("CREATE TEMP SEQUENCE IF NOT EXISTS snapshot_batches")
+        try run(PlaceRecord.snapshotTable)
+        try run("TRUNCATE snapshot_rows")
+        self.source = source
+        staged = 0
+    }
+
+    /// Streams the batch into the snapshot's temporary table; its counts come from
+    /// ``finishSnapshot()``.
+    public func merge(_ batch: PostGISBatch) throws -> SnapshotCounts {
+        guard source != nil else { throw PostGISError.server("merge needs beginSnapshot(source:) first") }
+        guard batch.count > 0 else { return SnapshotCounts() }
+        // Rows take the batch number as their default, so (batch, seq) orders the whole snapshot.
+        try run("SELECT nextval('snapshot_batches')")
+        let connection = self.connection, logger = self.logger, location = self.location
+        try Blocking.run {
+            try await PostGISDatabase.translatingErrors(location) {
+                try await PostGISPlaceIndex.copy(batch, into: "snapshot_rows", on: connection, logger: logger)
+            }
+        }
+        staged += batch.count
+        return SnapshotCounts()
+    }
+
+    public func finishSnapshot() throws -> SnapshotFinish {
+        guard let source else { throw PostGISError.server("finishSnapshot needs beginSnapshot(source:) first") }
+        defer { self.source = nil }
+        try run("SET LOCAL work_mem = '256MB'")
+        try run("SET LOCAL maintenance_work_mem = '512MB'")
+        let distinct = staged - (try dropSupersededRows())
+        var sql = SQLBuilder()
+        let sourceParameter = sql.bind(source)
+        let sizes = try rows(sql.query("""
+            SELECT (count(*) FILTER (WHERE source = \(sourceParameter)))::bigint, (count(*) FILTER (WHERE source <> \(sourceParameter)))::bigint FROM \(table)
+            """))
+        let (previous, others) = try sizes.first?.decode((Int, Int).self) ?? (0, 0)
+        var finish = distinct >= others
+            ? try rebuild(source: source, previous: previous, others: others, distinct: distinct)
+            : try mergeInPlace(source: source, distinct: distinct)
+        // A row repeating an id of an earlier row is an update of it.
+        finish.counts.updated += staged - distinct
+        return finish
+    }
+
+    /// Deletes every staged row that a later row of the same id supersedes.
+    /// - Returns: how many were deleted.
+    private func dropSupersededRows() throws -> Int {
+        let repeated = try count("SELECT count(*)::bigint FROM (SELECT id FROM snapshot_rows GROUP BY id HAVING count(*) > 1) r")
+        guard repeated > 0 else { return 0 }
+        return try count("""
+            WITH gone AS (DELETE FROM snapshot_rows s USING snapshot_rows l
+                          WHERE l.id = s.id AND (l.batch, l.seq) > (s.batch, s.seq) RETURNING 1)
+            SELECT count(*)::bigint FROM gone
+            """)
+    }
+
+    /// One upsert of the new and changed places, one delete of those the snapshot left out.
+    private func mergeInPlace(source: String, distinct: Int) throws -> SnapshotFinish {
+        let written = try rows(PostgresQuery(unsafeSQL: """
+            WITH written AS (INSERT INTO \(table) AS t (\(PlaceRecord.tableColumns)) SELECT \(PlaceRecord.stagedValues) FROM snapshot_rows s
+                             ON CONFLICT (id) DO UPDATE SET \(PlaceRecord.updateAssignments)
+                             WHERE t.content_hash <> excluded.content_hash
+                             RETURNING (xmax = 0) AS inserted)
+            SELECT (count(*) FILTER (WHERE inserted))::bigint, (count(*) FILTER (WHERE NOT inserted))::bigint FROM written
+            """))
+        let (inserted, rewritten) = try written.first?.decode((Int, Int).self) ?? (0, 0)
+        var sql = SQLBuilder()
+        let text = """
+            WITH gone AS (DELETE FROM \(table) p WHERE p.source = \(sql.bind(source))
+                          AND NOT EXISTS (SELECT 1 FROM snapshot_rows s WHERE s.id = p.id) RETURNING 1)
+            SELECT count(*)::bigint FROM gone
+            """
+        let removed = try count(sql.query(text))
+        var counts = SnapshotCounts()
+        counts.added = inserted
+        counts.updated = rewritten
+        counts.unchanged = max(0, distinct - inserted - rewritten)
+        return SnapshotFinish(removed: removed, counts: counts)
+    }
+
+    /// Fills a new table beside the place table, builds its indexes and puts it in the old
+    /// one's place (see the type's description).
+    private func rebuild(source: String, previous: Int, others: Int, distinct: Int) throws -> SnapshotFinish {
+        let next = table + "_next"
+        // Writers of single places (not imports) wait for the commit; readers do not.
+        try run("LOCK TABLE \(table) IN SHARE MODE")
+        try run("CREATE TABLE \(next) (LIKE \(table) INCLUDING ALL EXCLUDING INDEXES)")
+        if others > 0 {
+            var sql = SQLBuilder()
+            let text = "INSERT INTO \(next) SELECT * FROM \(table) WHERE source <> \(sql.bind(source))"
+            _ = try rows(sql.query(text))
+        }
+        var matched = 0, unchanged = 0
+        if previous > 0 {
+            let found = try rows(PostgresQuery(unsafeSQL: """
+                SELECT count(*)::bigint, (count(*) FILTER (WHERE p.content_hash = s.content_hash))::bigint
+                FROM snapshot_rows s JOIN \(table) p ON p.id = s.id
+                """))
+            (matched, unchanged) = try found.first?.decode((Int, Int).self) ?? (0, 0)
+            try run("""
+                INSERT INTO \(next) SELECT p.* FROM \(table) p JOIN snapshot_rows s ON s.id = p.id AND s.content_hash = p.content_hash
+                """)
+            try run("""
+                INSERT INTO \(next) (\(PlaceRecord.tableColumns)) SELECT \(PlaceRecord.stagedValues) FROM snapshot_rows s
+                WHERE NOT EXISTS (SELECT 1 FROM \(table) p WHERE p.id = s.id AND p.content_hash = s.content_hash)
+                """)
+        } else {
+            try run("INSERT INTO \(next) (\(PlaceRecord.tableColumns)) SELECT \(PlaceRecord.stagedValues) FROM snapshot_rows s")
+        }
+        let indexes = try PlaceTableIndexes.read(of: table, through: self)
+        for index in indexes.all { try run(try index.definition(on: next)) }
+        if let primaryKey = indexes.primaryKey {
+            try run("ALTER TABLE \(next) ADD CONSTRAINT \(primaryKey.name(on: next)) PRIMARY KEY USING INDEX \(primaryKey.name(on: next))")
+        }
+        try run("ANALYZE \(next)")
+        try run("DROP TABLE \(table)")
+        try run("ALTER TABLE \(next) RENAME TO \(table)")
+        for index in indexes.all { try run("ALTER INDEX \(index.name(on: next)) RENAME TO \(index.name)") }
+        var counts = SnapshotCounts()
+        counts.added = distinct - matched
+        counts.updated = matched - unchanged
+        counts.unchanged = unchanged
+        return SnapshotFinish(removed: previous - matched, counts: counts)
+    }
+
+    public func recordImport(of source: String, at time: Date) throws {
+        var sql = SQLBuilder()
+        let text = "INSERT INTO imports (source, imported_at) VALUES (\(sql.bind(source)), to_timestamp(\(sql.bind(time.timeIntervalSince1970)))) "
+            + "ON CONFLICT (source) DO UPDATE SET imported_at = excluded.imported_at"
+        _ = try rows(sql.query(text))
+    }
+}
+
+/// The indexes of a place table as the database holds them (whatever the migrations made), to
+/// build the same ones on a rebuilt table.
+struct PlaceTableIndexes {
+    struct Index {
+        var name: String
+        var definition: String
+
+        /// The index's name on the rebuilt table until the swap.
+        func name(on table: String) -> String { name + "_next" }
+
+        /// The `CREATE INDEX` statement for the same index on `table`.
+        func definition(on table: String) throws -> String {
+            guard let on = definition.range(of: " ON "),
+                  let using = definition.range(of: " USING ", range: on.upperBound..<definition.endIndex),
+                  definition[..<on.lowerBound].hasSuffix(" " + name) else {
+                throw PostGISError.server("the definition of index \(name) cannot be read: \(definition)")
+            }
+            return definition[..<on.lowerBound].dropLast(name.count) + name(on: table) + " ON " + table
+                + definition[using.lowerBound...]
+        }
+    }
+
+    var all: [Index]
+    /// The index behind the table's primary key.
+    var primaryKey: Index?
+
+    static func read(of table: String, through writer: PostGISSnapshotWriter) throws -> PlaceTableIndexes {
+        var sql = SQLBuilder()
+        let tableParameter = sql.bind(table)
+        let rows = try writer.rows(sql.query("""
+            SELECT i.indexname::text, i.indexdef, EXISTS (SELECT 1 FROM pg_constraint c
+                   WHERE c.conrelid = (quote_ident(current_schema()) || '.' || quote_ident(\(tableParameter)))::regclass
+                   AND c.contype = 'p' AND c.conname = i.indexname)
+            FROM pg_indexes i WHERE i.schemaname = current_schema() AND i.tablename = \(tableParameter) ORDER BY i.indexname
+            """))
+        var indexes = PlaceTableIndexes(all: [], primaryKey: nil)
+        for row in rows {
+            let (name, definition, isPrimaryKey) = try row.decode((String, String, Bool).self)
+            let index = Index(name: name, definition: definition)
+            indexes.all.append(index)
+            if isPrimaryKey { indexes.primaryKey = index }
+        }
+        return indexes
+    }
+}

@@ -1,0 +1,137 @@
+import Foundation
+import GeoCore
+import PlaceModel
+import PlaceQuery
+import PostgresTestSupport
+import Testing
+@testable import PostGISStore
+
+/// Snapshot imports on PostgreSQL, both ways they are written: a snapshot at least as large as
+/// the other sources rebuilds the place table beside the old one and swaps it in; a smaller one
+/// merges in place. Both keep the snapshot semantics (counts, removals, unchanged places keep
+/// their import time, the last of two rows with one id wins, other sources untouched), and a
+/// rebuilt table has every index the migrations made.
+@Suite(.serialized, .enabled(if: TestCluster.isAvailable, "PostgreSQL is not installed"))
+struct PostGISSnapshotTests {
+    static func place(_ source: String, _ n: Int, name: String? = nil, importedAt: Date) throws -> Place {
+        try Place(id: PlaceID("\(source):\(n)"), name: name ?? "Place \(n) café",
+                  coordinate: Coordinate(latitude: Double(n % 170) - 85 + 0.25, longitude: Double(n % 359) - 179.5),
+                  categories: n % 2 == 0 ? [try Category("food.cafe")] : [try Category("nature.park")],
+                  provenance: Provenance(source: source, sourceID: String(n), importedAt: importedAt),
+                  region: n % 3 == 0 ? PlaceRegion(countryCode: "FR", continent: .europe) : nil)
+    }
+
+    /// Imports `places` as the snapshot of `source` in batches of 1 000; answers the counts the
+    /// importer would report and the removals.
+    static func snapshot(_ places: [Place], source: String, into index: PostGISPlaceIndex) throws -> (SnapshotCounts, Int) {
+        try index.importSnapshot { writer in
+            try writer.beginSnapshot(source: source)
+            var total = SnapshotCounts()
+            var offset = 0
+            while offset < places.count {
+                let end = min(offset + 1_000, places.count)
+                total += try writer.merge(try PostGISBatch(Array(places[offset..<end])))
+                offset = end
+            }
+            let finish = try writer.finishSnapshot()
+            total += finish.counts
+            return (total, finish.removed)
+        }
+    }
+
+    static func counts(_ added: Int, _ updated: Int, _ unchanged: Int) -> SnapshotCounts {
+        var counts = SnapshotCounts()
+        counts.added = added
+        counts.updated = updated
+        counts.unchanged = unchanged
+        return counts
+    }
+
+    @Test func bothWaysKeepTheSnapshotSemantics() async throws {
+        let cluster = try TestCluster.shared!.get()
+        let url = try cluster.createDatabase("snapshots")
+        let name = String(url.split(separator: "/").last!)
+        let index = try await PostGISPlaceIndex.open(url, maximumConnections: 2, timeout: .seconds(60))
+        defer { Task { await index.close() } }
+        let indexesQuery = "SELECT string_agg(indexname || ' ' || indexdef, ' | ' ORDER BY indexname) FROM pg_indexes WHERE tablename = 'places'"
+        let migratedIndexes = try cluster.psql(database: name, indexesQuery)
+        let monday = Date(timeIntervalSince1970: 1_790_000_000), tuesday = monday.addingTimeInterval(86_400)
+
+        // A first fill rebuilds (nothing else is stored).
+        let first = try (0..<3_000).map { try Self.place("a", $0, importedAt: monday) }
+        let (filled, none) = try Self.snapshot(first, source: "a", into: index)
+        #expect(filled == Self.counts(3_000, 0, 0) && none == 0)
+        #expect(try cluster.psql(database: name, indexesQuery) == migratedIndexes, "the rebuilt table has the migrations' indexes")
+
+        // A small source merges in place.
+        let small = try (0..<100).map { try Self.place("b", $0, importedAt: monday) }
+        let (merged, _) = try Self.snapshot(small, source: "b", into: index)
+        #expect(merged == Self.counts(100, 0, 0))
+
+        // The large source again, the next day: 100 gone, 50 renamed, 200 new, one id twice
+        // (the second row wins). It rebuilds, copying source b across.
+        var again = try (100..<3_200).map { n in
+            try Self.place("a", n, name: (1_000..<1_050).contains(n) ? "Renamed \(n)" : nil, importedAt: tuesday)
+        }
+        again.append(try Self.place("a", 7, name: "Seven, the last row", importedAt: tuesday))
+        again.insert(try Self.place("a", 7, name: "Seven, superseded", importedAt: tuesday), at: 0)
+        let (rebuilt, removed) = try Self.snapshot(again, source: "a", into: index)
+        // Of the 3 000 stored, 2 901 are named again (a:7 among them): 2 850 as they were, 51 changed;
+        // the second row of a:7 counts as one more update; a:0…99 but a:7 are gone.
+        #expect(rebuilt == Self.counts(200, 51 + 1, 2_850) && removed == 99, "\(rebuilt) \(removed)")
+        #expect(try cluster.psql(database: name, "SELECT count(*) FROM places WHERE source = 'b'") == "100")
+        #expect(try cluster.psql(database: name, "SELECT count(*) FROM places WHERE source = 'a'") == "3101")
+        #expect(try cluster.psql(database: name, indexesQuery) == migratedIndexes)
+        #expect(try cluster.psql(database: name, "SELECT count(*) FROM pg_class WHERE relname = 'places_next'") == "0")
+
+        let unchanged = try #require(try await index.place(PlaceID("a:2000")))
+        #expect(unchanged.provenance.importedAt == monday, "an unchanged place keeps its import time")
+        let renamed = try #require(try await index.place(PlaceID("a:1010")))
+        #expect(renamed.name == "Renamed 1010" && renamed.provenance.importedAt == tuesday)
+        #expect(try await index.place(PlaceID("a:7"))?.name == "Seven, the last row")
+        #expect(try await index.place(PlaceID("a:50")) == nil)
+        #expect(try await index.place(PlaceID("b:50"))?.name == "Place 50 café")
+
+        // Queries read the swapped table through its indexes, prepared statements included.
+        let centre = renamed.coordinate
+        let near = try await index.near(centre, radius: Distance(uncheckedMeters: 1_000), filter: .none, limit: 10, cursor: nil)
+        #expect(near.matches.map(\.id.rawValue).contains("a:1010"))
+        let words = try await index.near(centre, radius: Distance(uncheckedMeters: 1_000), filter: PlaceFilter(text: "renamed"),
+                                         limit: 10, cursor: nil)
+        #expect(words.matches.first?.id.rawValue == "a:1010")
+        let ranked = try await index.ranked(filter: PlaceFilter(countries: ["FR"]), limit: 5, cursor: nil)
+        #expect(ranked.matches.count == 5)
+
+        // The small source again, in place: 10 gone, 5 renamed, 3 new.
+        let smallAgain = try (10..<103).map { n in
+            try Self.place("b", n, name: n < 15 ? "Renamed b\(n)" : nil, importedAt: tuesday)
+        }
+        let (inPlace, smallRemoved) = try Self.snapshot(smallAgain, source: "b", into: index)
+        #expect(inPlace == Self.counts(3, 5, 85) && smallRemoved == 10, "\(inPlace)")
+        #expect(try cluster.psql(database: name, "SELECT count(*) FROM places WHERE source = 'a'") == "3101")
+    }
+
+    /// A rebuild that fails leaves the previous table, its rows and indexes, and nothing beside it.
+    @Test func aFailedRebuildChangesNothing() async throws {
+        let cluster = try TestCluster.shared!.get()
+        let url = try cluster.createDatabase("failedrebuild")
+        let name = String(url.split(separator: "/").last!)
+        let index = try await PostGISPlaceIndex.open(url, maximumConnections: 2, timeout: .seconds(60))
+        defer { Task { await index.close() } }
+        let day = Date(timeIntervalSince1970: 1_790_000_000)
+        _ = try Self.snapshot(try (0..<500).map { try Self.place("a", $0, importedAt: day) }, source: "a", into: index)
+        let before = try cluster.psql(database: name, "SELECT count(*) || ' ' || count(DISTINCT content_hash) FROM places")
+        struct Boom: Error {}
+        #expect(throws: Boom.self) {
+            try index.importSnapshot { writer in
+                try writer.beginSnapshot(source: "a")
+                _ = try writer.merge(try PostGISBatch(try (0..<900).map { try Self.place("a", $0, name: "New \($0)", importedAt: day) }))
+                _ = try writer.finishSnapshot()
+                throw Boom()
+            }
+        }
+        #expect(try cluster.psql(database: name, "SELECT count(*) || ' ' || count(DISTINCT content_hash) FROM places") == before)
+        #expect(try cluster.psql(database: name, "SELECT count(*) FROM pg_class WHERE relname LIKE 'places%next'") == "0")
+        #expect(try await index.place(PlaceID("a:3"))?.name == "Place 3 café")
+    }
+}
