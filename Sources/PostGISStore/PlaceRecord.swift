@@ -64,13 +64,17 @@ enum PlaceRecord {
     /// (as SQLite's `unicode61 remove_diacritics` tokenizer reads names). An ASCII text (most
     /// names) is split byte by byte, which gives the same words as Foundation's folding.
     static func words(_ text: String) -> [String] {
-        if let ascii = asciiWords(text) { return ascii }
-        return text.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil).lowercased()
+        asciiWords(text) ?? foldedWords(text)
+    }
+
+    /// The words of any text, through Foundation's case and diacritic folding.
+    static func foldedWords(_ text: String) -> [String] {
+        text.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil).lowercased()
             .split(whereSeparator: { !($0.isLetter || $0.isNumber) }).map(String.init)
     }
 
     /// The words of an all-ASCII text, or nil when it holds any other byte.
-    private static func asciiWords(_ text: String) -> [String]? {
+    static func asciiWords(_ text: String) -> [String]? {
         var text = text
         return text.withUTF8 { bytes -> [String]? in
             var words: [String] = []

@@ -57,11 +57,17 @@ struct PostGISSnapshotTests {
         let migratedIndexes = try cluster.psql(database: name, indexesQuery)
         let monday = Date(timeIntervalSince1970: 1_790_000_000), tuesday = monday.addingTimeInterval(86_400)
 
-        // A first fill rebuilds (nothing else is stored).
-        let first = try (0..<3_000).map { try Self.place("a", $0, importedAt: monday) }
+        // A first fill rebuilds (nothing else is stored). One name holds every byte COPY's text
+        // format and array literals escape.
+        var first = try (0..<3_000).map { try Self.place("a", $0, importedAt: monday) }
+        let awkward = "Tab\there, new\nline \\ back\\slash \"quoted\" Ünïcode {brace},comma\r"
+        first[42] = try Self.place("a", 42, name: awkward, importedAt: monday)
         let (filled, none) = try Self.snapshot(first, source: "a", into: index)
         #expect(filled == Self.counts(3_000, 0, 0) && none == 0)
         #expect(try cluster.psql(database: name, indexesQuery) == migratedIndexes, "the rebuilt table has the migrations' indexes")
+        #expect(try await index.place(PlaceID("a:42"))?.name == awkward)
+        let awkwardWords = try cluster.psql(database: name, "SELECT array_to_string(name_words, '/') FROM places WHERE id = 'a:42'")
+        #expect(awkwardWords == PlaceRecord.words(awkward).joined(separator: "/") && awkwardWords.contains("unicode"), "\(awkwardWords)")
 
         // A small source merges in place.
         let small = try (0..<100).map { try Self.place("b", $0, importedAt: monday) }
@@ -133,5 +139,16 @@ struct PostGISSnapshotTests {
         #expect(try cluster.psql(database: name, "SELECT count(*) || ' ' || count(DISTINCT content_hash) FROM places") == before)
         #expect(try cluster.psql(database: name, "SELECT count(*) FROM pg_class WHERE relname LIKE 'places%next'") == "0")
         #expect(try await index.place(PlaceID("a:3"))?.name == "Place 3 café")
+    }
+
+    /// The byte-level words of an ASCII text are Foundation's, on every ASCII byte.
+    @Test func asciiWordsAreFoundationsWords() {
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<5_000 {
+            let text = String(decoding: (0..<Int.random(in: 0...24, using: &generator)).map { _ in UInt8.random(in: 0...127, using: &generator) },
+                              as: UTF8.self)
+            #expect(PlaceRecord.asciiWords(text) == PlaceRecord.foldedWords(text), "\(Array(text.utf8))")
+        }
+        #expect(PlaceRecord.asciiWords("Café") == nil)
     }
 }
