@@ -71,9 +71,6 @@ public struct JSONWriter {
     private let buffer: Buffer
     /// Indent nested values on lines of their own.
     public let pretty: Bool
-    /// The last timestamp written, to write a run of equal ones (a page of one import) cheaply.
-    private var lastSeconds = Int64.min
-    private var lastTimestamp: [UInt8] = []
     private var depth = 0
     /// Bit `depth` is set while the innermost open container has no member yet.
     private var empty: UInt64 = 0
@@ -149,13 +146,14 @@ public struct JSONWriter {
     /// An ISO 8601 UTC timestamp string (``Timestamp/iso8601(_:)``), written digit by digit.
     public mutating func timestamp(_ date: Date) {
         let seconds = Int64(date.timeIntervalSince1970.rounded(.down))
-        if seconds != lastSeconds {
-            lastSeconds = seconds
-            lastTimestamp = Array(Timestamp.iso8601(date).utf8)
-        }
         beginValue()
         buffer.append(UInt8(ascii: "\""))
-        buffer.append(contentsOf: lastTimestamp)
+        if let bytes = Timestamp.utf8(seconds: seconds) {
+            Swift.withUnsafeBytes(of: bytes) { buffer.append($0.assumingMemoryBound(to: UInt8.self)) }
+        } else {
+            var text = Timestamp.iso8601(date)
+            text.withUTF8 { buffer.append($0) }
+        }
         buffer.append(UInt8(ascii: "\""))
     }
 

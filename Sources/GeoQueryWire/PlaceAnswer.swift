@@ -268,11 +268,36 @@ public enum PlaceJSON {
 /// ISO 8601 UTC timestamps (`2026-11-22T04:11:06Z`, whole seconds), written by arithmetic:
 /// `ISO8601DateFormatter` costs microseconds per call, more than finding a place.
 public enum Timestamp {
+    /// `date` as `YYYY-MM-DDThh:mm:ssZ` in UTC, the fraction of a second dropped.
     public static func iso8601(_ date: Date) -> String {
         let seconds = Int64(date.timeIntervalSince1970.rounded(.down))
+        guard let bytes = utf8(seconds: seconds) else { return wideYear(seconds) }
+        return withUnsafeBytes(of: bytes) { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// The 20 bytes of ``iso8601(_:)`` for `seconds` since 1970, or nil for a year outside
+    /// 0…9999 (written with more or fewer digits by ``iso8601(_:)``).
+    @inline(__always)
+    static func utf8(seconds: Int64) -> ISO8601Bytes? {
+        let (year, month, day, secondOfDay) = civil(seconds)
+        guard year >= 0 && year < 10_000 else { return nil }
+        let digit = { (value: Int64) in UInt8(truncatingIfNeeded: value) &+ 48 }
+        let hour = secondOfDay / 3600, minute = secondOfDay / 60 % 60, second = secondOfDay % 60
+        return (digit(year / 1000), digit(year / 100 % 10), digit(year / 10 % 10), digit(year % 10), 45,
+                digit(month / 10), digit(month % 10), 45, digit(day / 10), digit(day % 10), 84,
+                digit(hour / 10), digit(hour % 10), 58, digit(minute / 10), digit(minute % 10), 58,
+                digit(second / 10), digit(second % 10), 90)
+    }
+
+    /// The 20 ASCII bytes of a timestamp, kept on the stack.
+    typealias ISO8601Bytes = (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
+                              UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8)
+
+    /// Days since 1970 to the civil date (Howard Hinnant's algorithm), and the second of the day.
+    @inline(__always)
+    static func civil(_ seconds: Int64) -> (year: Int64, month: Int64, day: Int64, secondOfDay: Int64) {
         var days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
         let secondOfDay = seconds - days * 86_400
-        // Days to civil date (Howard Hinnant's algorithm).
         days += 719_468
         let era = (days >= 0 ? days : days - 146_096) / 146_097
         let dayOfEra = days - era * 146_097
@@ -281,7 +306,12 @@ public enum Timestamp {
         let monthIndex = (5 * dayOfYear + 2) / 153
         let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
         let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
-        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day, secondOfDay)
+    }
+
+    /// A year before 0 or after 9999, as text.
+    private static func wideYear(_ seconds: Int64) -> String {
+        let (year, month, day, secondOfDay) = civil(seconds)
         func two(_ value: Int64) -> String { value < 10 ? "0\(value)" : String(value) }
         let yearText = year >= 0 && year < 10_000 ? String(repeating: "0", count: 4 - String(year).count) + String(year) : String(year)
         return "\(yearText)-\(two(month))-\(two(day))T\(two(secondOfDay / 3600)):\(two(secondOfDay / 60 % 60)):\(two(secondOfDay % 60))Z"

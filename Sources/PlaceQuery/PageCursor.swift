@@ -18,10 +18,7 @@ public struct PageCursor: Equatable, Sendable {
         withUnsafeBytes(of: distance.bitPattern.bigEndian) { bytes.append(contentsOf: $0) }
         withUnsafeBytes(of: queryFingerprint.bigEndian) { bytes.append(contentsOf: $0) }
         bytes.append(contentsOf: id.utf8)
-        return Data(bytes).base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-")
-            .replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
+        return Base64URL.encode(bytes)
     }
 
     public init(distance: Double, id: String, queryFingerprint: UInt64) {
@@ -33,12 +30,9 @@ public struct PageCursor: Equatable, Sendable {
     /// Decodes a cursor and checks it belongs to the query with `fingerprint`.
     /// - Throws: ``PlaceQueryError/invalidCursor(_:reason:)``.
     public init(decoding text: String, expectedFingerprint fingerprint: UInt64) throws {
-        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        while base64.count % 4 != 0 { base64 += "=" }
-        guard let data = Data(base64Encoded: base64), data.count > 16 else {
+        guard let bytes = Base64URL.decode(text), bytes.count > 16 else {
             throw PlaceQueryError.invalidCursor(text, reason: "it is not a cursor this index issued")
         }
-        let bytes = [UInt8](data)
         let distanceBits = bytes[0..<8].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
         let stored = bytes[8..<16].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
         guard stored == fingerprint else {
@@ -60,5 +54,61 @@ public struct PageCursor: Equatable, Sendable {
             hash = hash &* 0x0000_0100_0000_01B3
         }
         return hash
+    }
+}
+
+/// Unpadded base64url (RFC 4648 §5), byte by byte: Foundation's encoder plus three
+/// `replacingOccurrences` cost more per page than writing the page's cursor should.
+enum Base64URL {
+    private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
+
+    static func encode(_ bytes: [UInt8]) -> String {
+        var out = [UInt8]()
+        out.reserveCapacity((bytes.count * 4 + 2) / 3)
+        var index = 0
+        while index + 3 <= bytes.count {
+            let value = UInt32(bytes[index]) << 16 | UInt32(bytes[index + 1]) << 8 | UInt32(bytes[index + 2])
+            out.append(alphabet[Int(value >> 18 & 63)]); out.append(alphabet[Int(value >> 12 & 63)])
+            out.append(alphabet[Int(value >> 6 & 63)]); out.append(alphabet[Int(value & 63)])
+            index += 3
+        }
+        let rest = bytes.count - index
+        if rest > 0 {
+            let value = UInt32(bytes[index]) << 16 | (rest == 2 ? UInt32(bytes[index + 1]) << 8 : 0)
+            out.append(alphabet[Int(value >> 18 & 63)]); out.append(alphabet[Int(value >> 12 & 63)])
+            if rest == 2 { out.append(alphabet[Int(value >> 6 & 63)]) }
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// The bytes of base64url text (the standard alphabet's `+` and `/` and trailing `=`
+    /// padding accepted too), or nil when it is not base64.
+    static func decode(_ text: String) -> [UInt8]? {
+        var symbols = Array(text.utf8)
+        var padding = 0
+        while symbols.last == UInt8(ascii: "=") && padding < 2 { symbols.removeLast(); padding += 1 }
+        if padding > 0 && (symbols.count + padding) % 4 != 0 { return nil }
+        guard symbols.count % 4 != 1 else { return nil }
+        var out = [UInt8]()
+        out.reserveCapacity(symbols.count * 3 / 4)
+        var accumulator: UInt32 = 0, bits = 0
+        for symbol in symbols {
+            let value: UInt8
+            switch symbol {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"): value = symbol - UInt8(ascii: "A")
+            case UInt8(ascii: "a")...UInt8(ascii: "z"): value = symbol - UInt8(ascii: "a") + 26
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): value = symbol - UInt8(ascii: "0") + 52
+            case UInt8(ascii: "-"), UInt8(ascii: "+"): value = 62
+            case UInt8(ascii: "_"), UInt8(ascii: "/"): value = 63
+            default: return nil
+            }
+            accumulator = accumulator << 6 | UInt32(value)
+            bits += 6
+            if bits >= 8 {
+                bits -= 8
+                out.append(UInt8(truncatingIfNeeded: accumulator >> UInt32(bits)))
+            }
+        }
+        return out
     }
 }

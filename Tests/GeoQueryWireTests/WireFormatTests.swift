@@ -63,6 +63,47 @@ import Testing
         }
     }
 
+    /// The writer's timestamps, digit by digit, are ``Timestamp/iso8601(_:)`` quoted, also for
+    /// years that do not fit four digits.
+    @Test func writtenTimestampsMatchTheText() {
+        var random = SplitMix64(seed: 11)
+        var dates = (0..<5_000).map { _ in Date(timeIntervalSince1970: Double(Int64(random.next() % 40_000_000_000) - 20_000_000_000) + 0.75) }
+        dates += [Date(timeIntervalSince1970: -62_167_219_201), Date(timeIntervalSince1970: 253_402_300_800), Date(timeIntervalSince1970: 0)]
+        for date in dates {
+            var json = JSONWriter()
+            json.timestamp(date)
+            #expect(json.text == "\"" + Timestamp.iso8601(date) + "\"", "\(date.timeIntervalSince1970)")
+        }
+        #expect(Timestamp.iso8601(Date(timeIntervalSince1970: -62_167_219_201)) == "-1-12-31T23:59:59Z")
+        #expect(Timestamp.iso8601(Date(timeIntervalSince1970: 253_402_300_800)) == "10000-01-01T00:00:00Z")
+    }
+
+    /// Cursors are unpadded base64url as Foundation would write it, and decode back; text that
+    /// is not base64 is refused by name.
+    @Test func cursorsAreBase64URL() throws {
+        var random = SplitMix64(seed: 12)
+        for length in 1..<60 {
+            let id = String((0..<length).map { _ in Character(UnicodeScalar(UInt8(33 + random.next() % 90))) })
+            let cursor = PageCursor(distance: Double(random.next() % 1_000_000) / 7, id: id, queryFingerprint: random.next())
+            let text = cursor.encoded()
+            var bytes = [UInt8]()
+            withUnsafeBytes(of: cursor.distance.bitPattern.bigEndian) { bytes.append(contentsOf: $0) }
+            withUnsafeBytes(of: cursor.queryFingerprint.bigEndian) { bytes.append(contentsOf: $0) }
+            bytes.append(contentsOf: id.utf8)
+            let foundation = Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-")
+                .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+            #expect(text == foundation)
+            #expect(try PageCursor(decoding: text, expectedFingerprint: cursor.queryFingerprint) == cursor)
+            // The standard alphabet and padding mean the same bytes.
+            var standard = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+            while standard.count % 4 != 0 { standard += "=" }
+            #expect(try PageCursor(decoding: standard, expectedFingerprint: cursor.queryFingerprint) == cursor)
+        }
+        for bad in ["not a cursor!", "AAAAAAAAAAAAAAAAAAAAAAAAA", "AAAA*AAAAAAAAAAAAAAAAAAAAAAA", "AAAAAAAAAAAAAAAAAAAAAAAA==="] {
+            #expect(throws: PlaceQueryError.self) { try PageCursor(decoding: bad, expectedFingerprint: 0) }
+        }
+    }
+
     /// Numbers: integral doubles without a fraction, others shortest round-trip, non-finite null.
     @Test func numbersAndEmptyContainers() {
         var json = JSONWriter(pretty: true)
