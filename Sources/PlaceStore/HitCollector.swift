@@ -17,6 +17,9 @@ struct HitCollector: ~Copyable {
         keys.reserveCapacity(256)
     }
 
+    /// How many hits are recorded.
+    var count: Int { keys.count }
+
     /// Records the row the statement is on (columns as ``Schema/selectColumns``).
     @inline(__always)
     mutating func add(_ row: SQLiteStatement, latitude: Double, longitude: Double, distance: Double) {

@@ -3,6 +3,7 @@
 struct HotStatements {
     private var rowsInBoxStatement: SQLiteStatement?
     private var rowByPKStatement: SQLiteStatement?
+    private var entriesInBoxStatement: SQLiteStatement?
     private var beginStatement: SQLiteStatement?
     private var commitStatement: SQLiteStatement?
 
@@ -18,6 +19,14 @@ struct HotStatements {
     mutating func rowsInBox(_ index: SpatiaLitePlaceIndex) throws -> SQLiteStatement {
         try Self.prepared(&rowsInBoxStatement, """
             SELECT \(Schema.selectColumns) FROM idx_places_geom r CROSS JOIN places p ON p.pk = r.pkid
+            WHERE r.xmin <= ?3 AND r.xmax >= ?1 AND r.ymin <= ?4 AND r.ymax >= ?2
+            """, index)
+    }
+
+    /// The R*Tree's entries (pk, west, south) that meet the box, without their rows.
+    mutating func entriesInBox(_ index: SpatiaLitePlaceIndex) throws -> SQLiteStatement {
+        try Self.prepared(&entriesInBoxStatement, """
+            SELECT r.pkid, r.xmin, r.ymin FROM idx_places_geom r
             WHERE r.xmin <= ?3 AND r.xmax >= ?1 AND r.ymin <= ?4 AND r.ymax >= ?2
             """, index)
     }

@@ -33,6 +33,10 @@ extension SpatiaLitePlaceIndex {
             // A first page needs only the nearest `limit` places plus proof that more exist: search
             // growing discs and stop as soon as one holds more than a page. Same page, same cursor.
             if let limit, after == nil {
+                if Self.findsNearestByEntries(filter) {
+                    return try nearestByEntries(center, radius: searched, filter: filter, limit: limit, needed: limit + 1,
+                                                fingerprint: fingerprint)
+                }
                 var probe = Self.firstProbeRadius
                 while probe < searched {
                     let page = try collect(center, radius: probe, filter: filter, limit: limit, after: nil, fingerprint: fingerprint)
@@ -128,6 +132,9 @@ extension SpatiaLitePlaceIndex {
         return try reading {
             var radius = min(Self.firstProbeRadius, ceiling)
             let unused = { UInt64(0) }
+            if Self.findsNearestByEntries(filter) {
+                return try nearestByEntries(center, radius: ceiling, filter: filter, limit: count, needed: count, fingerprint: unused).matches
+            }
             while true {
                 let page = try collect(center, radius: radius, filter: filter, limit: count, after: nil, fingerprint: unused)
                 if page.matches.count == count || radius >= ceiling { return page.matches }

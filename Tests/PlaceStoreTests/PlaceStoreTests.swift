@@ -186,6 +186,40 @@ import Testing
         }
     }
 
+    /// First pages read the R*Tree's entries before any row, ordered by a lower bound on each
+    /// place's distance taken from its 32-bit box. The bound must never exceed the exact
+    /// distance: checked where the floats round most (near ±180°, near the poles) and from
+    /// centres on and a metre beside the places, where the slack matters most.
+    @Test func entryBoundsNeverExceedTheExactDistance() throws {
+        try withTemporaryIndex { index, _ in
+            var random = SplitMix64(seed: 21)
+            func unit() -> Double { Double(random.next() >> 11) / Double(1 << 53) }
+            let places = try (0..<3000).map { n in
+                try makePlace("t:\(n)", n % 3 == 0 ? 89.9 + unit() * 0.1 : unit() * 180 - 90,
+                              n % 3 == 1 ? 179.9 + unit() * 0.1 : unit() * 360 - 180)
+            }
+            try index.upsert(places)
+            var coordinates: [Int64: Coordinate] = [:]
+            let rows = try index.connection.prepare("SELECT pk, lat, lon FROM places")
+            while try rows.step() { coordinates[rows.int64(0)] = try Coordinate(latitude: rows.double(1), longitude: rows.double(2)) }
+            var centres = places.prefix(40).map(\.coordinate)
+            centres += try places.prefix(40).map { try Coordinate(latitude: max(-90, $0.coordinate.latitude - 0.000009), normalizingLongitude: $0.coordinate.longitude + 0.000009) }
+            centres += try (0..<20).map { _ in try Coordinate(latitude: unit() * 180 - 90, longitude: unit() * 360 - 180) }
+            var worst = Double.infinity
+            for centre in centres {
+                let candidates = try index.reading { try index.entryCandidates(centre, radius: WGS84.halfMeridianLength + 1) }
+                #expect(candidates.count == places.count)
+                for candidate in candidates {
+                    let exact = try #require(coordinates[candidate.pk])
+                    let distance = Geodesic.distance(latitude1: centre.latitude, longitude1: centre.longitude,
+                                                     latitude2: exact.latitude, longitude2: exact.longitude)
+                    worst = min(worst, distance - candidate.bound)
+                }
+            }
+            #expect(worst >= 0, "a bound exceeded the exact distance by \(-worst) m")
+        }
+    }
+
     @Test("A planet-sized radius is the whole Earth, searched in a bounded number of discs")
     func planetSizedRadiusIsBounded() throws {
         let planet = try Distance(parsing: "1e308ft")
