@@ -134,10 +134,54 @@ public struct JSONWriter {
         guard value.isFinite else { return appendLiteral("null") }
         if value == value.rounded() && abs(value) < 1e15 {
             appendInteger(Int64(value))
-        } else {
+        } else if !appendShortDecimal(value) {
             var text = value.description
             text.withUTF8 { buffer.append($0) }
         }
+    }
+
+    /// Writes a value with at most nine decimals as `Double.description` would (its shortest
+    /// round-trip digits), without the `String` that allocates for most coordinates; false
+    /// when the value needs more decimals or lies outside 1e-4…1e6 (left to `description`).
+    ///
+    /// An integer m gives back the value as m / 10^9 exactly when the value has a decimal form
+    /// of at most nine decimals: m and 10^9 are exact doubles, so m / 10^9 is the correctly
+    /// rounded value of that decimal, as parsing it would be. |value| < 1e6 keeps m below
+    /// 2^51, where rounding value × 10^9 finds m exactly, and at most one m can round to the
+    /// value, as 10^-9 is wider than a double's spacing there. m without its trailing zeros is
+    /// then the shortest form: a form with fewer decimals would be m with more zeros.
+    @inline(__always)
+    private mutating func appendShortDecimal(_ value: Double) -> Bool {
+        let magnitude = abs(value)
+        guard magnitude >= 1e-4 && magnitude < 1e6 else { return false }
+        let scaled = (magnitude * 1e9).rounded()
+        guard scaled / 1e9 == magnitude else { return false }
+        var digits = UInt64(scaled)
+        var decimals = 9
+        while digits % 10 == 0 && decimals > 1 {
+            digits /= 10
+            decimals -= 1
+        }
+        if value < 0 { buffer.append(UInt8(ascii: "-")) }
+        // Up to 16 digits and a point, written backwards.
+        var text: (UInt64, UInt64, UInt64) = (0, 0, 0)
+        var count = 0
+        withUnsafeMutableBytes(of: &text) { bytes in
+            for _ in 0..<decimals {
+                bytes[23 - count] = UInt8(ascii: "0") + UInt8(digits % 10)
+                digits /= 10
+                count += 1
+            }
+            bytes[23 - count] = UInt8(ascii: ".")
+            count += 1
+            repeat {
+                bytes[23 - count] = UInt8(ascii: "0") + UInt8(digits % 10)
+                digits /= 10
+                count += 1
+            } while digits > 0
+            buffer.append(UnsafeRawBufferPointer(rebasing: bytes[(24 - count)...]).bindMemory(to: UInt8.self))
+        }
+        return true
     }
 
     /// A value rounded to the millimetre, as distances are written.

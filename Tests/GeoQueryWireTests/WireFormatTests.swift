@@ -104,6 +104,33 @@ import Testing
         }
     }
 
+    /// Numbers with few decimals are written digit by digit: the same text as
+    /// `Double.description` for coordinates, distances and ratings of every length, for
+    /// random doubles, and at the edges of the digit-by-digit range.
+    @Test func shortDecimalsMatchDescription() {
+        var random = SplitMix64(seed: 13)
+        func unit() -> Double { Double(random.next() >> 11) / Double(1 << 53) }
+        var values: [Double] = [1e-4, 0.0001, 0.00012, 999_999.5, 999_999.999999999, 1e6 - 1e-9, 0.1, 0.2, 0.3,
+                                0.1 + 0.2, 1.5, -0.5, 35.6895, 139.69171, -179.999999999, 89.123456789, 1551.064]
+        for _ in 0..<200_000 {
+            let decimals = Double(Int(random.next() % 10))
+            let scale = Double(sign: .plus, exponent: 0, significand: 1) * pow(10, decimals)
+            values.append(((unit() * 360 - 180) * scale).rounded() / scale)
+            values.append(((unit() * 40_000_000) * 1000).rounded() / 1000)
+            values.append((unit() - 0.5) * pow(10, Double(Int(random.next() % 14)) - 6))
+            values.append(Double(bitPattern: random.next()))
+        }
+        for value in values where value.isFinite {
+            var json = JSONWriter()
+            json.double(value)
+            let expected = value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : value.description
+            if json.text != expected {
+                Issue.record("\(value.bitPattern): \(json.text) != \(expected)")
+                return
+            }
+        }
+    }
+
     /// Numbers: integral doubles without a fraction, others shortest round-trip, non-finite null.
     @Test func numbersAndEmptyContainers() {
         var json = JSONWriter(pretty: true)
