@@ -103,6 +103,13 @@ enum GemBench {
         let (outcome, created, failed) = try soak(wrk, port: port, seconds: soakSeconds, script: soakPath)
         let rssAfter = residentMegabytes(server.processIdentifier)
         let stored = try await ownedCount(store, soaker) - before
+        // The soak's gems sit on the query centres themselves: remove them so that the next run
+        // (`--keep`) measures the same 100 000 gems, not a growing cluster at every centre.
+        while true {
+            let page = try await store.gems(ownedBy: soaker, after: nil, limit: 1000)
+            for gem in page { _ = try await store.deleteGem(gem.id) }
+            if page.count < 1000 { break }
+        }
         // wrk stops with requests in flight: those gems are written but their answers uncounted,
         // so more may be stored than acknowledged; fewer would be a lost write.
         let verdict = stored >= created ? "no acknowledged write lost; \(stored - created) written as wrk stopped" : "LOST \(created - stored)"

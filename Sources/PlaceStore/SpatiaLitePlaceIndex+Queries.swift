@@ -33,10 +33,6 @@ extension SpatiaLitePlaceIndex {
             // A first page needs only the nearest `limit` places plus proof that more exist: search
             // growing discs and stop as soon as one holds more than a page. Same page, same cursor.
             if let limit, after == nil {
-                if Self.findsNearestByEntries(filter) {
-                    return try nearestByEntries(center, radius: searched, filter: filter, limit: limit, needed: limit + 1,
-                                                fingerprint: fingerprint)
-                }
                 var probe = Self.firstProbeRadius
                 while probe < searched {
                     let page = try collect(center, radius: probe, filter: filter, limit: limit, after: nil, fingerprint: fingerprint)
@@ -122,7 +118,10 @@ extension SpatiaLitePlaceIndex {
     ///
     /// Searches growing radii from 500 m, each step sized by the density the previous one saw:
     /// the places within a radius, sorted, begin with the nearest ones overall as soon as there
-    /// are `count` of them. All steps read one snapshot. Worst case (a filter that matches fewer
+    /// are `count` of them. Without a name or category filter the steps read the R*Tree's
+    /// entries and only the rows that can be among the nearest
+    /// (``nearestByEntries(_:radius:filter:limit:needed:fingerprint:)``). All steps read one
+    /// snapshot. Worst case (a filter that matches fewer
     /// than `count` places): the discs grow to half the meridian, about 4/3 of one scan of the
     /// whole index.
     public func nearest(_ center: Coordinate, count: Int, maxDistance: Distance? = nil,
