@@ -1,3 +1,5 @@
+import GeoCore
+
 /// The statements every query uses, prepared once per connection and kept, so that a query
 /// never hashes SQL text to find them. Reached only with the index lock held.
 struct HotStatements {
@@ -43,5 +45,18 @@ struct HotStatements {
 
     mutating func commit(_ index: SpatiaLitePlaceIndex) throws -> SQLiteStatement {
         try Self.prepared(&commitStatement, "COMMIT", index)
+    }
+}
+
+extension SQLiteStatement {
+    /// Resets the statement and binds a box that does not cross the antimeridian the way the
+    /// R*Tree statements take it: ?1 west, ?2 south, ?3 east, ?4 north.
+    @inline(__always)
+    func rebind(box part: BoundingBox) {
+        reset()
+        bind(part.west, at: 1)
+        bind(part.south, at: 2)
+        bind(part.east, at: 3)
+        bind(part.north, at: 4)
     }
 }

@@ -70,11 +70,7 @@ extension SpatiaLitePlaceIndex {
         var candidates: [(bound: Double, pk: Int64)] = []
         let bandFactor = 1 / (1 + Self.cheapDistanceBand)
         for part in box.nonWrappingParts {
-            entries.reset()
-            entries.bind(part.west, at: 1)
-            entries.bind(part.south, at: 2)
-            entries.bind(part.east, at: 3)
-            entries.bind(part.north, at: 4)
+            entries.rebind(box: part)
             while try entries.step() {
                 let corner = Coordinate(uncheckedLatitude: entries.double(2), longitude: entries.double(1))
                 let bound = max(0, (haversineDistance(center, corner) - Self.entrySlack - 1) * bandFactor)

@@ -181,11 +181,7 @@ extension SpatiaLitePlaceIndex {
         let row = try hot.rowsInBox(self)
         defer { row.reset() }
         for part in box.nonWrappingParts {
-            row.reset()
-            row.bind(part.west, at: 1)
-            row.bind(part.south, at: 2)
-            row.bind(part.east, at: 3)
-            row.bind(part.north, at: 4)
+            row.rebind(box: part)
             while try row.step() {
                 if let textMatches, !textMatches.contains(row.int64(0)) { continue }
                 try body(row, row.double(1), row.double(2))
@@ -201,11 +197,7 @@ extension SpatiaLitePlaceIndex {
             """)
         var total = 0
         for part in box.nonWrappingParts {
-            count.reset()
-            count.bind(part.west, at: 1)
-            count.bind(part.south, at: 2)
-            count.bind(part.east, at: 3)
-            count.bind(part.north, at: 4)
+            count.rebind(box: part)
             if try count.step() { total += Int(count.int64(0)) }
         }
         count.reset()
