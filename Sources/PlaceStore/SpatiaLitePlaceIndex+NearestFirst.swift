@@ -16,17 +16,17 @@ extension SpatiaLitePlaceIndex {
         filter.categories.isEmpty && (filter.text.map { $0.trimmingCharacters(in: .whitespaces).isEmpty } ?? true)
     }
 
-    /// The `limit` nearest matches within `radius` of `center` in (distance, id) order, certain
-    /// once `needed` (≥ `limit`) are in hand; with a cursor when more than `limit` were found.
-    /// ``nearest(_:count:maxDistance:filter:)`` uses it. Call with the lock held.
+    /// The `count` nearest matches within `radius` of `center` in (distance, id) order: what
+    /// ``nearest(_:count:maxDistance:filter:)`` answers without a name or category filter. Call
+    /// with the lock held.
     ///
     /// Reads the R*Tree's entries alone first (no row): each entry's box gives a lower bound on
     /// the place's ellipsoidal distance (haversine to the box's corner, less ``entrySlack``,
     /// less the haversine's error band). Discs grow from ``firstProbeRadius`` until they hold
-    /// at least `needed` entries (or reach `radius`). Rows are then read in order of that
-    /// bound, each decided exactly (distance, filter), and reading stops once `needed` matches
-    /// are in hand and the next bound lies beyond the `needed`-th distance: no place not yet
-    /// read can sort before it. When the filter leaves fewer than `needed` in the disc, the disc
+    /// at least `count` entries (or reach `radius`). Rows are then read in order of that
+    /// bound, each decided exactly (distance, filter), and reading stops once `count` matches
+    /// are in hand and the next bound lies beyond the `count`-th distance: no place not yet
+    /// read can sort before it. When the filter leaves fewer than `count` in the disc, the disc
     /// grows by the density of the matches it saw and the rows are read again. Worst case (a
     /// filter that matches nothing): every entry and row of the disc, a few times over as it
     /// grows.
@@ -34,21 +34,20 @@ extension SpatiaLitePlaceIndex {
     /// `near`'s first pages scan discs instead (``near(_:radius:filter:limit:cursor:)``):
     /// measured on 100 000 gems, a page of 50 from a sparse disc read almost every row either
     /// way, and reading entries and then rows one by one cost about 10 % more than the join.
-    func nearestByEntries(_ center: Coordinate, radius: Double, filter: PlaceFilter, limit: Int, needed: Int,
-                          fingerprint: () -> UInt64) throws -> PlacePage {
+    func nearestByEntries(_ center: Coordinate, radius: Double, filter: PlaceFilter, count: Int) throws -> [PlaceMatch] {
         var probe = min(Self.firstProbeRadius, radius)
         while true {
             let candidates = try entryCandidates(center, radius: probe)
-            if candidates.count < needed && probe < radius {
-                probe = min(radius, Self.nextEntryProbeRadius(probe, found: candidates.count, wanted: needed))
+            if candidates.count < count && probe < radius {
+                probe = min(radius, Self.nextEntryProbeRadius(probe, found: candidates.count, wanted: count))
                 continue
             }
             var hits = HitCollector()
-            try readNearest(candidates, center: center, radius: probe, filter: filter, needed: needed, into: &hits)
-            if hits.count >= needed || probe >= radius {
-                return hits.page(limit: limit, fingerprint: fingerprint, withDistances: true)
+            try readNearest(candidates, center: center, radius: probe, filter: filter, needed: count, into: &hits)
+            if hits.count >= count || probe >= radius {
+                return hits.page(limit: count, fingerprint: { 0 }, withDistances: true).matches
             }
-            probe = min(radius, Self.nextEntryProbeRadius(probe, found: hits.count, wanted: needed))
+            probe = min(radius, Self.nextEntryProbeRadius(probe, found: hits.count, wanted: count))
         }
     }
 

@@ -120,7 +120,7 @@ extension SpatiaLitePlaceIndex {
     /// the places within a radius, sorted, begin with the nearest ones overall as soon as there
     /// are `count` of them. Without a name or category filter the steps read the R*Tree's
     /// entries and only the rows that can be among the nearest
-    /// (``nearestByEntries(_:radius:filter:limit:needed:fingerprint:)``). All steps read one
+    /// (``nearestByEntries(_:radius:filter:count:)``). All steps read one
     /// snapshot. Worst case (a filter that matches fewer
     /// than `count` places): the discs grow to half the meridian, about 4/3 of one scan of the
     /// whole index.
@@ -132,7 +132,7 @@ extension SpatiaLitePlaceIndex {
             var radius = min(Self.firstProbeRadius, ceiling)
             let unused = { UInt64(0) }
             if Self.findsNearestByEntries(filter) {
-                return try nearestByEntries(center, radius: ceiling, filter: filter, limit: count, needed: count, fingerprint: unused).matches
+                return try nearestByEntries(center, radius: ceiling, filter: filter, count: count)
             }
             while true {
                 let page = try collect(center, radius: radius, filter: filter, limit: count, after: nil, fingerprint: unused)
