@@ -6,6 +6,7 @@ struct HotStatements {
     private var rowsInBoxStatement: SQLiteStatement?
     private var rowByPKStatement: SQLiteStatement?
     private var entriesInBoxStatement: SQLiteStatement?
+    private var entryCountStatement: SQLiteStatement?
     private var beginStatement: SQLiteStatement?
     private var commitStatement: SQLiteStatement?
 
@@ -30,6 +31,14 @@ struct HotStatements {
         try Self.prepared(&entriesInBoxStatement, """
             SELECT r.pkid, r.xmin, r.ymin FROM idx_places_geom r
             WHERE r.xmin <= ?3 AND r.xmax >= ?1 AND r.ymin <= ?4 AND r.ymax >= ?2
+            """, index)
+    }
+
+    /// How many R*Tree entries meet the box, counted up to ?5 (the count stops there).
+    mutating func entryCount(_ index: SpatiaLitePlaceIndex) throws -> SQLiteStatement {
+        try Self.prepared(&entryCountStatement, """
+            SELECT count(*) FROM (SELECT 1 FROM idx_places_geom r
+            WHERE r.xmin <= ?3 AND r.xmax >= ?1 AND r.ymin <= ?4 AND r.ymax >= ?2 LIMIT ?5)
             """, index)
     }
 

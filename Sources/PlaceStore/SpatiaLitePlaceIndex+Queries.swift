@@ -33,7 +33,7 @@ extension SpatiaLitePlaceIndex {
             // A first page needs only the nearest `limit` places plus proof that more exist: search
             // growing discs and stop as soon as one holds more than a page. Same page, same cursor.
             if let limit, after == nil {
-                var probe = Self.firstProbeRadius
+                var probe = try firstProbeRadius(center, radius: searched, filter: filter, wanted: limit + 1)
                 while probe < searched {
                     let page = try collect(center, radius: probe, filter: filter, limit: limit, after: nil, fingerprint: fingerprint)
                     if page.nextCursor != nil { return page }
@@ -45,6 +45,33 @@ extension SpatiaLitePlaceIndex {
     }
 
     static let firstProbeRadius = 500.0
+
+    /// The first disc a first page searches. Without a name or category filter, the R*Tree
+    /// entries in the whole radius's box are counted, up to 4 × `wanted`:
+    /// - fewer than that, and the disc is sized to hold about 1.5 × `wanted` of them were they
+    ///   spread evenly, or is the whole radius when the box holds few (one scan, no probes);
+    /// - as many or more (a dense area), or with a filter that thins the places out, the discs
+    ///   grow from ``firstProbeRadius`` by the density each one sees.
+    ///
+    /// Either way the page is the same: a disc answers only once it holds more than a page.
+    /// Counting costs at most 4 × `wanted` entries and reads no row; on the bench's sparse gems
+    /// it halves the discs searched and saves about a quarter of the rows read.
+    func firstProbeRadius(_ center: Coordinate, radius: Double, filter: PlaceFilter, wanted: Int) throws -> Double {
+        guard radius > Self.firstProbeRadius, Self.findsNearestByEntries(filter) else { return Self.firstProbeRadius }
+        let cap = 4 * wanted
+        let statement = try hot.entryCount(self)
+        defer { statement.reset() }
+        var count = 0
+        for part in BoundingBox.covering(center: center, radius: Distance(uncheckedMeters: radius)).nonWrappingParts {
+            statement.rebind(box: part)
+            statement.bind(Int64(cap - count), at: 5)
+            if try statement.step() { count += Int(statement.int64(0)) }
+        }
+        if count >= cap { return Self.firstProbeRadius }
+        let margin = 1.5
+        if Double(count) <= margin * margin * Double(wanted) { return radius }
+        return max(Self.firstProbeRadius, radius * (margin * Double(wanted) / Double(count)).squareRoot())
+    }
 
     /// The radius actually searched: nothing lies farther than half the meridian, so a larger
     /// radius is the whole Earth (a metre more, so that rounding in a computed antipodal

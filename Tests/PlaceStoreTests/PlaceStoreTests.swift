@@ -220,6 +220,43 @@ import Testing
         }
     }
 
+    /// A first page's first disc is sized from the R*Tree entries counted in the radius's box
+    /// (across the antimeridian here, so both halves count): the whole radius when the box holds
+    /// few, a smaller disc when it holds more, 500 m growing when it holds four pages' worth or
+    /// a category filter thins it. The page is the same whichever disc it starts from.
+    @Test func firstDiscIsSizedByTheEntriesInTheBox() throws {
+        try withTemporaryIndex { index, _ in
+            let centre = try Coordinate(latitude: 10, longitude: 179.95)
+            let radius = 20_000.0
+            var random = SplitMix64(seed: 5)
+            func offset() -> Double { (Double(random.next() >> 11) / Double(1 << 53) - 0.5) * 0.16 }
+            func add(_ count: Int, from first: Int) throws {
+                try index.upsert((first..<first + count).map { n in
+                    try makePlace("t:\(n)", 10 + offset(), (179.95 + offset() + 180).truncatingRemainder(dividingBy: 360) - 180)
+                })
+            }
+            func firstDisc(_ filter: PlaceFilter = .none) throws -> Double {
+                try index.reading { try index.firstProbeRadius(centre, radius: radius, filter: filter, wanted: 51) }
+            }
+            func expectSamePage() throws {
+                let all = try index.near(centre, radius: Distance(uncheckedMeters: radius))
+                let page = try index.near(centre, radius: Distance(uncheckedMeters: radius), limit: 50)
+                #expect(page.matches.map(\.id) == Array(all.matches.prefix(50)).map(\.id))
+            }
+            try add(60, from: 0)
+            #expect(try firstDisc() == radius)
+            try expectSamePage()
+            try add(140, from: 60)  // 200 entries, under the cap of 4 × 51
+            let sized = try firstDisc()
+            #expect(abs(sized - radius * (1.5 * 51 / 200).squareRoot()) < 1e-6)
+            try expectSamePage()
+            try add(10, from: 200)  // 210: a dense area
+            #expect(try firstDisc() == SpatiaLitePlaceIndex.firstProbeRadius)
+            try expectSamePage()
+            #expect(try firstDisc(PlaceFilter(categories: [.food])) == SpatiaLitePlaceIndex.firstProbeRadius)
+        }
+    }
+
     @Test("A planet-sized radius is the whole Earth, searched in a bounded number of discs")
     func planetSizedRadiusIsBounded() throws {
         let planet = try Distance(parsing: "1e308ft")
