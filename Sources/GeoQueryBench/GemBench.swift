@@ -84,6 +84,7 @@ enum GemBench {
         let rows: [(String, String, String)] = [
             ("gems near 20 mi, first 50", ServiceBench.script(centres: sample, path: "/v1/gems/near?limit=50&"), gemsInProcess),
             ("places + gems near 20 mi, first 50", ServiceBench.script(centres: sample, path: "/v1/places/near?radius=20mi&limit=50&"), ""),
+            (ServiceBench.ceilingRowName, ServiceBench.script(paths: ["/healthz"]), ""),
         ]
         for (name, script, library) in rows {
             let scriptPath = directory + "/row.lua"
