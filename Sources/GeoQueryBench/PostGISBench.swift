@@ -138,6 +138,10 @@ enum PostGISBench {
         let outcome = try ServiceBench.wrkRun(wrk, port: port, connections: 32, seconds: seconds, script: script)
         print(String(format: "geoquery serve over PostGIS, near 1 km first 50, 32 connections, %d s: %.0f req/s, p50 %@, p99 %@",
                      seconds, outcome.requestsPerSecond, outcome.p50, outcome.p99))
+        try ServiceBench.script(paths: ["/healthz"]).write(toFile: script, atomically: true, encoding: .utf8)
+        let ceiling = try ServiceBench.wrkRun(wrk, port: port, connections: 32, seconds: seconds, script: script)
+        print(String(format: "the same server's ceiling (/healthz, no query), 32 connections, %d s: %.0f req/s, p99 %@",
+                     seconds, ceiling.requestsPerSecond, ceiling.p99))
     }
 
     static func postgresVersion() -> String {

@@ -129,22 +129,47 @@ final class RouteTableBox: @unchecked Sendable {
 
 /// The place count for `/healthz` and `/metrics`, refreshed at most every 10 s (a count over a
 /// million rows is not free, and health checks come often).
+///
+/// One count runs at a time: while it runs, callers get the previous count rather than start
+/// their own (32 clients whose cached count expired together used to run 32 counts of a
+/// million rows at once on PostgreSQL, and waited up to a second for them). A count that fails
+/// forgets the previous one, so the next caller waits for a fresh count and sees the failure
+/// (a health check must not report a dead database healthy from an old count).
 final class CountCache: @unchecked Sendable {
-    // @unchecked Sendable: `value` and `time` are touched only under `lock`.
+    // @unchecked Sendable: `value`, `time` and `refresh` are touched only under `lock`.
     private let lock = NSLock()
     private var value: Int?
     private var time = ContinuousClock.now
+    private var refresh: Task<Int, any Error>?
+    private let maximumAge: Duration
+
+    init(maximumAge: Duration = .seconds(10)) { self.maximumAge = maximumAge }
+
+    private enum Answer {
+        case known(Int)
+        case awaiting(Task<Int, any Error>)
+    }
 
     func count(_ index: any PlaceIndex) async throws -> Int {
-        if let cached = lock.withLock({ value != nil && ContinuousClock.now - time < .seconds(10) ? value : nil }) {
-            return cached
+        let answer: Answer = lock.withLock {
+            if let value, ContinuousClock.now - time < maximumAge { return .known(value) }
+            let task = refresh ?? Task { [self] in
+                do {
+                    let fresh = try await index.count(source: nil)
+                    lock.withLock { value = fresh; time = ContinuousClock.now; refresh = nil }
+                    return fresh
+                } catch {
+                    lock.withLock { value = nil; refresh = nil }
+                    throw error
+                }
+            }
+            refresh = task
+            return value.map(Answer.known) ?? .awaiting(task)
         }
-        let fresh = try await index.count(source: nil)
-        lock.withLock {
-            value = fresh
-            time = ContinuousClock.now
+        switch answer {
+        case .known(let count): return count
+        case .awaiting(let task): return try await task.value
         }
-        return fresh
     }
 }
 
