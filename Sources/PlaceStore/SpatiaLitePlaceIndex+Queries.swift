@@ -13,10 +13,11 @@ extension SpatiaLitePlaceIndex {
     /// `center`, sorted by distance then id, `limit` at a time.
     ///
     /// A radius at or beyond half the meridian (20 003.93 km, the longest geodesic there is)
-    /// means the whole Earth and is searched as that. Worst case: a first page searches growing
-    /// discs (×4 per step when empty) until one holds a page or covers the radius, so a query
-    /// that matches nothing costs about 4/3 of one scan of every candidate in the radius; a
-    /// later page is one such scan.
+    /// means the whole Earth and is searched as that. Worst case: a first page counts at most
+    /// 4 × (limit + 1) R*Tree entries (``firstProbeRadius(_:radius:filter:wanted:)``), then
+    /// searches growing discs (×4 per step when empty) until one holds a page or covers the
+    /// radius, so a query that matches nothing costs about 4/3 of one scan of every candidate
+    /// in the radius; a later page is one such scan.
     ///
     /// - Parameters:
     ///   - limit: the most places to return; nil for all.
