@@ -94,7 +94,7 @@ enum StoredRowJSON {
             if let level = bytes(.priceLevel), level.count == 1, (1...4).contains(level[0]) {
                 json.key("price_level"); json.int(Int(level[0]))
             }
-            let continent = bytes(.continent).flatMap { Continent(rawValue: String(decoding: $0, as: UTF8.self)) }
+            let continent = bytes(.continent).flatMap { stored in continents.first { $0.bytes.elementsEqual(stored) }?.value }
             if has(.regionCountry) || has(.continent) {
                 member("country", bytes(.regionCountry), &json)
                 if let continent { json.key("continent"); json.string(continent.rawValue) }
@@ -120,7 +120,7 @@ enum StoredRowJSON {
             if let owner = bytes(.gemOwner) {
                 json.key("gem"); json.beginObject()
                 json.key("owner"); json.string(utf8: owner)
-                let visibility = bytes(.gemVisibility).flatMap { HiddenGem.Visibility(rawValue: String(decoding: $0, as: UTF8.self)) }
+                let visibility = bytes(.gemVisibility).flatMap { stored in visibilities.first { $0.bytes.elementsEqual(stored) }?.value }
                 json.key("visibility"); json.string((visibility ?? .private).rawValue)
                 member("description", bytes(.gemDescription), &json)
                 if let created = number(.gemCreatedAt) { json.key("created_at"); json.timestamp(Date(timeIntervalSince1970: created)) }
@@ -133,6 +133,10 @@ enum StoredRowJSON {
             return true
         }
     }
+
+    /// The enums' raw values as bytes, to read stored fields without making a `String` of each.
+    private static let continents = Continent.allCases.map { (bytes: Array($0.rawValue.utf8), value: $0) }
+    private static let visibilities = HiddenGem.Visibility.allCases.map { (bytes: Array($0.rawValue.utf8), value: $0) }
 
     /// The text fields this path copies (checked to be UTF-8 first).
     private static let textTags: [Tag] = [.categories, .source, .street, .locality, .region, .postcode, .countryCode,
