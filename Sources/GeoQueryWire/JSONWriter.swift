@@ -66,6 +66,19 @@ public struct JSONWriter {
         }
 
         func append(contentsOf array: [UInt8]) { array.withUnsafeBufferPointer { append($0) } }
+
+        /// `"name":` (and a space when `spaced`), with one capacity check for all of it.
+        @inline(__always)
+        func appendKey(_ name: UnsafeBufferPointer<UInt8>, spaced: Bool) {
+            reserve(name.count + 4)
+            let start = state.pointee.base + state.pointee.count
+            start[0] = UInt8(ascii: "\"")
+            if let bytes = name.baseAddress { (start + 1).update(from: bytes, count: name.count) }
+            start[name.count + 1] = UInt8(ascii: "\"")
+            start[name.count + 2] = UInt8(ascii: ":")
+            if spaced { start[name.count + 3] = UInt8(ascii: " ") }
+            state.pointee.count += name.count + (spaced ? 4 : 3)
+        }
     }
 
     private let buffer: Buffer
@@ -104,11 +117,8 @@ public struct JSONWriter {
     /// code: they are copied as they are, without looking for characters to escape.
     public mutating func key(_ name: StaticString) {
         separate()
-        buffer.append(UInt8(ascii: "\""))
-        name.withUTF8Buffer { buffer.append($0) }
-        buffer.append(UInt8(ascii: "\""))
-        buffer.append(UInt8(ascii: ":"))
-        if pretty { buffer.append(UInt8(ascii: " ")) }
+        let spaced = pretty
+        name.withUTF8Buffer { buffer.appendKey($0, spaced: spaced) }
         afterKey = true
     }
 
