@@ -47,18 +47,19 @@ extension SpatiaLitePlaceIndex {
 
     static let firstProbeRadius = 500.0
 
-    /// The first disc a first page searches. Without a name or category filter, the R*Tree
-    /// entries in the whole radius's box are counted, up to 4 × `wanted`:
+    /// The first disc a first page searches. When nothing is filtered but gems by their
+    /// visibility (``PlaceQuery/PlaceFilter/isEmpty``), so that entries stand for matches, the
+    /// R*Tree entries in the whole radius's box are counted, up to 4 × `wanted`:
     /// - fewer than that, and the disc is sized to hold about 1.5 × `wanted` of them were they
     ///   spread evenly, or is the whole radius when the box holds few (one scan, no probes);
-    /// - as many or more (a dense area), or with a filter that thins the places out, the discs
-    ///   grow from ``firstProbeRadius`` by the density each one sees.
+    /// - as many or more (a dense area), or with any other filter (which may match few of the
+    ///   entries), the discs grow from ``firstProbeRadius`` by the density each one sees.
     ///
     /// Either way the page is the same: a disc answers only once it holds more than a page.
     /// Counting costs at most 4 × `wanted` entries and reads no row; on the bench's sparse gems
     /// it halves the discs searched and saves about a quarter of the rows read.
     func firstProbeRadius(_ center: Coordinate, radius: Double, filter: PlaceFilter, wanted: Int) throws -> Double {
-        guard radius > Self.firstProbeRadius, Self.findsNearestByEntries(filter) else { return Self.firstProbeRadius }
+        guard radius > Self.firstProbeRadius, filter.isEmpty else { return Self.firstProbeRadius }
         let cap = 4 * wanted
         let statement = try hot.entryCount(self)
         defer { statement.reset() }

@@ -223,7 +223,7 @@ import Testing
     /// A first page's first disc is sized from the R*Tree entries counted in the radius's box
     /// (across the antimeridian here, so both halves count): the whole radius when the box holds
     /// few, a smaller disc when it holds more, 500 m growing when it holds four pages' worth or
-    /// a category filter thins it. The page is the same whichever disc it starts from.
+    /// a filter other than gem visibility may thin it. The page is the same whichever disc it starts from.
     @Test func firstDiscIsSizedByTheEntriesInTheBox() throws {
         try withTemporaryIndex { index, _ in
             let centre = try Coordinate(latitude: 10, longitude: 179.95)
@@ -245,6 +245,7 @@ import Testing
             }
             try add(60, from: 0)
             #expect(try firstDisc() == radius)
+            #expect(try firstDisc(PlaceFilter(viewer: "someone")) == radius)
             try expectSamePage()
             try add(140, from: 60)  // 200 entries, under the cap of 4 × 51
             let sized = try firstDisc()
@@ -254,6 +255,7 @@ import Testing
             #expect(try firstDisc() == SpatiaLitePlaceIndex.firstProbeRadius)
             try expectSamePage()
             #expect(try firstDisc(PlaceFilter(categories: [.food])) == SpatiaLitePlaceIndex.firstProbeRadius)
+            #expect(try firstDisc(PlaceFilter(minimumRating: 4)) == SpatiaLitePlaceIndex.firstProbeRadius)
         }
     }
 
