@@ -61,14 +61,7 @@ extension SpatiaLitePlaceIndex {
     func firstProbeRadius(_ center: Coordinate, radius: Double, filter: PlaceFilter, wanted: Int) throws -> Double {
         guard radius > Self.firstProbeRadius, filter.isEmpty else { return Self.firstProbeRadius }
         let cap = 4 * wanted
-        let statement = try hot.entryCount(self)
-        defer { statement.reset() }
-        var count = 0
-        for part in BoundingBox.covering(center: center, radius: Distance(uncheckedMeters: radius)).nonWrappingParts {
-            statement.rebind(box: part)
-            statement.bind(Int64(cap - count), at: 5)
-            if try statement.step() { count += Int(statement.int64(0)) }
-        }
+        let count = try entryCount(in: BoundingBox.covering(center: center, radius: Distance(uncheckedMeters: radius)), upTo: cap)
         if count >= cap { return Self.firstProbeRadius }
         let margin = 1.5
         if Double(count) <= margin * margin * Double(wanted) { return radius }
@@ -187,7 +180,7 @@ extension SpatiaLitePlaceIndex {
         }
         var driver: [Int64]?
         if textMatches != nil || !filter.categories.isEmpty {
-            let spatialCount = try spatialCandidateCount(box)
+            let spatialCount = try entryCount(in: box, upTo: 200_000)  // bounded: it only steers the plan
             if let textMatches, textMatches.count < spatialCount {
                 driver = Array(textMatches)
             } else if !filter.categories.isEmpty, let byCategory = try categoryMatches(filter.categories, atMost: spatialCount) {
@@ -218,19 +211,18 @@ extension SpatiaLitePlaceIndex {
         }
     }
 
-    /// How many R*Tree entries intersect the box (bounded, it only steers the plan).
-    private func spatialCandidateCount(_ box: BoundingBox) throws -> Int {
-        let count = try statement("""
-            SELECT count(*) FROM (SELECT 1 FROM idx_places_geom r
-            WHERE r.xmin <= ?3 AND r.xmax >= ?1 AND r.ymin <= ?4 AND r.ymax >= ?2 LIMIT 200000)
-            """)
-        var total = 0
-        for part in box.nonWrappingParts {
-            count.rebind(box: part)
-            if try count.step() { total += Int(count.int64(0)) }
+    /// How many R*Tree entries meet the box (both halves of one that crosses the antimeridian),
+    /// counted up to `cap`: the count reads entries only, and stops there.
+    func entryCount(in box: BoundingBox, upTo cap: Int) throws -> Int {
+        let statement = try hot.entryCount(self)
+        defer { statement.reset() }
+        var count = 0
+        for part in box.nonWrappingParts where count < cap {
+            statement.rebind(box: part)
+            statement.bind(Int64(cap - count), at: 5)
+            if try statement.step() { count += Int(statement.int64(0)) }
         }
-        count.reset()
-        return total
+        return count
     }
 
     /// The pks of places in any of the categories (children included), or nil when there are
