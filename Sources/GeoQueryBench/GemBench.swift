@@ -67,31 +67,36 @@ enum GemBench {
         let sample = Array(centres.prefix(500))
         // The in-process call the gems row makes (anonymous viewer, first page of 50) with its JSON.
         var times: [Double] = []
+        var cpuPerCall = 0.0
         for _ in 0..<2 {
             times = []
+            let cpu0 = ProcessCPU.own()
             for centre in sample {
                 let t0 = now()
                 let page = try await store.near(centre, radius: Distance(uncheckedMeters: 32186.88), filter: .none, limit: 50, cursor: nil)
                 _ = PlaceAnswer(query: QueryDescription(kind: "gems_near"), page: page).json()
                 times.append(Double(now() - t0))
             }
+            cpuPerCall = (ProcessCPU.own() - cpu0) / Double(sample.count)
         }
-        let gemsInProcess = micros(percentile(times, 0.5))
-        print("\nGems: \(gemCount) gems (80 % public) among the places; geoquery serve under wrk -t1 (\(seconds) s a row); lib p50 = the in-process call + JSON")
-        print(["row", "conns", "req/s", "p50", "p99", "transfer/s", "lib p50"].enumerated().map { index, text in
+        let gemsInProcess = [micros(percentile(times, 0.5)), String(format: "%.0f µs", cpuPerCall * 1e6)]
+        print("\nGems: \(gemCount) gems (80 % public) among the places; geoquery serve under wrk -t1 (\(seconds) s a row); lib = the in-process call + JSON")
+        print("(srv CPU = the server's CPU per request, all its threads, from /proc; lib CPU = the in-process call's mean CPU)")
+        print(["row", "conns", "req/s", "p50", "p99", "transfer/s", "srv CPU", "lib p50", "lib CPU"].enumerated().map { index, text in
             index == 0 ? text.padding(toLength: 34, withPad: " ", startingAt: 0) : String(repeating: " ", count: max(0, 11 - text.count)) + text
         }.joined(separator: " "))
-        let rows: [(String, String, String)] = [
+        let rows: [(String, String, [String])] = [
             ("gems near 20 mi, first 50", ServiceBench.script(centres: sample, path: "/v1/gems/near?limit=50&"), gemsInProcess),
-            ("places + gems near 20 mi, first 50", ServiceBench.script(centres: sample, path: "/v1/places/near?radius=20mi&limit=50&"), ""),
-            (ServiceBench.ceilingRowName, ServiceBench.script(paths: ["/healthz"]), ""),
+            ("places + gems near 20 mi, first 50", ServiceBench.script(centres: sample, path: "/v1/places/near?radius=20mi&limit=50&"), []),
+            (ServiceBench.ceilingRowName, ServiceBench.script(paths: ["/healthz"]), []),
         ]
         for (name, script, library) in rows {
             let scriptPath = directory + "/row.lua"
             try script.write(toFile: scriptPath, atomically: true, encoding: .utf8)
             _ = try ServiceBench.wrkRun(wrk, port: port, connections: 32, seconds: 2, script: scriptPath)
-            let outcome = try ServiceBench.wrkRun(wrk, port: port, connections: 32, seconds: seconds, script: scriptPath)
-            let cells = ["32", String(format: "%.0f", outcome.requestsPerSecond), outcome.p50, outcome.p99, outcome.transfer, library]
+            let outcome = try ServiceBench.wrkRun(wrk, port: port, connections: 32, seconds: seconds, script: scriptPath,
+                                                  measuring: .process(server.processIdentifier))
+            let cells = ["32", String(format: "%.0f", outcome.requestsPerSecond), outcome.p50, outcome.p99, outcome.transfer, outcome.cpuCell] + library
             print(name.padding(toLength: 34, withPad: " ", startingAt: 0) + " " +
                   cells.map { String(repeating: " ", count: max(0, 11 - $0.count)) + $0 }.joined(separator: " "))
         }

@@ -135,13 +135,18 @@ enum PostGISBench {
         let script = FileManager.default.temporaryDirectory.appendingPathComponent("postgis-near.lua").path
         try ServiceBench.script(centres: centres, path: "/v1/places/near?radius=1km&limit=50&").write(toFile: script, atomically: true, encoding: .utf8)
         _ = try ServiceBench.wrkRun(wrk, port: port, connections: 32, seconds: 2, script: script)
-        let outcome = try ServiceBench.wrkRun(wrk, port: port, connections: 32, seconds: seconds, script: script)
-        print(String(format: "geoquery serve over PostGIS, near 1 km first 50, 32 connections, %d s: %.0f req/s, p50 %@, p99 %@",
-                     seconds, outcome.requestsPerSecond, outcome.p50, outcome.p99))
+        // CPU per request of the server and of PostgreSQL (every `postgres` process) over the same run.
+        let serverPID = server.processIdentifier
+        let (outcome, postgresCPU) = try ProcessCPU.named("postgres").measure {
+            try ServiceBench.wrkRun(wrk, port: port, connections: 32, seconds: seconds, script: script, measuring: .process(serverPID))
+        }
+        let postgresPerRequest = outcome.requests > 0 ? postgresCPU * 1e6 / Double(outcome.requests) : 0
+        print(String(format: "geoquery serve over PostGIS, near 1 km first 50, 32 connections, %d s: %.0f req/s, p50 %@, p99 %@; CPU per request: server %@, PostgreSQL %.0f µs",
+                     seconds, outcome.requestsPerSecond, outcome.p50, outcome.p99, outcome.cpuCell, postgresPerRequest))
         try ServiceBench.script(paths: ["/healthz"]).write(toFile: script, atomically: true, encoding: .utf8)
-        let ceiling = try ServiceBench.wrkRun(wrk, port: port, connections: 32, seconds: seconds, script: script)
-        print(String(format: "the same server's ceiling (/healthz, no query), 32 connections, %d s: %.0f req/s, p99 %@",
-                     seconds, ceiling.requestsPerSecond, ceiling.p99))
+        let ceiling = try ServiceBench.wrkRun(wrk, port: port, connections: 32, seconds: seconds, script: script, measuring: .process(serverPID))
+        print(String(format: "the same server's ceiling (/healthz, no query), 32 connections, %d s: %.0f req/s, p99 %@, server CPU per request %@",
+                     seconds, ceiling.requestsPerSecond, ceiling.p99, ceiling.cpuCell))
     }
 
     static func postgresVersion() -> String {

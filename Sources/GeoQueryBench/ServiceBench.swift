@@ -18,6 +18,13 @@ enum ServiceBench {
         var p50: String
         var p99: String
         var transfer: String
+        /// Requests wrk completed in the run.
+        var requests: Int
+        /// CPU the measured processes used per request, in µs (nil when not measured).
+        var cpuPerRequest: Double? = nil
+
+        /// The CPU per request as a table cell.
+        var cpuCell: String { cpuPerRequest.map { String(format: "%.0f µs", $0) } ?? "" }
     }
 
     static func run(indexPath: String, centres: [Coordinate], cityNames: [String], placeIDs: [String], seconds: Int) throws {
@@ -38,16 +45,20 @@ enum ServiceBench {
 
         let library = try SpatiaLitePlaceIndex(path: indexPath, mode: .readOnly)
         let sample = Array(centres.prefix(500))
-        func inProcess(_ body: (Coordinate) throws -> Void) rethrows -> String {
+        /// The in-process call's p50 and its mean CPU (both cells), over the sample's centres.
+        func inProcess(_ body: (Coordinate) throws -> Void) rethrows -> [String] {
+            for centre in sample { try body(centre) }  // warm the caches first, as the server's warm-up does
             var times: [Double] = []
+            let cpu0 = ProcessCPU.own()
             for centre in sample { let t0 = now(); try body(centre); times.append(Double(now() - t0)) }
-            return micros(percentile(times, 0.5))
+            let cpu = (ProcessCPU.own() - cpu0) / Double(sample.count)
+            return [micros(percentile(times, 0.5)), String(format: "%.0f µs", cpu * 1e6)]
         }
         let radius20 = Distance(uncheckedMeters: 32186.88)
-        let rows: [(name: String, script: String, connections: Int, library: String)] = [
+        let rows: [(name: String, script: String, connections: Int, library: [String])] = [
             ("near 1 km", script(centres: sample, path: "/v1/places/near?radius=1km&limit=50&"), 32,
              try inProcess { _ = PlaceAnswer(query: QueryDescription(kind: "near"), page: try library.near($0, radius: Distance(uncheckedMeters: 1000), limit: 50)).json() }),
-            ("near 1 km", script(centres: sample, path: "/v1/places/near?radius=1km&limit=50&"), 1, ""),
+            ("near 1 km", script(centres: sample, path: "/v1/places/near?radius=1km&limit=50&"), 1, []),
             ("near 20 mi, first 50", script(centres: sample, path: "/v1/places/near?radius=20mi&limit=50&"), 32,
              try inProcess { _ = PlaceAnswer(query: QueryDescription(kind: "near"), page: try library.near($0, radius: radius20, limit: 50)).json() }),
             ("near 20 mi, pages of 500", script(centres: sample, path: "/v1/places/near?radius=20mi&limit=500&", followCursors: true), 32,
@@ -59,24 +70,26 @@ enum ServiceBench {
                      cursor = page.nextCursor
                  } while cursor != nil
              }),
-            ("place by id", script(paths: placeIDs.prefix(2000).map { "/v1/places/" + $0 }), 32, ""),
-            ("cities autocomplete", script(paths: cityNames.prefix(2000).map { "/v1/cities?limit=8&q=" + prefix($0) }), 32, ""),
+            ("place by id", script(paths: placeIDs.prefix(2000).map { "/v1/places/" + $0 }), 32, []),
+            ("cities autocomplete", script(paths: cityNames.prefix(2000).map { "/v1/cities?limit=8&q=" + prefix($0) }), 32, []),
             // What this machine serves today through the same middleware with no query: the
             // ceiling the rows above are measured against (the speed of the machine moves by up
             // to 2× between days, this row with it).
-            (ceilingRowName, script(paths: ["/healthz"]), 32, ""),
+            (ceilingRowName, script(paths: ["/healthz"]), 32, []),
         ]
-        print("\nService: geoquery serve on this index, wrk -t1 on loopback (\(seconds) s a row); lib p50 = the in-process call + JSON")
-        print(["row", "conns", "req/s", "p50", "p99", "transfer/s", "lib p50"].enumerated().map { index, text in
+        print("\nService: geoquery serve on this index, wrk -t1 on loopback (\(seconds) s a row); lib = the in-process call + JSON")
+        print("(srv CPU = the server's CPU per request, all its threads, from /proc; lib CPU = the in-process call's mean CPU)")
+        print(["row", "conns", "req/s", "p50", "p99", "transfer/s", "srv CPU", "lib p50", "lib CPU"].enumerated().map { index, text in
             index == 0 ? text.padding(toLength: 26, withPad: " ", startingAt: 0) : String(repeating: " ", count: max(0, 11 - text.count)) + text
         }.joined(separator: " "))
         for row in rows {
             let scriptPath = directory + "/row.lua"
             try row.script.write(toFile: scriptPath, atomically: true, encoding: .utf8)
             _ = try wrkRun(wrk, port: port, connections: row.connections, seconds: 2, script: scriptPath)
-            let outcome = try wrkRun(wrk, port: port, connections: row.connections, seconds: seconds, script: scriptPath)
+            let outcome = try wrkRun(wrk, port: port, connections: row.connections, seconds: seconds, script: scriptPath,
+                                     measuring: .process(server.processIdentifier))
             let cells = [String(row.connections), String(format: "%.0f", outcome.requestsPerSecond), outcome.p50, outcome.p99,
-                         outcome.transfer, row.library]
+                         outcome.transfer, outcome.cpuCell] + row.library
             print(row.name.padding(toLength: 26, withPad: " ", startingAt: 0) + " " +
                   cells.map { String(repeating: " ", count: max(0, 11 - $0.count)) + $0 }.joined(separator: " "))
         }
@@ -156,10 +169,16 @@ enum ServiceBench {
         throw CocoaError(.fileReadUnknown, userInfo: [NSLocalizedDescriptionKey: "geoquery serve did not answer on port \(port)"])
     }
 
-    static func wrkRun(_ wrk: String, port: Int, connections: Int, seconds: Int, script: String) throws -> Outcome {
-        let (outcome, text) = try wrkRunWithOutput(wrk, port: port, connections: connections, seconds: seconds, script: script)
+    /// One wrk run; with `measuring`, the CPU those processes used per request is in the outcome.
+    static func wrkRun(_ wrk: String, port: Int, connections: Int, seconds: Int, script: String,
+                       measuring processes: ProcessCPU? = nil) throws -> Outcome {
+        let ((outcome, text), cpu) = try (processes ?? ProcessCPU { [] }).measure {
+            try wrkRunWithOutput(wrk, port: port, connections: connections, seconds: seconds, script: script)
+        }
         if text.contains("Non-2xx or 3xx responses") { print("  (some answers were not 2xx: \(field(text, after: "Non-2xx or 3xx responses:")))") }
-        return outcome
+        var measured = outcome
+        if processes != nil, outcome.requests > 0 { measured.cpuPerRequest = cpu * 1e6 / Double(outcome.requests) }
+        return measured
     }
 
     /// wrk's figures and its whole output (what a script's `done` printed is in it).
@@ -174,8 +193,15 @@ enum ServiceBench {
         let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
         let outcome = Outcome(requestsPerSecond: Double(field(text, after: "Requests/sec:")) ?? 0, p50: field(text, after: "50%"),
-                              p99: field(text, after: "99%"), transfer: field(text, after: "Transfer/sec:"))
+                              p99: field(text, after: "99%"), transfer: field(text, after: "Transfer/sec:"),
+                              requests: requestCount(text))
         return (outcome, text)
+    }
+
+    /// The requests wrk completed: the first word of its "N requests in T, B read" line.
+    static func requestCount(_ text: String) -> Int {
+        guard let line = text.split(separator: "\n").first(where: { $0.contains(" requests in ") }) else { return 0 }
+        return Int(line.split(separator: " ").first ?? "") ?? 0
     }
 
     /// The word after `label` on the output line that begins with it.

@@ -89,6 +89,9 @@ public final class PostGISDatabase: Sendable {
     /// How long a statement may wait for a connection before the database counts as unavailable.
     let timeout: Duration
     let logger: Logger
+    /// Ends the waits longer than ``timeout``; its loop runs until ``close()``.
+    private let watchdog = LeaseWatchdog()
+    private let watching: Task<Void, Never>
 
     private init(location: PostGISLocation, client: PostgresClient, timeout: Duration, logger: Logger) {
         self.location = location
@@ -96,6 +99,8 @@ public final class PostGISDatabase: Sendable {
         self.timeout = timeout
         self.logger = logger
         running = Task.detached { await client.run() }
+        let watchdog = self.watchdog, interval = LeaseWatchdog.interval(for: timeout)
+        watching = Task.detached { await watchdog.run(every: interval) }
     }
 
     /// Opens a pool to the database at `url` and checks that it answers within `timeout`.
@@ -138,7 +143,9 @@ public final class PostGISDatabase: Sendable {
     /// Stops the pool (open connections are closed).
     public func close() async {
         running.cancel()
+        watching.cancel()
         _ = await running.value
+        _ = await watching.value
     }
 
     // MARK: - Running statements
@@ -146,30 +153,22 @@ public final class PostGISDatabase: Sendable {
     /// Runs `body` with a pooled connection; a pool that cannot connect within ``timeout`` is
     /// ``PostGISError/unavailable(_:reason:)``, a refused statement ``PostGISError/server(_:)``.
     func withConnection<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
-        let location = self.location, timeout = self.timeout, client = self.client
+        let location = self.location, timeout = self.timeout, client = self.client, watchdog = self.watchdog
         return try await Self.translatingErrors(location) {
-            try await withThrowingTaskGroup(of: T?.self) { group in
-                let leased = LeaseFlag()
-                group.addTask {
-                    try await client.withConnection { connection in
-                        leased.set()
-                        return try await body(connection)
-                    }
+            // Only waiting for a connection is bounded here; a statement runs as long as it needs.
+            let waiter = LeaseWatchdog.Waiter(deadline: .now + timeout)
+            let work = Task {
+                try await client.withConnection { connection in
+                    guard watchdog.leased(waiter) else { throw CancellationError() }
+                    return try await body(connection)
                 }
-                group.addTask {
-                    // Only waiting for a connection is bounded here; a statement runs as long as it needs.
-                    try await Task.sleep(for: timeout)
-                    return nil
-                }
-                while let result = try await group.next() {
-                    if let value = result { group.cancelAll(); return value }
-                    if !leased.isSet {
-                        group.cancelAll()
-                        throw PostGISError.unavailable(location.description, reason: "no connection within \(timeout)")
-                    }
-                }
-                throw PostGISError.unavailable(location.description, reason: "the connection ended")
             }
+            watchdog.watch(waiter, cancel: { work.cancel() })
+            let result = await withTaskCancellationHandler { await work.result } onCancel: { work.cancel() }
+            if watchdog.finished(waiter) {
+                throw PostGISError.unavailable(location.description, reason: "no connection within \(timeout)")
+            }
+            return try result.get()
         }
     }
 
@@ -270,12 +269,4 @@ extension PostgresConnection {
 extension PostGISDatabase {
     /// The logger statements run with (postgres-nio logs each at trace level).
     static let statementLogger = Logger(label: "geoquery.postgis.statement")
-}
-
-/// Set once a pooled connection was handed out. Atomic through a lock, hence `@unchecked`.
-private final class LeaseFlag: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value = false
-    func set() { lock.withLock { value = true } }
-    var isSet: Bool { lock.withLock { value } }
 }

@@ -81,6 +81,36 @@ struct PostGISSchemaTests {
         await index.close()
     }
 
+    /// Only waiting for a connection is bounded: with the pool's one connection busy, a second
+    /// statement is told the database is unavailable once the pool's timeout has passed, while
+    /// the busy statement runs to its end; the pool answers afterwards.
+    @Test func aBusyPoolAnswersUnavailableAfterItsTimeout() async throws {
+        let cluster = try TestCluster.shared!.get()
+        let url = try cluster.createDatabase("busy")
+        // The timeout bounds the first connection too, which a loaded test machine may take
+        // longer than that to make: try again until it is made.
+        var opened: PostGISPlaceIndex?
+        for _ in 0..<20 where opened == nil {
+            opened = try? await PostGISPlaceIndex.open(url, maximumConnections: 1, timeout: .seconds(1))
+        }
+        let index = try #require(opened)
+        let started = ContinuousClock.now
+        let busy = Task { try await index.rawQuery("SELECT 'a'::text, 'b'::text, 0::float8 FROM pg_sleep(10)") }
+        try await Task.sleep(for: .milliseconds(300))
+        do {
+            _ = try await index.count(source: nil)
+            Issue.record("a statement waiting for the busy connection was answered")
+        } catch let error as PlaceQueryError {
+            guard case .storeUnavailable(let reason) = error else { throw error }
+            #expect(reason.contains("no connection within"), "\(reason)")
+        }
+        // Far from both ends: a busy test process may take seconds to resume the task.
+        #expect(ContinuousClock.now - started < .seconds(9), "the wait ended by the timeout, not by the busy statement")
+        #expect(try await busy.value == 1, "the busy statement ran to its end")
+        #expect(try await index.count(source: nil) == 0, "the pool answers afterwards")
+        await index.close()
+    }
+
     @Test func theContentHashIgnoresOnlyTheImportTime() throws {
         let place = try Place(id: PlaceID("t:1"), name: "Café", coordinate: .init(latitude: 1, longitude: 2),
                               categories: [Category("food.cafe")], provenance: Provenance(source: "t", sourceID: "1"))
