@@ -49,7 +49,7 @@ public struct GeoQueryService: Sendable {
                 logger: Logger = Logger(label: "geoquery.serve"), workers: NIOThreadPool? = nil) {
         self.index = index
         self.userData = userData
-        searchIndex = userData.map { MergedPlaceIndex([index, $0]) } ?? index
+        searchIndex = userData.map { MergedPlaceIndex.combining(index, $0) } ?? index
         self.configuration = configuration
         self.logger = logger
         cities = CityDirectory(maximumAge: configuration.cityDirectoryRefresh)

@@ -105,6 +105,22 @@ public struct MergedPlaceIndex: PlaceIndex {
     }
 }
 
+/// An index that knows a cheaper way to answer together with another store's index than
+/// ``MergedPlaceIndex`` asking both — two tables of one database read by one statement, say.
+public protocol MergeablePlaceIndex: PlaceIndex {
+    /// An index that answers exactly as `MergedPlaceIndex([self, other])` would, or nil when this
+    /// index knows no cheaper way with `other`.
+    func merged(with other: any PlaceIndex) -> (any PlaceIndex)?
+}
+
+extension MergedPlaceIndex {
+    /// `first` and `second` as one index: the cheaper combination `first` offers
+    /// (``MergeablePlaceIndex``), or else a merged index of the two.
+    public static func combining(_ first: any PlaceIndex, _ second: any PlaceIndex) -> any PlaceIndex {
+        (first as? any MergeablePlaceIndex)?.merged(with: second) ?? MergedPlaceIndex([first, second])
+    }
+}
+
 /// An index whose queries all list gems as `viewer` sees them, whatever filter a caller passes
 /// (for code that builds its own filters, such as a federated search).
 public struct ViewerScopedIndex: PlaceIndex {

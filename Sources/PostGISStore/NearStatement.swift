@@ -73,6 +73,12 @@ struct NearStatement<Table: PlaceTableName>: PostgresPreparedStatement {
 /// A place table's name, as a type, so that each table gets a prepared statement of its own.
 protocol PlaceTableName: Sendable {
     static var name: String { get }
+    /// The tables a ``BoxNearStatement`` reads: this one, or several read as one.
+    static var tables: [String] { get }
+}
+
+extension PlaceTableName {
+    static var tables: [String] { [name] }
 }
 
 enum PlacesTable: PlaceTableName {
@@ -81,6 +87,13 @@ enum PlacesTable: PlaceTableName {
 
 enum GemsTable: PlaceTableName {
     static var name: String { "gems" }
+}
+
+/// The places and the gems read by one ``BoxNearStatement`` (`UNION ALL` of the two); for that
+/// statement only — no table has this name.
+enum PlacesAndGemsTables: PlaceTableName {
+    static var name: String { "places_and_gems" }
+    static var tables: [String] { [PlacesTable.name, GemsTable.name] }
 }
 
 /// Every place in one or two longitude/latitude boxes (two when the box crosses the
@@ -95,12 +108,16 @@ enum GemsTable: PlaceTableName {
 struct BoxNearStatement<Table: PlaceTableName>: PostgresPreparedStatement {
     static var name: String { "geoquery_box_near_" + Table.name }
 
+    /// One capped read per table; several tables' reads are one statement (`UNION ALL`), each
+    /// capped on its own, so the caller's cap test sees at least as many rows as any one holds.
     static var sql: String {
-        """
-        SELECT id, name, latitude, longitude, record FROM \(Table.name) \
-        WHERE (geog::geometry && ST_MakeEnvelope($1, $2, $3, $4, 4326) OR geog::geometry && ST_MakeEnvelope($5, $6, $7, $8, 4326)) \
-        AND (gem_visibility IS NULL OR gem_visibility = 'public') LIMIT $9
-        """
+        Table.tables.map { table in
+            """
+            (SELECT id, name, latitude, longitude, record FROM \(table) \
+            WHERE (geog::geometry && ST_MakeEnvelope($1, $2, $3, $4, 4326) OR geog::geometry && ST_MakeEnvelope($5, $6, $7, $8, 4326)) \
+            AND (gem_visibility IS NULL OR gem_visibility = 'public') LIMIT $9)
+            """
+        }.joined(separator: " UNION ALL ")
     }
 
     static var bindingDataTypes: [PostgresDataType] {

@@ -95,15 +95,8 @@ public final class PostGISPlaceIndex: PlaceIndex, Sendable {
         var keyset: (distance: Double, id: String)?
         var chunk = limit.map { $0 + 1 + 32 }
         if limit != nil, radius <= Self.boxNearMaximumRadius, NearStatement<PlacesTable>.covers(filter),
-           let candidates = try await boxCandidates(center, radius: radius) {
-            for (id, name, latitude, longitude, record) in candidates {
-                if let hit = Self.hit(id: id, name: name, latitude: latitude, longitude: longitude, record: record,
-                                      origin: origin, radius: searched, after: after, openAt: filter.openAt) {
-                    hits.append(hit)
-                }
-            }
-            // Every candidate was read, so every hit is final.
-            return hits.sorted(by: Hit.precedes)
+           let boxHits = try await boxHits(center, radius: radius, openAt: filter.openAt, after: after, withGems: false) {
+            return boxHits
         }
         while true {
             let rows: [NearStatement<PlacesTable>.Row]
@@ -169,18 +162,32 @@ public final class PostGISPlaceIndex: PlaceIndex, Sendable {
     /// The most candidates ``BoxNearStatement`` reads before the engine's ordered search takes over.
     static let boxNearCap = 1_000
 
-    /// Every place in the box that covers the circle, or nil when there are more than
-    /// ``boxNearCap`` of them.
-    private func boxCandidates(_ center: Coordinate, radius: Double) async throws -> [BoxNearStatement<PlacesTable>.Row]? {
+    /// The hits of an anonymous near query within ``boxNearMaximumRadius`` from every candidate in
+    /// the box that covers the circle, sorted; nil when the box holds more than ``boxNearCap``.
+    /// With `withGems`, the `gems` table's public gems are read in the same statement
+    /// (``PostGISPlacesAndGemsIndex``).
+    func boxHits(_ center: Coordinate, radius: Double, openAt: Date?, after: PageCursor?, withGems: Bool) async throws -> [Hit]? {
         let box = BoundingBox.covering(center: center, radius: Distance(uncheckedMeters: radius))
         let parts = box.nonWrappingParts
         let rows: [BoxNearStatement<PlacesTable>.Row]
-        if table == GemsTable.name {
+        if withGems {
+            rows = try await reader.rows(BoxNearStatement<PlacesAndGemsTables>(parts: parts, cap: Self.boxNearCap + 1))
+        } else if table == GemsTable.name {
             rows = try await reader.rows(BoxNearStatement<GemsTable>(parts: parts, cap: Self.boxNearCap + 1))
         } else {
             rows = try await reader.rows(BoxNearStatement<PlacesTable>(parts: parts, cap: Self.boxNearCap + 1))
         }
-        return rows.count > Self.boxNearCap ? nil : rows
+        guard rows.count <= Self.boxNearCap else { return nil }
+        let origin = Geodesic.Origin(center)
+        var hits: [Hit] = []
+        for (id, name, latitude, longitude, record) in rows {
+            if let hit = Self.hit(id: id, name: name, latitude: latitude, longitude: longitude, record: record,
+                                  origin: origin, radius: radius, after: after, openAt: openAt) {
+                hits.append(hit)
+            }
+        }
+        // Every candidate was read, so every hit is final.
+        return hits.sorted(by: Hit.precedes)
     }
 
     /// ``NearStatement`` on this index's table, on the read pool (it serves anonymous viewers only).

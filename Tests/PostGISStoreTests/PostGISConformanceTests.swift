@@ -40,6 +40,79 @@ struct PostGISConformanceTests {
         #expect(failures.isEmpty, "\(failures.prefix(5))")
     }
 
+    /// Places and gems in their own tables, read as one by ``PostGISPlacesAndGemsIndex`` (what
+    /// `geoquery serve` asks on PostgreSQL): brute force again — with three viewers, so both the
+    /// one statement over both tables (anonymous pages within 50 km) and the merged index (the
+    /// rest) answer — and the one statement was taken.
+    final class CombinedFixture: Sendable {
+        let suite: PlaceIndexConformance
+        let combined: PostGISPlacesAndGemsIndex
+
+        init() async throws {
+            // The same places, fewer queries than the stores' own runs (this suite is the test
+            // run's longest).
+            suite = try PlaceIndexConformance(queriesPerCheck: 200)
+            let url = try TestCluster.shared!.get().createDatabase("combined")
+            let places = try await PostGISPlaceIndex.open(url, timeout: .seconds(60))
+            let gems = PostGISUserStore(sharingPoolsOf: places)
+            try await places.upsert(suite.places.filter { $0.id.source != "gem" })
+            try await gems.upsert(suite.places.filter { $0.id.source == "gem" })
+            guard let combined = places.merged(with: gems) as? PostGISPlacesAndGemsIndex else {
+                throw PostGISError.server("the places index did not combine with its own database's gems")
+            }
+            self.combined = combined
+        }
+    }
+
+    static let combinedFixture = AsyncOnce { try await CombinedFixture() }
+
+    /// Paged and unpaged answers equal brute force for every viewer (the other queries are the
+    /// merged index's as they stand).
+    @Test func placesAndGemsReadAsOneConformToBruteForce() async throws {
+        let fixture = try await Self.combinedFixture.value()
+        let failures = try await fixture.suite.checkPaging(fixture.combined)
+        #expect(failures.isEmpty, "\(failures.prefix(5))")
+    }
+
+    /// The one statement's pages are the merged index's, page by page and cursor by cursor,
+    /// around public gems and around places, at radii and page sizes it answers.
+    @Test func theOneStatementAnswersAsTheMergedIndex() async throws {
+        let fixture = try await Self.combinedFixture.value()
+        let before = fixture.combined.oneStatementPages.value
+        let publicGems = fixture.suite.places.filter { $0.gem?.visibility == .public }.prefix(15)
+        let places = fixture.suite.places.filter { $0.gem == nil }.prefix(15)
+        var gemsAnswered = 0
+        for (n, centre) in (publicGems + places).map(\.coordinate).enumerated() {
+            let radius = Distance(uncheckedMeters: [1_000, 10_000, 45_000][n % 3])
+            let limit = [1, 7, 50][(n / 3) % 3]
+            var cursor: String?, pages = 0
+            repeat {
+                let one = try await fixture.combined.near(centre, radius: radius, filter: .none, limit: limit, cursor: cursor)
+                let merged = try await fixture.combined.merged.near(centre, radius: radius, filter: .none, limit: limit, cursor: cursor)
+                #expect(one.matches.map(\.id) == merged.matches.map(\.id) && one.matches.map(\.distance) == merged.matches.map(\.distance),
+                        "near \(centre) r=\(radius.meters) limit \(limit), page \(pages)")
+                #expect(one.nextCursor == merged.nextCursor)
+                gemsAnswered += one.matches.filter { $0.id.source == "gem" }.count
+                cursor = one.nextCursor
+                pages += 1
+            } while cursor != nil && pages < 100
+        }
+        #expect(gemsAnswered > 0, "gems were among the answers")
+        #expect(fixture.combined.oneStatementPages.value > before, "the pages were read by the one statement")
+    }
+
+    /// Only the places index of a database combines, and only with that database's gems.
+    @Test func onlyTheSameDatabasesGemsCombine() async throws {
+        let fixture = try await Self.fixture.value()
+        let otherURL = try TestCluster.shared!.get().createDatabase("othergems")
+        let other = try await PostGISPlaceIndex.open(otherURL, maximumConnections: 2, timeout: .seconds(60))
+        #expect(fixture.index.merged(with: PostGISUserStore(sharingPoolsOf: fixture.index)) is PostGISPlacesAndGemsIndex)
+        #expect(fixture.index.merged(with: PostGISUserStore(sharingPoolsOf: other)) == nil, "another database's gems")
+        #expect(fixture.index.merged(with: fixture.index) == nil, "a store that is not the gems")
+        #expect(MergedPlaceIndex.combining(fixture.index, other) is MergedPlaceIndex)
+        await other.close()
+    }
+
     /// Every place comes back equal to what was written, and counts and deletes agree.
     @Test func placesRoundTripAndCount() async throws {
         let fixture = try await Self.fixture.value()
