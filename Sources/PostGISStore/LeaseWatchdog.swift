@@ -4,22 +4,28 @@ import Foundation
 ///
 /// postgres-nio's pool queues a lease for as long as it cannot connect (its circuit breaker trips
 /// only after a minute), so a database that does not answer would hang every request. Each
-/// statement registers a ``Waiter`` before it asks the pool; one loop (``run(every:)``) cancels
-/// the waiters whose deadline has passed while they still wait. A timer per statement did the
-/// same with two extra tasks and a dispatch timer set and cancelled every time.
+/// statement registers a ``Waiter``; one loop (``run(every:)``) cancels the waiters still waiting
+/// past their timeout. A timer per statement did the same with two extra tasks and a dispatch
+/// timer set and cancelled every time.
 ///
-/// `@unchecked Sendable`: `waiters` and every ``Waiter``'s flags are read and written only
-/// under `lock`.
+/// Only time in which the process could have run the wait counts: a waiter's clock starts when
+/// its task starts (``start(_:at:)``), and when the loop itself wakes late — every thread of the
+/// concurrency pool busy, as in a loaded test run — the deadlines move by the lateness, so
+/// a lease the pool granted but no thread has yet resumed is not called a dead database.
+///
+/// `@unchecked Sendable`: `waiters` and every ``Waiter``'s fields are read and
+/// written only under `lock`.
 final class LeaseWatchdog: @unchecked Sendable {
     /// One statement's wait for a connection.
     final class Waiter: @unchecked Sendable {
-        let deadline: ContinuousClock.Instant
+        let timeout: Duration
         // Under the watchdog's lock (hence `@unchecked`).
+        fileprivate var deadline: ContinuousClock.Instant?
         fileprivate var cancel: (@Sendable () -> Void)?
         fileprivate var leased = false
         fileprivate var expired = false
 
-        init(deadline: ContinuousClock.Instant) { self.deadline = deadline }
+        init(timeout: Duration) { self.timeout = timeout }
     }
 
     private let lock = NSLock()
@@ -32,6 +38,11 @@ final class LeaseWatchdog: @unchecked Sendable {
             waiter.cancel = cancel
             waiters[ObjectIdentifier(waiter)] = waiter
         }
+    }
+
+    /// Starts `waiter`'s clock: called by the task that waits, when it runs.
+    func start(_ waiter: Waiter, at now: ContinuousClock.Instant) {
+        lock.withLock { waiter.deadline = now + waiter.timeout }
     }
 
     /// Called when the pool hands `waiter` a connection; false when it had already expired
@@ -53,11 +64,15 @@ final class LeaseWatchdog: @unchecked Sendable {
         }
     }
 
-    /// Cancels every waiter still waiting at `now` past its deadline.
-    func expire(at now: ContinuousClock.Instant) {
+    /// Moves every started waiter's deadline by `lateness` (time the process could not run
+    /// them), then cancels every waiter still waiting at `now` past its deadline.
+    func expire(at now: ContinuousClock.Instant, lateness: Duration = .zero) {
         let due: [@Sendable () -> Void] = lock.withLock {
             var due: [@Sendable () -> Void] = []
-            for (key, waiter) in waiters where !waiter.leased && waiter.deadline <= now {
+            for (key, waiter) in waiters where !waiter.leased {
+                guard let deadline = waiter.deadline.map({ $0 + lateness }) else { continue }
+                waiter.deadline = deadline
+                guard deadline <= now else { continue }
                 waiter.expired = true
                 if let cancel = waiter.cancel { due.append(cancel) }
                 waiters[key] = nil
@@ -69,9 +84,14 @@ final class LeaseWatchdog: @unchecked Sendable {
 
     /// Checks the waiters every `interval` until the task running this is cancelled.
     func run(every interval: Duration) async {
+        var last = ContinuousClock.now
         while !Task.isCancelled {
             try? await Task.sleep(for: interval)
-            expire(at: .now)
+            let now = ContinuousClock.now
+            // Woken later than asked: the process could not run anything meanwhile.
+            let lateness = max(.zero, now - last - interval * 2)
+            last = now
+            expire(at: now, lateness: lateness)
         }
     }
 

@@ -156,9 +156,10 @@ public final class PostGISDatabase: Sendable {
         let location = self.location, timeout = self.timeout, client = self.client, watchdog = self.watchdog
         return try await Self.translatingErrors(location) {
             // Only waiting for a connection is bounded here; a statement runs as long as it needs.
-            let waiter = LeaseWatchdog.Waiter(deadline: .now + timeout)
+            let waiter = LeaseWatchdog.Waiter(timeout: timeout)
             let work = Task {
-                try await client.withConnection { connection in
+                watchdog.start(waiter, at: .now)
+                return try await client.withConnection { connection in
                     guard watchdog.leased(waiter) else { throw CancellationError() }
                     return try await body(connection)
                 }

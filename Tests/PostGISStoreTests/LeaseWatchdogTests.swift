@@ -3,7 +3,8 @@ import Testing
 @testable import PostGISStore
 
 /// The watchdog that bounds waits for a pooled connection: it cancels only waiters still
-/// waiting past their deadline, and a waiter it expired may not run its statement afterwards.
+/// waiting past their timeout, counts no time the process could not run, and a waiter it
+/// expired may not run its statement afterwards.
 struct LeaseWatchdogTests {
     /// Counts the cancels a waiter got. `@unchecked Sendable`: the count is behind a lock.
     final class Cancels: @unchecked Sendable {
@@ -16,30 +17,52 @@ struct LeaseWatchdogTests {
     @Test func onlyWaitersPastTheirDeadlineAreCancelled() {
         let watchdog = LeaseWatchdog()
         let now = ContinuousClock.now
-        let late = LeaseWatchdog.Waiter(deadline: now - .seconds(1)), lateCancels = Cancels()
-        let leasedInTime = LeaseWatchdog.Waiter(deadline: now - .seconds(1)), leasedCancels = Cancels()
-        let early = LeaseWatchdog.Waiter(deadline: now + .seconds(60)), earlyCancels = Cancels()
-        watchdog.watch(late, cancel: lateCancels.cancel)
-        watchdog.watch(leasedInTime, cancel: leasedCancels.cancel)
-        watchdog.watch(early, cancel: earlyCancels.cancel)
+        func waiter(startedAt start: ContinuousClock.Instant?) -> (LeaseWatchdog.Waiter, Cancels) {
+            let waiter = LeaseWatchdog.Waiter(timeout: .seconds(10)), cancels = Cancels()
+            if let start { watchdog.start(waiter, at: start) }
+            watchdog.watch(waiter, cancel: cancels.cancel)
+            return (waiter, cancels)
+        }
+        let (late, lateCancels) = waiter(startedAt: now - .seconds(11))
+        let (leasedInTime, leasedCancels) = waiter(startedAt: now - .seconds(11))
+        let (early, earlyCancels) = waiter(startedAt: now - .seconds(9))
+        let (notStarted, notStartedCancels) = waiter(startedAt: nil)
         #expect(watchdog.leased(leasedInTime))
 
         watchdog.expire(at: now)
         watchdog.expire(at: now)
         #expect(lateCancels.value == 1, "cancelled once, then no longer watched")
         #expect(leasedCancels.value == 0 && earlyCancels.value == 0)
+        #expect(notStartedCancels.value == 0, "a waiter's clock starts when its task runs")
         #expect(!watchdog.leased(late), "an expired waiter may not run its statement")
         #expect(watchdog.finished(late))
-        #expect(!watchdog.finished(leasedInTime) && !watchdog.finished(early))
+        #expect(!watchdog.finished(leasedInTime) && !watchdog.finished(notStarted))
 
-        // A finished waiter is no longer watched, even past its deadline.
-        watchdog.expire(at: now + .seconds(120))
-        #expect(earlyCancels.value == 0)
+        watchdog.expire(at: now + .seconds(2))
+        #expect(earlyCancels.value == 1)
+        #expect(watchdog.finished(early))
+    }
+
+    /// Time in which the watchdog itself could not run moves the deadlines.
+    @Test func lateWakingMovesTheDeadlines() {
+        let watchdog = LeaseWatchdog()
+        let start = ContinuousClock.now
+        let waiter = LeaseWatchdog.Waiter(timeout: .seconds(10)), cancels = Cancels()
+        watchdog.start(waiter, at: start)
+        watchdog.watch(waiter, cancel: cancels.cancel)
+        // Woken 30 s late at start + 15 s: 15 s have passed, but only the time it could observe counts.
+        watchdog.expire(at: start + .seconds(15), lateness: .seconds(30))
+        #expect(cancels.value == 0)
+        watchdog.expire(at: start + .seconds(39))
+        #expect(cancels.value == 0)
+        watchdog.expire(at: start + .seconds(40))
+        #expect(cancels.value == 1 && watchdog.finished(waiter))
     }
 
     @Test func aWaiterLeasedBeforeItIsWatchedIsNeverCancelled() {
         let watchdog = LeaseWatchdog()
-        let waiter = LeaseWatchdog.Waiter(deadline: .now - .seconds(1)), cancels = Cancels()
+        let waiter = LeaseWatchdog.Waiter(timeout: .seconds(1)), cancels = Cancels()
+        watchdog.start(waiter, at: .now - .seconds(5))
         #expect(watchdog.leased(waiter))
         watchdog.watch(waiter, cancel: cancels.cancel)
         watchdog.expire(at: .now)
