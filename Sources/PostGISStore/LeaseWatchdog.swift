@@ -10,8 +10,10 @@ import Foundation
 ///
 /// Only time in which the process could have run the wait counts: a waiter's clock starts when
 /// its task starts (``start(_:at:)``), and when the loop itself wakes late — every thread of the
-/// concurrency pool busy, as in a loaded test run — the deadlines move by the lateness, so
-/// a lease the pool granted but no thread has yet resumed is not called a dead database.
+/// concurrency pool busy, as in a loaded test run — the deadlines move by the lateness, so a
+/// lease the pool granted but no thread has yet resumed is not called a dead database. They
+/// move by at most the timeout, so however loaded the process, a wait is ended no later than
+/// twice its timeout after it started (or the first check after that).
 ///
 /// `@unchecked Sendable`: `waiters` and every ``Waiter``'s fields are read and
 /// written only under `lock`.
@@ -21,6 +23,8 @@ final class LeaseWatchdog: @unchecked Sendable {
         let timeout: Duration
         // Under the watchdog's lock (hence `@unchecked`).
         fileprivate var deadline: ContinuousClock.Instant?
+        /// How far the deadline has been moved for lateness: at most ``timeout``.
+        fileprivate var moved: Duration = .zero
         fileprivate var cancel: (@Sendable () -> Void)?
         fileprivate var leased = false
         fileprivate var expired = false
@@ -65,13 +69,18 @@ final class LeaseWatchdog: @unchecked Sendable {
     }
 
     /// Moves every started waiter's deadline by `lateness` (time the process could not run
-    /// them), then cancels every waiter still waiting at `now` past its deadline.
+    /// them; in all at most its timeout), then cancels every waiter still waiting at `now` past its deadline.
     func expire(at now: ContinuousClock.Instant, lateness: Duration = .zero) {
         let due: [@Sendable () -> Void] = lock.withLock {
             var due: [@Sendable () -> Void] = []
             for (key, waiter) in waiters where !waiter.leased {
-                guard let deadline = waiter.deadline.map({ $0 + lateness }) else { continue }
-                waiter.deadline = deadline
+                guard var deadline = waiter.deadline else { continue }
+                let move = min(lateness, waiter.timeout - waiter.moved)
+                if move > .zero {
+                    deadline += move
+                    waiter.moved += move
+                    waiter.deadline = deadline
+                }
                 guard deadline <= now else { continue }
                 waiter.expired = true
                 if let cancel = waiter.cancel { due.append(cancel) }

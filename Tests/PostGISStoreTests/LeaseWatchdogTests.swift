@@ -43,19 +43,21 @@ struct LeaseWatchdogTests {
         #expect(watchdog.finished(early))
     }
 
-    /// Time in which the watchdog itself could not run moves the deadlines.
+    /// Time in which the watchdog itself could not run moves the deadlines, by at most the timeout.
     @Test func lateWakingMovesTheDeadlines() {
         let watchdog = LeaseWatchdog()
         let start = ContinuousClock.now
         let waiter = LeaseWatchdog.Waiter(timeout: .seconds(10)), cancels = Cancels()
         watchdog.start(waiter, at: start)
         watchdog.watch(waiter, cancel: cancels.cancel)
-        // Woken 30 s late at start + 15 s: 15 s have passed, but only the time it could observe counts.
+        // Woken 4 s late at start + 12 s: the deadline moves from start + 10 s to start + 14 s.
+        watchdog.expire(at: start + .seconds(12), lateness: .seconds(4))
+        #expect(cancels.value == 0)
+        // Late again by 30 s: it moves by what is left of the timeout (6 s), to start + 20 s.
         watchdog.expire(at: start + .seconds(15), lateness: .seconds(30))
+        watchdog.expire(at: start + .seconds(19))
         #expect(cancels.value == 0)
-        watchdog.expire(at: start + .seconds(39))
-        #expect(cancels.value == 0)
-        watchdog.expire(at: start + .seconds(40))
+        watchdog.expire(at: start + .seconds(20))
         #expect(cancels.value == 1 && watchdog.finished(waiter))
     }
 

@@ -95,7 +95,7 @@ struct PostGISSchemaTests {
         }
         let index = try #require(opened)
         let started = ContinuousClock.now
-        let busy = Task { try await index.rawQuery("SELECT 'a'::text, 'b'::text, 0::float8 FROM pg_sleep(10)") }
+        let busy = Task { try await index.rawQuery("SELECT 'a'::text, 'b'::text, 0::float8 FROM pg_sleep(20)") }
         try await Task.sleep(for: .milliseconds(300))
         do {
             _ = try await index.count(source: nil)
@@ -105,7 +105,7 @@ struct PostGISSchemaTests {
             #expect(reason.contains("no connection within"), "\(reason)")
         }
         // Far from both ends: a busy test process may take seconds to resume the task.
-        #expect(ContinuousClock.now - started < .seconds(9), "the wait ended by the timeout, not by the busy statement")
+        #expect(ContinuousClock.now - started < .seconds(18), "the wait ended by the timeout, not by the busy statement")
         #expect(try await busy.value == 1, "the busy statement ran to its end")
         #expect(try await index.count(source: nil) == 0, "the pool answers afterwards")
         await index.close()
