@@ -160,7 +160,8 @@ let package = Package(
         // A throwaway PostgreSQL cluster for the tests that need one.
         .target(name: "PostgresTestSupport", dependencies: [], path: "Tests/PostgresTestSupport", swiftSettings: swiftSettings),
         .testTarget(name: "PostGISStoreTests",
-                    dependencies: ["PostGISStore", "PlaceQuery", "PlaceQueryConformance", "PostgresTestSupport", "PlaceModel", "GeoCore"],
+                    dependencies: ["PostGISStore", "PlaceQuery", "PlaceQueryConformance", "PostgresTestSupport", "ProviderTestSupport",
+                                   "PlaceModel", "GeoCore"],
                     swiftSettings: swiftSettings),
         .testTarget(name: "GeoQueryWireTests", dependencies: ["GeoQueryWire", "PlaceQuery", "PlaceModel", "GeoCore"],
                     swiftSettings: swiftSettings),

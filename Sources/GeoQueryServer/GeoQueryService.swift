@@ -59,7 +59,7 @@ public struct GeoQueryService: Sendable {
         accounts = userData.map {
             AccountService(store: $0, pool: workers ?? Self.defaultWorkers, passwordCost: configuration.passwordCost,
                            accountLimiter: RateLimiter(limit: configuration.signInAttemptsPerAccount, window: .seconds(900)),
-                           addressLimiter: RateLimiter(limit: configuration.signInAttemptsPerAddress, window: .seconds(60)),
+                           addressLimiter: RateLimiter(limit: configuration.signInAttemptsPerAddress, window: configuration.signInAddressWindow),
                            signUpLimiter: RateLimiter(limit: configuration.signUpsPerAddress, window: .seconds(3_600)))
         }
     }

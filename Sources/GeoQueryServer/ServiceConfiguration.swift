@@ -42,8 +42,10 @@ public struct ServiceConfiguration: Sendable {
     public var passwordCost: UInt8 = 11
     /// Failed sign-ins per account per 15 minutes before 429.
     public var signInAttemptsPerAccount = 10
-    /// Sign-in attempts per client address per minute before 429.
+    /// Sign-in attempts per client address within ``signInAddressWindow`` before 429.
     public var signInAttemptsPerAddress = 30
+    /// The sliding window of ``signInAttemptsPerAddress``: a minute.
+    public var signInAddressWindow: Duration = .seconds(60)
     /// New accounts per client address per hour before 429 (each costs a bcrypt hash).
     public var signUpsPerAddress = 10
     /// The largest radius `/v1/gems/near` searches (the Hidden Gem app shows nothing beyond

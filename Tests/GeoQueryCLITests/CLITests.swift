@@ -1,4 +1,5 @@
 import Foundation
+import ProviderTestSupport
 import Testing
 
 /// Runs the built `geoquery` executable (next to the test bundle in .build/…/debug).
@@ -76,7 +77,7 @@ final class CLIFixture: @unchecked Sendable {
     deinit { try? FileManager.default.removeItem(at: directory) }
 }
 
-@Suite(.serialized) struct CLITests {
+@Suite(.serialized, .waitsOnProcesses) struct CLITests {
     static let fixture = Result { try CLIFixture() }
     var db: String { get throws { try Self.fixture.get().db } }
 

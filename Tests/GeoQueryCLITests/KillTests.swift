@@ -1,4 +1,5 @@
 import Foundation
+import ProviderTestSupport
 import Testing
 import GeoCore
 import PlaceQuery
@@ -9,7 +10,7 @@ typealias GeoCoreDistance = Distance
 
 /// The promise of an import: a kill -9 at any moment leaves the previous snapshot, intact and
 /// queryable, and readers keep answering from it while the import runs.
-@Suite struct KillTests {
+@Suite(.waitsOnProcesses) struct KillTests {
     @Test func aKilledImportLeavesThePreviousSnapshot() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("geoquery-kill-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)

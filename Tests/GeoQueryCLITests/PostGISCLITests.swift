@@ -1,11 +1,12 @@
 import Foundation
 import PostgresTestSupport
+import ProviderTestSupport
 import Testing
 
 /// `geoquery` on PostgreSQL/PostGIS as an operator runs it: imports with snapshot semantics,
 /// queries that answer as the SpatiaLite file does, two `serve` processes on one database, a
 /// read replica, and a database that does not answer.
-@Suite(.serialized, .enabled(if: TestCluster.isAvailable, "PostgreSQL is not installed"))
+@Suite(.serialized, .waitsOnProcesses, .enabled(if: TestCluster.isAvailable, "PostgreSQL is not installed"))
 struct PostGISCLITests {
     static let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()

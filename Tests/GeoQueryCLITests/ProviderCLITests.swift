@@ -3,7 +3,7 @@ import ProviderTestSupport
 import Testing
 
 /// `geoquery search` and `geoquery weather` against real loopback servers playing providers.
-@Suite struct ProviderCLITests {
+@Suite(.waitsOnProcesses) struct ProviderCLITests {
     /// Runs the CLI off the cooperative pool, so that the in-process servers keep answering.
     func run(_ arguments: [String], environment: [String: String]) async throws -> CLI.Result {
         try await withCheckedThrowingContinuation { continuation in

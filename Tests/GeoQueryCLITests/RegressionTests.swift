@@ -1,9 +1,10 @@
 import Foundation
+import ProviderTestSupport
 import Testing
 
 /// Every input that ever crashed, hung or trapped GeoQuery (`Tests/Regressions/`), run through
 /// the real `geoquery` as a user would: each must succeed or exit 64/65 with a message.
-@Suite struct RegressionTests {
+@Suite(.waitsOnProcesses) struct RegressionTests {
     static let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Regressions")
 

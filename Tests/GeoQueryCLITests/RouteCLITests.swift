@@ -1,8 +1,9 @@
 import Foundation
+import ProviderTestSupport
 import Testing
 
 /// `geoquery route` as a user runs it.
-@Suite struct RouteCLITests {
+@Suite(.waitsOnProcesses) struct RouteCLITests {
     let directory: URL
 
     init() throws {

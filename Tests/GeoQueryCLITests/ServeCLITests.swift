@@ -2,11 +2,12 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import ProviderTestSupport
 import Testing
 
 /// `geoquery serve` as an operator runs it: it says where it listens, answers, logs requests
 /// without their query strings, and stops cleanly on SIGTERM.
-@Suite struct ServeCLITests {
+@Suite(.waitsOnProcesses) struct ServeCLITests {
     /// Output collected from a pipe on a thread of its own.
     final class Collector: @unchecked Sendable {
         // @unchecked Sendable: `text` is touched only under `lock`.

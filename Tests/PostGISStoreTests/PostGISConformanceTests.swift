@@ -4,13 +4,14 @@ import PlaceModel
 import PlaceQuery
 import PlaceQueryConformance
 import PostgresTestSupport
+import ProviderTestSupport
 import Testing
 @testable import PostGISStore
 
 /// The PostGIS place index against the same conformance suite as SpatiaLite (brute force on
 /// 20 000 seeded places: clusters, poles, the antimeridian, gems of two owners, three viewers),
 /// on a real PostgreSQL cluster started for the test run.
-@Suite(.serialized, .enabled(if: TestCluster.isAvailable, "PostgreSQL is not installed"))
+@Suite(.serialized, .waitsOnProcesses, .enabled(if: TestCluster.isAvailable, "PostgreSQL is not installed"))
 struct PostGISConformanceTests {
     final class Fixture: Sendable {
         let suite: PlaceIndexConformance

@@ -2,12 +2,13 @@ import Foundation
 import PlaceQuery
 import PlaceQueryConformance
 import PostgresTestSupport
+import ProviderTestSupport
 import Testing
 @testable import PostGISStore
 
 /// Friends, plans, share links, availability, albums and notifications on PostgreSQL: the same
 /// conformance suite as the SQLite store.
-@Suite(.enabled(if: TestCluster.isAvailable, "PostgreSQL is not installed"))
+@Suite(.waitsOnProcesses, .enabled(if: TestCluster.isAvailable, "PostgreSQL is not installed"))
 struct PostGISPlanStoreTests {
     @Test func conformsToThePlanStoreSuite() async throws {
         let url = try TestCluster.shared!.get().createDatabase("plans")

@@ -3,13 +3,14 @@ import GeoCore
 import PlaceModel
 import PlaceQuery
 import PostgresTestSupport
+import ProviderTestSupport
 import Testing
 @testable import PostGISStore
 
 /// The PostgreSQL schema's migrations: servers that start together migrate it once, a
 /// database newer than the program is refused, and a snapshot's content hash ignores only the
 /// import time.
-@Suite(.enabled(if: TestCluster.isAvailable, "PostgreSQL is not installed"))
+@Suite(.waitsOnProcesses, .enabled(if: TestCluster.isAvailable, "PostgreSQL is not installed"))
 struct PostGISSchemaTests {
     @Test func serversStartingTogetherMigrateOnce() async throws {
         let cluster = try TestCluster.shared!.get()

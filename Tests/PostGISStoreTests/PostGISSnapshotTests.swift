@@ -3,6 +3,7 @@ import GeoCore
 import PlaceModel
 import PlaceQuery
 import PostgresTestSupport
+import ProviderTestSupport
 import Testing
 @testable import PostGISStore
 
@@ -11,7 +12,7 @@ import Testing
 /// merges in place. Both keep the snapshot semantics (counts, removals, unchanged places keep
 /// their import time, the last of two rows with one id wins, other sources untouched), and a
 /// rebuilt table has every index the migrations made.
-@Suite(.serialized, .enabled(if: TestCluster.isAvailable, "PostgreSQL is not installed"))
+@Suite(.serialized, .waitsOnProcesses, .enabled(if: TestCluster.isAvailable, "PostgreSQL is not installed"))
 struct PostGISSnapshotTests {
     static func place(_ source: String, _ n: Int, name: String? = nil, importedAt: Date) throws -> Place {
         try Place(id: PlaceID("\(source):\(n)"), name: name ?? "Place \(n) café",

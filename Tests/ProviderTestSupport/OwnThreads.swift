@@ -17,6 +17,13 @@ public final class OwnThreadsExecutor: TaskExecutor, @unchecked Sendable {
     /// The executor the loopback servers and the ``Trait/ownThreads`` suites share.
     public static let shared = OwnThreadsExecutor(threads: 4)
 
+    /// The executor of the ``Trait/waitsOnProcesses`` suites: tests that block a thread while
+    /// another process works (a `geoquery` run, `psql`, `pg_ctl`). Two threads, as the
+    /// cooperative pool has here, so these suites run as many tests at once as before; apart
+    /// from ``shared``, so a test blocked on a CLI run that asks a loopback server never holds
+    /// the thread that server needs.
+    public static let processWaits = OwnThreadsExecutor(threads: 2)
+
     /// Starts `threads` threads that run jobs in arrival order; they live as long as the process.
     public init(threads: Int) {
         for number in 0..<max(1, threads) {
@@ -45,9 +52,12 @@ public final class OwnThreadsExecutor: TaskExecutor, @unchecked Sendable {
     }
 }
 
-/// Runs each test of a suite (or one test) on ``OwnThreadsExecutor/shared``: the test body, the
+/// Runs each test of a suite (or one test) on an ``OwnThreadsExecutor``: the test body, the
 /// child tasks it starts and the default actors it calls.
 public struct OwnThreadsTrait: SuiteTrait, TestTrait, TestScoping {
+    /// The threads the tests run on.
+    public var executor: OwnThreadsExecutor = .shared
+
     public var isRecursive: Bool { true }
 
     public func scopeProvider(for test: Test, testCase: Test.Case?) -> OwnThreadsTrait? {
@@ -56,11 +66,16 @@ public struct OwnThreadsTrait: SuiteTrait, TestTrait, TestScoping {
 
     public func provideScope(for test: Test, testCase: Test.Case?,
                              performing function: @Sendable () async throws -> Void) async throws {
-        try await withTaskExecutorPreference(OwnThreadsExecutor.shared) { try await function() }
+        try await withTaskExecutorPreference(executor) { try await function() }
     }
 }
 
 extension Trait where Self == OwnThreadsTrait {
     /// Run on threads outside the cooperative pool (see ``OwnThreadsExecutor``).
     public static var ownThreads: OwnThreadsTrait { OwnThreadsTrait() }
+
+    /// Run on ``OwnThreadsExecutor/processWaits``: for suites whose tests wait, blocking, for
+    /// other processes, so that the cooperative pool stays free for the servers and database
+    /// clients of the suites running beside them.
+    public static var waitsOnProcesses: OwnThreadsTrait { OwnThreadsTrait(executor: .processWaits) }
 }
