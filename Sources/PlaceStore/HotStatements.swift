@@ -7,6 +7,8 @@ struct HotStatements {
     private var rowByPKStatement: SQLiteStatement?
     private var entriesInBoxStatement: SQLiteStatement?
     private var entryCountStatement: SQLiteStatement?
+    private var rowsInBoxWithUserDataStatement: SQLiteStatement?
+    private var entryCountWithUserDataStatement: SQLiteStatement?
     private var beginStatement: SQLiteStatement?
     private var commitStatement: SQLiteStatement?
 
@@ -40,6 +42,36 @@ struct HotStatements {
             SELECT count(*) FROM (SELECT 1 FROM idx_places_geom r
             WHERE r.xmin <= ?3 AND r.xmax >= ?1 AND r.ymin <= ?4 AND r.ymax >= ?2 LIMIT ?5)
             """, index)
+    }
+
+    /// ``rowsInBox(_:)`` over the places and the attached user data file's gems
+    /// (``SpatiaLitePlaceIndex/attachUserData(_:)``) at once.
+    mutating func rowsInBoxWithUserData(_ index: SpatiaLitePlaceIndex) throws -> SQLiteStatement {
+        let userData = SpatiaLitePlaceIndex.userDataSchema
+        return try Self.prepared(&rowsInBoxWithUserDataStatement, """
+            SELECT \(Schema.selectColumns) FROM main.idx_places_geom r CROSS JOIN main.places p ON p.pk = r.pkid
+            WHERE r.xmin <= ?3 AND r.xmax >= ?1 AND r.ymin <= ?4 AND r.ymax >= ?2
+            UNION ALL
+            SELECT \(Schema.selectColumns) FROM \(userData).idx_places_geom r CROSS JOIN \(userData).places p ON p.pk = r.pkid
+            WHERE r.xmin <= ?3 AND r.xmax >= ?1 AND r.ymin <= ?4 AND r.ymax >= ?2
+            """, index)
+    }
+
+    /// ``entryCount(_:)`` over both files' R*Trees, each counted up to ?5.
+    mutating func entryCountWithUserData(_ index: SpatiaLitePlaceIndex) throws -> SQLiteStatement {
+        let userData = SpatiaLitePlaceIndex.userDataSchema
+        return try Self.prepared(&entryCountWithUserDataStatement, """
+            SELECT (SELECT count(*) FROM (SELECT 1 FROM main.idx_places_geom r
+                    WHERE r.xmin <= ?3 AND r.xmax >= ?1 AND r.ymin <= ?4 AND r.ymax >= ?2 LIMIT ?5))
+                 + (SELECT count(*) FROM (SELECT 1 FROM \(userData).idx_places_geom r
+                    WHERE r.xmin <= ?3 AND r.xmax >= ?1 AND r.ymin <= ?4 AND r.ymax >= ?2 LIMIT ?5))
+            """, index)
+    }
+
+    /// Drops the statements that read the attached user data file (before it is detached).
+    mutating func forgetUserDataStatements() {
+        rowsInBoxWithUserDataStatement = nil
+        entryCountWithUserDataStatement = nil
     }
 
     /// The whole row with pk ?1.

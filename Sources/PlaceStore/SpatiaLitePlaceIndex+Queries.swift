@@ -26,6 +26,16 @@ extension SpatiaLitePlaceIndex {
     ///   for a limit below 1, or a SQLite error.
     public func near(_ center: Coordinate, radius: Distance, filter: PlaceFilter = .none,
                      limit: Int? = nil, cursor: String? = nil) throws -> PlacePage {
+        try near(center, radius: radius, filter: filter, limit: limit, cursor: cursor, withUserData: false)
+    }
+
+    /// ``near(_:radius:filter:limit:cursor:)``, over the places and, when `withUserData` is
+    /// true, the gems of the attached user data file (``attachUserData(_:)``) as one index:
+    /// the answer `MergedPlaceIndex([places, gems])` gives. Neither text nor categories may be
+    /// filtered on with `withUserData` (those read tables of the places file only).
+    func near(_ center: Coordinate, radius: Distance, filter: PlaceFilter, limit: Int?, cursor: String?,
+              withUserData: Bool) throws -> PlacePage {
+        precondition(!withUserData || !Self.readsSideTables(filter), "text and categories are searched per file")
         try Self.validate(limit: limit)
         let fingerprint = { PageCursor.nearFingerprint(center: center, radius: radius, filter: filter) }
         let after = try cursor.map { try PageCursor(decoding: $0, expectedFingerprint: fingerprint()) }
@@ -34,15 +44,23 @@ extension SpatiaLitePlaceIndex {
             // A first page needs only the nearest `limit` places plus proof that more exist: search
             // growing discs and stop as soon as one holds more than a page. Same page, same cursor.
             if let limit, after == nil {
-                var probe = try firstProbeRadius(center, radius: searched, filter: filter, wanted: limit + 1)
+                var probe = try firstProbeRadius(center, radius: searched, filter: filter, wanted: limit + 1, withUserData: withUserData)
                 while probe < searched {
-                    let page = try collect(center, radius: probe, filter: filter, limit: limit, after: nil, fingerprint: fingerprint)
+                    let page = try collect(center, radius: probe, filter: filter, limit: limit, after: nil, fingerprint: fingerprint,
+                                           withUserData: withUserData)
                     if page.nextCursor != nil { return page }
                     probe = Self.nextProbeRadius(probe, found: page.matches.count, wanted: limit + 1)
                 }
             }
-            return try collect(center, radius: searched, filter: filter, limit: limit, after: after, fingerprint: fingerprint)
+            return try collect(center, radius: searched, filter: filter, limit: limit, after: after, fingerprint: fingerprint,
+                               withUserData: withUserData)
         }
+    }
+
+    /// Whether a filter reads the name or category tables (``scan(box:filter:withUserData:_:)``
+    /// then drives the scan by them).
+    static func readsSideTables(_ filter: PlaceFilter) -> Bool {
+        filter.text.map { !$0.trimmingCharacters(in: .whitespaces).isEmpty } == true || !filter.categories.isEmpty
     }
 
     static let firstProbeRadius = 500.0
@@ -58,10 +76,12 @@ extension SpatiaLitePlaceIndex {
     /// Either way the page is the same: a disc answers only once it holds more than a page.
     /// Counting costs at most 4 × `wanted` entries and reads no row; on the bench's sparse gems
     /// it halves the discs searched and saves about a quarter of the rows read.
-    func firstProbeRadius(_ center: Coordinate, radius: Double, filter: PlaceFilter, wanted: Int) throws -> Double {
+    func firstProbeRadius(_ center: Coordinate, radius: Double, filter: PlaceFilter, wanted: Int,
+                          withUserData: Bool = false) throws -> Double {
         guard radius > Self.firstProbeRadius, filter.isEmpty else { return Self.firstProbeRadius }
         let cap = 4 * wanted
-        let count = try entryCount(in: BoundingBox.covering(center: center, radius: Distance(uncheckedMeters: radius)), upTo: cap)
+        let count = try entryCount(in: BoundingBox.covering(center: center, radius: Distance(uncheckedMeters: radius)), upTo: cap,
+                                   withUserData: withUserData)
         if count >= cap { return Self.firstProbeRadius }
         let margin = 1.5
         if Double(count) <= margin * margin * Double(wanted) { return radius }
@@ -96,13 +116,13 @@ extension SpatiaLitePlaceIndex {
     /// Scans one disc: every match after `after`, sorted, the first `limit` of them. Call with
     /// the lock held (inside ``reading(_:)``).
     private func collect(_ center: Coordinate, radius r: Double, filter: PlaceFilter, limit: Int?,
-                         after: PageCursor?, fingerprint: () -> UInt64) throws -> PlacePage {
+                         after: PageCursor?, fingerprint: () -> UInt64, withUserData: Bool = false) throws -> PlacePage {
         let box = BoundingBox.covering(center: center, radius: Distance(uncheckedMeters: r))
         let origin = Geodesic.Origin(center)
         let cheapLimit = r * (1 + Self.cheapDistanceBand) + 1
         var hits = HitCollector()
         let rowFilter = RowFilter(filter)
-        try scan(box: box, filter: filter) { row, latitude, longitude in
+        try scan(box: box, filter: filter, withUserData: withUserData) { row, latitude, longitude in
             let cheap = haversineDistance(center, Coordinate(uncheckedLatitude: latitude, longitude: longitude))
             if cheap > cheapLimit { return }
             let d = Geodesic.distance(from: origin, latitude: latitude, longitude: longitude)
@@ -171,7 +191,10 @@ extension SpatiaLitePlaceIndex {
     ///
     /// Candidates come from the spatial index; with a text or category filter that matches
     /// fewer places than the spatial index would offer, they come from those places instead.
-    func scan(box: BoundingBox, filter: PlaceFilter,
+    ///
+    /// With `withUserData` the candidates are those of both files (``attachUserData(_:)``);
+    /// the filter must then read no side table (``readsSideTables(_:)``).
+    func scan(box: BoundingBox, filter: PlaceFilter, withUserData: Bool = false,
               _ body: (SQLiteStatement, Double, Double) throws -> Void) throws {
         var textMatches: Set<Int64>?
         if let text = filter.text, !text.trimmingCharacters(in: .whitespaces).isEmpty {
@@ -200,7 +223,7 @@ extension SpatiaLitePlaceIndex {
             row.reset()
             return
         }
-        let row = try hot.rowsInBox(self)
+        let row = try withUserData ? hot.rowsInBoxWithUserData(self) : hot.rowsInBox(self)
         defer { row.reset() }
         for part in box.nonWrappingParts {
             row.rebind(box: part)
@@ -213,8 +236,8 @@ extension SpatiaLitePlaceIndex {
 
     /// How many R*Tree entries meet the box (both halves of one that crosses the antimeridian),
     /// counted up to `cap`: the count reads entries only, and stops there.
-    func entryCount(in box: BoundingBox, upTo cap: Int) throws -> Int {
-        let statement = try hot.entryCount(self)
+    func entryCount(in box: BoundingBox, upTo cap: Int, withUserData: Bool = false) throws -> Int {
+        let statement = try withUserData ? hot.entryCountWithUserData(self) : hot.entryCount(self)
         defer { statement.reset() }
         var count = 0
         for part in box.nonWrappingParts where count < cap {

@@ -100,6 +100,38 @@ public final class SpatiaLitePlaceIndex: SnapshotStore, @unchecked Sendable {
         }
     }
 
+    // MARK: - The user data file beside the places
+
+    /// The schema name under which ``attachUserData(_:)`` attaches a user data file.
+    static let userDataSchema = "user_data"
+
+    /// The user data file attached to this connection, if any (reached with the lock held).
+    private var attachedUserData: String?
+
+    /// Attaches the user data file at `path` (``SQLiteUserStore``: its gems are a place table
+    /// of the same schema) to this connection, read-only when the connection is, so that one
+    /// statement reads places and gems (``near(_:radius:filter:limit:cursor:withUserData:)``).
+    /// Each file keeps its own WAL: a gem write never waits for an import of places, and a
+    /// query's read transaction reads one snapshot of each file. Does nothing when that file is
+    /// attached already; replaces another one.
+    func attachUserData(_ path: String) throws {
+        try locked {
+            if attachedUserData == path { return }
+            if attachedUserData != nil {
+                hot.forgetUserDataStatements()
+                try connection.execute("DETACH DATABASE \(Self.userDataSchema)")
+                attachedUserData = nil
+            }
+            let attach = try connection.prepare("ATTACH DATABASE ?1 AS \(Self.userDataSchema)")
+            try attach.bind([.text(path)])
+            try attach.run()
+            try connection.execute("""
+                PRAGMA \(Self.userDataSchema).cache_size = -65536; PRAGMA \(Self.userDataSchema).mmap_size = 1073741824;
+                """)
+            attachedUserData = path
+        }
+    }
+
     /// A cached prepared statement (call with the lock held).
     func statement(_ sql: String) throws -> SQLiteStatement {
         if let cached = statements[sql] { return cached }

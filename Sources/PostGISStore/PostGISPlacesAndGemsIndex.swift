@@ -17,17 +17,15 @@ import PlaceQuery
 /// runs on this index as on each store.
 public struct PostGISPlacesAndGemsIndex: PlaceIndex {
     let places: PostGISPlaceIndex
-    let gems: PostGISUserStore
     let merged: MergedPlaceIndex
     /// Pages answered by the one statement (the tests check that the path is taken).
-    let oneStatementPages = Counter()
+    let oneStatementPages = UseCounter()
 
     /// Nil unless `places` is a `places` index and `gems` reads its gems on the same pool, so
     /// that one statement on that pool sees both as one snapshot.
     init?(places: PostGISPlaceIndex, gems: PostGISUserStore) {
         guard places.table == PlacesTable.name, gems.gemIndex.reader === places.reader else { return nil }
         self.places = places
-        self.gems = gems
         merged = MergedPlaceIndex([places, gems])
     }
 
@@ -64,14 +62,6 @@ public struct PostGISPlacesAndGemsIndex: PlaceIndex {
     public func delete(_ ids: [PlaceID]) async throws -> Int { try await merged.delete(ids) }
 
     public func count(source: String?) async throws -> Int { try await merged.count(source: source) }
-
-    /// A count shared by copies of the index. `@unchecked Sendable`: `value` is behind `lock`.
-    final class Counter: @unchecked Sendable {
-        private let lock = NSLock()
-        private var count = 0
-        func add() { lock.withLock { count += 1 } }
-        var value: Int { lock.withLock { count } }
-    }
 }
 
 extension PostGISPlaceIndex: MergeablePlaceIndex {
