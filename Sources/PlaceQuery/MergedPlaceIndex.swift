@@ -113,6 +113,42 @@ public protocol MergeablePlaceIndex: PlaceIndex {
     func merged(with other: any PlaceIndex) -> (any PlaceIndex)?
 }
 
+/// An index over several stores that answers some queries a cheaper way of its own (one
+/// statement over two tables or files, say) and every other query as their ``merged`` index:
+/// each query it does not implement itself goes to ``merged``.
+public protocol MergedIndexRefinement: PlaceIndex {
+    /// The stores answered as one; the refinement must answer exactly as this does.
+    var merged: MergedPlaceIndex { get }
+}
+
+extension MergedIndexRefinement {
+    public func near(_ center: Coordinate, radius: Distance, filter: PlaceFilter, limit: Int?, cursor: String?) async throws -> PlacePage {
+        try await merged.near(center, radius: radius, filter: filter, limit: limit, cursor: cursor)
+    }
+
+    public func within(_ box: BoundingBox, filter: PlaceFilter, limit: Int?, cursor: String?) async throws -> PlacePage {
+        try await merged.within(box, filter: filter, limit: limit, cursor: cursor)
+    }
+
+    public func nearest(_ center: Coordinate, count: Int, maxDistance: Distance?, filter: PlaceFilter) async throws -> [PlaceMatch] {
+        try await merged.nearest(center, count: count, maxDistance: maxDistance, filter: filter)
+    }
+
+    public func ranked(filter: PlaceFilter, limit: Int?, cursor: String?) async throws -> PlacePage {
+        try await merged.ranked(filter: filter, limit: limit, cursor: cursor)
+    }
+
+    public func place(_ id: PlaceID) async throws -> Place? { try await merged.place(id) }
+
+    @discardableResult
+    public func upsert(_ places: [Place]) async throws -> Int { try await merged.upsert(places) }
+
+    @discardableResult
+    public func delete(_ ids: [PlaceID]) async throws -> Int { try await merged.delete(ids) }
+
+    public func count(source: String?) async throws -> Int { try await merged.count(source: source) }
+}
+
 extension MergedPlaceIndex {
     /// `first` and `second` as one index: the cheaper combination `first` offers
     /// (``MergeablePlaceIndex``), or else a merged index of the two.

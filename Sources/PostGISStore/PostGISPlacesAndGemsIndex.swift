@@ -15,9 +15,9 @@ import PlaceQuery
 /// answers are the merged index's: hits decided by GeoCore's distance, in (distance, id) order,
 /// with the same cursors (a page read one way continues the other way). The conformance suite
 /// runs on this index as on each store.
-public struct PostGISPlacesAndGemsIndex: PlaceIndex {
+public struct PostGISPlacesAndGemsIndex: MergedIndexRefinement {
     let places: PostGISPlaceIndex
-    let merged: MergedPlaceIndex
+    public let merged: MergedPlaceIndex
     /// Pages answered by the one statement (the tests check that the path is taken).
     let oneStatementPages = UseCounter()
 
@@ -40,28 +40,6 @@ public struct PostGISPlacesAndGemsIndex: PlaceIndex {
         }
         return try await merged.near(center, radius: radius, filter: filter, limit: limit, cursor: cursor)
     }
-
-    public func within(_ box: BoundingBox, filter: PlaceFilter, limit: Int?, cursor: String?) async throws -> PlacePage {
-        try await merged.within(box, filter: filter, limit: limit, cursor: cursor)
-    }
-
-    public func nearest(_ center: Coordinate, count: Int, maxDistance: Distance?, filter: PlaceFilter) async throws -> [PlaceMatch] {
-        try await merged.nearest(center, count: count, maxDistance: maxDistance, filter: filter)
-    }
-
-    public func ranked(filter: PlaceFilter, limit: Int?, cursor: String?) async throws -> PlacePage {
-        try await merged.ranked(filter: filter, limit: limit, cursor: cursor)
-    }
-
-    public func place(_ id: PlaceID) async throws -> Place? { try await merged.place(id) }
-
-    @discardableResult
-    public func upsert(_ places: [Place]) async throws -> Int { try await merged.upsert(places) }
-
-    @discardableResult
-    public func delete(_ ids: [PlaceID]) async throws -> Int { try await merged.delete(ids) }
-
-    public func count(source: String?) async throws -> Int { try await merged.count(source: source) }
 }
 
 extension PostGISPlaceIndex: MergeablePlaceIndex {
