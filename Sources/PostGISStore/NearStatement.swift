@@ -97,7 +97,7 @@ enum PlacesAndGemsTables: PlaceTableName {
 }
 
 /// Every place in one or two longitude/latitude boxes (two when the box crosses the
-/// antimeridian), for an anonymous viewer, up to a cap: the candidates of a small-radius near
+/// antimeridian) that a viewer may see listed, up to a cap: the candidates of a small-radius near
 /// query, read through the 2-D GiST index on `geog::geometry` and decided wholly in Swift.
 ///
 /// A small circle's candidates are few, and this index answers a box from fewer pages than the
@@ -115,13 +115,24 @@ struct BoxNearStatement<Table: PlaceTableName>: PostgresPreparedStatement {
             """
             (SELECT id, name, latitude, longitude, record FROM \(table) \
             WHERE (geog::geometry && ST_MakeEnvelope($1, $2, $3, $4, 4326) OR geog::geometry && ST_MakeEnvelope($5, $6, $7, $8, 4326)) \
-            AND (gem_visibility IS NULL OR gem_visibility = 'public') LIMIT $9)
+            AND (gem_visibility IS NULL OR gem_visibility = 'public' \
+            OR (gem_visibility IN ('private', 'friends') AND gem_owner = $10) \
+            OR (gem_visibility = 'friends' AND gem_owner = ANY($11))) LIMIT $9)
             """
         }.joined(separator: " UNION ALL ")
     }
 
     static var bindingDataTypes: [PostgresDataType] {
-        [.float8, .float8, .float8, .float8, .float8, .float8, .float8, .float8, .int8]
+        [.float8, .float8, .float8, .float8, .float8, .float8, .float8, .float8, .int8, .text, .textArray]
+    }
+
+    /// Whether `filter` asks nothing of SQL but what this statement tests: who views (gems are
+    /// listed as ``SQLBuilder/conditions(for:)`` lists them), and no condition on columns
+    /// (opening hours are tested in Swift either way).
+    static func covers(_ filter: PlaceFilter) -> Bool {
+        var anonymous = filter
+        anonymous.viewer = nil
+        return NearStatement<Table>.covers(anonymous)
     }
 
     typealias Row = (String, String, Double, Double, ByteBuffer)
@@ -130,9 +141,13 @@ struct BoxNearStatement<Table: PlaceTableName>: PostgresPreparedStatement {
     var parts: [BoundingBox]
     /// At most this many rows are read.
     var cap: Int
+    /// Who asks: their own private and friends-only gems are listed too; nil for anonymous.
+    var viewer: String?
+    /// The users whose friends-only gems the viewer sees (the viewer's friends).
+    var viewerFriends: [String]
 
     func makeBindings() throws -> PostgresBindings {
-        var bindings = PostgresBindings(capacity: 9)
+        var bindings = PostgresBindings(capacity: 11)
         for part in [parts[0], parts.count > 1 ? parts[1] : parts[0]] {
             bindings.append(part.west)
             bindings.append(part.south)
@@ -140,6 +155,8 @@ struct BoxNearStatement<Table: PlaceTableName>: PostgresPreparedStatement {
             bindings.append(part.north)
         }
         bindings.append(cap)
+        bindings.append(viewer)
+        bindings.append(viewer == nil ? [] : viewerFriends)
         return bindings
     }
 

@@ -94,8 +94,8 @@ public final class PostGISPlaceIndex: PlaceIndex, Sendable {
         var hits: [Hit] = []
         var keyset: (distance: Double, id: String)?
         var chunk = limit.map { $0 + 1 + 32 }
-        if limit != nil, radius <= Self.boxNearMaximumRadius, NearStatement<PlacesTable>.covers(filter),
-           let boxHits = try await boxHits(center, radius: radius, openAt: filter.openAt, after: after, withGems: false) {
+        if limit != nil, radius <= Self.boxNearMaximumRadius, BoxNearStatement<PlacesTable>.covers(filter),
+           let boxHits = try await boxHits(center, radius: radius, filter: filter, after: after, withGems: false) {
             return boxHits
         }
         while true {
@@ -162,27 +162,30 @@ public final class PostGISPlaceIndex: PlaceIndex, Sendable {
     /// The most candidates ``BoxNearStatement`` reads before the engine's ordered search takes over.
     static let boxNearCap = 1_000
 
-    /// The hits of an anonymous near query within ``boxNearMaximumRadius`` from every candidate in
-    /// the box that covers the circle, sorted; nil when the box holds more than ``boxNearCap``.
-    /// With `withGems`, the `gems` table's public gems are read in the same statement
-    /// (``PostGISPlacesAndGemsIndex``).
-    func boxHits(_ center: Coordinate, radius: Double, openAt: Date?, after: PageCursor?, withGems: Bool) async throws -> [Hit]? {
+    /// The hits of a near query within ``boxNearMaximumRadius`` from every candidate in the box
+    /// that covers the circle, sorted; nil when the box holds more than ``boxNearCap``. `filter`
+    /// must be one ``BoxNearStatement/covers(_:)``. With `withGems`, the `gems` table's gems the
+    /// viewer may see are read in the same statement (``PostGISPlacesAndGemsIndex``), from the
+    /// primary for a signed-in viewer as every read of theirs of the gems.
+    func boxHits(_ center: Coordinate, radius: Double, filter: PlaceFilter, after: PageCursor?, withGems: Bool) async throws -> [Hit]? {
         let box = BoundingBox.covering(center: center, radius: Distance(uncheckedMeters: radius))
         let parts = box.nonWrappingParts
+        let cap = Self.boxNearCap + 1, viewer = filter.viewer, friends = filter.viewerFriends
         let rows: [BoxNearStatement<PlacesTable>.Row]
         if withGems {
-            rows = try await reader.rows(BoxNearStatement<PlacesAndGemsTables>(parts: parts, cap: Self.boxNearCap + 1))
+            rows = try await (viewer == nil ? reader : primary)
+                .rows(BoxNearStatement<PlacesAndGemsTables>(parts: parts, cap: cap, viewer: viewer, viewerFriends: friends))
         } else if table == GemsTable.name {
-            rows = try await reader.rows(BoxNearStatement<GemsTable>(parts: parts, cap: Self.boxNearCap + 1))
+            rows = try await pool(for: filter).rows(BoxNearStatement<GemsTable>(parts: parts, cap: cap, viewer: viewer, viewerFriends: friends))
         } else {
-            rows = try await reader.rows(BoxNearStatement<PlacesTable>(parts: parts, cap: Self.boxNearCap + 1))
+            rows = try await reader.rows(BoxNearStatement<PlacesTable>(parts: parts, cap: cap, viewer: viewer, viewerFriends: friends))
         }
         guard rows.count <= Self.boxNearCap else { return nil }
         let origin = Geodesic.Origin(center)
         var hits: [Hit] = []
         for (id, name, latitude, longitude, record) in rows {
             if let hit = Self.hit(id: id, name: name, latitude: latitude, longitude: longitude, record: record,
-                                  origin: origin, radius: radius, after: after, openAt: openAt) {
+                                  origin: origin, radius: radius, after: after, openAt: filter.openAt) {
                 hits.append(hit)
             }
         }

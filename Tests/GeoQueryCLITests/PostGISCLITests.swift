@@ -154,6 +154,20 @@ struct PostGISCLITests {
         }
         #expect(try await ids(token) == [id], "the owner reads their own write")
         #expect(try await ids(nil) == [], "anonymous reads go to the paused replica")
+        // Places and gems together: the owner's gems come from the primary, imported places
+        // from the replica still (a place imported now is not seen until the replay resumes).
+        let directory = try ServeCLITests.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let placeFile = directory.appendingPathComponent("place.csv")
+        try "id,name,lat,lon\nwell,Old well,10.5001,20.5001\n".write(to: placeFile, atomically: true, encoding: .utf8)
+        let imported = try CLI.run(["import", placeFile.path, "--format", "csv", "--source", "lag", "--db", url])
+        #expect(imported.status == 0, "\(imported.stderr)")
+        func nearIDs(_ token: String?) async throws -> [String] {
+            let (status, answer) = try await server.request("GET", "/v1/places/near?lat=10.5&lon=20.5&radius=1km&limit=5", token: token)
+            #expect(status == 200, "\(answer)")
+            return ((answer["places"] as? [[String: Any]]) ?? []).compactMap { $0["id"] as? String }
+        }
+        #expect(try await nearIDs(token) == [id], "the owner's places near: their gem from the primary, the places from the replica")
         try cluster.psql(database: name, "SELECT pg_wal_replay_resume()", port: replicaPort)
         var seen: [String] = []
         for _ in 0..<50 where seen.isEmpty {
@@ -161,6 +175,8 @@ struct PostGISCLITests {
             if seen.isEmpty { try await Task.sleep(for: .milliseconds(100)) }
         }
         #expect(seen == [id], "the replica catches up")
+        for _ in 0..<50 where try await nearIDs(token).count < 2 { try await Task.sleep(for: .milliseconds(100)) }
+        #expect(try await nearIDs(token) == [id, "lag:well"], "the imported place, once replayed")
         #expect(try await server.stop())
     }
 

@@ -43,8 +43,8 @@ struct PostGISConformanceTests {
 
     /// Places and gems in their own tables, read as one by ``PostGISPlacesAndGemsIndex`` (what
     /// `geoquery serve` asks on PostgreSQL): brute force again — with three viewers, so both the
-    /// one statement over both tables (anonymous pages within 50 km) and the merged index (the
-    /// rest) answer — and the one statement was taken.
+    /// one statement over both tables (pages within 50 km) and the merged index (the rest)
+    /// answer — and the one statement was taken, for signed-in viewers too.
     final class CombinedFixture: Sendable {
         let suite: PlaceIndexConformance
         let combined: PostGISPlacesAndGemsIndex
@@ -75,31 +75,60 @@ struct PostGISConformanceTests {
         #expect(failures.isEmpty, "\(failures.prefix(5))")
     }
 
-    /// The one statement's pages are the merged index's, page by page and cursor by cursor,
-    /// around public gems and around places, at radii and page sizes it answers.
+    /// The one statement's pages are the merged index's, page by page and cursor by cursor, for
+    /// each viewer, around gems and around places, at radii and page sizes it answers; a filter
+    /// on a column goes to the merged index.
     @Test func theOneStatementAnswersAsTheMergedIndex() async throws {
         let fixture = try await Self.combinedFixture.value()
-        let before = fixture.combined.oneStatementPages.value
-        let publicGems = fixture.suite.places.filter { $0.gem?.visibility == .public }.prefix(15)
-        let places = fixture.suite.places.filter { $0.gem == nil }.prefix(15)
-        var gemsAnswered = 0
-        for (n, centre) in (publicGems + places).map(\.coordinate).enumerated() {
+        let gems = fixture.suite.places.filter { $0.gem != nil }.prefix(20)
+        let places = fixture.suite.places.filter { $0.gem == nil }.prefix(12)
+        var gemsAnswered: [String: Int] = [:], onePathPages: [String: Int] = [:]
+        for (n, centre) in (gems + places).map(\.coordinate).enumerated() {
             let radius = Distance(uncheckedMeters: [1_000, 10_000, 45_000][n % 3])
             let limit = [1, 7, 50][(n / 3) % 3]
+            var filter = PlaceFilter()
+            filter.viewer = [nil, "ann", "bob", "cat"][n % 4]
+            if filter.viewer == "cat" { filter.viewerFriends = ["ann"] }
+            if n % 5 == 4 { filter.minimumRating = 2 }
+            let viewer = filter.viewer ?? "anonymous"
             var cursor: String?, pages = 0
             repeat {
-                let one = try await fixture.combined.near(centre, radius: radius, filter: .none, limit: limit, cursor: cursor)
-                let merged = try await fixture.combined.merged.near(centre, radius: radius, filter: .none, limit: limit, cursor: cursor)
+                let before = fixture.combined.oneStatementPages.value
+                let one = try await fixture.combined.near(centre, radius: radius, filter: filter, limit: limit, cursor: cursor)
+                let tookOnePath = fixture.combined.oneStatementPages.value > before
+                let merged = try await fixture.combined.merged.near(centre, radius: radius, filter: filter, limit: limit, cursor: cursor)
                 #expect(one.matches.map(\.id) == merged.matches.map(\.id) && one.matches.map(\.distance) == merged.matches.map(\.distance),
-                        "near \(centre) r=\(radius.meters) limit \(limit), page \(pages)")
+                        "near \(centre) r=\(radius.meters) limit \(limit) viewer \(viewer), page \(pages)")
                 #expect(one.nextCursor == merged.nextCursor)
-                gemsAnswered += one.matches.filter { $0.id.source == "gem" }.count
+                #expect(!tookOnePath || filter.minimumRating == nil, "a rating filter is a condition on a column")
+                if tookOnePath {
+                    onePathPages[viewer, default: 0] += 1
+                    gemsAnswered[viewer, default: 0] += one.matches.filter { $0.id.source == "gem" }.count
+                }
                 cursor = one.nextCursor
                 pages += 1
             } while cursor != nil && pages < 100
         }
-        #expect(gemsAnswered > 0, "gems were among the answers")
-        #expect(fixture.combined.oneStatementPages.value > before, "the pages were read by the one statement")
+        for viewer in ["anonymous", "ann", "bob", "cat"] {
+            #expect(onePathPages[viewer, default: 0] > 0, "\(viewer)'s pages were read by the one statement")
+            #expect(gemsAnswered[viewer, default: 0] > 0, "gems were among \(viewer)'s answers by the one statement")
+        }
+
+        // Who sees a private or friends-only gem through the one statement: its owner, and for a
+        // friends-only gem the owner's friends; never anyone else.
+        for gem in fixture.suite.places.filter({ [.private, .friends].contains($0.gem?.visibility) }).prefix(6) {
+            let owner = try #require(gem.gem?.owner)
+            let other = owner == "ann" ? "bob" : "ann"
+            for (viewer, friends, listed) in [(owner, [String](), true), (other, [], false), ("cat", [owner], gem.gem?.visibility == .friends)] {
+                var filter = PlaceFilter()
+                filter.viewer = viewer
+                filter.viewerFriends = friends
+                let before = fixture.combined.oneStatementPages.value
+                let page = try await fixture.combined.near(gem.coordinate, radius: Distance(uncheckedMeters: 100), filter: filter, limit: 50, cursor: nil)
+                #expect(fixture.combined.oneStatementPages.value > before)
+                #expect(page.matches.contains { $0.id == gem.id } == listed, "\(gem.id) (\(gem.gem!.visibility)) for \(viewer)")
+            }
+        }
     }
 
     /// Only the places index of a database combines, and only with that database's gems.
