@@ -105,8 +105,7 @@ public struct AccountService: Sendable {
     /// - Throws: ``AccountError/notSignedIn`` for an unknown, expired or revoked token.
     public func authenticate(token: String, now: Date = Date()) async throws -> (UserAccount, SessionRecord) {
         let hash = SessionToken.hash(token)
-        guard let session = try await store.session(tokenHash: hash), session.expiresAt > now,
-              let account = try await store.user(named: session.username) else {
+        guard let (session, account) = try await store.sessionWithAccount(tokenHash: hash), session.expiresAt > now else {
             throw AccountError.notSignedIn
         }
         let renewed = now.addingTimeInterval(seconds(sessionLifetime))

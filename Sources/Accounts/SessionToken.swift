@@ -15,11 +15,11 @@ public enum SessionToken {
 
     /// Lower-case hex SHA-256 of the token's UTF-8 bytes.
     public static func hash(_ token: String) -> String {
-        SHA256.hash(data: Data(token.utf8)).map { String(format: "%02x", $0) }.joined()
+        Hex.lowercase(SHA256.hash(data: Data(token.utf8)))
     }
 
     /// Lower-case hex SHA-256 of bytes (content addresses of photos).
     public static func sha256Hex(_ bytes: some DataProtocol) -> String {
-        SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined()
+        Hex.lowercase(SHA256.hash(data: bytes))
     }
 }

@@ -32,5 +32,5 @@ public struct WebhookSigner: Sendable {
         return hex(HMAC<SHA256>.authenticationCode(for: message, using: SymmetricKey(data: Data(secret.utf8))))
     }
 
-    static func hex(_ code: HMAC<SHA256>.MAC) -> String { code.map { String(format: "%02x", $0) }.joined() }
+    static func hex(_ code: HMAC<SHA256>.MAC) -> String { Hex.lowercase(code) }
 }

@@ -135,7 +135,7 @@ struct Serve: AsyncParsableCommand {
         }
         let key = WebhookSigner.makeKey()
         try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        let text = key.map { String(format: "%02x", $0) }.joined() + "\n"
+        let text = Hex.lowercase(key) + "\n"
         guard FileManager.default.createFile(atPath: path, contents: Data(text.utf8), attributes: [.posixPermissions: 0o600]) else {
             throw CLIFailure("cannot write the webhook key \(path): check the folder's permissions", exitCode: CLIFailure.ioError)
         }

@@ -136,7 +136,7 @@ extension GeoQueryService {
     /// 96 random bits, hex: ids that say nothing of who made a gem or when.
     static func newGemID() -> String {
         var generator = SystemRandomNumberGenerator()
-        return (0..<12).map { _ in String(format: "%02x", UInt8.random(in: .min ... .max, using: &generator)) }.joined()
+        return Hex.lowercase((0..<12).map { _ in UInt8.random(in: .min ... .max, using: &generator) })
     }
 
     func gemID(_ context: ServiceRequestContext) throws -> PlaceID {

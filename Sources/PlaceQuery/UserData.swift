@@ -136,10 +136,24 @@ public protocol AccountStore: Sendable {
 
     func createSession(_ session: SessionRecord) async throws
     func session(tokenHash: String) async throws -> SessionRecord?
+    /// The session of a token hash with its account, read together: what every signed-in
+    /// request asks first. Nil when either is missing.
+    func sessionWithAccount(tokenHash: String) async throws -> (session: SessionRecord, account: UserAccount)?
     func extendSession(tokenHash: String, until expiresAt: Date) async throws
     func deleteSession(tokenHash: String) async throws
     /// Ends every session of the user but `keeping` (after a password change).
     func deleteSessions(of username: String, keeping: String?) async throws
+}
+
+extension AccountStore {
+    /// ``session(tokenHash:)`` and then ``user(named:)``: two reads, for stores that have no
+    /// cheaper way.
+    public func sessionWithAccount(tokenHash: String) async throws -> (session: SessionRecord, account: UserAccount)? {
+        guard let session = try await session(tokenHash: tokenHash), let account = try await user(named: session.username) else {
+            return nil
+        }
+        return (session, account)
+    }
 }
 
 /// Hidden gems: places people made, with owners and visibility. The store is also a

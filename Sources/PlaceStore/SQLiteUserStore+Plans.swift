@@ -45,13 +45,15 @@ extension SQLiteUserStore {
     }
 
     public func friendships(of username: String) async throws -> [Friendship] {
-        try await reading { connection in
+        // Asked by every signed-in place query (whose friends-only gems the viewer sees), so the
+        // statement is prepared once per read connection.
+        try await readingCached("""
+            SELECT addressee, created_at, accepted_at IS NOT NULL, 1 FROM friendships WHERE requester = ?1
+            UNION ALL SELECT requester, created_at, accepted_at IS NOT NULL, 0 FROM friendships WHERE addressee = ?1
+            ORDER BY 1
+            """, [.text(username)]) { row in
             var found: [Friendship] = []
-            try connection.each("""
-                SELECT addressee, created_at, accepted_at IS NOT NULL, 1 FROM friendships WHERE requester = ?1
-                UNION ALL SELECT requester, created_at, accepted_at IS NOT NULL, 0 FROM friendships WHERE addressee = ?1
-                ORDER BY 1
-                """, [.text(username)]) { row in
+            while try row.step() {
                 let state: Friendship.State = row.int64(2) == 1 ? .accepted : row.int64(3) == 1 ? .requested : .incoming
                 found.append(Friendship(username: row.text(0) ?? "", state: state, since: Date(timeIntervalSince1970: row.double(1))))
             }

@@ -221,6 +221,20 @@ public final class SQLiteUserStore: GemStore, AccountStore, FavoriteStore, Photo
         }
     }
 
+    /// One statement, prepared once per read connection: the session joined to its account.
+    public func sessionWithAccount(tokenHash: String) async throws -> (session: SessionRecord, account: UserAccount)? {
+        try await readingCached("""
+            SELECT u.username, u.email, u.password_hash, u.profile, u.created_at, s.created_at, s.expires_at
+            FROM sessions s JOIN users u ON u.username = s.username WHERE s.token_hash = ?1
+            """, [.text(tokenHash)]) { row in
+            guard try row.step() else { return nil }
+            let account = Self.account(row)
+            let session = SessionRecord(tokenHash: tokenHash, username: account.username, createdAt: Date(timeIntervalSince1970: row.double(5)),
+                                        expiresAt: Date(timeIntervalSince1970: row.double(6)))
+            return (session, account)
+        }
+    }
+
     public func extendSession(tokenHash: String, until expiresAt: Date) async throws {
         try await writing { connection in
             try connection.run("UPDATE sessions SET expires_at = max(expires_at, ?2) WHERE token_hash = ?1",

@@ -148,6 +148,15 @@ public final class PostGISUserStore: UserDataStore, Sendable {
                              expiresAt: Date(timeIntervalSince1970: expires))
     }
 
+    public func sessionWithAccount(tokenHash: String) async throws -> (session: SessionRecord, account: UserAccount)? {
+        guard let (username, email, hash, profile, created, sessionCreated, expires) =
+                try await database.rows(SessionAccountStatement(tokenHash: tokenHash)).first else { return nil }
+        let account = UserAccount(username: username, email: email, passwordHash: hash, profile: Self.decode(profile),
+                                  createdAt: Date(timeIntervalSince1970: created))
+        return (SessionRecord(tokenHash: tokenHash, username: username, createdAt: Date(timeIntervalSince1970: sessionCreated),
+                              expiresAt: Date(timeIntervalSince1970: expires)), account)
+    }
+
     public func extendSession(tokenHash: String, until expiresAt: Date) async throws {
         try await database.execute("""
             UPDATE sessions SET expires_at = greatest(expires_at, \(expiresAt.timeIntervalSince1970)) WHERE token_hash = \(tokenHash)
@@ -222,10 +231,14 @@ public final class PostGISUserStore: UserDataStore, Sendable {
     func users(_ query: PostgresQuery) async throws -> [UserAccount] {
         try await database.rows(query).map { row in
             let (username, email, hash, profile, created) = try row.decode((String, String, String, String, Double).self)
-            let decoded = (try? JSONDecoder().decode(UserProfile.self, from: Data(profile.utf8))) ?? UserProfile()
-            return UserAccount(username: username, email: email, passwordHash: hash, profile: decoded,
+            return UserAccount(username: username, email: email, passwordHash: hash, profile: Self.decode(profile),
                                createdAt: Date(timeIntervalSince1970: created))
         }
+    }
+
+    /// A stored profile (an empty one if it cannot be read).
+    static func decode(_ profile: String) -> UserProfile {
+        (try? JSONDecoder().decode(UserProfile.self, from: Data(profile.utf8))) ?? UserProfile()
     }
 
     static func encode(_ profile: UserProfile) throws -> String {

@@ -2,6 +2,7 @@ import Accounts
 import GeoCore
 import PlaceImport
 import PlaceModel
+import PlaceQuery
 import Foundation
 import GeoQueryServer
 import HTTPTypes
@@ -87,6 +88,48 @@ import ProviderTestSupport
             // 30 days from now, give or take the test's own time.
             #expect(abs(session.expiresAt.timeIntervalSinceNow - 30 * 86_400) < 120)
         }
+    }
+
+    /// A token opens its session (read with its account in one statement) until the session
+    /// ends: an ended session is 401, a session near its end is moved 30 days on by its use, and
+    /// a session whose account is gone opens nothing.
+    @Test func sessionsEndAndSlide() async throws {
+        let fixture = try await AccountFixture()
+        let store = fixture.store
+        try await fixture.test { client in
+            let token = try await client.account("slider")
+            let hash = SessionToken.hash(token)
+            let (session, account) = try #require(try await store.sessionWithAccount(tokenHash: hash))
+            #expect(session.username == "slider" && account.username == "slider" && account.email == "slider@example.org")
+            #expect(try await store.sessionWithAccount(tokenHash: SessionToken.hash("not a token")) == nil)
+
+            // Ended an hour ago: refused, and not revived.
+            let ended = SessionToken.make()
+            try await store.createSession(SessionRecord(tokenHash: SessionToken.hash(ended), username: "slider",
+                                                        createdAt: Date(timeIntervalSinceNow: -40 * 86_400),
+                                                        expiresAt: Date(timeIntervalSinceNow: -3_600)))
+            #expect(try await client.send(.get, "/v1/me", token: ended).status == .unauthorized)
+            #expect(try await store.session(tokenHash: SessionToken.hash(ended))?.expiresAt ?? .distantFuture < Date())
+
+            // A day left: one request moves its end to 30 days from now.
+            let ending = SessionToken.make()
+            try await store.createSession(SessionRecord(tokenHash: SessionToken.hash(ending), username: "slider",
+                                                        createdAt: Date(timeIntervalSinceNow: -29 * 86_400),
+                                                        expiresAt: Date(timeIntervalSinceNow: 86_400)))
+            #expect(try await client.send(.get, "/v1/places/near?lat=0&lon=0&radius=1km", token: ending).status == .ok)
+            let slid = try #require(try await store.session(tokenHash: SessionToken.hash(ending)))
+            #expect(abs(slid.expiresAt.timeIntervalSinceNow - 30 * 86_400) < 120, "\(slid.expiresAt)")
+        }
+    }
+
+    /// Stored token hashes are lower-case hex SHA-256 (FIPS 180-2's test vectors), so sessions
+    /// written before a change of encoder still open; every byte value encodes as `%02x` does.
+    @Test func tokenHashesAreLowerCaseHexSHA256() {
+        #expect(SessionToken.hash("abc") == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+        #expect(SessionToken.hash("") == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
+        let every = (0...255).map { UInt8($0) }
+        #expect(Hex.lowercase(every) == every.map { String(format: "%02x", $0) }.joined())
+        #expect(Hex.lowercase([UInt8]()) == "")
     }
 
     @Test func aPasswordChangeEndsEveryOtherSession() async throws {
