@@ -87,6 +87,7 @@ enum GemBench {
         }.joined(separator: " "))
         let rows: [(String, String, [String])] = [
             ("gems near 20 mi, first 50", ServiceBench.script(centres: sample, path: "/v1/gems/near?limit=50&"), gemsInProcess),
+            ("gems near 20 mi, signed in", ServiceBench.script(centres: sample, path: "/v1/gems/near?limit=50&", token: token), []),
             ("places + gems near 20 mi, first 50", ServiceBench.script(centres: sample, path: "/v1/places/near?radius=20mi&limit=50&"), []),
             (ServiceBench.ceilingRowName, ServiceBench.script(paths: ["/healthz"]), []),
         ]

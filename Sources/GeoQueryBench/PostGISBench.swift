@@ -133,16 +133,28 @@ enum PostGISBench {
         defer { server.terminate(); server.waitUntilExit() }
         try ServiceBench.waitForHealth(port: port)
         let script = FileManager.default.temporaryDirectory.appendingPathComponent("postgis-near.lua").path
-        try ServiceBench.script(centres: centres, path: "/v1/places/near?radius=1km&limit=50&").write(toFile: script, atomically: true, encoding: .utf8)
-        _ = try ServiceBench.wrkRun(wrk, port: port, connections: 32, seconds: 2, script: script)
-        // CPU per request of the server and of PostgreSQL (every `postgres` process) over the same run.
+        // Anonymous, and signed in (the session, its account and friends read first) as the
+        // apps' requests mostly are.
+        let base = "http://127.0.0.1:\(port)"
+        _ = try GemImportBench.post(base + "/v1/users", token: nil,
+                                    json: #"{"username":"postgisbench","email":"pb@example.org","password":"a bench passphrase"}"#)
+        let session = try GemImportBench.post(base + "/v1/sessions", token: nil,
+                                              json: #"{"username":"postgisbench","password":"a bench passphrase"}"#)
+        let token = (try? JSONSerialization.jsonObject(with: session.body) as? [String: Any])?["token"] as? String
         let serverPID = server.processIdentifier
-        let (outcome, postgresCPU) = try ProcessCPU.named("postgres").measure {
-            try ServiceBench.wrkRun(wrk, port: port, connections: 32, seconds: seconds, script: script, measuring: .process(serverPID))
+        if token == nil { print("(no session could be opened: the signed-in row is skipped)") }
+        for (label, token) in [("", String?.none)] + (token.map { [(", signed in", $0)] } ?? []) {
+            try ServiceBench.script(centres: centres, path: "/v1/places/near?radius=1km&limit=50&", token: token)
+                .write(toFile: script, atomically: true, encoding: .utf8)
+            _ = try ServiceBench.wrkRun(wrk, port: port, connections: 32, seconds: 2, script: script)
+            // CPU per request of the server and of PostgreSQL (every `postgres` process) over the same run.
+            let (outcome, postgresCPU) = try ProcessCPU.named("postgres").measure {
+                try ServiceBench.wrkRun(wrk, port: port, connections: 32, seconds: seconds, script: script, measuring: .process(serverPID))
+            }
+            let postgresPerRequest = outcome.requests > 0 ? postgresCPU * 1e6 / Double(outcome.requests) : 0
+            print(String(format: "geoquery serve over PostGIS, near 1 km first 50%@, 32 connections, %d s: %.0f req/s, p50 %@, p99 %@; CPU per request: server %@, PostgreSQL %.0f µs",
+                         label, seconds, outcome.requestsPerSecond, outcome.p50, outcome.p99, outcome.cpuCell, postgresPerRequest))
         }
-        let postgresPerRequest = outcome.requests > 0 ? postgresCPU * 1e6 / Double(outcome.requests) : 0
-        print(String(format: "geoquery serve over PostGIS, near 1 km first 50, 32 connections, %d s: %.0f req/s, p50 %@, p99 %@; CPU per request: server %@, PostgreSQL %.0f µs",
-                     seconds, outcome.requestsPerSecond, outcome.p50, outcome.p99, outcome.cpuCell, postgresPerRequest))
         try ServiceBench.script(paths: ["/healthz"]).write(toFile: script, atomically: true, encoding: .utf8)
         let ceiling = try ServiceBench.wrkRun(wrk, port: port, connections: 32, seconds: seconds, script: script, measuring: .process(serverPID))
         print(String(format: "the same server's ceiling (/healthz, no query), 32 connections, %d s: %.0f req/s, p99 %@, server CPU per request %@",

@@ -43,6 +43,14 @@ enum ServiceBench {
         let server = try startServer(binary, port: port, places: indexPath, users: directory + "/users.sqlite")
         defer { server.terminate(); server.waitUntilExit() }
 
+        // A signed-in user, as the apps' requests mostly are (the file is kept between runs).
+        let base = "http://127.0.0.1:\(port)"
+        _ = try GemImportBench.post(base + "/v1/users", token: nil,
+                                    json: #"{"username":"servicebench","email":"sb@example.org","password":"a bench passphrase"}"#)
+        let session = try GemImportBench.post(base + "/v1/sessions", token: nil,
+                                              json: #"{"username":"servicebench","password":"a bench passphrase"}"#)
+        let token = (try? JSONSerialization.jsonObject(with: session.body) as? [String: Any])?["token"] as? String
+
         let library = try SpatiaLitePlaceIndex(path: indexPath, mode: .readOnly)
         let sample = Array(centres.prefix(500))
         /// The in-process call's p50 and its mean CPU (both cells), over the sample's centres.
@@ -59,6 +67,8 @@ enum ServiceBench {
             ("near 1 km", script(centres: sample, path: "/v1/places/near?radius=1km&limit=50&"), 32,
              try inProcess { _ = PlaceAnswer(query: QueryDescription(kind: "near"), page: try library.near($0, radius: Distance(uncheckedMeters: 1000), limit: 50)).json() }),
             ("near 1 km", script(centres: sample, path: "/v1/places/near?radius=1km&limit=50&"), 1, []),
+            (token == nil ? "near 1 km, NO SESSION" : "near 1 km, signed in",
+             script(centres: sample, path: "/v1/places/near?radius=1km&limit=50&", token: token), 32, []),
             ("near 20 mi, first 50", script(centres: sample, path: "/v1/places/near?radius=20mi&limit=50&"), 32,
              try inProcess { _ = PlaceAnswer(query: QueryDescription(kind: "near"), page: try library.near($0, radius: radius20, limit: 50)).json() }),
             ("near 20 mi, pages of 500", script(centres: sample, path: "/v1/places/near?radius=20mi&limit=500&", followCursors: true), 32,
@@ -105,16 +115,18 @@ enum ServiceBench {
         return cut.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "par"
     }
 
-    static func script(centres: [Coordinate], path: String, followCursors: Bool = false) -> String {
+    /// Requests around random centres; with `token`, each request is signed in with it.
+    static func script(centres: [Coordinate], path: String, followCursors: Bool = false, token: String? = nil) -> String {
         let list = centres.map { String(format: "{%.6f,%.6f}", $0.latitude, $0.longitude) }.joined(separator: ",")
+        let headers = token.map { #", {["Authorization"] = "Bearer \#($0)"}"# } ?? ""
         var lua = """
             local centres = {\(list)}
             local pending = {}
             math.randomseed(7)
             request = function()
-              if #pending > 0 then return wrk.format("GET", table.remove(pending)) end
+              if #pending > 0 then return wrk.format("GET", table.remove(pending)\(headers)) end
               local c = centres[math.random(#centres)]
-              return wrk.format("GET", "\(path)lat=" .. c[1] .. "&lon=" .. c[2])
+              return wrk.format("GET", "\(path)lat=" .. c[1] .. "&lon=" .. c[2]\(headers))
             end
 
             """
