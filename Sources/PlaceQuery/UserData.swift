@@ -115,7 +115,8 @@ public enum UserDataError: Error, Equatable, Sendable, CustomStringConvertible {
     }
 }
 
-/// Accounts and sessions. Implementations: SQLite under the data directory; PostgreSQL later.
+/// Accounts and sessions. Implementations: SQLite under the data directory (`SQLiteUserStore`) and
+/// PostgreSQL (`PostGISUserStore`).
 public protocol AccountStore: Sendable {
     /// - Throws: ``UserDataError/usernameTaken(_:)`` or ``UserDataError/emailTaken(_:)``.
     func createUser(_ account: UserAccount) async throws
