@@ -29,10 +29,8 @@ enum GemImportBench {
         defer { server.terminate(); server.waitUntilExit() }
 
         let base = "http://127.0.0.1:\(port)"
-        _ = try post(base + "/v1/users", token: nil, json: #"{"username":"importbench","email":"ib@example.org","password":"a bench passphrase"}"#)
-        let session = try post(base + "/v1/sessions", token: nil, json: #"{"username":"importbench","password":"a bench passphrase"}"#)
-        guard let token = (try? JSONSerialization.jsonObject(with: session.body) as? [String: Any])?["token"] as? String else {
-            print("gem writes during an import: skipped, no session (\(session.status))")
+        guard let token = try ServiceBench.sessionToken(port: port, username: "importbench") else {
+            print("gem writes during an import: skipped, no session could be opened")
             return
         }
 

@@ -135,12 +135,7 @@ enum PostGISBench {
         let script = FileManager.default.temporaryDirectory.appendingPathComponent("postgis-near.lua").path
         // Anonymous, and signed in (the session, its account and friends read first) as the
         // apps' requests mostly are.
-        let base = "http://127.0.0.1:\(port)"
-        _ = try GemImportBench.post(base + "/v1/users", token: nil,
-                                    json: #"{"username":"postgisbench","email":"pb@example.org","password":"a bench passphrase"}"#)
-        let session = try GemImportBench.post(base + "/v1/sessions", token: nil,
-                                              json: #"{"username":"postgisbench","password":"a bench passphrase"}"#)
-        let token = (try? JSONSerialization.jsonObject(with: session.body) as? [String: Any])?["token"] as? String
+        let token = try ServiceBench.sessionToken(port: port, username: "postgisbench")
         let serverPID = server.processIdentifier
         if token == nil { print("(no session could be opened: the signed-in row is skipped)") }
         for (label, token) in [("", String?.none)] + (token.map { [(", signed in", $0)] } ?? []) {

@@ -44,12 +44,7 @@ enum ServiceBench {
         defer { server.terminate(); server.waitUntilExit() }
 
         // A signed-in user, as the apps' requests mostly are (the file is kept between runs).
-        let base = "http://127.0.0.1:\(port)"
-        _ = try GemImportBench.post(base + "/v1/users", token: nil,
-                                    json: #"{"username":"servicebench","email":"sb@example.org","password":"a bench passphrase"}"#)
-        let session = try GemImportBench.post(base + "/v1/sessions", token: nil,
-                                              json: #"{"username":"servicebench","password":"a bench passphrase"}"#)
-        let token = (try? JSONSerialization.jsonObject(with: session.body) as? [String: Any])?["token"] as? String
+        let token = try sessionToken(port: port, username: "servicebench")
 
         let library = try SpatiaLitePlaceIndex(path: indexPath, mode: .readOnly)
         let sample = Array(centres.prefix(500))
@@ -103,6 +98,16 @@ enum ServiceBench {
             print(row.name.padding(toLength: 26, withPad: " ", startingAt: 0) + " " +
                   cells.map { String(repeating: " ", count: max(0, 11 - $0.count)) + $0 }.joined(separator: " "))
         }
+    }
+
+    /// Signs `username` up on the server at `port` (an account already there is kept) and opens
+    /// a session: its bearer token, or nil when none opened.
+    static func sessionToken(port: Int, username: String) throws -> String? {
+        let base = "http://127.0.0.1:\(port)", password = "a bench passphrase"
+        _ = try GemImportBench.post(base + "/v1/users", token: nil,
+                                    json: #"{"username":"\#(username)","email":"\#(username)@example.org","password":"\#(password)"}"#)
+        let session = try GemImportBench.post(base + "/v1/sessions", token: nil, json: #"{"username":"\#(username)","password":"\#(password)"}"#)
+        return (try? JSONSerialization.jsonObject(with: session.body) as? [String: Any])?["token"] as? String
     }
 
     /// The row that measures the machine: `/healthz` (a constant answer) under the same load.
