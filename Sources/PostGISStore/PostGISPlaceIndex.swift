@@ -7,9 +7,9 @@ import PostgresNIO
 /// A ``PlaceIndex`` on a PostgreSQL/PostGIS place table (`places`, or `gems` inside
 /// ``PostGISUserStore``), with exactly the semantics of every other implementation.
 ///
-/// PostGIS narrows and orders (a GiST index on `geography`, `ST_DWithin` and `ST_Distance` on
-/// the spheroid; for a small circle's page, every candidate of its covering box through the 2-D
-/// index on `geog::geometry`, see ``BoxNearStatement``); Swift decides. Inclusion and order use
+/// PostGIS narrows and orders (the circle's covering box through the 2-D GiST index on
+/// `geog::geometry`, then `ST_DWithin` and `ST_Distance` on the spheroid; for a small circle's
+/// page, every candidate of that box, see ``BoxNearStatement``); Swift decides. Inclusion and order use
 /// GeoCore's WGS84 distance computed from the stored coordinates, so a place on the boundary is
 /// in or out exactly as on SpatiaLite. The engine's distance may differ from GeoCore's by a
 /// hair, so the engine searches a slightly larger disc (``engineSlack``) and a page is returned
@@ -94,6 +94,8 @@ public final class PostGISPlaceIndex: PlaceIndex, Sendable {
         var hits: [Hit] = []
         var keyset: (distance: Double, id: String)?
         var chunk = limit.map { $0 + 1 + 32 }
+        // The engine's disc, narrowed through the 2-D index by its covering box.
+        let engineBox = BoundingBox.covering(center: center, radius: Distance(uncheckedMeters: searched + Self.engineSlack))
         if limit != nil, radius <= Self.boxNearMaximumRadius, BoxNearStatement<PlacesTable>.covers(filter),
            let boxHits = try await boxHits(center, radius: radius, filter: filter, after: after, withGems: false) {
             return boxHits
@@ -106,7 +108,8 @@ public final class PostGISPlaceIndex: PlaceIndex, Sendable {
                 rows = try await preparedNear(longitude: center.longitude, latitude: center.latitude,
                                               radius: searched + Self.engineSlack,
                                               minimumDistance: after.map { $0.distance - Self.engineSlack } ?? -1,
-                                              keysetDistance: keyset?.distance ?? -1, keysetID: keyset?.id ?? "", limit: chunk)
+                                              keysetDistance: keyset?.distance ?? -1, keysetID: keyset?.id ?? "", limit: chunk,
+                                              parts: engineBox.nonWrappingParts)
             } else {
                 var sql = SQLBuilder()
                 let lon = sql.bind(center.longitude), lat = sql.bind(center.latitude)
@@ -114,6 +117,7 @@ public final class PostGISPlaceIndex: PlaceIndex, Sendable {
                 var conditions = try sql.conditions(for: filter)
                 if searched < WGS84.halfMeridianLength {
                     conditions.insert("ST_DWithin(geog, \(point), \(sql.bind(searched + Self.engineSlack)))", at: 0)
+                    conditions.insert(sql.pointIsIn(engineBox), at: 0)
                 }
                 var outer: [String] = []
                 if let after { outer.append("d >= \(sql.bind(after.distance - Self.engineSlack))") }
@@ -195,15 +199,16 @@ public final class PostGISPlaceIndex: PlaceIndex, Sendable {
 
     /// ``NearStatement`` on this index's table, on the read pool (it serves anonymous viewers only).
     private func preparedNear(longitude: Double, latitude: Double, radius: Double, minimumDistance: Double,
-                              keysetDistance: Double, keysetID: String, limit: Int?) async throws -> [NearStatement<PlacesTable>.Row] {
+                              keysetDistance: Double, keysetID: String, limit: Int?,
+                              parts: [BoundingBox]) async throws -> [NearStatement<PlacesTable>.Row] {
         if table == GemsTable.name {
             return try await reader.rows(NearStatement<GemsTable>(longitude: longitude, latitude: latitude, radius: radius,
                                                                   minimumDistance: minimumDistance, keysetDistance: keysetDistance,
-                                                                  keysetID: keysetID, limit: limit))
+                                                                  keysetID: keysetID, limit: limit, parts: parts))
         }
         return try await reader.rows(NearStatement<PlacesTable>(longitude: longitude, latitude: latitude, radius: radius,
                                                                 minimumDistance: minimumDistance, keysetDistance: keysetDistance,
-                                                                keysetID: keysetID, limit: limit))
+                                                                keysetID: keysetID, limit: limit, parts: parts))
     }
 
     public func within(_ box: BoundingBox, filter: PlaceFilter, limit: Int?, cursor: String?) async throws -> PlacePage {
@@ -214,11 +219,7 @@ public final class PostGISPlaceIndex: PlaceIndex, Sendable {
         let chunk = limit.map { $0 + 1 + 32 }
         while true {
             var sql = SQLBuilder()
-            let parts = box.nonWrappingParts.map { part in
-                "geog::geometry && ST_MakeEnvelope(\(sql.bind(part.west)), \(sql.bind(part.south)), "
-                    + "\(sql.bind(part.east)), \(sql.bind(part.north)), 4326)"
-            }
-            var conditions = ["(" + parts.joined(separator: " OR ") + ")"] + (try sql.conditions(for: filter))
+            var conditions = [sql.pointIsIn(box)] + (try sql.conditions(for: filter))
             if let afterID { conditions.append("id > \(sql.bind(afterID))") }
             var text = "SELECT id, name, latitude, longitude, record FROM \(table) WHERE " + conditions.joined(separator: " AND ")
                 + " ORDER BY id"

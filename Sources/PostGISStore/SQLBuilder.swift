@@ -1,4 +1,5 @@
 import Foundation
+import GeoCore
 import PlaceModel
 import PlaceQuery
 import PostgresNIO
@@ -15,6 +16,15 @@ struct SQLBuilder {
     }
 
     func query(_ text: String) -> PostgresQuery { PostgresQuery(unsafeSQL: text, binds: bindings) }
+
+    /// The condition that a row's point is in `box` (either part of one that crosses the
+    /// antimeridian), which the 2-D GiST index on `geog::geometry` answers.
+    mutating func pointIsIn(_ box: BoundingBox) -> String {
+        let parts = box.nonWrappingParts.map { part in
+            "geog::geometry && ST_MakeEnvelope(\(bind(part.west)), \(bind(part.south)), \(bind(part.east)), \(bind(part.north)), 4326)"
+        }
+        return "(" + parts.joined(separator: " OR ") + ")"
+    }
 
     /// The conditions of `filter` that SQL tests on a place table's typed columns (everything but
     /// ``PlaceFilter/openAt``, which needs the opening hours and is tested in Swift).

@@ -61,6 +61,33 @@ struct PostGISSchemaTests {
         await migrated.close()
     }
 
+    /// Migration 6 leaves the place tables without a `geography` index, and the generic plan of
+    /// the prepared near statement narrows through the 2-D index: a sequential scan would give
+    /// the same answers, slowly, so only the plan shows it.
+    @Test func nearSearchesNarrowThroughTheTwoDimensionalIndex() async throws {
+        let cluster = try TestCluster.shared!.get()
+        let url = try cluster.createDatabase("plan")
+        let name = String(url.split(separator: "/").last!)
+        let index = try await PostGISPlaceIndex.open(url, maximumConnections: 2, timeout: .seconds(60))
+        var places: [Place] = []
+        for n in 0..<3_000 {
+            places.append(try Place(id: PlaceID("t:\(n)"), name: "P\(n)",
+                                    coordinate: .init(latitude: -60 + Double(n % 120), longitude: -170 + Double(n / 120) * 13)))
+        }
+        try await index.upsert(places)
+        await index.close()
+        _ = try cluster.psql(database: name, "ANALYZE places")
+        #expect(try cluster.psql(database: name, """
+            SELECT string_agg(indexname, ',' ORDER BY indexname) FROM pg_indexes WHERE tablename IN ('places', 'gems') AND indexdef LIKE '%gist%'
+            """) == "gems_geom,places_geom")
+        let plan = try cluster.psql(database: name, """
+            SET plan_cache_mode = force_generic_plan; PREPARE near AS \(NearStatement<PlacesTable>.sql);
+            EXPLAIN EXECUTE near(2, 45, 1000, -1, -1, '', 50, 1.9, 44.9, 2.1, 45.1, 1.9, 44.9, 2.1, 45.1)
+            """)
+        #expect(plan.contains("Index Scan on places_geom") || plan.contains("Index Scan using places_geom"), "\(plan)")
+        #expect(!plan.contains("Seq Scan"), "\(plan)")
+    }
+
     /// The pool's statement timeout stops a statement on the server (and it fails as the seam's
     /// deadline error); a task past its deadline is refused before asking; the pool works after.
     @Test func aStatementPastItsTimeoutIsStopped() async throws {
