@@ -255,6 +255,9 @@ public struct PostGISBatch: PlaceBatch {
     var text = CopyText()
     var lines: [UInt8] { text.bytes }
     public private(set) var count = 0
+    /// Each place's id hashed (`hashValue`, so within this process only): a snapshot whose ids'
+    /// hashes never repeat has no id twice, and skips the engine's search for repeats.
+    private(set) var idHashes: [Int] = []
 
     public init() {}
 
@@ -266,6 +269,7 @@ public struct PostGISBatch: PlaceBatch {
 
     public mutating func append(_ place: Place) throws {
         try PlaceRecord.appendCopyLine(place, sequence: count, to: &text)
+        idHashes.append(place.id.rawValue.hashValue)
         count += 1
     }
 }

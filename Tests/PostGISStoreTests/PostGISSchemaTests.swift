@@ -88,6 +88,29 @@ struct PostGISSchemaTests {
         #expect(!plan.contains("Seq Scan"), "\(plan)")
     }
 
+    /// Migration 6 rebuilds the source indexes on the source alone (what they serve: a source's
+    /// rows and counts), for the place tables of a database made before it too.
+    @Test func theSourceIndexesHoldTheSourceAlone() async throws {
+        let cluster = try TestCluster.shared!.get()
+        let url = try cluster.createDatabase("sourceindex")
+        let name = String(url.split(separator: "/").last!)
+        let index = try await PostGISPlaceIndex.open(url, maximumConnections: 2, timeout: .seconds(60))
+        await index.close()
+        let definitions = "SELECT string_agg(indexdef, ' | ' ORDER BY indexname) FROM pg_indexes WHERE indexname IN ('places_source', 'gems_source')"
+        #expect(try cluster.psql(database: name, definitions)
+                == "CREATE INDEX gems_source ON public.gems USING btree (source) | CREATE INDEX places_source ON public.places USING btree (source)")
+        // A version-5 database (its source indexes on (source, id), a geography index) migrates.
+        try cluster.psql(database: name, """
+            DROP INDEX places_source; CREATE INDEX places_source ON places (source, id); CREATE INDEX places_geog ON places USING gist (geog);
+            UPDATE geoquery_schema SET version = 5
+            """)
+        let migrated = try await PostGISPlaceIndex.open(url, maximumConnections: 2, timeout: .seconds(60))
+        await migrated.close()
+        #expect(try cluster.psql(database: name, definitions)
+                == "CREATE INDEX gems_source ON public.gems USING btree (source) | CREATE INDEX places_source ON public.places USING btree (source)")
+        #expect(try cluster.psql(database: name, "SELECT count(*) FROM pg_indexes WHERE indexname LIKE '%_geog'") == "0")
+    }
+
     /// The pool's statement timeout stops a statement on the server (and it fails as the seam's
     /// deadline error); a task past its deadline is refused before asking; the pool works after.
     @Test func aStatementPastItsTimeoutIsStopped() async throws {
