@@ -104,15 +104,28 @@ public struct AccountService: Sendable {
     /// stored end moves at most once an hour, so reads do not each cost a write).
     /// - Throws: ``AccountError/notSignedIn`` for an unknown, expired or revoked token.
     public func authenticate(token: String, now: Date = Date()) async throws -> (UserAccount, SessionRecord) {
+        let (account, session, _) = try await authenticate(token: token, now: now) { hash in
+            try await store.sessionWithAccount(tokenHash: hash).map { ($0.session, $0.account, ()) }
+        }
+        return (account, session)
+    }
+
+    /// ``authenticate(token:now:)`` with the session and account read by `read` from the token's
+    /// hash, together with whatever else the caller needs of the same read (a viewer's friends,
+    /// from ``ViewerStore/sessionWithAccountAndFriends(tokenHash:)``).
+    public func authenticate<Extra: Sendable>(
+        token: String, now: Date = Date(),
+        reading read: (_ tokenHash: String) async throws -> (session: SessionRecord, account: UserAccount, extra: Extra)?
+    ) async throws -> (UserAccount, SessionRecord, Extra) {
         let hash = SessionToken.hash(token)
-        guard let (session, account) = try await store.sessionWithAccount(tokenHash: hash), session.expiresAt > now else {
+        guard let (session, account, extra) = try await read(hash), session.expiresAt > now else {
             throw AccountError.notSignedIn
         }
         let renewed = now.addingTimeInterval(seconds(sessionLifetime))
         if renewed.timeIntervalSince(session.expiresAt) > 3_600 {
             try await store.extendSession(tokenHash: hash, until: renewed)
         }
-        return (account, session)
+        return (account, session, extra)
     }
 
     /// Ends the session of this token.

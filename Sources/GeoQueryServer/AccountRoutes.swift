@@ -124,10 +124,15 @@ extension GeoQueryService {
     }
 
     /// Who asks and their accepted friends, whose friends-only gems a query lists to them.
+    /// The session, its account and the friends are one read of the store
+    /// (``ViewerStore/sessionWithAccountAndFriends(tokenHash:)``).
     func viewerScope(_ request: Request) async throws -> (String?, [String]) {
-        guard let user = try await viewer(request) else { return (nil, []) }
-        guard let store = userData else { return (user.username, []) }
-        return (user.username, try await store.friendships(of: user.username).filter { $0.state == .accepted }.map(\.username))
+        guard let token = try bearerToken(request) else { return (nil, []) }
+        guard let store = userData else { return (try await requireAccounts().authenticate(token: token).0.username, []) }
+        let (account, _, friends) = try await requireAccounts().authenticate(token: token) { hash in
+            try await store.sessionWithAccountAndFriends(tokenHash: hash).map { ($0.session, $0.account, $0.friends) }
+        }
+        return (account.username, friends)
     }
 
     /// Whether `viewer` may open a place by its id: anything but a gem they may not reach (a
@@ -142,13 +147,19 @@ extension GeoQueryService {
     /// The signed-in user, or nil for a request without `Authorization`; a token that is sent
     /// but unknown or ended is 401 (not silently anonymous).
     func viewer(_ request: Request) async throws -> SignedIn? {
+        guard let token = try bearerToken(request) else { return nil }
+        let (account, session) = try await requireAccounts().authenticate(token: token)
+        return SignedIn(account: account, session: session)
+    }
+
+    /// The bearer token of `Authorization`; nil without the header, 401 for another scheme.
+    func bearerToken(_ request: Request) throws -> String? {
         guard let header = request.headers[.authorization] else { return nil }
         let parts = header.split(separator: " ", maxSplits: 1)
         guard parts.count == 2, parts[0].lowercased() == "bearer" else {
             throw APIProblem(.unauthorized, "the Authorization header must be 'Bearer <token>'", headers: [.wwwAuthenticate: "Bearer"])
         }
-        let (account, session) = try await requireAccounts().authenticate(token: String(parts[1]))
-        return SignedIn(account: account, session: session)
+        return String(parts[1])
     }
 
     /// The profile with the body's changes (not the password).

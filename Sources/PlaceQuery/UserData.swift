@@ -157,6 +157,26 @@ extension AccountStore {
     }
 }
 
+/// Who a signed-in request is, read at once: the session of a token hash, its account, and the
+/// account's accepted friends, whose friends-only gems the viewer's queries list.
+public protocol ViewerStore: AccountStore, FriendStore {
+    /// The session of `tokenHash` with its account and the usernames of the account's accepted
+    /// friends, in one read where the store can. Nil when the session or the account is missing.
+    func sessionWithAccountAndFriends(tokenHash: String) async throws
+        -> (session: SessionRecord, account: UserAccount, friends: [String])?
+}
+
+extension ViewerStore {
+    /// ``AccountStore/sessionWithAccount(tokenHash:)`` and then ``FriendStore/friendships(of:)``:
+    /// two reads, for stores that have no cheaper way.
+    public func sessionWithAccountAndFriends(tokenHash: String) async throws
+        -> (session: SessionRecord, account: UserAccount, friends: [String])? {
+        guard let (session, account) = try await sessionWithAccount(tokenHash: tokenHash) else { return nil }
+        let friends = try await friendships(of: account.username).filter { $0.state == .accepted }.map(\.username)
+        return (session, account, friends)
+    }
+}
+
 /// Hidden gems: places people made, with owners and visibility. The store is also a
 /// ``PlaceIndex`` over the gems, which lists each gem by ``PlaceFilter/viewer``.
 public protocol GemStore: PlaceIndex {
@@ -197,4 +217,4 @@ public protocol PhotoStore: Sendable {
 }
 
 /// Everything people make, in one store (one backend serves all of it).
-public typealias UserDataStore = GemStore & AccountStore & FavoriteStore & PhotoStore & PlanStore & PopularityStore
+public typealias UserDataStore = GemStore & ViewerStore & FavoriteStore & PhotoStore & PlanStore & PopularityStore

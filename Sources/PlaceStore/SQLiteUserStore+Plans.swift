@@ -45,8 +45,7 @@ extension SQLiteUserStore {
     }
 
     public func friendships(of username: String) async throws -> [Friendship] {
-        // Asked by every signed-in place query (whose friends-only gems the viewer sees), so the
-        // statement is prepared once per read connection.
+        // Prepared once per read connection, as every frequent read is.
         try await readingCached("""
             SELECT addressee, created_at, accepted_at IS NOT NULL, 1 FROM friendships WHERE requester = ?1
             UNION ALL SELECT requester, created_at, accepted_at IS NOT NULL, 0 FROM friendships WHERE addressee = ?1

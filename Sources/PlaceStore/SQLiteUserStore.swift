@@ -16,7 +16,7 @@ import PlaceQuery
 /// store's thread pool, reads on per-thread read-only connections, writes on one writer.
 ///
 /// The user tables are versioned in `user_data_schema` and migrated on open (``migrations``).
-public final class SQLiteUserStore: GemStore, AccountStore, FavoriteStore, PhotoStore, PlanStore, PopularityStore, Sendable {
+public final class SQLiteUserStore: GemStore, ViewerStore, FavoriteStore, PhotoStore, PlanStore, PopularityStore, Sendable {
     let store: SpatiaLitePlaceStore
     public var path: String { store.path }
 
@@ -223,10 +223,36 @@ public final class SQLiteUserStore: GemStore, AccountStore, FavoriteStore, Photo
 
     /// One statement, prepared once per read connection: the session joined to its account.
     public func sessionWithAccount(tokenHash: String) async throws -> (session: SessionRecord, account: UserAccount)? {
-        try await readingCached("""
+        try await store.reading { index in try index.locked { try Self.sessionWithAccount(tokenHash: tokenHash, on: index) } }
+    }
+
+    /// The session with its account and then the account's accepted friends, two statements
+    /// prepared once per read connection, in one trip to the store's threads (a trip costs
+    /// more than either statement).
+    public func sessionWithAccountAndFriends(tokenHash: String) async throws
+        -> (session: SessionRecord, account: UserAccount, friends: [String])? {
+        try await store.reading { index in
+            try index.locked {
+                guard let (session, account) = try Self.sessionWithAccount(tokenHash: tokenHash, on: index) else { return nil }
+                let friends = try Self.cached("""
+                    SELECT addressee FROM friendships WHERE requester = ?1 AND accepted_at IS NOT NULL
+                    UNION ALL SELECT requester FROM friendships WHERE addressee = ?1 AND accepted_at IS NOT NULL
+                    """, [.text(account.username)], on: index) { row in
+                    var found: [String] = []
+                    while try row.step() { found.append(row.text(0) ?? "") }
+                    return found
+                }
+                return (session, account, friends)
+            }
+        }
+    }
+
+    private static func sessionWithAccount(tokenHash: String, on index: SpatiaLitePlaceIndex) throws
+        -> (session: SessionRecord, account: UserAccount)? {
+        try cached("""
             SELECT u.username, u.email, u.password_hash, u.profile, u.created_at, s.created_at, s.expires_at
             FROM sessions s JOIN users u ON u.username = s.username WHERE s.token_hash = ?1
-            """, [.text(tokenHash)]) { row in
+            """, [.text(tokenHash)], on: index) { row in
             guard try row.step() else { return nil }
             let account = Self.account(row)
             let session = SessionRecord(tokenHash: tokenHash, username: account.username, createdAt: Date(timeIntervalSince1970: row.double(5)),
@@ -273,14 +299,16 @@ public final class SQLiteUserStore: GemStore, AccountStore, FavoriteStore, Photo
     /// no read transaction stays open between calls.
     func readingCached<T: Sendable>(_ sql: String, _ bindings: [SQLiteValue],
                                     _ body: @escaping @Sendable (SQLiteStatement) throws -> T) async throws -> T {
-        try await store.reading { index in
-            try index.locked {
-                let statement = try index.statement(sql)
-                try statement.bind(bindings)
-                defer { statement.reset() }
-                return try body(statement)
-            }
-        }
+        try await store.reading { index in try index.locked { try Self.cached(sql, bindings, on: index, body) } }
+    }
+
+    /// Runs a statement cached on `index`'s connection (whose lock the caller holds) and resets it.
+    static func cached<T>(_ sql: String, _ bindings: [SQLiteValue], on index: SpatiaLitePlaceIndex,
+                          _ body: (SQLiteStatement) throws -> T) throws -> T {
+        let statement = try index.statement(sql)
+        try statement.bind(bindings)
+        defer { statement.reset() }
+        return try body(statement)
     }
 
     static let userColumns = "username, email, password_hash, profile, created_at"

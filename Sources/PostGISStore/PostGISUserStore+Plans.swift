@@ -53,9 +53,14 @@ extension PostGISUserStore {
     }
 
     public func friendships(of username: String) async throws -> [Friendship] {
-        try await database.rows(FriendshipsStatement(username: username)).map { other, created, accepted, asked in
-            Friendship(username: other, state: accepted ? .accepted : asked ? .requested : .incoming,
-                       since: Date(timeIntervalSince1970: created))
+        try await database.rows("""
+            SELECT * FROM (SELECT addressee AS other, created_at, accepted_at IS NOT NULL, true FROM friendships WHERE requester = \(username)
+                           UNION ALL SELECT requester, created_at, accepted_at IS NOT NULL, false FROM friendships WHERE addressee = \(username)) f
+            ORDER BY other COLLATE "C"
+            """).map { row in
+            let (other, created, accepted, asked) = try row.decode((String, Double, Bool, Bool).self)
+            return Friendship(username: other, state: accepted ? .accepted : asked ? .requested : .incoming,
+                              since: Date(timeIntervalSince1970: created))
         }
     }
 

@@ -149,12 +149,18 @@ public final class PostGISUserStore: UserDataStore, Sendable {
     }
 
     public func sessionWithAccount(tokenHash: String) async throws -> (session: SessionRecord, account: UserAccount)? {
-        guard let (username, email, hash, profile, created, sessionCreated, expires) =
+        try await sessionWithAccountAndFriends(tokenHash: tokenHash).map { ($0.session, $0.account) }
+    }
+
+    /// One prepared statement: the session joined to its account, with the accepted friends.
+    public func sessionWithAccountAndFriends(tokenHash: String) async throws
+        -> (session: SessionRecord, account: UserAccount, friends: [String])? {
+        guard let (username, email, hash, profile, created, sessionCreated, expires, friends) =
                 try await database.rows(SessionAccountStatement(tokenHash: tokenHash)).first else { return nil }
         let account = UserAccount(username: username, email: email, passwordHash: hash, profile: Self.decode(profile),
                                   createdAt: Date(timeIntervalSince1970: created))
         return (SessionRecord(tokenHash: tokenHash, username: username, createdAt: Date(timeIntervalSince1970: sessionCreated),
-                              expiresAt: Date(timeIntervalSince1970: expires)), account)
+                              expiresAt: Date(timeIntervalSince1970: expires)), account, friends)
     }
 
     public func extendSession(tokenHash: String, until expiresAt: Date) async throws {

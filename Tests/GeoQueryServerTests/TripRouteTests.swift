@@ -145,9 +145,17 @@ import Testing
             #expect(try await client.send(.get, "/v1/places/\(gem)", token: cat).status == .notFound)
             #expect(try await client.send(.patch, "/v1/gems/\(gem)", token: bob, json: #"{"name":"mine"}"#).status == .forbidden,
                     "a friend reads, never changes")
+            // The friendship counts both ways: bob answered ann's request, and ann sees bob's gem.
+            let bobsGem = try await client.gem(bob, name: "Bob's ledge", lat: 43.7302, lon: 7.4202, visibility: "friends")
+            #expect(try await client.ids(near, token: ann).contains(bobsGem), "the one who asked sees it too")
+            #expect(try await !client.ids(near, token: cat).contains(bobsGem))
 
             // cat asks ann; ann declines; nothing remains.
             #expect(try await client.send(.post, "/v1/me/friends/ann", token: cat).status == .created)
+            #expect(try await !client.ids(near, token: cat).contains(gem), "a request not yet answered shows nothing")
+            #expect(try await !client.ids(near, token: ann).contains(try await client.gem(cat, name: "Cat's nook", lat: 43.7303, lon: 7.4203,
+                                                                                         visibility: "friends")),
+                    "nor to the one asked")
             #expect(try await client.send(.delete, "/v1/me/friends/cat", token: ann).status == .noContent)
             let catsFriends = try await client.send(.get, "/v1/me/friends", token: cat)
             #expect((catsFriends.json["friends"] as? [Any])?.isEmpty == true)
