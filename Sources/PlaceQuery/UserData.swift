@@ -166,17 +166,6 @@ public protocol ViewerStore: AccountStore, FriendStore {
         -> (session: SessionRecord, account: UserAccount, friends: [String])?
 }
 
-extension ViewerStore {
-    /// ``AccountStore/sessionWithAccount(tokenHash:)`` and then ``FriendStore/friendships(of:)``:
-    /// two reads, for stores that have no cheaper way.
-    public func sessionWithAccountAndFriends(tokenHash: String) async throws
-        -> (session: SessionRecord, account: UserAccount, friends: [String])? {
-        guard let (session, account) = try await sessionWithAccount(tokenHash: tokenHash) else { return nil }
-        let friends = try await friendships(of: account.username).filter { $0.state == .accepted }.map(\.username)
-        return (session, account, friends)
-    }
-}
-
 /// Hidden gems: places people made, with owners and visibility. The store is also a
 /// ``PlaceIndex`` over the gems, which lists each gem by ``PlaceFilter/viewer``.
 public protocol GemStore: PlaceIndex {

@@ -94,12 +94,12 @@ public final class PostGISPlaceIndex: PlaceIndex, Sendable {
         var hits: [Hit] = []
         var keyset: (distance: Double, id: String)?
         var chunk = limit.map { $0 + 1 + 32 }
-        // The engine's disc, narrowed through the 2-D index by its covering box.
-        let engineBox = BoundingBox.covering(center: center, radius: Distance(uncheckedMeters: searched + Self.engineSlack))
         if limit != nil, radius <= Self.boxNearMaximumRadius, BoxNearStatement<PlacesTable>.covers(filter),
            let boxHits = try await boxHits(center, radius: radius, filter: filter, after: after, withGems: false) {
             return boxHits
         }
+        // The engine's disc, narrowed through the 2-D index by its covering box.
+        let engineBox = BoundingBox.covering(center: center, radius: Distance(uncheckedMeters: searched + Self.engineSlack))
         while true {
             let rows: [NearStatement<PlacesTable>.Row]
             // A page (the service's every query) takes the prepared statement; a whole answer
