@@ -12,6 +12,9 @@ final class SQLiteConnection {
     /// Uptime in nanoseconds after which statements are interrupted; 0 for none. Read by the
     /// progress handler (on the thread running the statement), set by ``withDeadline(_:_:)``.
     private let deadline = UnsafeMutablePointer<UInt64>.allocate(capacity: 1)
+    /// What the log size is reported to after each commit (``reportLogSize(to:)``), kept alive
+    /// as long as the hook that points to it.
+    private var logSizeObserver: BackgroundCheckpointer?
 
     /// Turns off SQLite's global memory statistics once per process, before the first open: it
     /// is a global mutex that serialises allocation across connections.
@@ -77,6 +80,18 @@ final class SQLiteConnection {
             spatialite_cleanup_ex(spatialiteCache)
             self.spatialiteCache = nil
         }
+    }
+
+    /// Reports the main file's log size, in pages, to `checkpointer` after each commit instead of
+    /// checkpointing in the commit: the automatic checkpoint is this same hook, so it stops.
+    func reportLogSize(to checkpointer: BackgroundCheckpointer) {
+        logSizeObserver = checkpointer
+        sqlite3_wal_hook(handle, { context, _, schema, pages in
+            if let context, let schema, strcmp(schema, "main") == 0 {
+                Unmanaged<BackgroundCheckpointer>.fromOpaque(context).takeUnretainedValue().logGrew(to: Int(pages))
+            }
+            return SQLITE_OK
+        }, Unmanaged.passUnretained(checkpointer).toOpaque())
     }
 
     func error(_ code: Int32, sql: String? = nil) -> PlaceStoreError {

@@ -15,28 +15,37 @@ import PlaceQuery
 /// (at most one per thread, opened on first use, kept for the store's life), so reads run in
 /// parallel, each on one consistent WAL snapshot. Writes go through one read-write connection,
 /// opened on the first write: SQLite allows one writer at a time anyway, and a writer never
-/// blocks the readers (WAL).
+/// blocks the readers (WAL). The write-ahead log is copied into the file on a thread of its own
+/// (``BackgroundCheckpointer``), so that no write waits for a checkpoint's syncs.
 ///
 /// Call ``shutdown()`` when done; a store that is dropped without it stops its threads when the
 /// last reference goes.
 public final class SpatiaLitePlaceStore: PlaceIndex, @unchecked Sendable {
     // @unchecked Sendable: `idle` and `writer` are read and written only while `lock` is held;
     // each connection taken from `idle` is used by one pool thread at a time and returned after.
+    // `checkpointer` is set with `writer`, under the same lock.
     private let pool: NIOThreadPool
     private let lock = NSLock()
     private var idle: [SpatiaLitePlaceIndex] = []
     private var writer: SpatiaLitePlaceIndex?
+    private var checkpointer: BackgroundCheckpointer?
     private var isShutDown = false
 
     /// Path of the index file.
     public let path: String
     /// How many threads run queries (and so how many read connections there can be).
     public let threadCount: Int
+    /// The log size, in pages, from which writes have the log copied into the file.
+    public let checkpointPages: Int
 
     /// Opens the index at `path` for reading (it must exist; ``PlaceStoreError/indexNotFound(path:)``
     /// otherwise) and starts `threads` pool threads (default: one per core, at least two).
-    public init(path: String, threads: Int? = nil) throws {
+    /// - Parameter checkpointPages: the log size, in pages, from which writes have the log
+    ///   copied into the file in the background (default 4 000 pages, 16 MB of 4 KB pages; SQLite's
+    ///   own default is 1 000, and each checkpoint costs syncs).
+    public init(path: String, threads: Int? = nil, checkpointPages: Int = 4_000) throws {
         self.path = path
+        self.checkpointPages = max(1, checkpointPages)
         threadCount = max(2, threads ?? ProcessInfo.processInfo.activeProcessorCount)
         // Open one reader now so that a missing or foreign file fails here, not on the first query.
         idle = [try SpatiaLitePlaceIndex(path: path, mode: .readOnly)]
@@ -45,7 +54,10 @@ public final class SpatiaLitePlaceStore: PlaceIndex, @unchecked Sendable {
     }
 
     deinit {
-        if !isShutDown { pool.shutdownGracefully { _ in } }
+        if !isShutDown {
+            pool.shutdownGracefully { _ in }
+            checkpointer?.stopWithoutWaiting()
+        }
     }
 
     /// Stops the pool threads after the calls under way; later calls fail.
@@ -54,7 +66,10 @@ public final class SpatiaLitePlaceStore: PlaceIndex, @unchecked Sendable {
             defer { isShutDown = true }
             return !isShutDown
         }
-        if first { try await pool.shutdownGracefully() }
+        if first {
+            try await pool.shutdownGracefully()
+            await lock.withLock { checkpointer }?.stop()
+        }
     }
 
     /// Runs `body` on a pool thread with a read-only connection of that thread's own. When the
@@ -80,7 +95,10 @@ public final class SpatiaLitePlaceStore: PlaceIndex, @unchecked Sendable {
             let connection = try lock.withLock {
                 if let writer { return writer }
                 let opened = try SpatiaLitePlaceIndex(path: path, mode: .readWrite)
+                let checkpointer = BackgroundCheckpointer(path: path, pages: checkpointPages)
+                opened.connection.reportLogSize(to: checkpointer)
                 writer = opened
+                self.checkpointer = checkpointer
                 return opened
             }
             return try body(connection)  // the index serialises its own calls
