@@ -7,37 +7,29 @@ import PlaceQuery
 /// every other field in GeoQuery's details record (`record`, the bytes SpatiaLite stores), plus
 /// the row in COPY's text format for bulk writes.
 enum PlaceRecord {
-    /// The staging table's columns, in COPY order (the place table's but `geog`, plus `seq`,
-    /// the row's position, so that the last of two rows with one id wins).
-    static let stagingColumns = ["seq", "id", "source", "name", "latitude", "longitude", "categories", "rating", "price",
-                                 "country", "continent", "rank_key", "name_words", "gem_owner", "gem_visibility", "content_hash", "record"]
+    /// The place table's written columns, in the order of a COPY line's fields.
+    static let columns = ["id", "source", "name", "latitude", "longitude", "geog", "categories", "rating", "price", "country",
+                          "continent", "rank_key", "name_words", "gem_owner", "gem_visibility", "content_hash", "record"]
 
-    static let stagingTable = """
-        CREATE TEMP TABLE IF NOT EXISTS staging (seq bigint NOT NULL, id text COLLATE "C" NOT NULL, source text NOT NULL, name text NOT NULL,
-            latitude double precision NOT NULL, longitude double precision NOT NULL, categories text[] NOT NULL,
-            rating double precision, price smallint, country text, continent text, rank_key bigint NOT NULL, name_words text[] NOT NULL,
-            gem_owner text, gem_visibility text, content_hash bigint NOT NULL, record bytea NOT NULL) ON COMMIT DROP
+    /// The staged columns of a temporary table: the place table's, plus `seq`, which numbers the
+    /// rows in the order COPY read them, so that the last of two rows with one id wins.
+    private static let stagedColumnDefinitions = """
+        seq bigint GENERATED ALWAYS AS IDENTITY, id text COLLATE "C" NOT NULL, source text NOT NULL, name text NOT NULL,
+            latitude double precision NOT NULL, longitude double precision NOT NULL, geog geography(Point, 4326) NOT NULL,
+            categories text[] NOT NULL, rating double precision, price smallint, country text, continent text, rank_key bigint NOT NULL,
+            name_words text[] NOT NULL, gem_owner text, gem_visibility text, content_hash bigint NOT NULL, record bytea NOT NULL
         """
 
-    /// A snapshot import's rows (``PostGISSnapshotWriter``): the staging columns and the number
-    /// of the batch that brought the row, so that (batch, seq) orders the whole snapshot.
-    static let snapshotTable = """
-        CREATE TEMP TABLE IF NOT EXISTS snapshot_rows (batch bigint NOT NULL DEFAULT currval('snapshot_batches'), seq bigint NOT NULL,
-            id text COLLATE "C" NOT NULL, source text NOT NULL, name text NOT NULL,
-            latitude double precision NOT NULL, longitude double precision NOT NULL, categories text[] NOT NULL,
-            rating double precision, price smallint, country text, continent text, rank_key bigint NOT NULL, name_words text[] NOT NULL,
-            gem_owner text, gem_visibility text, content_hash bigint NOT NULL, record bytea NOT NULL) ON COMMIT DROP
-        """
+    /// Where single writes stage their rows (``PostGISPlaceIndex/write(_:into:on:)``).
+    static let stagingTable = "CREATE TEMP TABLE IF NOT EXISTS staging (\(stagedColumnDefinitions)) ON COMMIT DROP"
 
-    /// The place table's written columns, and the values from `staging` (alias `s`) that fill them.
-    static let tableColumns = "id, source, name, latitude, longitude, geog, categories, rating, price, country, continent, rank_key, "
-        + "name_words, gem_owner, gem_visibility, content_hash, record"
-    static let stagedValues = "s.id, s.source, s.name, s.latitude, s.longitude, "
-        + "ST_SetSRID(ST_MakePoint(s.longitude, s.latitude), 4326)::geography, s.categories, s.rating, s.price, s.country, "
-        + "s.continent, s.rank_key, s.name_words, s.gem_owner, s.gem_visibility, s.content_hash, s.record"
-    static let updateAssignments = ["source", "name", "latitude", "longitude", "geog", "categories", "rating", "price", "country",
-                                    "continent", "rank_key", "name_words", "gem_owner", "gem_visibility", "content_hash", "record"]
-        .map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
+    /// Where a snapshot import stages its rows when it merges or rebuilds (``PostGISSnapshotWriter``).
+    static let snapshotTable = "CREATE TEMP TABLE IF NOT EXISTS snapshot_rows (\(stagedColumnDefinitions)) ON COMMIT DROP"
+
+    /// The place table's written columns, and the values from a staging table (alias `s`) that fill them.
+    static let tableColumns = columns.joined(separator: ", ")
+    static let stagedValues = columns.map { "s." + $0 }.joined(separator: ", ")
+    static let updateAssignments = columns.dropFirst().map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
 
     /// Decodes a stored row; a details record this build cannot read loses those fields, not
     /// the place.
@@ -124,14 +116,15 @@ enum PlaceRecord {
 
     /// Appends the place as one line of COPY text format, byte by byte: an import encodes a
     /// million of these on its reading thread.
-    static func appendCopyLine(_ place: Place, sequence: Int, to text: inout CopyText) throws {
+    /// The fields are ``columns``, in that order.
+    static func appendCopyLine(_ place: Place, to text: inout CopyText) throws {
         let (details, contentHash) = try record(place)
-        text.integer(Int64(sequence))
         text.text(place.id.rawValue)
         text.text(place.provenance.source)
         text.text(place.name)
         text.double(place.coordinate.latitude)
         text.double(place.coordinate.longitude)
+        text.point(place.coordinate)
         text.array(categoryClosure(place.categories))
         if let rating = place.rating { text.double(rating.value) } else { text.null() }
         if let price = place.priceLevel { text.integer(Int64(price.level)) } else { text.null() }
@@ -225,6 +218,28 @@ struct CopyText: Sendable {
         bytes.append(0x7D)  // }
     }
 
+    /// A `geography(Point, 4326)` as hex EWKB (little-endian, with the SRID), which PostGIS
+    /// reads without the server building the point from two numbers.
+    mutating func point(_ coordinate: Coordinate) {
+        separate()
+        bytes.append(contentsOf: Self.pointHeader)
+        appendHex(coordinate.longitude.bitPattern.littleEndian)
+        appendHex(coordinate.latitude.bitPattern.littleEndian)
+    }
+
+    /// Byte order 1 (little-endian), type 0x20000001 (a point with an SRID), SRID 4326.
+    private static let pointHeader: [UInt8] = Array("0101000020E6100000".utf8)
+
+    /// The eight bytes of `value` as they lie in memory, in hex.
+    private mutating func appendHex(_ value: UInt64) {
+        withUnsafeBytes(of: value) { raw in
+            for byte in raw {
+                bytes.append(Self.hexDigits[Int(byte >> 4)])
+                bytes.append(Self.hexDigits[Int(byte & 0x0F)])
+            }
+        }
+    }
+
     /// bytea in hex (`\\x…`, the backslash doubled for COPY).
     mutating func bytea(_ value: [UInt8]) {
         separate()
@@ -268,7 +283,7 @@ public struct PostGISBatch: PlaceBatch {
     public mutating func reserveCapacity(_ count: Int) { text.reserveCapacity(count * 400) }
 
     public mutating func append(_ place: Place) throws {
-        try PlaceRecord.appendCopyLine(place, sequence: count, to: &text)
+        try PlaceRecord.appendCopyLine(place, to: &text)
         idHashes.append(place.id.rawValue.hashValue)
         count += 1
     }

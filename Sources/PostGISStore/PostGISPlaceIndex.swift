@@ -351,9 +351,10 @@ public final class PostGISPlaceIndex: PlaceIndex, Sendable {
         try await copy(batch, into: "staging", on: connection, logger: logger)
     }
 
-    /// Streams the batch's lines into `table` with COPY, a megabyte at a time.
+    /// Streams the batch's lines into `table` (a place table or a staging table) with COPY, a
+    /// megabyte at a time.
     static func copy(_ batch: PostGISBatch, into table: String, on connection: PostgresConnection, logger: Logger) async throws {
-        try await connection.copyFrom(table: table, columns: PlaceRecord.stagingColumns, logger: logger) { writer in
+        try await connection.copyFrom(table: table, columns: PlaceRecord.columns, logger: logger) { writer in
             let lines = batch.lines
             var start = 0
             while start < lines.count {

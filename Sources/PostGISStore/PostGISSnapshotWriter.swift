@@ -6,10 +6,10 @@ import PostgresNIO
 /// The write side of one PostGIS snapshot import (``PostGISPlaceIndex/importSnapshot(_:)``),
 /// on the import's own connection inside its transaction. Not for use after the import ends.
 ///
-/// Merges only stream their batches into a temporary table (`snapshot_rows`, no index, no
-/// WAL). ``finishSnapshot()`` then writes the snapshot in one of two ways:
+/// Merges stream their batches into a temporary table (`snapshot_rows`, no index, no WAL), and
+/// ``finishSnapshot()`` then writes the snapshot in one of two ways:
 /// - **Rebuild**, when the snapshot is at least as large as every other source together (a
-///   nightly dump of the main source, a first fill): a new table is filled beside the place
+///   nightly dump of the main source): a new table is filled beside the place
 ///   table (the other sources' rows as they are, the source's unchanged places as they were,
 ///   its new and changed ones from the snapshot), its indexes are built once over the filled
 ///   table, and it replaces the old table at the commit. Keeping two GiST, a GIN and several
@@ -17,6 +17,13 @@ import PostgresNIO
 ///   until the commit, and wait only for the commit itself.
 /// - **Merge in place**, for a snapshot smaller than the rest: one upsert of the new and
 ///   changed places, one delete of the places the snapshot no longer names.
+///
+/// A **first fill** (the place table holds nothing when the import begins) skips the staging:
+/// the batches stream straight into the new table, so each row is written once, and the
+/// indexes are built at the end as in a rebuild. Once a batch may repeat an id seen before
+/// (the batches carry their ids' hashes), the rest is staged, and at the end its rows replace
+/// those of the same ids, the last row winning as always. Writers of single places wait from
+/// the beginning of a first fill to its commit.
 ///
 /// Either way an unchanged place keeps its row and its import time, and the last of two rows
 /// with one id wins. Imports run one at a time (a transaction-scoped advisory lock): a rebuild
@@ -30,6 +37,10 @@ public final class PostGISSnapshotWriter: SnapshotWriter {
     let table: String
     private var source: String?
     private var staged = 0
+    /// Whether this is a first fill, streamed into the new table (``nextTable``) directly.
+    private var fillsNext = false
+    /// How many rows went straight into the new table.
+    private var copiedIntoNext = 0
     /// The hashes of the ids staged so far, while fewer than ``idHashLimit``.
     private var idHashes = Set<Int>()
     /// Whether two staged ids may be one (their hashes met, or too many to keep track of).
@@ -39,6 +50,9 @@ public final class PostGISSnapshotWriter: SnapshotWriter {
 
     /// An arbitrary constant naming GeoQuery's import lock.
     static let importLock: Int64 = 0x6771_696d_706f_7274
+
+    /// The new table a rebuild fills beside the place table.
+    var nextTable: String { table + "_next" }
 
     init(connection: PostgresConnection, location: PostGISLocation, logger: Logger, table: String) {
         self.connection = connection
@@ -67,41 +81,59 @@ public final class PostGISSnapshotWriter: SnapshotWriter {
         try run("SELECT pg_advisory_xact_lock(\(Self.importLock))")
         // An import may rewrite every row: the statement timeout is for requests.
         try run("SET LOCAL statement_timeout = 0")
-        try run("CREATE TEMP SEQUENCE IF NOT EXISTS snapshot_batches")
         try run(PlaceRecord.snapshotTable)
         try run("TRUNCATE snapshot_rows")
         self.source = source
         staged = 0
+        copiedIntoNext = 0
         idHashes = []
         mayRepeatIDs = false
+        fillsNext = false
+        // A first fill (the table holds nothing) streams straight into the new table: the rows
+        // are written once. Writers of single places wait from here to the commit.
+        let isEmpty = PostgresQuery(unsafeSQL: "SELECT (NOT EXISTS (SELECT 1 FROM \(table)))::int::bigint")
+        if try count(isEmpty) == 1 {
+            try run("LOCK TABLE \(table) IN SHARE MODE")
+            if try count(isEmpty) == 1 {
+                try run("CREATE TABLE \(nextTable) (LIKE \(table) INCLUDING ALL EXCLUDING INDEXES)")
+                fillsNext = true
+            }
+        }
     }
 
-    /// Streams the batch into the snapshot's temporary table; its counts come from
+    /// Streams the batch into the snapshot's temporary table, or on a first fill into the new
+    /// place table itself until an id may have come twice; its counts come from
     /// ``finishSnapshot()``.
     public func merge(_ batch: PostGISBatch) throws -> SnapshotCounts {
         guard source != nil else { throw PostGISError.server("merge needs beginSnapshot(source:) first") }
         guard batch.count > 0 else { return SnapshotCounts() }
-        // Rows take the batch number as their default, so (batch, seq) orders the whole snapshot.
-        try run("SELECT nextval('snapshot_batches')")
+        noteIDs(of: batch)
+        // From the first batch that may repeat an id on, rows are staged: a later row must be
+        // able to supersede an earlier one, which the staging table's order decides.
+        let target = fillsNext && !mayRepeatIDs ? nextTable : "snapshot_rows"
         let connection = self.connection, logger = self.logger, location = self.location
         try Blocking.run {
             try await PostGISDatabase.translatingErrors(location) {
-                try await PostGISPlaceIndex.copy(batch, into: "snapshot_rows", on: connection, logger: logger)
+                try await PostGISPlaceIndex.copy(batch, into: target, on: connection, logger: logger)
             }
         }
         staged += batch.count
-        if !mayRepeatIDs {
-            if staged > Self.idHashLimit {
-                mayRepeatIDs = true
-                idHashes = []
-            } else {
-                for hash in batch.idHashes where !idHashes.insert(hash).inserted {
-                    mayRepeatIDs = true
-                    break
-                }
-            }
-        }
+        if target == nextTable { copiedIntoNext += batch.count }
         return SnapshotCounts()
+    }
+
+    /// Notes the batch's id hashes: whether an id may have come twice so far.
+    private func noteIDs(of batch: PostGISBatch) {
+        guard !mayRepeatIDs else { return }
+        if staged + batch.count > Self.idHashLimit {
+            mayRepeatIDs = true
+            idHashes = []
+            return
+        }
+        for hash in batch.idHashes where !idHashes.insert(hash).inserted {
+            mayRepeatIDs = true
+            return
+        }
     }
 
     public func finishSnapshot() throws -> SnapshotFinish {
@@ -109,6 +141,7 @@ public final class PostGISSnapshotWriter: SnapshotWriter {
         defer { self.source = nil }
         try run("SET LOCAL work_mem = '256MB'")
         try run("SET LOCAL maintenance_work_mem = '512MB'")
+        if fillsNext { return try finishFirstFill() }
         let distinct = staged - (try dropSupersededRows())
         var sql = SQLBuilder()
         let sourceParameter = sql.bind(source)
@@ -124,6 +157,26 @@ public final class PostGISSnapshotWriter: SnapshotWriter {
         return finish
     }
 
+    /// Ends a first fill: the rows staged after an id may have repeated replace the new table's
+    /// rows of their ids, then the table gets its indexes and takes the place table's place.
+    private func finishFirstFill() throws -> SnapshotFinish {
+        var distinct = staged
+        if staged > copiedIntoNext {
+            distinct -= try dropSupersededRows()
+            distinct -= try count(PostgresQuery(unsafeSQL: """
+                WITH gone AS (DELETE FROM \(nextTable) n USING snapshot_rows s WHERE s.id = n.id RETURNING 1)
+                SELECT count(*)::bigint FROM gone
+                """))
+            try run("INSERT INTO \(nextTable) (\(PlaceRecord.tableColumns)) SELECT \(PlaceRecord.stagedValues) FROM snapshot_rows s")
+        }
+        try indexAndSwapIn()
+        var counts = SnapshotCounts()
+        counts.added = distinct
+        // A row repeating an id of an earlier row is an update of it.
+        counts.updated = staged - distinct
+        return SnapshotFinish(removed: 0, counts: counts)
+    }
+
     /// Deletes every staged row that a later row of the same id supersedes.
     /// - Returns: how many were deleted.
     private func dropSupersededRows() throws -> Int {
@@ -134,7 +187,7 @@ public final class PostGISSnapshotWriter: SnapshotWriter {
         guard repeated > 0 else { return 0 }
         return try count("""
             WITH gone AS (DELETE FROM snapshot_rows s USING snapshot_rows l
-                          WHERE l.id = s.id AND (l.batch, l.seq) > (s.batch, s.seq) RETURNING 1)
+                          WHERE l.id = s.id AND l.seq > s.seq RETURNING 1)
             SELECT count(*)::bigint FROM gone
             """)
     }
@@ -166,7 +219,7 @@ public final class PostGISSnapshotWriter: SnapshotWriter {
     /// Fills a new table beside the place table, builds its indexes and puts it in the old
     /// one's place (see the type's description).
     private func rebuild(source: String, previous: Int, others: Int, distinct: Int) throws -> SnapshotFinish {
-        let next = table + "_next"
+        let next = nextTable
         // Writers of single places (not imports) wait for the commit; readers do not.
         try run("LOCK TABLE \(table) IN SHARE MODE")
         try run("CREATE TABLE \(next) (LIKE \(table) INCLUDING ALL EXCLUDING INDEXES)")
@@ -192,6 +245,18 @@ public final class PostGISSnapshotWriter: SnapshotWriter {
         } else {
             try run("INSERT INTO \(next) (\(PlaceRecord.tableColumns)) SELECT \(PlaceRecord.stagedValues) FROM snapshot_rows s")
         }
+        try indexAndSwapIn()
+        var counts = SnapshotCounts()
+        counts.added = distinct - matched
+        counts.updated = matched - unchanged
+        counts.unchanged = unchanged
+        return SnapshotFinish(removed: previous - matched, counts: counts)
+    }
+
+    /// Builds the place table's indexes on the filled new table, once over all its rows, and
+    /// puts it in the place table's place (seen by others at the commit).
+    private func indexAndSwapIn() throws {
+        let next = nextTable
         let indexes = try PlaceTableIndexes.read(of: table, through: self)
         for index in indexes.all { try run(try index.definition(on: next)) }
         if let primaryKey = indexes.primaryKey {
@@ -201,11 +266,6 @@ public final class PostGISSnapshotWriter: SnapshotWriter {
         try run("DROP TABLE \(table)")
         try run("ALTER TABLE \(next) RENAME TO \(table)")
         for index in indexes.all { try run("ALTER INDEX \(index.name(on: next)) RENAME TO \(index.name)") }
-        var counts = SnapshotCounts()
-        counts.added = distinct - matched
-        counts.updated = matched - unchanged
-        counts.unchanged = unchanged
-        return SnapshotFinish(removed: previous - matched, counts: counts)
     }
 
     public func recordImport(of source: String, at time: Date) throws {

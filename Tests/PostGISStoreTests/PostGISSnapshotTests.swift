@@ -118,6 +118,43 @@ struct PostGISSnapshotTests {
         #expect(try cluster.psql(database: name, "SELECT count(*) FROM places WHERE source = 'a'") == "3101")
     }
 
+    /// A first fill streams into the new table until a batch repeats an id; from there it stages,
+    /// and the last row of an id still wins, across batches and within one.
+    @Test func aFirstFillWithRepeatedIDsKeepsTheLastRows() async throws {
+        let cluster = try TestCluster.shared!.get()
+        let url = try cluster.createDatabase("firstfill")
+        let name = String(url.split(separator: "/").last!)
+        let index = try await PostGISPlaceIndex.open(url, maximumConnections: 2, timeout: .seconds(60))
+        defer { Task { await index.close() } }
+        let indexesQuery = "SELECT string_agg(indexname || ' ' || indexdef, ' | ' ORDER BY indexname) FROM pg_indexes WHERE tablename = 'places'"
+        let migratedIndexes = try cluster.psql(database: name, indexesQuery)
+        let day = Date(timeIntervalSince1970: 1_790_000_000)
+        let first = try (0..<1_000).map { try Self.place("a", $0, importedAt: day) }
+        let second = try (1_000..<2_000).map { try Self.place("a", $0, importedAt: day) }
+            + [try Self.place("a", 5, name: "Five again", importedAt: day)]
+        let third = [try Self.place("a", 2_500, name: "Superseded in its batch", importedAt: day)]
+            + (try (2_000..<3_000).map { try Self.place("a", $0, importedAt: day) })
+            + [try Self.place("a", 5, name: "Five, the last row", importedAt: day), try Self.place("a", 1_500, name: "Fifteen hundred, last", importedAt: day)]
+        let (counts, removed) = try index.importSnapshot { writer in
+            try writer.beginSnapshot(source: "a")
+            for batch in [first, second, third] { _ = try writer.merge(try PostGISBatch(batch)) }
+            let finish = try writer.finishSnapshot()
+            return (finish.counts, finish.removed)
+        }
+        // 3 004 rows name 3 000 ids: four rows repeat an id, each an update of it.
+        #expect(counts == Self.counts(3_000, 4, 0) && removed == 0, "\(counts)")
+        #expect(try cluster.psql(database: name, "SELECT count(*) || ' ' || count(DISTINCT id) FROM places") == "3000 3000")
+        #expect(try await index.place(PlaceID("a:5"))?.name == "Five, the last row")
+        #expect(try await index.place(PlaceID("a:1500"))?.name == "Fifteen hundred, last")
+        #expect(try await index.place(PlaceID("a:2500"))?.name == "Place 2500 café")
+        #expect(try await index.place(PlaceID("a:999"))?.name == "Place 999 café")
+        #expect(try cluster.psql(database: name, indexesQuery) == migratedIndexes, "the filled table has the migrations' indexes")
+        #expect(try cluster.psql(database: name, "SELECT count(*) FROM pg_class WHERE relname LIKE 'places%next'") == "0")
+        let near = try await index.near(Coordinate(latitude: Double(5 % 170) - 85 + 0.25, longitude: Double(5 % 359) - 179.5),
+                                        radius: Distance(uncheckedMeters: 100), filter: .none, limit: 10, cursor: nil)
+        #expect(near.matches.map(\.id.rawValue) == ["a:5"])
+    }
+
     /// A rebuild that fails leaves the previous table, its rows and indexes, and nothing beside it.
     @Test func aFailedRebuildChangesNothing() async throws {
         let cluster = try TestCluster.shared!.get()
