@@ -12,10 +12,11 @@ enum PlaceRecord {
                           "continent", "rank_key", "name_words", "gem_owner", "gem_visibility", "content_hash", "record"]
 
     /// The staged columns of a temporary table: the place table's, plus `seq`, which numbers the
-    /// rows in the order COPY read them, so that the last of two rows with one id wins.
+    /// rows in the order COPY read them, so that the last of two rows with one id wins. The point
+    /// stays text (hex EWKB) until a row is written: most rows of a nightly dump are unchanged.
     private static let stagedColumnDefinitions = """
         seq bigint GENERATED ALWAYS AS IDENTITY, id text COLLATE "C" NOT NULL, source text NOT NULL, name text NOT NULL,
-            latitude double precision NOT NULL, longitude double precision NOT NULL, geog geography(Point, 4326) NOT NULL,
+            latitude double precision NOT NULL, longitude double precision NOT NULL, geog text NOT NULL,
             categories text[] NOT NULL, rating double precision, price smallint, country text, continent text, rank_key bigint NOT NULL,
             name_words text[] NOT NULL, gem_owner text, gem_visibility text, content_hash bigint NOT NULL, record bytea NOT NULL
         """
@@ -28,7 +29,7 @@ enum PlaceRecord {
 
     /// The place table's written columns, and the values from a staging table (alias `s`) that fill them.
     static let tableColumns = columns.joined(separator: ", ")
-    static let stagedValues = columns.map { "s." + $0 }.joined(separator: ", ")
+    static let stagedValues = columns.map { $0 == "geog" ? "s.geog::geography" : "s." + $0 }.joined(separator: ", ")
     static let updateAssignments = columns.dropFirst().map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
 
     /// Decodes a stored row; a details record this build cannot read loses those fields, not
