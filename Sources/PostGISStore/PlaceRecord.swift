@@ -40,14 +40,19 @@ enum PlaceRecord {
                                        coordinate: Coordinate(uncheckedLatitude: latitude, longitude: longitude), details: details)
     }
 
-    /// The categories with every ancestor, once each.
-    static func categoryClosure(_ categories: [Category]) -> [String] {
-        var all: [String] = []
+    /// The categories with every ancestor, once each: each identifier and its prefixes up to a
+    /// dot, without building a category for each (an import computes this a million times).
+    static func categoryClosure(_ categories: [Category]) -> [Substring] {
+        var all: [Substring] = []
+        all.reserveCapacity(categories.count * 2)
         for category in categories {
-            var current: Category? = category
-            while let each = current {
-                if !all.contains(each.identifier) { all.append(each.identifier) }
-                current = each.parent
+            let identifier = Substring(category.identifier)
+            var end = identifier.utf8.endIndex
+            while true {
+                let prefix = identifier[..<end]
+                if !all.contains(where: { $0.utf8.elementsEqual(prefix.utf8) }) { all.append(prefix) }
+                guard let dot = identifier.utf8[..<end].lastIndex(of: UInt8(ascii: ".")) else { break }
+                end = dot
             }
         }
         return all
@@ -198,20 +203,17 @@ struct CopyText: Sendable {
 
     /// A `text[]` literal, every element quoted: inside the literal a backslash and a quote are
     /// escaped with a backslash, and COPY then doubles every backslash.
-    mutating func array(_ values: [String]) {
+    mutating func array<Element: StringProtocol>(_ values: [Element]) {
         separate()
         bytes.append(0x7B)  // {
         for (index, value) in values.enumerated() {
             if index > 0 { bytes.append(0x2C) }
             bytes.append(0x22)
-            var value = value
-            value.withUTF8 { utf8 in
-                for byte in utf8 {
-                    switch byte {
-                    case 0x5C: bytes.append(contentsOf: [0x5C, 0x5C, 0x5C, 0x5C])
-                    case 0x22: bytes.append(contentsOf: [0x5C, 0x5C, 0x22])
-                    default: appendEscaped(byte)
-                    }
+            for byte in value.utf8 {
+                switch byte {
+                case 0x5C: bytes.append(contentsOf: [0x5C, 0x5C, 0x5C, 0x5C])
+                case 0x22: bytes.append(contentsOf: [0x5C, 0x5C, 0x22])
+                default: appendEscaped(byte)
                 }
             }
             bytes.append(0x22)
@@ -245,9 +247,17 @@ struct CopyText: Sendable {
     mutating func bytea(_ value: [UInt8]) {
         separate()
         bytes.append(contentsOf: [0x5C, 0x5C, 0x78])
-        for byte in value {
-            bytes.append(Self.hexDigits[Int(byte >> 4)])
-            bytes.append(Self.hexDigits[Int(byte & 0x0F)])
+        let start = bytes.count
+        bytes.append(contentsOf: repeatElement(0, count: value.count * 2))
+        bytes.withUnsafeMutableBufferPointer { buffer in
+            Self.hexDigits.withUnsafeBufferPointer { digits in
+                var at = start
+                for byte in value {
+                    buffer[at] = digits[Int(byte >> 4)]
+                    buffer[at + 1] = digits[Int(byte & 0x0F)]
+                    at += 2
+                }
+            }
         }
     }
 
@@ -278,6 +288,7 @@ public struct PostGISBatch: PlaceBatch {
     public init() {}
 
     public init(_ places: [Place]) throws {
+        reserveCapacity(places.count)
         for place in places { try append(place) }
     }
 
