@@ -83,6 +83,32 @@ struct PostGISCLITests {
         let count = try Self.cluster().psql(database: String(url.split(separator: "/").last!),
                                             "SELECT count(*) FROM places WHERE source = 'geonames'")
         #expect(count == "34006", "the old snapshot is whole after the kill")
+
+        // A first fill (an empty database, the rows streamed straight into the new table) that
+        // the kill interrupts leaves nothing; the next import fills the table.
+        let empty = try Self.cluster().createDatabase("killfirst")
+        let emptyName = String(empty.split(separator: "/").last!)
+        let filling = Process()
+        filling.executableURL = CLI.executable
+        filling.arguments = ["import", big, "--format", "geonames-csv", "--source", "geonames", "--no-regions", "--db", empty]
+        filling.standardOutput = FileHandle.nullDevice
+        filling.standardError = FileHandle.nullDevice
+        try filling.run()
+        try await Task.sleep(for: .milliseconds(1_500))
+        kill(filling.processIdentifier, SIGKILL)
+        filling.waitUntilExit()
+        // The server ends the killed session's transaction once it notices the closed socket.
+        var leftovers = ""
+        for _ in 0..<50 {
+            leftovers = try Self.cluster().psql(database: emptyName,
+                                                "SELECT (SELECT count(*) FROM places) || ' ' || (SELECT count(*) FROM pg_class WHERE relname LIKE 'places%next')")
+            if leftovers == "0 0" { break }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        #expect(leftovers == "0 0", "a killed first fill leaves the table empty and nothing beside it")
+        let again = try CLI.run(["import", Self.cities, "--format", "geonames-csv", "--no-regions", "--db", empty, "--json"])
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(try Self.cluster().psql(database: emptyName, "SELECT count(*) FROM places") == "34006")
     }
 
     /// Two servers on one database: a token one issued works on the other, and a gem written
