@@ -71,44 +71,46 @@ struct PostGISCLITests {
         var text = "geonameid,name,lat,lon\n"
         for n in 0..<400_000 { text += "\(n),Place \(n),\(Double(n % 1_700) / 10 - 85),\(Double(n % 3_600) / 10 - 180)\n" }
         try text.write(toFile: big, atomically: true, encoding: .utf8)
-        let process = Process()
-        process.executableURL = CLI.executable
-        process.arguments = ["import", big, "--format", "geonames-csv", "--source", "geonames", "--no-regions", "--db", url]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        try await Task.sleep(for: .milliseconds(1_500))
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        try await Self.importKilledAfter(seconds: 1.5, big, into: url)
         let count = try Self.cluster().psql(database: String(url.split(separator: "/").last!),
                                             "SELECT count(*) FROM places WHERE source = 'geonames'")
         #expect(count == "34006", "the old snapshot is whole after the kill")
 
-        // A first fill (an empty database, the rows streamed straight into the new table) that
-        // the kill interrupts leaves nothing; the next import fills the table.
+        // A first fill (an empty database, the rows streamed straight into a new table) that the
+        // kill interrupts leaves nothing once the server has ended the killed session; the next
+        // import fills the table.
         let empty = try Self.cluster().createDatabase("killfirst")
         let emptyName = String(empty.split(separator: "/").last!)
-        let filling = Process()
-        filling.executableURL = CLI.executable
-        filling.arguments = ["import", big, "--format", "geonames-csv", "--source", "geonames", "--no-regions", "--db", empty]
-        filling.standardOutput = FileHandle.nullDevice
-        filling.standardError = FileHandle.nullDevice
-        try filling.run()
-        try await Task.sleep(for: .milliseconds(1_500))
-        kill(filling.processIdentifier, SIGKILL)
-        filling.waitUntilExit()
-        // The server ends the killed session's transaction once it notices the closed socket.
-        var leftovers = ""
-        for _ in 0..<50 {
-            leftovers = try Self.cluster().psql(database: emptyName,
-                                                "SELECT (SELECT count(*) FROM places) || ' ' || (SELECT count(*) FROM pg_class WHERE relname LIKE 'places%next')")
-            if leftovers == "0 0" { break }
+        try await Self.importKilledAfter(seconds: 1.5, big, into: empty)
+        var sessions = ""
+        for _ in 0..<100 {
+            sessions = try Self.cluster().psql(database: emptyName, """
+                SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()
+                """)
+            if sessions == "0" { break }
             try await Task.sleep(for: .milliseconds(100))
         }
-        #expect(leftovers == "0 0", "a killed first fill leaves the table empty and nothing beside it")
+        #expect(sessions == "0", "the killed import's session has ended")
+        #expect(try Self.cluster().psql(database: emptyName, """
+            SELECT (SELECT count(*) FROM places) || ' ' || (SELECT count(*) FROM pg_class WHERE relname LIKE 'places%next')
+            """) == "0 0", "a killed first fill leaves the table empty and nothing beside it")
         let again = try CLI.run(["import", Self.cities, "--format", "geonames-csv", "--no-regions", "--db", empty, "--json"])
         #expect(again.status == 0, "\(again.stderr)")
         #expect(try Self.cluster().psql(database: emptyName, "SELECT count(*) FROM places") == "34006")
+    }
+
+    /// Starts `geoquery import` of `file` (as the geonames source) into `url` and kills it with
+    /// SIGKILL after `seconds`.
+    static func importKilledAfter(seconds: Double, _ file: String, into url: String) async throws {
+        let process = Process()
+        process.executableURL = CLI.executable
+        process.arguments = ["import", file, "--format", "geonames-csv", "--source", "geonames", "--no-regions", "--db", url]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        try await Task.sleep(for: .seconds(seconds))
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
     }
 
     /// Two servers on one database: a token one issued works on the other, and a gem written
