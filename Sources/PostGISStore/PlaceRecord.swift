@@ -11,21 +11,24 @@ enum PlaceRecord {
     static let columns = ["id", "source", "name", "latitude", "longitude", "geog", "categories", "rating", "price", "country",
                           "continent", "rank_key", "name_words", "gem_owner", "gem_visibility", "content_hash", "record"]
 
-    /// The staged columns of a temporary table: the place table's, plus `seq`, which numbers the
-    /// rows in the order COPY read them, so that the last of two rows with one id wins. The point
-    /// stays text (hex EWKB) until a row is written: most rows of a nightly dump are unchanged.
+    /// The staged columns of a temporary table: the place table's, the point kept as text (hex
+    /// EWKB) until a row is written, since most rows of a nightly dump are unchanged.
     private static let stagedColumnDefinitions = """
-        seq bigint GENERATED ALWAYS AS IDENTITY, id text COLLATE "C" NOT NULL, source text NOT NULL, name text NOT NULL,
+        id text COLLATE "C" NOT NULL, source text NOT NULL, name text NOT NULL,
             latitude double precision NOT NULL, longitude double precision NOT NULL, geog text NOT NULL,
             categories text[] NOT NULL, rating double precision, price smallint, country text, continent text, rank_key bigint NOT NULL,
             name_words text[] NOT NULL, gem_owner text, gem_visibility text, content_hash bigint NOT NULL, record bytea NOT NULL
         """
 
-    /// Where single writes stage their rows (``PostGISPlaceIndex/write(_:into:on:)``).
+    /// Where single writes stage their rows (``PostGISPlaceIndex/write(_:into:on:)``), one row per
+    /// id: made in every write's transaction, so it has no column it need not have.
     static let stagingTable = "CREATE TEMP TABLE IF NOT EXISTS staging (\(stagedColumnDefinitions)) ON COMMIT DROP"
 
-    /// Where a snapshot import stages its rows when it merges or rebuilds (``PostGISSnapshotWriter``).
-    static let snapshotTable = "CREATE TEMP TABLE IF NOT EXISTS snapshot_rows (\(stagedColumnDefinitions)) ON COMMIT DROP"
+    /// Where a snapshot import stages its rows when it merges or rebuilds (``PostGISSnapshotWriter``),
+    /// with `seq`, which numbers the rows in the order COPY read them, so that the last of two rows
+    /// with one id wins.
+    static let snapshotTable = "CREATE TEMP TABLE IF NOT EXISTS snapshot_rows (seq bigint GENERATED ALWAYS AS IDENTITY, "
+        + "\(stagedColumnDefinitions)) ON COMMIT DROP"
 
     /// The place table's written columns, and the values from a staging table (alias `s`) that fill them.
     static let tableColumns = columns.joined(separator: ", ")

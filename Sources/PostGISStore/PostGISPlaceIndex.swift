@@ -315,18 +315,22 @@ public final class PostGISPlaceIndex: PlaceIndex, Sendable {
     @discardableResult
     public func upsert(_ places: [Place]) async throws -> Int {
         guard !places.isEmpty else { return 0 }
-        let batch = try PostGISBatch(places)
+        // One row per id, the last: the staging table keeps no order.
+        var lastIndex: [PlaceID: Int] = [:]
+        for (index, place) in places.enumerated() { lastIndex[place.id] = index }
+        let batch = try PostGISBatch(lastIndex.count == places.count ? places
+                                     : places.indices.filter { lastIndex[places[$0].id] == $0 }.map { places[$0] })
         let table = self.table
         return try await primary.transaction { connection in try await Self.write(batch, into: table, on: connection) }
     }
 
-    /// Inserts or replaces the batch's places in `table` inside the caller's transaction.
+    /// Inserts or replaces the batch's places (no id twice) in `table` inside the caller's transaction.
     /// - Returns: how many rows were written.
     static func write(_ batch: PostGISBatch, into table: String, on connection: PostgresConnection) async throws -> Int {
         try await stage(batch, on: connection, logger: PostGISDatabase.statementLogger)
         let rows = try await connection.all(PostgresQuery(unsafeSQL: """
             WITH written AS (INSERT INTO \(table) (\(PlaceRecord.tableColumns))
-                SELECT \(PlaceRecord.stagedValues) FROM (SELECT DISTINCT ON (id) * FROM staging ORDER BY id, seq DESC) s
+                SELECT \(PlaceRecord.stagedValues) FROM staging s
                 ON CONFLICT (id) DO UPDATE SET \(PlaceRecord.updateAssignments) RETURNING 1)
             SELECT count(*)::bigint FROM written
             """))

@@ -155,6 +155,23 @@ struct PostGISSnapshotTests {
         #expect(near.matches.map(\.id.rawValue) == ["a:5"])
     }
 
+    /// An upsert that names an id twice stores the last of the two, beside the other places.
+    @Test func anUpsertKeepsTheLastRowOfAnID() async throws {
+        let cluster = try TestCluster.shared!.get()
+        let url = try cluster.createDatabase("upsert")
+        let index = try await PostGISPlaceIndex.open(url, maximumConnections: 2, timeout: .seconds(60))
+        defer { Task { await index.close() } }
+        let day = Date(timeIntervalSince1970: 1_790_000_000)
+        let written = try await index.upsert([try Self.place("u", 1, name: "First", importedAt: day), try Self.place("u", 2, importedAt: day),
+                                              try Self.place("u", 1, name: "Last", importedAt: day)])
+        #expect(written == 2)
+        #expect(try await index.place(PlaceID("u:1"))?.name == "Last")
+        #expect(try await index.place(PlaceID("u:2"))?.name == "Place 2 café")
+        _ = try await index.upsert([try Self.place("u", 2, name: "Again", importedAt: day)])
+        #expect(try await index.place(PlaceID("u:2"))?.name == "Again")
+        #expect(try await index.count(source: "u") == 2)
+    }
+
     /// A rebuild that fails leaves the previous table, its rows and indexes, and nothing beside it.
     @Test func aFailedRebuildChangesNothing() async throws {
         let cluster = try TestCluster.shared!.get()
