@@ -6,10 +6,26 @@ import GeoCore
 /// no nearer city can be left (a few cells for almost every point on land).
 struct TimeZoneLocator: Sendable {
     private struct City: Sendable {
-        var latitude: Double
-        var longitude: Double
+        /// The city's direction from the centre of the sphere: the nearest city to a point is
+        /// the one whose direction is closest to the point's (largest dot product), which needs
+        /// no trigonometry per city.
+        var x: Double
+        var y: Double
+        var z: Double
         var country: UInt16
         var zone: Int32
+
+        init(latitude: Double, longitude: Double, country: UInt16, zone: Int32) {
+            (x, y, z) = City.direction(latitude: latitude, longitude: longitude)
+            self.country = country
+            self.zone = zone
+        }
+
+        static func direction(latitude: Double, longitude: Double) -> (Double, Double, Double) {
+            let phi = latitude * .pi / 180, lambda = longitude * .pi / 180
+            let cosPhi = cos(phi)
+            return (cosPhi * cos(lambda), cosPhi * sin(lambda), sin(phi))
+        }
     }
 
     private let cities: [City]
@@ -28,6 +44,7 @@ struct TimeZoneLocator: Sendable {
             throw RegionError.unreadable(path: path, reason: "it is missing or not UTF-8")
         }
         var cities: [City] = []
+        var cellOfCity: [Int] = []
         var zoneIndex: [String: Int32] = [:]
         var zones: [String] = []
         var countryZones: [UInt16: Set<Int32>] = [:]
@@ -50,14 +67,12 @@ struct TimeZoneLocator: Sendable {
                 zoneIndex[tail[5]] = zone
             }
             cities.append(City(latitude: latitude, longitude: longitude, country: country, zone: zone))
+            cellOfCity.append(TimeZoneLocator.cell(row: TimeZoneLocator.row(latitude), column: TimeZoneLocator.column(longitude)))
             countryZones[country, default: []].insert(zone)
         }
         guard !cities.isEmpty else { throw RegionError.malformed(path: path, reason: "it has no cities with a time zone") }
         var cells = [[Int32]](repeating: [], count: 360 * 180)
-        for (index, city) in cities.enumerated() {
-            cells[TimeZoneLocator.cell(row: TimeZoneLocator.row(city.latitude), column: TimeZoneLocator.column(city.longitude))]
-                .append(Int32(index))
-        }
+        for (index, cell) in cellOfCity.enumerated() { cells[cell].append(Int32(index)) }
         self.cities = cities
         self.zones = zones
         self.cells = cells
@@ -76,7 +91,14 @@ struct TimeZoneLocator: Sendable {
 
     private func nearest(_ point: Coordinate, country: UInt16?, maxRings: Int) -> Int32? {
         let row = TimeZoneLocator.row(point.latitude), column = TimeZoneLocator.column(point.longitude)
-        var best: (distance: Double, zone: Int32)? = nil
+        let (px, py, pz) = City.direction(latitude: point.latitude, longitude: point.longitude)
+        // The best city so far by the dot product of directions (larger is nearer).
+        var best: (dot: Double, zone: Int32)? = nil
+        /// The great-circle distance (as `haversineDistance` gives it) for a dot product.
+        func distance(_ dot: Double) -> Double {
+            let chord = max(0, 2 - 2 * dot).squareRoot()
+            return 2 * WGS84.meanRadius * asin(min(1, chord / 2))
+        }
         for ring in 0...maxRings {
             for r in max(0, row - ring)...min(179, row + ring) {
                 // The ring's cells: whole rows at its top and bottom, two cells on the rows between.
@@ -86,20 +108,21 @@ struct TimeZoneLocator: Sendable {
                     for index in cells[TimeZoneLocator.cell(row: r, column: (c % 360 + 360) % 360)] {
                         let city = cities[Int(index)]
                         if let country, city.country != country { continue }
-                        let distance = haversineDistance(point, Coordinate(uncheckedLatitude: city.latitude, longitude: city.longitude))
-                        if distance < (best?.distance ?? .infinity) { best = (distance, city.zone) }
+                        let dot = px * city.x + py * city.y + pz * city.z
+                        if dot > (best?.dot ?? -.infinity) { best = (dot, city.zone) }
                     }
                 }
             }
             if let best {
-                if country == nil, best.distance > TimeZoneLocator.otherCountryReach { return nil }
+                let bestDistance = distance(best.dot)
+                if country == nil, bestDistance > TimeZoneLocator.otherCountryReach { return nil }
                 // Every city in a farther ring is at least `ring` cells away in latitude or in
                 // (shrinking) longitude.
                 let latitude = min(89.9, abs(point.latitude) + Double(ring) + 1)
-                if best.distance <= Double(ring) * 111_000 * cos(latitude * .pi / 180) { return best.zone }
+                if bestDistance <= Double(ring) * 111_000 * cos(latitude * .pi / 180) { return best.zone }
             }
         }
-        if let best, country == nil, best.distance > TimeZoneLocator.otherCountryReach { return nil }
+        if let best, country == nil, distance(best.dot) > TimeZoneLocator.otherCountryReach { return nil }
         return best?.zone
     }
 

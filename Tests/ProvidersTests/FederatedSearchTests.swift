@@ -94,6 +94,7 @@ import Testing
         let google = try await LoopbackServer.start(replies: [.json(#"{"error":{"code":500,"message":"Internal error","status":"INTERNAL"}}"#, status: 500)])
         defer { Task { await yelp.stop(); await foursquare.stop(); await google.stop() } }
         let (index, path) = try localIndex()
+        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
         let before = try index.count()
         let search = FederatedSearch(sources: [
             LocalIndexProvider(index: try SpatiaLitePlaceStore(path: path)),

@@ -78,6 +78,35 @@ struct RegionLocatorTests {
         #expect(withZone.timeZone == "Etc/UTC")  // the source's zone is kept
     }
 
+    @Test("The time zone is the zone of the nearest city (haversine, over every city), in the country when it has cities")
+    func timeZoneIsTheNearestCitys() throws {
+        let text = try String(contentsOfFile: geodata + "/cities15000.csv", encoding: .utf8)
+        var cities: [(point: Coordinate, country: String, zone: String)] = []
+        for line in text.split(separator: "\n").dropFirst() {
+            let fields = line.split(separator: ",", omittingEmptySubsequences: false)
+            guard fields.count >= 8, let latitude = Double(fields[fields.count - 6]), let longitude = Double(fields[fields.count - 5]),
+                  !fields[fields.count - 1].isEmpty else { continue }
+            cities.append((point(latitude, longitude), String(fields[fields.count - 4]), String(fields[fields.count - 1])))
+        }
+        var random = SplitMix64(seed: 0x7A0E)
+        var checked = 0
+        for _ in 0..<400 {
+            // Near a random city (so in a country with cities), up to 3° away.
+            let near = cities[Int(random.next() % UInt64(cities.count))]
+            let probe = point(max(-89.9, min(89.9, near.point.latitude + Double(random.next() % 600) / 100 - 3)),
+                              (near.point.longitude + Double(random.next() % 600) / 100 - 3 + 540).truncatingRemainder(dividingBy: 360) - 180)
+            let inCountry = cities.filter { $0.country == near.country }
+            let distances = inCountry.map { haversineDistance(probe, $0.point) }
+            let nearest = distances.min()!
+            // Two cities at (almost) the same distance may be told apart either way.
+            guard distances.filter({ $0 <= nearest + 1 }).count == 1 else { continue }
+            let expected = inCountry[distances.firstIndex(of: nearest)!].zone
+            #expect(locator.timeZone(at: probe, countryCode: near.country) == expected, "\(probe) in \(near.country)")
+            checked += 1
+        }
+        #expect(checked > 300)
+    }
+
     @Test("GeoNames cities agree with the boundaries for ≥ 98 % (the README measured 98.1 % before the coastal reach)")
     func citiesAgree() throws {
         let text = try String(contentsOfFile: geodata + "/cities15000.csv", encoding: .utf8)
