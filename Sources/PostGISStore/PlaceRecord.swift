@@ -24,11 +24,13 @@ enum PlaceRecord {
     /// id: made in every write's transaction, so it has no column it need not have.
     static let stagingTable = "CREATE TEMP TABLE IF NOT EXISTS staging (\(stagedColumnDefinitions)) ON COMMIT DROP"
 
-    /// Where a snapshot import stages its rows when it merges or rebuilds (``PostGISSnapshotWriter``),
-    /// with `seq`, which numbers the rows in the order COPY read them, so that the last of two rows
-    /// with one id wins.
-    static let snapshotTable = "CREATE TEMP TABLE IF NOT EXISTS snapshot_rows (seq bigint GENERATED ALWAYS AS IDENTITY, "
-        + "\(stagedColumnDefinitions)) ON COMMIT DROP"
+    /// Where a snapshot import stages its rows when it merges or rebuilds (``PostGISSnapshotWriter``):
+    /// an unlogged table (no WAL; emptied by a crash, which only a killed import's leftovers
+    /// would be), with `seq`, which numbers the rows in the order COPY read them, so that the
+    /// last of two rows with one id wins.
+    static func importTable(_ name: String) -> String {
+        "CREATE UNLOGGED TABLE \(name) (seq bigint GENERATED ALWAYS AS IDENTITY, \(stagedColumnDefinitions))"
+    }
 
     /// The place table's written columns, and the values from a staging table (alias `s`) that fill them.
     static let tableColumns = columns.joined(separator: ", ")

@@ -5,30 +5,42 @@ import PlaceQuery
 import PostgresNIO
 
 extension PostGISPlaceIndex: SnapshotStore {
-    /// Runs a nightly import in one transaction on a connection of its own: every batch is
-    /// streamed with COPY into a temporary table, and the snapshot is written from there at its
-    /// end (``PostGISSnapshotWriter``). Readers see the previous snapshot until the commit; when
-    /// `body` throws or the process dies, PostgreSQL rolls it all back.
+    /// Runs a nightly import in one transaction on a connection of its own, with a second
+    /// connection for the bulk work beside it: every batch is streamed with COPY into a staging
+    /// table (or on a first fill into the new table), and the snapshot is written from there at
+    /// its end (``PostGISSnapshotWriter``). Readers see the previous snapshot until the commit;
+    /// when `body` throws or the process dies, PostgreSQL rolls it back, and the next import
+    /// drops the work tables left behind.
     ///
     /// Blocks the calling thread (the importer's own, never the cooperative pool) while the
     /// statements run on postgres-nio's event loops.
     public func importSnapshot<T>(_ body: (PostGISSnapshotWriter) throws -> T) throws -> T {
         let location = primary.location, logger = primary.logger
         let configuration = try location.connectionConfiguration()
-        let connection = try Blocking.run {
+        let (connection, work) = try Blocking.run {
             try await PostGISDatabase.translatingErrors(location) {
-                try await PostgresConnection.connect(configuration: configuration, id: 1, logger: logger)
+                let connection = try await PostgresConnection.connect(configuration: configuration, id: 1, logger: logger)
+                do {
+                    return (connection, try await PostgresConnection.connect(configuration: configuration, id: 2, logger: logger))
+                } catch {
+                    try? await connection.close()
+                    throw error
+                }
             }
         }
-        defer { _ = try? Blocking.run { try await connection.close() } }
-        let writer = PostGISSnapshotWriter(connection: connection, location: location, logger: logger, table: table)
+        defer { _ = try? Blocking.run { try await connection.close(); try await work.close() } }
+        let writer = PostGISSnapshotWriter(connection: connection, work: work, configuration: configuration,
+                                           location: location, logger: logger, table: table)
         try writer.run("BEGIN")
         do {
             let result = try body(writer)
             try writer.run("COMMIT")
+            // The snapshot is in: tables left behind now only wait for the next import.
+            try? writer.cleanUp()
             return result
         } catch {
             try? writer.run("ROLLBACK")
+            try? writer.cleanUp()
             throw error
         }
     }

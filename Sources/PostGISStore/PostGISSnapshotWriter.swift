@@ -3,18 +3,27 @@ import PlaceModel
 import PlaceQuery
 import PostgresNIO
 
-/// The write side of one PostGIS snapshot import (``PostGISPlaceIndex/importSnapshot(_:)``),
-/// on the import's own connection inside its transaction. Not for use after the import ends.
+/// The write side of one PostGIS snapshot import (``PostGISPlaceIndex/importSnapshot(_:)``).
+/// Not for use after the import ends.
 ///
-/// Merges stream their batches into a temporary table (`snapshot_rows`, no index, no WAL), and
-/// ``finishSnapshot()`` then writes the snapshot in one of two ways:
+/// An import works on two connections:
+/// - the **transaction** holds the import lock and the place table's locks, and makes every
+///   change readers can see: a merge in place, the swap of a rebuilt table, the import time.
+///   Readers see the old snapshot until it commits; a kill rolls it back.
+/// - the **work** connection commits as it goes, in tables no query reads: the staged rows
+///   (`<table>_import`, unlogged) and the new table a rebuild fills (`<table>_next`). Because
+///   they are committed, the new table's indexes are built on several connections at once.
+///   An import drops them when its transaction has ended; a killed one leaves them behind,
+///   and the next import drops them before it starts.
+///
+/// ``finishSnapshot()`` writes the snapshot in one of two ways:
 /// - **Rebuild**, when the snapshot is at least as large as every other source together (a
-///   nightly dump of the main source): a new table is filled beside the place
-///   table (the other sources' rows as they are, the source's unchanged places as they were,
-///   its new and changed ones from the snapshot), its indexes are built once over the filled
-///   table, and it replaces the old table at the commit. Keeping two GiST, a GIN and several
-///   B-tree indexes up row by row is what made the import slow; readers keep the old table
-///   until the commit, and wait only for the commit itself.
+///   nightly dump of the main source): a new table is filled beside the place table (the other
+///   sources' rows as they are, the source's unchanged places as they were, its new and changed
+///   ones from the snapshot), its indexes are built once over the filled table, and it replaces
+///   the old table at the commit. Keeping two GiST, a GIN and several B-tree indexes up row by
+///   row is what made the import slow; readers keep the old table until the commit, and wait
+///   only for the commit itself.
 /// - **Merge in place**, for a snapshot smaller than the rest: one upsert of the new and
 ///   changed places, one delete of the places the snapshot no longer names.
 ///
@@ -22,20 +31,28 @@ import PostgresNIO
 /// the batches stream straight into the new table, so each row is written once, and the
 /// indexes are built at the end as in a rebuild. Once a batch may repeat an id seen before
 /// (the batches carry their ids' hashes), the rest is staged, and at the end its rows replace
-/// those of the same ids, the last row winning as always. Writers of single places wait from
-/// the beginning of a first fill to its commit.
+/// those of the same ids, the last row winning as always.
 ///
-/// Either way an unchanged place keeps its row and its import time, and the last of two rows
-/// with one id wins. Imports run one at a time (a transaction-scoped advisory lock): a rebuild
-/// copies the other sources' rows, which a concurrent import would be changing.
+/// Writers of single places wait from the beginning of a first fill, or of a rebuild's
+/// filling, to the commit (the transaction holds the place table in SHARE mode), so the new
+/// table misses none of their writes. Either way an unchanged place keeps its row and its import
+/// time, and the last of two rows with one id wins. Imports run one at a time (a
+/// session-level advisory lock on the work connection): a rebuild copies the other sources' rows, which a
+/// concurrent import would be changing, and the work tables have one name per place table.
 public final class PostGISSnapshotWriter: SnapshotWriter {
     public typealias Batch = PostGISBatch
 
+    /// The import's transaction.
     let connection: PostgresConnection
+    /// The import's work connection, committing as it goes.
+    let work: PostgresConnection
+    let configuration: PostgresConnection.Configuration
     let location: PostGISLocation
     let logger: Logger
     let table: String
     private var source: String?
+    /// Whether the work connection holds the import lock (from ``beginSnapshot(source:)`` on).
+    private var holdsImportLock = false
     private var staged = 0
     /// Whether this is a first fill, streamed into the new table (``nextTable``) directly.
     private var fillsNext = false
@@ -47,42 +64,70 @@ public final class PostGISSnapshotWriter: SnapshotWriter {
     private var mayRepeatIDs = false
     /// Past this many ids the writer stops hashing and lets the engine look for repeats.
     static let idHashLimit = 20_000_000
+    /// How many connections build a new table's indexes at once.
+    static let indexBuilders = 2
 
     /// An arbitrary constant naming GeoQuery's import lock.
     static let importLock: Int64 = 0x6771_696d_706f_7274
 
-    /// The new table a rebuild fills beside the place table.
+    /// The new table a rebuild or a first fill fills beside the place table.
     var nextTable: String { table + "_next" }
+    /// Where the snapshot's rows are staged.
+    var importTable: String { table + "_import" }
 
-    init(connection: PostgresConnection, location: PostGISLocation, logger: Logger, table: String) {
+    init(connection: PostgresConnection, work: PostgresConnection, configuration: PostgresConnection.Configuration,
+         location: PostGISLocation, logger: Logger, table: String) {
         self.connection = connection
+        self.work = work
+        self.configuration = configuration
         self.location = location
         self.logger = logger
         self.table = table
     }
 
+    /// Runs a statement in the import's transaction.
     func run(_ sql: String) throws {
         _ = try rows(PostgresQuery(unsafeSQL: sql))
     }
 
+    /// Runs a statement in the import's transaction and answers its rows.
     func rows(_ query: PostgresQuery) throws -> [PostgresRow] {
-        let connection = self.connection, logger = self.logger, location = self.location
+        try rows(query, on: connection)
+    }
+
+    /// Runs a statement on the work connection (committed when it ends).
+    func runWork(_ sql: String) throws {
+        _ = try rows(PostgresQuery(unsafeSQL: sql), on: work)
+    }
+
+    func rows(_ query: PostgresQuery, on connection: PostgresConnection) throws -> [PostgresRow] {
+        let logger = self.logger, location = self.location
         return try Blocking.run {
             try await PostGISDatabase.translatingErrors(location) { try await connection.query(query, logger: logger).collect() }
         }
     }
 
     /// The single bigint a statement answers (0 when it answers none).
-    func count(_ query: PostgresQuery) throws -> Int {
-        try rows(query).first?.decode(Int.self) ?? 0
+    func count(_ query: PostgresQuery, on connection: PostgresConnection? = nil) throws -> Int {
+        try rows(query, on: connection ?? self.connection).first?.decode(Int.self) ?? 0
     }
 
+    /// Settings of a connection that does an import's bulk work: no request's statement
+    /// timeout, and memory to sort a million rows in.
+    static let bulkSettings = ["SET statement_timeout = 0", "SET work_mem = '256MB'", "SET maintenance_work_mem = '512MB'"]
+
     public func beginSnapshot(source: String) throws {
-        try run("SELECT pg_advisory_xact_lock(\(Self.importLock))")
+        // The work connection's session holds the lock, past the transaction's end, until it
+        // has dropped its work tables (``cleanUp()``) or its process is gone.
+        try runWork("SELECT pg_advisory_lock(\(Self.importLock))")
+        holdsImportLock = true
         // An import may rewrite every row: the statement timeout is for requests.
         try run("SET LOCAL statement_timeout = 0")
-        try run(PlaceRecord.snapshotTable)
-        try run("TRUNCATE snapshot_rows")
+        try run("SET LOCAL work_mem = '256MB'")
+        for setting in Self.bulkSettings { try runWork(setting) }
+        // What a killed import left behind (the lock is ours: no import is using them).
+        try runWork("DROP TABLE IF EXISTS \(nextTable), \(importTable)")
+        try runWork(PlaceRecord.importTable(importTable))
         self.source = source
         staged = 0
         copiedIntoNext = 0
@@ -95,23 +140,22 @@ public final class PostGISSnapshotWriter: SnapshotWriter {
         if try count(isEmpty) == 1 {
             try run("LOCK TABLE \(table) IN SHARE MODE")
             if try count(isEmpty) == 1 {
-                try run("CREATE TABLE \(nextTable) (LIKE \(table) INCLUDING ALL EXCLUDING INDEXES)")
+                try runWork("CREATE TABLE \(nextTable) (LIKE \(table) INCLUDING ALL EXCLUDING INDEXES)")
                 fillsNext = true
             }
         }
     }
 
-    /// Streams the batch into the snapshot's temporary table, or on a first fill into the new
-    /// place table itself until an id may have come twice; its counts come from
-    /// ``finishSnapshot()``.
+    /// Streams the batch into the staging table, or on a first fill into the new place table
+    /// itself until an id may have come twice; its counts come from ``finishSnapshot()``.
     public func merge(_ batch: PostGISBatch) throws -> SnapshotCounts {
         guard source != nil else { throw PostGISError.server("merge needs beginSnapshot(source:) first") }
         guard batch.count > 0 else { return SnapshotCounts() }
         noteIDs(of: batch)
         // From the first batch that may repeat an id on, rows are staged: a later row must be
         // able to supersede an earlier one, which the staging table's order decides.
-        let target = fillsNext && !mayRepeatIDs ? nextTable : "snapshot_rows"
-        let connection = self.connection, logger = self.logger, location = self.location
+        let target = fillsNext && !mayRepeatIDs ? nextTable : importTable
+        let connection = self.work, logger = self.logger, location = self.location
         try Blocking.run {
             try await PostGISDatabase.translatingErrors(location) {
                 try await PostGISPlaceIndex.copy(batch, into: target, on: connection, logger: logger)
@@ -139,8 +183,6 @@ public final class PostGISSnapshotWriter: SnapshotWriter {
     public func finishSnapshot() throws -> SnapshotFinish {
         guard let source else { throw PostGISError.server("finishSnapshot needs beginSnapshot(source:) first") }
         defer { self.source = nil }
-        try run("SET LOCAL work_mem = '256MB'")
-        try run("SET LOCAL maintenance_work_mem = '512MB'")
         if fillsNext { return try finishFirstFill() }
         let distinct = staged - (try dropSupersededRows())
         var sql = SQLBuilder()
@@ -164,10 +206,10 @@ public final class PostGISSnapshotWriter: SnapshotWriter {
         if staged > copiedIntoNext {
             distinct -= try dropSupersededRows()
             distinct -= try count(PostgresQuery(unsafeSQL: """
-                WITH gone AS (DELETE FROM \(nextTable) n USING snapshot_rows s WHERE s.id = n.id RETURNING 1)
+                WITH gone AS (DELETE FROM \(nextTable) n USING \(importTable) s WHERE s.id = n.id RETURNING 1)
                 SELECT count(*)::bigint FROM gone
-                """))
-            try run("INSERT INTO \(nextTable) (\(PlaceRecord.tableColumns)) SELECT \(PlaceRecord.stagedValues) FROM snapshot_rows s")
+                """), on: work)
+            try runWork("INSERT INTO \(nextTable) (\(PlaceRecord.tableColumns)) SELECT \(PlaceRecord.stagedValues) FROM \(importTable) s")
         }
         try indexAndSwapIn()
         var counts = SnapshotCounts()
@@ -183,19 +225,21 @@ public final class PostGISSnapshotWriter: SnapshotWriter {
         // No two ids hashed alike, so no id came twice: the engine's search (a second of a
         // million rows) is skipped.
         guard mayRepeatIDs else { return 0 }
-        let repeated = try count("SELECT count(*)::bigint FROM (SELECT id FROM snapshot_rows GROUP BY id HAVING count(*) > 1) r")
+        let repeated = try count(PostgresQuery(unsafeSQL: """
+            SELECT count(*)::bigint FROM (SELECT id FROM \(importTable) GROUP BY id HAVING count(*) > 1) r
+            """), on: work)
         guard repeated > 0 else { return 0 }
-        return try count("""
-            WITH gone AS (DELETE FROM snapshot_rows s USING snapshot_rows l
+        return try count(PostgresQuery(unsafeSQL: """
+            WITH gone AS (DELETE FROM \(importTable) s USING \(importTable) l
                           WHERE l.id = s.id AND l.seq > s.seq RETURNING 1)
             SELECT count(*)::bigint FROM gone
-            """)
+            """), on: work)
     }
 
     /// One upsert of the new and changed places, one delete of those the snapshot left out.
     private func mergeInPlace(source: String, distinct: Int) throws -> SnapshotFinish {
         let written = try rows(PostgresQuery(unsafeSQL: """
-            WITH written AS (INSERT INTO \(table) AS t (\(PlaceRecord.tableColumns)) SELECT \(PlaceRecord.stagedValues) FROM snapshot_rows s
+            WITH written AS (INSERT INTO \(table) AS t (\(PlaceRecord.tableColumns)) SELECT \(PlaceRecord.stagedValues) FROM \(importTable) s
                              ON CONFLICT (id) DO UPDATE SET \(PlaceRecord.updateAssignments)
                              WHERE t.content_hash <> excluded.content_hash
                              RETURNING (xmax = 0) AS inserted)
@@ -205,7 +249,7 @@ public final class PostGISSnapshotWriter: SnapshotWriter {
         var sql = SQLBuilder()
         let text = """
             WITH gone AS (DELETE FROM \(table) p WHERE p.source = \(sql.bind(source))
-                          AND NOT EXISTS (SELECT 1 FROM snapshot_rows s WHERE s.id = p.id) RETURNING 1)
+                          AND NOT EXISTS (SELECT 1 FROM \(importTable) s WHERE s.id = p.id) RETURNING 1)
             SELECT count(*)::bigint FROM gone
             """
         let removed = try count(sql.query(text))
@@ -220,30 +264,32 @@ public final class PostGISSnapshotWriter: SnapshotWriter {
     /// one's place (see the type's description).
     private func rebuild(source: String, previous: Int, others: Int, distinct: Int) throws -> SnapshotFinish {
         let next = nextTable
-        // Writers of single places (not imports) wait for the commit; readers do not.
+        // Writers of single places (not imports) wait for the commit; readers do not. From
+        // here the place table holds still, so the work connection reads what the commit
+        // replaces.
         try run("LOCK TABLE \(table) IN SHARE MODE")
-        try run("CREATE TABLE \(next) (LIKE \(table) INCLUDING ALL EXCLUDING INDEXES)")
+        try runWork("CREATE TABLE \(next) (LIKE \(table) INCLUDING ALL EXCLUDING INDEXES)")
         if others > 0 {
             var sql = SQLBuilder()
             let text = "INSERT INTO \(next) SELECT * FROM \(table) WHERE source <> \(sql.bind(source))"
-            _ = try rows(sql.query(text))
+            _ = try rows(sql.query(text), on: work)
         }
         var matched = 0, unchanged = 0
         if previous > 0 {
             let found = try rows(PostgresQuery(unsafeSQL: """
                 SELECT count(*)::bigint, (count(*) FILTER (WHERE p.content_hash = s.content_hash))::bigint
-                FROM snapshot_rows s JOIN \(table) p ON p.id = s.id
-                """))
+                FROM \(importTable) s JOIN \(table) p ON p.id = s.id
+                """), on: work)
             (matched, unchanged) = try found.first?.decode((Int, Int).self) ?? (0, 0)
-            try run("""
-                INSERT INTO \(next) SELECT p.* FROM \(table) p JOIN snapshot_rows s ON s.id = p.id AND s.content_hash = p.content_hash
+            try runWork("""
+                INSERT INTO \(next) SELECT p.* FROM \(table) p JOIN \(importTable) s ON s.id = p.id AND s.content_hash = p.content_hash
                 """)
-            try run("""
-                INSERT INTO \(next) (\(PlaceRecord.tableColumns)) SELECT \(PlaceRecord.stagedValues) FROM snapshot_rows s
+            try runWork("""
+                INSERT INTO \(next) (\(PlaceRecord.tableColumns)) SELECT \(PlaceRecord.stagedValues) FROM \(importTable) s
                 WHERE NOT EXISTS (SELECT 1 FROM \(table) p WHERE p.id = s.id AND p.content_hash = s.content_hash)
                 """)
         } else {
-            try run("INSERT INTO \(next) (\(PlaceRecord.tableColumns)) SELECT \(PlaceRecord.stagedValues) FROM snapshot_rows s")
+            try runWork("INSERT INTO \(next) (\(PlaceRecord.tableColumns)) SELECT \(PlaceRecord.stagedValues) FROM \(importTable) s")
         }
         try indexAndSwapIn()
         var counts = SnapshotCounts()
@@ -253,19 +299,71 @@ public final class PostGISSnapshotWriter: SnapshotWriter {
         return SnapshotFinish(removed: previous - matched, counts: counts)
     }
 
-    /// Builds the place table's indexes on the filled new table, once over all its rows, and
-    /// puts it in the place table's place (seen by others at the commit).
+    /// Builds the place table's indexes on the filled new table, once over all its rows and
+    /// several at a time, and puts it in the place table's place (seen by others at the commit).
     private func indexAndSwapIn() throws {
         let next = nextTable
         let indexes = try PlaceTableIndexes.read(of: table, through: self)
-        for index in indexes.all { try run(try index.definition(on: next)) }
+        var statements = try indexes.all.map { try $0.definition(on: next) }
+        // The slowest first, so the last to start is a short one.
+        statements.sort { Self.buildCost($0) > Self.buildCost($1) }
+        try buildConcurrently(statements)
         if let primaryKey = indexes.primaryKey {
-            try run("ALTER TABLE \(next) ADD CONSTRAINT \(primaryKey.name(on: next)) PRIMARY KEY USING INDEX \(primaryKey.name(on: next))")
+            try runWork("ALTER TABLE \(next) ADD CONSTRAINT \(primaryKey.name(on: next)) PRIMARY KEY USING INDEX \(primaryKey.name(on: next))")
         }
-        try run("ANALYZE \(next)")
+        // After the indexes: ANALYZE and CREATE INDEX lock each other out.
+        try runWork("ANALYZE \(next)")
         try run("DROP TABLE \(table)")
         try run("ALTER TABLE \(next) RENAME TO \(table)")
         for index in indexes.all { try run("ALTER INDEX \(index.name(on: next)) RENAME TO \(index.name)") }
+    }
+
+    /// Drops the work tables, once the transaction has ended (it may hold them locked until
+    /// then), while the work connection still holds the import lock.
+    func cleanUp() throws {
+        guard holdsImportLock else { return }
+        try runWork("DROP TABLE IF EXISTS \(nextTable), \(importTable)")
+    }
+
+    /// A rough rank of how long an index takes to build: a GiST or a multi-column B-tree first.
+    static func buildCost(_ definition: String) -> Int {
+        if definition.contains("USING gist") { return 3 }
+        if definition.contains(",") { return 2 }
+        if definition.contains("UNIQUE") { return 1 }
+        return 0
+    }
+
+    /// Runs `statements` (index builds on the new table, which CREATE INDEX lets run side by
+    /// side) on the work connection and ``indexBuilders`` − 1 more, each taking the next
+    /// statement when it is done.
+    private func buildConcurrently(_ statements: [String]) throws {
+        let configuration = self.configuration, location = self.location, logger = self.logger, work = self.work
+        try Blocking.run {
+            try await PostGISDatabase.translatingErrors(location) {
+                let queue = StatementQueue(statements)
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    for builder in 0..<Self.indexBuilders {
+                        group.addTask {
+                            let connection = builder == 0
+                                ? work : try await PostgresConnection.connect(configuration: configuration, id: 2 + builder, logger: logger)
+                            do {
+                                if builder > 0 {
+                                    for setting in Self.bulkSettings { _ = try await connection.query(PostgresQuery(unsafeSQL: setting), logger: logger).collect() }
+                                }
+                                while let statement = queue.next() {
+                                    _ = try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger).collect()
+                                }
+                            } catch {
+                                if builder > 0 { try? await connection.close() }
+                                throw error
+                            }
+                            if builder > 0 { try await connection.close() }
+                        }
+                    }
+                    try await group.waitForAll()
+                }
+            }
+        }
     }
 
     public func recordImport(of source: String, at time: Date) throws {
@@ -319,5 +417,18 @@ struct PlaceTableIndexes {
             if isPrimaryKey { indexes.primaryKey = index }
         }
         return indexes
+    }
+}
+
+/// Statements handed out one at a time to several connections.
+private final class StatementQueue: @unchecked Sendable {
+    // Safe to share: `remaining` is only touched under `lock`.
+    private let lock = NSLock()
+    private var remaining: ArraySlice<String>
+
+    init(_ statements: [String]) { remaining = statements[...] }
+
+    func next() -> String? {
+        lock.withLock { remaining.popFirst() }
     }
 }
