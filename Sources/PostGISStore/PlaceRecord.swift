@@ -101,6 +101,14 @@ enum PlaceRecord {
     /// time: equal for places that differ in nothing else.
     static func record(_ place: Place) throws -> (details: [UInt8], contentHash: Int64) {
         var details: [UInt8] = []
+        let hash = try record(place, into: &details)
+        return (details, hash)
+    }
+
+    /// Writes the place's details record into `details` (emptied first, its storage kept, so
+    /// an import reuses one buffer) and answers the content hash.
+    static func record(_ place: Place, into details: inout [UInt8]) throws -> Int64 {
+        details.removeAll(keepingCapacity: true)
         try PlaceDetailsCodec.encode(place, appendingTo: &details)
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         func mix(_ bytes: UnsafeRawBufferPointer) {
@@ -122,14 +130,16 @@ enum PlaceRecord {
         separate()
         details.withUnsafeBytes { PlaceDetailsCodec.forEachContentField($0, mix) }
         separate()
-        return (details, Int64(bitPattern: hash))
+        return Int64(bitPattern: hash)
     }
 
     /// Appends the place as one line of COPY text format, byte by byte: an import encodes a
     /// million of these on its reading thread.
     /// The fields are ``columns``, in that order.
-    static func appendCopyLine(_ place: Place, to text: inout CopyText) throws {
-        let (details, contentHash) = try record(place)
+    /// `scratch` holds the details record on its way (one buffer for every line of a batch).
+    static func appendCopyLine(_ place: Place, to text: inout CopyText, scratch: inout [UInt8]) throws {
+        let contentHash = try record(place, into: &scratch)
+        let details = scratch
         text.text(place.id.rawValue)
         text.text(place.provenance.source)
         text.text(place.name)
@@ -142,7 +152,7 @@ enum PlaceRecord {
         text.optionalText(place.region?.countryCode)
         text.optionalText(place.region?.continent?.rawValue)
         text.integer(PlaceRank.key(of: place))
-        text.array(words(place.name))
+        text.words(of: place.name)
         text.optionalText(place.gem?.owner)
         text.optionalText(place.gem?.visibility.rawValue)
         text.integer(contentHash)
@@ -226,6 +236,43 @@ struct CopyText: Sendable {
         bytes.append(0x7D)  // }
     }
 
+    /// The `text[]` literal of a name's words (``PlaceRecord/words(_:)``): an ASCII name's are
+    /// written as they are found, letters and digits needing no escape.
+    mutating func words(of name: String) {
+        var name = name
+        let start = bytes.count, hadFields = lineHasFields
+        let done = name.withUTF8 { name -> Bool in
+            separate()
+            bytes.append(0x7B)  // {
+            var inWord = false, first = true
+            for byte in name {
+                switch byte {
+                case 0x30...0x39, 0x61...0x7A, 0x41...0x5A:
+                    if !inWord {
+                        if !first { bytes.append(0x2C) }
+                        bytes.append(0x22)
+                        inWord = true
+                        first = false
+                    }
+                    bytes.append(byte | (byte >= 0x41 && byte <= 0x5A ? 0x20 : 0))
+                case 0x80...:
+                    return false
+                default:
+                    if inWord { bytes.append(0x22); inWord = false }
+                }
+            }
+            if inWord { bytes.append(0x22) }
+            bytes.append(0x7D)  // }
+            return true
+        }
+        if !done {
+            // Not ASCII: undone, and written from Foundation's folding.
+            bytes.removeSubrange(start...)
+            lineHasFields = hadFields
+            array(PlaceRecord.foldedWords(name))
+        }
+    }
+
     /// A `geography(Point, 4326)` as hex EWKB (little-endian, with the SRID), which PostGIS
     /// reads without the server building the point from two numbers.
     mutating func point(_ coordinate: Coordinate) {
@@ -285,6 +332,8 @@ public struct PostGISBatch: PlaceBatch {
     /// The COPY text of every place, one line each.
     var text = CopyText()
     var lines: [UInt8] { text.bytes }
+    /// The details record of the place being appended.
+    private var scratch: [UInt8] = []
     public private(set) var count = 0
     /// Each place's id hashed (`hashValue`, so within this process only): a snapshot whose ids'
     /// hashes never repeat has no id twice, and skips the engine's search for repeats.
@@ -300,7 +349,7 @@ public struct PostGISBatch: PlaceBatch {
     public mutating func reserveCapacity(_ count: Int) { text.reserveCapacity(count * 400) }
 
     public mutating func append(_ place: Place) throws {
-        try PlaceRecord.appendCopyLine(place, to: &text)
+        try PlaceRecord.appendCopyLine(place, to: &text, scratch: &scratch)
         idHashes.append(place.id.rawValue.hashValue)
         count += 1
     }

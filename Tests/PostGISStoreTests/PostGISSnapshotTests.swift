@@ -206,4 +206,26 @@ struct PostGISSnapshotTests {
         }
         #expect(PlaceRecord.asciiWords("Café") == nil)
     }
+
+    /// A COPY line's words field, written as the name is read, is the `text[]` literal of the
+    /// name's words, for ASCII names and others (quotes, backslashes and tabs among them).
+    @Test func copyWordsAreTheWordsArray() {
+        var generator = SystemRandomNumberGenerator()
+        let alphabet = Array("aZ09 \"\\\t\n,{}é東ß-".unicodeScalars)
+        var texts = ["", " ", "Rock & Roll \"Café\"", "Zürich HB", "a\\b", "東京タワー"]
+        for _ in 0..<3_000 {
+            texts.append(String(String.UnicodeScalarView((0..<Int.random(in: 0...16, using: &generator)).map { _ in
+                alphabet.randomElement(using: &generator)! })))
+        }
+        for text in texts {
+            var direct = CopyText(), expected = CopyText()
+            direct.integer(1)
+            expected.integer(1)
+            direct.words(of: text)
+            expected.array(PlaceRecord.words(text))
+            direct.integer(2)
+            expected.integer(2)
+            #expect(direct.bytes == expected.bytes, "\(text)")
+        }
+    }
 }
