@@ -155,6 +155,41 @@ struct PostGISSnapshotTests {
         #expect(near.matches.map(\.id.rawValue) == ["a:5"])
     }
 
+    /// A place written on its own while an import runs is kept: during a first fill and a
+    /// rebuild (whose new table is filled on the import's work connection) the write waits for
+    /// the commit and lands in the new table; before a rebuild's filling it is copied over.
+    @Test func aSingleWriteDuringAnImportIsKept() async throws {
+        let cluster = try TestCluster.shared!.get()
+        let url = try cluster.createDatabase("writeduring")
+        let index = try await PostGISPlaceIndex.open(url, maximumConnections: 2, timeout: .seconds(60))
+        defer { Task { await index.close() } }
+        let day = Date(timeIntervalSince1970: 1_790_000_000)
+        for round in 0..<2 {
+            // Round 0 is a first fill (the table is empty), round 1 a rebuild of source a.
+            let places = try (0..<2_000).map { try Self.place("a", $0, name: "Round \(round) \($0)", importedAt: day) }
+            let writes = try index.importSnapshot { writer -> [Task<Int, any Error>] in
+                try writer.beginSnapshot(source: "a")
+                _ = try writer.merge(try PostGISBatch(Array(places[..<1_000])))
+                let early = try Self.place("w", 2 * round, importedAt: day)
+                let duringFill = Task.detached { try await index.upsert([early]) }
+                Thread.sleep(forTimeInterval: 0.3)
+                _ = try writer.merge(try PostGISBatch(Array(places[1_000...])))
+                // Meant to arrive while the rows are written and indexed; kept whenever it does.
+                let late = try Self.place("w", 2 * round + 1, importedAt: day)
+                let duringFinish = Task.detached {
+                    try await Task.sleep(for: .milliseconds(30))
+                    return try await index.upsert([late])
+                }
+                _ = try writer.finishSnapshot()
+                return [duringFill, duringFinish]
+            }
+            for write in writes { #expect(try await write.value == 1) }
+            #expect(try await index.count(source: "a") == 2_000)
+            #expect(try await index.count(source: "w") == 2 * round + 2, "round \(round): every single write is kept")
+            #expect(try await index.place(PlaceID("a:7"))?.name == "Round \(round) 7")
+        }
+    }
+
     /// An upsert that names an id twice stores the last of the two, beside the other places.
     @Test func anUpsertKeepsTheLastRowOfAnID() async throws {
         let cluster = try TestCluster.shared!.get()
