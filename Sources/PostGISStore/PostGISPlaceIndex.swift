@@ -254,7 +254,7 @@ public final class PostGISPlaceIndex: PlaceIndex, Sendable {
     }
 
     /// Best first (``PlaceRank``) in the countries or continents `filter` names: one branch per
-    /// region, each an ordered walk of its `(region, rank_key, id)` index from the cursor, merged
+    /// region, each an ordered walk of its `(region key, rank_key, id)` index from the cursor, merged
     /// by the engine (a Merge Append), read in chunks until a page is known. With countries and
     /// continents both given, the countries drive and the continents are a condition. Worst case
     /// (conditions that match little): one walk of the named regions' entries.
@@ -272,7 +272,10 @@ public final class PostGISPlaceIndex: PlaceIndex, Sendable {
             if let after { conditions.append("(rank_key, id) > (\(sql.bind(after.key)), \(sql.bind(after.id)))") }
             let limitText = chunk.map { " LIMIT \(sql.bind($0))" } ?? ""
             let branches = Set(values).sorted().map { value in
-                "(SELECT id, name, latitude, longitude, record, rank_key FROM \(table) WHERE \(column) = \(sql.bind(value)) AND "
+                // The rank index's key, and the code itself (see `PostGISSchema.regionKey`).
+                let code = sql.bind(value)
+                return "(SELECT id, name, latitude, longitude, record, rank_key FROM \(table) WHERE "
+                    + "\(PostGISSchema.regionKey(column)) = \(PostGISSchema.regionKey(code)) AND \(column) = \(code) AND "
                     + conditions.joined(separator: " AND ") + " ORDER BY rank_key, id\(limitText))"
             }
             let text = "SELECT * FROM (" + branches.joined(separator: " UNION ALL ") + ") ranked ORDER BY rank_key, id" + limitText

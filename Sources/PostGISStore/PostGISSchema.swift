@@ -123,7 +123,28 @@ enum PostGISSchema {
         DROP INDEX IF EXISTS gems_source;
         CREATE INDEX gems_source ON gems (source)
         """,
+        // 7: the region rank indexes keyed first by the region code as an integer (its two
+        // letters' bytes, ``regionKey(_:)``) rather than as text: the key's first column is fixed
+        // width, so sorting a million rows, whose keys tie down to the id where places are
+        // unrated, compares without walking each tuple's text first. Half the CPU of their
+        // build, which an import pays for both on every rebuild. A ranked query names the key
+        // and the code (``PostGISPlaceIndex/ranked(filter:limit:cursor:)``).
+        ["places", "gems"].flatMap { table in
+            ["country", "continent"].map { column in
+                """
+                DROP INDEX IF EXISTS \(table)_\(column)_rank;
+                CREATE INDEX \(table)_\(column)_rank ON \(table) (\(regionKey(column)), rank_key, id) WHERE \(column) IS NOT NULL
+                """
+            }
+        }.joined(separator: ";\n"),
     ]
+
+    /// The integer key of a region code (a country's ISO 3166 alpha-2 code or a continent's
+    /// two letters) in the region rank indexes: its first byte shifted above its second. Two
+    /// codes that shared a key would still be told apart, since a ranked query tests the code too.
+    static func regionKey(_ expression: String) -> String {
+        "((ascii(\(expression)) << 8) | ascii(substr(\(expression), 2)))"
+    }
 
     /// What migration 5 does after its columns exist: every row's rank from its record, then
     /// the indexes (built once over the filled column rather than kept up row by row).

@@ -88,6 +88,54 @@ struct PostGISSchemaTests {
         #expect(!plan.contains("Seq Scan"), "\(plan)")
     }
 
+    /// Migration 7 keys the region rank indexes by the region code as an integer, for a database
+    /// made before it too, and a ranked query walks them (the server's index statistics count
+    /// the scans once the pool's sessions have ended): a scan of the table would give the same
+    /// answers, slowly.
+    @Test func rankedQueriesWalkTheRegionKeyIndexes() async throws {
+        let cluster = try TestCluster.shared!.get()
+        let url = try cluster.createDatabase("rankkey")
+        let name = String(url.split(separator: "/").last!)
+        let index = try await PostGISPlaceIndex.open(url, maximumConnections: 2, timeout: .seconds(60))
+        await index.close()
+        // A version-6 database: its rank indexes keyed by the code as text.
+        try cluster.psql(database: name, """
+            DROP INDEX places_country_rank; CREATE INDEX places_country_rank ON places (country, rank_key, id) WHERE country IS NOT NULL;
+            DROP INDEX places_continent_rank; CREATE INDEX places_continent_rank ON places (continent, rank_key, id) WHERE continent IS NOT NULL;
+            UPDATE geoquery_schema SET version = 6
+            """)
+        let migrated = try await PostGISPlaceIndex.open(url, maximumConnections: 2, timeout: .seconds(60))
+        #expect(try cluster.psql(database: name, """
+            SELECT count(*) FROM pg_indexes WHERE indexname LIKE '%_rank' AND indexdef LIKE '%(((ascii(%'
+            """) == "4", "all four rank indexes keyed by the code's bytes")
+        var places: [Place] = []
+        for n in 0..<4_000 {
+            let region = [PlaceRegion(countryCode: "FR", continent: .europe), PlaceRegion(countryCode: "FI", continent: .europe),
+                          PlaceRegion(countryCode: "NA", continent: .africa), PlaceRegion(countryCode: "AR", continent: .southAmerica)][n % 4]
+            places.append(try Place(id: PlaceID("t:\(n)"), name: "P\(n)", coordinate: .init(latitude: 45, longitude: 2),
+                                    rating: n % 7 == 0 ? nil : try Rating(sourceValue: Double(n % 5) + 0.5, count: n % 13), region: region))
+        }
+        try await migrated.upsert(places)
+        _ = try cluster.psql(database: name, "ANALYZE places")
+        let france = try await migrated.ranked(filter: PlaceFilter(countries: ["FR"]), limit: 5, cursor: nil)
+        let expected = places.filter { $0.region?.countryCode == "FR" }
+            .sorted { PlaceRank.precedes(PlaceRank.key(of: $0), $0.id.rawValue, PlaceRank.key(of: $1), $1.id.rawValue) }
+        #expect(france.matches.map(\.id) == expected.prefix(5).map(\.id))
+        let europe = try await migrated.ranked(filter: PlaceFilter(continents: [.europe]), limit: 3, cursor: nil)
+        #expect(europe.matches.count == 3 && europe.matches.allSatisfy { $0.place.region?.continent == .europe })
+        await migrated.close()
+        var scans = ""
+        for _ in 0..<50 {
+            scans = try cluster.psql(database: name, """
+                SELECT string_agg(indexrelname || ' ' || (idx_scan > 0)::text, ', ' ORDER BY indexrelname) FROM pg_stat_user_indexes
+                WHERE indexrelname IN ('places_country_rank', 'places_continent_rank')
+                """)
+            if scans == "places_continent_rank true, places_country_rank true" { break }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        #expect(scans == "places_continent_rank true, places_country_rank true")
+    }
+
     /// Migration 6 rebuilds the source indexes on the source alone (what they serve: a source's
     /// rows and counts), for the place tables of a database made before it too.
     @Test func theSourceIndexesHoldTheSourceAlone() async throws {
