@@ -269,27 +269,35 @@ public final class PostGISSnapshotWriter: SnapshotWriter {
         // replaces.
         try run("LOCK TABLE \(table) IN SHARE MODE")
         try runWork("CREATE TABLE \(next) (LIKE \(table) INCLUDING ALL EXCLUDING INDEXES)")
+        // Disjoint sets of rows, written side by side: the other sources' rows, the unchanged
+        // places (counted), the new and changed ones (counting those whose id was there).
+        var fills: [PostgresQuery] = []
         if others > 0 {
             var sql = SQLBuilder()
             let text = "INSERT INTO \(next) SELECT * FROM \(table) WHERE source <> \(sql.bind(source))"
-            _ = try rows(sql.query(text), on: work)
+            fills.append(sql.query(text))
         }
         var matched = 0, unchanged = 0
         if previous > 0 {
-            let found = try rows(PostgresQuery(unsafeSQL: """
-                SELECT count(*)::bigint, (count(*) FILTER (WHERE p.content_hash = s.content_hash))::bigint
-                FROM \(importTable) s JOIN \(table) p ON p.id = s.id
-                """), on: work)
-            (matched, unchanged) = try found.first?.decode((Int, Int).self) ?? (0, 0)
-            try runWork("""
-                INSERT INTO \(next) SELECT p.* FROM \(table) p JOIN \(importTable) s ON s.id = p.id AND s.content_hash = p.content_hash
-                """)
-            try runWork("""
-                INSERT INTO \(next) (\(PlaceRecord.tableColumns)) SELECT \(PlaceRecord.stagedValues) FROM \(importTable) s
-                WHERE NOT EXISTS (SELECT 1 FROM \(table) p WHERE p.id = s.id AND p.content_hash = s.content_hash)
-                """)
+            fills.insert(PostgresQuery(unsafeSQL: """
+                WITH kept AS (INSERT INTO \(next) SELECT p.* FROM \(table) p JOIN \(importTable) s ON s.id = p.id AND s.content_hash = p.content_hash
+                              RETURNING 1)
+                SELECT count(*)::bigint FROM kept
+                """), at: 0)
+            fills.append(PostgresQuery(unsafeSQL: """
+                WITH written AS (INSERT INTO \(next) (\(PlaceRecord.tableColumns)) SELECT \(PlaceRecord.stagedValues) FROM \(importTable) s
+                                 WHERE NOT EXISTS (SELECT 1 FROM \(table) p WHERE p.id = s.id AND p.content_hash = s.content_hash)
+                                 RETURNING id)
+                SELECT (count(*) FILTER (WHERE EXISTS (SELECT 1 FROM \(table) p WHERE p.id = written.id)))::bigint FROM written
+                """))
+            let answers = try runConcurrently(fills)
+            unchanged = answers[0]
+            matched = unchanged + answers[answers.count - 1]
         } else {
-            try runWork("INSERT INTO \(next) (\(PlaceRecord.tableColumns)) SELECT \(PlaceRecord.stagedValues) FROM \(importTable) s")
+            fills.append(PostgresQuery(unsafeSQL: """
+                INSERT INTO \(next) (\(PlaceRecord.tableColumns)) SELECT \(PlaceRecord.stagedValues) FROM \(importTable) s
+                """))
+            _ = try runConcurrently(fills)
         }
         try indexAndSwapIn()
         var counts = SnapshotCounts()
@@ -334,33 +342,45 @@ public final class PostGISSnapshotWriter: SnapshotWriter {
     }
 
     /// Runs `statements` (index builds on the new table, which CREATE INDEX lets run side by
-    /// side) on the work connection and ``indexBuilders`` − 1 more, each taking the next
-    /// statement when it is done.
+    /// side) as ``runConcurrently(_:)`` does.
     private func buildConcurrently(_ statements: [String]) throws {
+        _ = try runConcurrently(statements.map { PostgresQuery(unsafeSQL: $0) })
+    }
+
+    /// Runs `queries` on the work connection and up to ``indexBuilders`` − 1 more, each query
+    /// committed on its own, each connection taking the next query when it is done.
+    /// - Returns: the single bigint each query answers (0 for one that answers none), in order.
+    private func runConcurrently(_ queries: [PostgresQuery]) throws -> [Int] {
         let configuration = self.configuration, location = self.location, logger = self.logger, work = self.work
-        try Blocking.run {
+        let connections = min(Self.indexBuilders, queries.count)
+        return try Blocking.run {
             try await PostGISDatabase.translatingErrors(location) {
-                let queue = StatementQueue(statements)
-                try await withThrowingTaskGroup(of: Void.self) { group in
-                    for builder in 0..<Self.indexBuilders {
+                let queue = QueryQueue(queries)
+                return try await withThrowingTaskGroup(of: [(position: Int, answer: Int)].self) { group in
+                    for builder in 0..<connections {
                         group.addTask {
                             let connection = builder == 0
                                 ? work : try await PostgresConnection.connect(configuration: configuration, id: 2 + builder, logger: logger)
+                            var answers: [(position: Int, answer: Int)] = []
                             do {
                                 if builder > 0 {
                                     for setting in Self.bulkSettings { _ = try await connection.query(PostgresQuery(unsafeSQL: setting), logger: logger).collect() }
                                 }
-                                while let statement = queue.next() {
-                                    _ = try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger).collect()
+                                while let (position, query) = queue.next() {
+                                    let rows = try await connection.query(query, logger: logger).collect()
+                                    answers.append((position, try rows.first?.decode(Int.self) ?? 0))
                                 }
                             } catch {
                                 if builder > 0 { try? await connection.close() }
                                 throw error
                             }
                             if builder > 0 { try await connection.close() }
+                            return answers
                         }
                     }
-                    try await group.waitForAll()
+                    var results = [Int](repeating: 0, count: queries.count)
+                    for try await answers in group { for (position, answer) in answers { results[position] = answer } }
+                    return results
                 }
             }
         }
@@ -420,15 +440,15 @@ struct PlaceTableIndexes {
     }
 }
 
-/// Statements handed out one at a time to several connections.
-private final class StatementQueue: @unchecked Sendable {
+/// Queries handed out one at a time to several connections, each with its position.
+private final class QueryQueue: @unchecked Sendable {
     // Safe to share: `remaining` is only touched under `lock`.
     private let lock = NSLock()
-    private var remaining: ArraySlice<String>
+    private var remaining: ArraySlice<(Int, PostgresQuery)>
 
-    init(_ statements: [String]) { remaining = statements[...] }
+    init(_ queries: [PostgresQuery]) { remaining = Array(queries.enumerated().map { ($0.offset, $0.element) })[...] }
 
-    func next() -> String? {
+    func next() -> (Int, PostgresQuery)? {
         lock.withLock { remaining.popFirst() }
     }
 }
