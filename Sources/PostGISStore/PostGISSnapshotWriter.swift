@@ -121,8 +121,11 @@ public final class PostGISSnapshotWriter: SnapshotWriter {
         // has dropped its work tables (``cleanUp()``) or its process is gone.
         try runWork("SELECT pg_advisory_lock(\(Self.importLock))")
         holdsImportLock = true
-        // An import may rewrite every row: the statement timeout is for requests.
+        // An import may rewrite every row: the statement timeout is for requests. And the
+        // transaction waits, idle, while the work connection streams: a deployment's limit on
+        // idle transactions must not end it.
         try run("SET LOCAL statement_timeout = 0")
+        try run("SET LOCAL idle_in_transaction_session_timeout = 0")
         try run("SET LOCAL work_mem = '256MB'")
         for setting in Self.bulkSettings { try runWork(setting) }
         // What a killed import left behind (the lock is ours: no import is using them).

@@ -190,6 +190,28 @@ struct PostGISSnapshotTests {
         }
     }
 
+    /// The import's transaction waits, idle, while its work connection streams: a database that
+    /// ends idle transactions after 200 ms still takes an import whose batches come slower.
+    @Test func aSlowImportOutlivesTheIdleTransactionLimit() async throws {
+        let cluster = try TestCluster.shared!.get()
+        let url = try cluster.createDatabase("idlelimit")
+        let name = String(url.split(separator: "/").last!)
+        try cluster.psql(database: name, "ALTER DATABASE \(name) SET idle_in_transaction_session_timeout = '200ms'")
+        let index = try await PostGISPlaceIndex.open(url, maximumConnections: 2, timeout: .seconds(60))
+        defer { Task { await index.close() } }
+        let day = Date(timeIntervalSince1970: 1_790_000_000)
+        let counts = try index.importSnapshot { writer -> SnapshotCounts in
+            try writer.beginSnapshot(source: "a")
+            for part in 0..<3 {
+                Thread.sleep(forTimeInterval: 0.5)
+                _ = try writer.merge(try PostGISBatch(try (part * 100..<(part + 1) * 100).map { try Self.place("a", $0, importedAt: day) }))
+            }
+            return try writer.finishSnapshot().counts
+        }
+        #expect(counts == Self.counts(300, 0, 0))
+        #expect(try await index.count(source: "a") == 300)
+    }
+
     /// An upsert that names an id twice stores the last of the two, beside the other places.
     @Test func anUpsertKeepsTheLastRowOfAnID() async throws {
         let cluster = try TestCluster.shared!.get()
