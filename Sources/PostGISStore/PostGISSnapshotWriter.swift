@@ -64,8 +64,8 @@ public final class PostGISSnapshotWriter: SnapshotWriter {
     private var mayRepeatIDs = false
     /// Past this many ids the writer stops hashing and lets the engine look for repeats.
     static let idHashLimit = 20_000_000
-    /// How many connections build a new table's indexes at once.
-    static let indexBuilders = 2
+    /// How many connections fill a new table, and build its indexes, at once.
+    static let bulkConnections = 2
 
     /// An arbitrary constant naming GeoQuery's import lock.
     static let importLock: Int64 = 0x6771_696d_706f_7274
@@ -318,7 +318,8 @@ public final class PostGISSnapshotWriter: SnapshotWriter {
         var statements = try indexes.all.map { try $0.definition(on: next) }
         // The slowest first, so the last to start is a short one.
         statements.sort { Self.buildCost($0) > Self.buildCost($1) }
-        try buildConcurrently(statements)
+        // CREATE INDEX lets builds on one table run side by side.
+        _ = try runConcurrently(statements.map { PostgresQuery(unsafeSQL: $0) })
         if let primaryKey = indexes.primaryKey {
             try runWork("ALTER TABLE \(next) ADD CONSTRAINT \(primaryKey.name(on: next)) PRIMARY KEY USING INDEX \(primaryKey.name(on: next))")
         }
@@ -344,18 +345,12 @@ public final class PostGISSnapshotWriter: SnapshotWriter {
         return 0
     }
 
-    /// Runs `statements` (index builds on the new table, which CREATE INDEX lets run side by
-    /// side) as ``runConcurrently(_:)`` does.
-    private func buildConcurrently(_ statements: [String]) throws {
-        _ = try runConcurrently(statements.map { PostgresQuery(unsafeSQL: $0) })
-    }
-
-    /// Runs `queries` on the work connection and up to ``indexBuilders`` − 1 more, each query
+    /// Runs `queries` on the work connection and up to ``bulkConnections`` − 1 more, each query
     /// committed on its own, each connection taking the next query when it is done.
     /// - Returns: the single bigint each query answers (0 for one that answers none), in order.
     private func runConcurrently(_ queries: [PostgresQuery]) throws -> [Int] {
         let configuration = self.configuration, location = self.location, logger = self.logger, work = self.work
-        let connections = min(Self.indexBuilders, queries.count)
+        let connections = min(Self.bulkConnections, queries.count)
         return try Blocking.run {
             try await PostGISDatabase.translatingErrors(location) {
                 let queue = QueryQueue(queries)
