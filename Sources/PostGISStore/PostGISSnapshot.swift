@@ -28,7 +28,12 @@ extension PostGISPlaceIndex: SnapshotStore {
                 }
             }
         }
-        defer { _ = try? Blocking.run { try await connection.close(); try await work.close() } }
+        defer {
+            // Each closed on its own: a connection the server already ended must not keep the
+            // other (and the work connection's import lock) open.
+            _ = try? Blocking.run { try await connection.close() }
+            _ = try? Blocking.run { try await work.close() }
+        }
         let writer = PostGISSnapshotWriter(connection: connection, work: work, configuration: configuration,
                                            location: location, logger: logger, table: table)
         try writer.run("BEGIN")

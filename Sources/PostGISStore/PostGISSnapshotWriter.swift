@@ -287,6 +287,7 @@ public final class PostGISSnapshotWriter: SnapshotWriter {
                               RETURNING 1)
                 SELECT count(*)::bigint FROM kept
                 """), at: 0)
+            let changedAt = fills.count
             fills.append(PostgresQuery(unsafeSQL: """
                 WITH written AS (INSERT INTO \(next) (\(PlaceRecord.tableColumns)) SELECT \(PlaceRecord.stagedValues) FROM \(importTable) s
                                  WHERE NOT EXISTS (SELECT 1 FROM \(table) p WHERE p.id = s.id AND p.content_hash = s.content_hash)
@@ -295,7 +296,7 @@ public final class PostGISSnapshotWriter: SnapshotWriter {
                 """))
             let answers = try runConcurrently(fills)
             unchanged = answers[0]
-            matched = unchanged + answers[answers.count - 1]
+            matched = unchanged + answers[changedAt]
         } else {
             fills.append(PostgresQuery(unsafeSQL: """
                 INSERT INTO \(next) (\(PlaceRecord.tableColumns)) SELECT \(PlaceRecord.stagedValues) FROM \(importTable) s
@@ -357,8 +358,19 @@ public final class PostGISSnapshotWriter: SnapshotWriter {
                 return try await withThrowingTaskGroup(of: [(position: Int, answer: Int)].self) { group in
                     for builder in 0..<connections {
                         group.addTask {
-                            let connection = builder == 0
-                                ? work : try await PostgresConnection.connect(configuration: configuration, id: 2 + builder, logger: logger)
+                            let connection: PostgresConnection
+                            if builder == 0 {
+                                connection = work
+                            } else {
+                                // A database at its connection limit still takes the import:
+                                // the work connection then runs every query itself.
+                                do {
+                                    connection = try await PostgresConnection.connect(configuration: configuration, id: 2 + builder, logger: logger)
+                                } catch {
+                                    logger.warning("an import's extra connection could not be opened; its work runs on one", metadata: ["error": "\(error)"])
+                                    return []
+                                }
+                            }
                             var answers: [(position: Int, answer: Int)] = []
                             do {
                                 if builder > 0 {

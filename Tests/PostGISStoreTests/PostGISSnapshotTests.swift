@@ -212,6 +212,32 @@ struct PostGISSnapshotTests {
         #expect(try await index.count(source: "a") == 300)
     }
 
+    /// A role at its connection limit still imports: the work connection builds every index
+    /// itself when the extra one cannot be opened.
+    @Test func anImportWithoutAnExtraConnectionStillFinishes() async throws {
+        let cluster = try TestCluster.shared!.get()
+        let url = try cluster.createDatabase("connlimit")
+        let name = String(url.split(separator: "/").last!)
+        let role = "limited_" + name.suffix(8)
+        try await PostGISPlaceIndex.open(url, maximumConnections: 1, timeout: .seconds(60)).close()
+        try cluster.psql(database: name, """
+            CREATE ROLE \(role) LOGIN CONNECTION LIMIT 2; ALTER SCHEMA public OWNER TO \(role);
+            ALTER TABLE places OWNER TO \(role); GRANT ALL ON ALL TABLES IN SCHEMA public TO \(role)
+            """)
+        let limitedURL = url.replacingOccurrences(of: "postgres://postgres@", with: "postgres://\(role)@")
+        #expect(limitedURL != url)
+        let index = try await PostGISPlaceIndex.open(limitedURL, maximumConnections: 1, timeout: .seconds(60))
+        await index.close()
+        let indexesQuery = "SELECT string_agg(indexdef, ' | ' ORDER BY indexname) FROM pg_indexes WHERE tablename = 'places'"
+        let migratedIndexes = try cluster.psql(database: name, indexesQuery)
+        let day = Date(timeIntervalSince1970: 1_790_000_000)
+        // The transaction and the work connection take the role's two connections.
+        let (counts, _) = try Self.snapshot(try (0..<500).map { try Self.place("a", $0, importedAt: day) }, source: "a", into: index)
+        #expect(counts == Self.counts(500, 0, 0))
+        #expect(try cluster.psql(database: name, "SELECT count(*) FROM places") == "500")
+        #expect(try cluster.psql(database: name, indexesQuery) == migratedIndexes, "every index the migrations made")
+    }
+
     /// An upsert that names an id twice stores the last of the two, beside the other places.
     @Test func anUpsertKeepsTheLastRowOfAnID() async throws {
         let cluster = try TestCluster.shared!.get()
