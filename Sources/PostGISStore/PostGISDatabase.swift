@@ -242,7 +242,9 @@ public final class PostGISDatabase: Sendable {
                 let message = error.serverInfo?[.message] ?? "unknown"
                 // 57014: stopped by statement_timeout (the pool's bound on a statement).
                 if error.serverInfo?[.sqlState] == "57014" { throw PlaceQueryError.deadlineExceeded }
-                if let state = error.serverInfo?[.sqlState], state.hasPrefix("08") || state == "57P03" || state == "3D000" || state == "28P01" || state == "28000" {
+                // 08…: connection failures; 57P0…: the server ended the session (shutdown, an
+                // administrator, an idle limit) or cannot take one now.
+                if let state = error.serverInfo?[.sqlState], state.hasPrefix("08") || state.hasPrefix("57P0") || state == "3D000" || state == "28P01" || state == "28000" {
                     throw PostGISError.unavailable(location.description, reason: message)
                 }
                 throw PostGISError.server(message)

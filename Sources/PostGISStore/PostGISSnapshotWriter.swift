@@ -42,10 +42,10 @@ import PostgresNIO
 public final class PostGISSnapshotWriter: SnapshotWriter {
     public typealias Batch = PostGISBatch
 
-    /// The import's transaction.
-    let connection: PostgresConnection
+    /// The import's transaction (its statements fail, not wait, once the server ends it).
+    let connection: ClosedConnectionWatch
     /// The import's work connection, committing as it goes.
-    let work: PostgresConnection
+    let work: ClosedConnectionWatch
     let configuration: PostgresConnection.Configuration
     let location: PostGISLocation
     let logger: Logger
@@ -77,8 +77,8 @@ public final class PostGISSnapshotWriter: SnapshotWriter {
 
     init(connection: PostgresConnection, work: PostgresConnection, configuration: PostgresConnection.Configuration,
          location: PostGISLocation, logger: Logger, table: String) {
-        self.connection = connection
-        self.work = work
+        self.connection = ClosedConnectionWatch(connection, location: location)
+        self.work = ClosedConnectionWatch(work, location: location)
         self.configuration = configuration
         self.location = location
         self.logger = logger
@@ -100,15 +100,17 @@ public final class PostGISSnapshotWriter: SnapshotWriter {
         _ = try rows(PostgresQuery(unsafeSQL: sql), on: work)
     }
 
-    func rows(_ query: PostgresQuery, on connection: PostgresConnection) throws -> [PostgresRow] {
+    func rows(_ query: PostgresQuery, on connection: ClosedConnectionWatch) throws -> [PostgresRow] {
         let logger = self.logger, location = self.location
         return try Blocking.run {
-            try await PostGISDatabase.translatingErrors(location) { try await connection.query(query, logger: logger).collect() }
+            try await PostGISDatabase.translatingErrors(location) {
+                try await connection.run { try await $0.query(query, logger: logger).collect() }
+            }
         }
     }
 
     /// The single bigint a statement answers (0 when it answers none).
-    func count(_ query: PostgresQuery, on connection: PostgresConnection? = nil) throws -> Int {
+    func count(_ query: PostgresQuery, on connection: ClosedConnectionWatch? = nil) throws -> Int {
         try rows(query, on: connection ?? self.connection).first?.decode(Int.self) ?? 0
     }
 
@@ -161,7 +163,7 @@ public final class PostGISSnapshotWriter: SnapshotWriter {
         let connection = self.work, logger = self.logger, location = self.location
         try Blocking.run {
             try await PostGISDatabase.translatingErrors(location) {
-                try await PostGISPlaceIndex.copy(batch, into: target, on: connection, logger: logger)
+                try await connection.run { try await PostGISPlaceIndex.copy(batch, into: target, on: $0, logger: logger) }
             }
         }
         staged += batch.count
@@ -358,14 +360,16 @@ public final class PostGISSnapshotWriter: SnapshotWriter {
                 return try await withThrowingTaskGroup(of: [(position: Int, answer: Int)].self) { group in
                     for builder in 0..<connections {
                         group.addTask {
-                            let connection: PostgresConnection
+                            let connection: ClosedConnectionWatch
                             if builder == 0 {
                                 connection = work
                             } else {
                                 // A database at its connection limit still takes the import:
                                 // the work connection then runs every query itself.
                                 do {
-                                    connection = try await PostgresConnection.connect(configuration: configuration, id: 2 + builder, logger: logger)
+                                    connection = ClosedConnectionWatch(
+                                        try await PostgresConnection.connect(configuration: configuration, id: 2 + builder, logger: logger),
+                                        location: location)
                                 } catch {
                                     logger.warning("an import's extra connection could not be opened; its work runs on one", metadata: ["error": "\(error)"])
                                     return []
@@ -374,17 +378,19 @@ public final class PostGISSnapshotWriter: SnapshotWriter {
                             var answers: [(position: Int, answer: Int)] = []
                             do {
                                 if builder > 0 {
-                                    for setting in Self.bulkSettings { _ = try await connection.query(PostgresQuery(unsafeSQL: setting), logger: logger).collect() }
+                                    for setting in Self.bulkSettings {
+                                        _ = try await connection.run { try await $0.query(PostgresQuery(unsafeSQL: setting), logger: logger).collect() }
+                                    }
                                 }
                                 while let (position, query) = queue.next() {
-                                    let rows = try await connection.query(query, logger: logger).collect()
+                                    let rows = try await connection.run { try await $0.query(query, logger: logger).collect() }
                                     answers.append((position, try rows.first?.decode(Int.self) ?? 0))
                                 }
                             } catch {
-                                if builder > 0 { try? await connection.close() }
+                                if builder > 0 { try? await connection.connection.close() }
                                 throw error
                             }
-                            if builder > 0 { try await connection.close() }
+                            if builder > 0 { try await connection.connection.close() }
                             return answers
                         }
                     }

@@ -212,6 +212,43 @@ struct PostGISSnapshotTests {
         #expect(try await index.count(source: "a") == 300)
     }
 
+    /// An import one of whose connections the server ends half-way (a restart, an
+    /// administrator, a proxy's timeout) fails with an error rather than waiting, changes
+    /// nothing, and leaves nothing that stops the next import.
+    @Test func anImportWhoseConnectionEndsFails() async throws {
+        let cluster = try TestCluster.shared!.get()
+        let url = try cluster.createDatabase("connends")
+        let name = String(url.split(separator: "/").last!)
+        let index = try await PostGISPlaceIndex.open(url, maximumConnections: 2, timeout: .seconds(60))
+        defer { Task { await index.close() } }
+        let day = Date(timeIntervalSince1970: 1_790_000_000)
+        _ = try Self.snapshot(try (0..<200).map { try Self.place("a", $0, importedAt: day) }, source: "a", into: index)
+        // The transaction is the session idle in one; the work connection holds the import lock.
+        let sessions = ["transaction": "state LIKE 'idle in transaction%'",
+                        "work": "pid IN (SELECT pid FROM pg_locks WHERE locktype = 'advisory')"]
+        for (connection, condition) in sessions.sorted(by: { $0.key < $1.key }) {
+            let started = Date()
+            #expect(throws: (any Error).self, "\(connection)") {
+                try index.importSnapshot { writer -> SnapshotCounts in
+                    try writer.beginSnapshot(source: "a")
+                    _ = try writer.merge(try PostGISBatch(try (0..<300).map { try Self.place("a", $0, name: "New \($0)", importedAt: day) }))
+                    let ended = try cluster.psql(database: name, """
+                        SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE datname = '\(name)' AND \(condition)
+                        """)
+                    #expect(ended == "1", "the import's \(connection) connection")
+                    _ = try writer.merge(try PostGISBatch(try (300..<400).map { try Self.place("a", $0, importedAt: day) }))
+                    return try writer.finishSnapshot().counts
+                }
+            }
+            #expect(Date().timeIntervalSince(started) < 30, "\(connection): failed, not waited")
+            #expect(try await index.count(source: "a") == 200, "\(connection)")
+            #expect(try await index.place(PlaceID("a:1"))?.name == "Place 1 café", "\(connection)")
+        }
+        let (counts, _) = try Self.snapshot(try (0..<250).map { try Self.place("a", $0, importedAt: day) }, source: "a", into: index)
+        #expect(counts == Self.counts(50, 0, 200))
+        #expect(try cluster.psql(database: name, "SELECT count(*) FROM pg_tables WHERE tablename LIKE 'places_%'") == "0")
+    }
+
     /// A role at its connection limit still imports: the work connection builds every index
     /// itself when the extra one cannot be opened.
     @Test func anImportWithoutAnExtraConnectionStillFinishes() async throws {
