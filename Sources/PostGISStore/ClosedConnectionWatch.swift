@@ -8,7 +8,8 @@ import PostgresNIO
 /// idle-transaction limit, a proxy's timeout), the hand-over fails unseen and the statement
 /// waits forever. An import's own connections (``PostGISSnapshotWriter``) run every statement
 /// through a watch, so such a statement fails with ``PostGISError/unavailable(_:reason:)``
-/// instead. The pool's connections need none: `PostgresClient` leases only open ones.
+/// instead. The pool's connections go without: `PostgresClient` drops a connection as it
+/// closes, so only a statement leased one in that instant could still wait.
 final class ClosedConnectionWatch: @unchecked Sendable {
     // Safe to share: `closed`, `waiting` and `nextKey` are only touched under `lock`.
     private let lock = NSLock()
