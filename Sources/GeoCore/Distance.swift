@@ -42,14 +42,9 @@ public struct Distance: Sendable, Hashable, Comparable, Codable, CustomStringCon
     /// metres.
     /// - Throws: ``GeoCoreError/invalidDistance(_:reason:)`` naming the input and what is valid.
     public init(parsing text: String) throws {
-        let trimmed = text.trimmingCharacters(in: .whitespaces)
-        guard !trimmed.isEmpty else {
+        guard var (numberPart, unitPart) = Self.numberAndUnit(text) else {
             throw GeoCoreError.invalidDistance(text, reason: "it is empty; write a number and a unit, e.g. 20mi, 5km, 800m")
         }
-        let numberEnd = trimmed.firstIndex { !($0.isNumber || $0 == "." || $0 == "-" || $0 == "+" || $0 == "e" || $0 == "E") }
-            ?? trimmed.endIndex
-        var numberPart = String(trimmed[..<numberEnd])
-        var unitPart = trimmed[numberEnd...].trimmingCharacters(in: .whitespaces).lowercased()
         // "5e" cannot be a number; let "e" belong to no unit either. Guard odd splits like "1e3km".
         if Double(numberPart) == nil, let eIndex = numberPart.lastIndex(where: { $0 == "e" || $0 == "E" }) {
             unitPart = String(numberPart[eIndex...]).lowercased() + unitPart
@@ -76,6 +71,53 @@ public struct Distance: Sendable, Hashable, Comparable, Codable, CustomStringCon
         self.meters = value * unit.metersPerUnit
         guard meters.isFinite else {
             throw GeoCoreError.invalidDistance(text, reason: "it is too large")
+        }
+    }
+
+    /// The text split where the number ends: the number as written and the unit, trimmed and
+    /// lowercased; nil when the text is only spaces and tabs.
+    static func numberAndUnit(_ text: String) -> (number: String, unit: String)? {
+        asciiNumberAndUnit(text) ?? unicodeNumberAndUnit(text)
+    }
+
+    /// ``numberAndUnit(_:)`` with Foundation's whitespace and Unicode's numbers and case: for
+    /// any text.
+    static func unicodeNumberAndUnit(_ text: String) -> (number: String, unit: String)? {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        guard !trimmed.isEmpty else { return nil }
+        let numberEnd = trimmed.firstIndex { !($0.isNumber || $0 == "." || $0 == "-" || $0 == "+" || $0 == "e" || $0 == "E") }
+            ?? trimmed.endIndex
+        return (String(trimmed[..<numberEnd]), trimmed[numberEnd...].trimmingCharacters(in: .whitespaces).lowercased())
+    }
+
+    /// ``numberAndUnit(_:)`` byte by byte for ASCII text (every query string's radius), where
+    /// spaces and tabs are the only whitespace, digits the only numbers and A–Z the only
+    /// capitals; nil for other text. A request's radius took 2–3 % of a near query's server CPU
+    /// through Foundation's trimming and Unicode's properties.
+    static func asciiNumberAndUnit(_ text: String) -> (number: String, unit: String)?? {
+        var text = text
+        return text.withUTF8 { bytes -> (number: String, unit: String)?? in
+            guard bytes.allSatisfy({ $0 < 0x80 }) else { return .none }
+            func isBlank(_ byte: UInt8) -> Bool { byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
+            guard let first = bytes.firstIndex(where: { !isBlank($0) }) else { return .some(nil) }
+            let last = bytes.lastIndex(where: { !isBlank($0) })!
+            var numberEnd = first
+            while numberEnd <= last {
+                let byte = bytes[numberEnd]
+                guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "-")
+                        || byte == UInt8(ascii: "+") || byte == UInt8(ascii: "e") || byte == UInt8(ascii: "E") else { break }
+                numberEnd += 1
+            }
+            var unitStart = numberEnd
+            while unitStart <= last && isBlank(bytes[unitStart]) { unitStart += 1 }
+            let number = String(decoding: UnsafeBufferPointer(rebasing: bytes[first..<numberEnd]), as: UTF8.self)
+            let unit = unitStart > last ? "" : String(unsafeUninitializedCapacity: last + 1 - unitStart) { buffer in
+                for (offset, byte) in bytes[unitStart...last].enumerated() {
+                    buffer[offset] = (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte | 0x20 : byte
+                }
+                return last + 1 - unitStart
+            }
+            return .some((number, unit))
         }
     }
 
