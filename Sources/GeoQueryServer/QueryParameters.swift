@@ -9,7 +9,9 @@ import PlaceQuery
 /// does not parse, or a parameter given twice that may be given once is a 400 that names it
 /// and says what is valid. Names are the CLI's option names with `_` for `-`.
 struct QueryParameters {
-    private var values: [String: [String]] = [:]
+    /// The pairs in the order given. A query string holds a handful, so looking one up by
+    /// scanning beats hashing every name (a near query looks up some fifteen).
+    private var pairs: [(name: String, value: String)] = []
 
     init(_ request: Request, allowed: [String]) throws {
         try self.init(query: request.uri.query ?? "", allowed: allowed)
@@ -17,12 +19,10 @@ struct QueryParameters {
 
     /// From a raw query string (the part after `?`).
     init(query: String, allowed: [String]) throws {
-        for (key, value) in Self.pairs(query: query) {
-            guard allowed.contains(key) else {
-                throw APIProblem.badRequest(allowed.isEmpty ? "unknown query parameter '\(key)'; this route takes none"
-                                            : "unknown query parameter '\(key)'; this route takes \(allowed.joined(separator: ", "))")
-            }
-            values[key, default: []].append(value)
+        pairs = Self.pairs(query: query).map { (name: $0.0, value: $0.1) }
+        for (key, _) in pairs where !allowed.contains(key) {
+            throw APIProblem.badRequest(allowed.isEmpty ? "unknown query parameter '\(key)'; this route takes none"
+                                        : "unknown query parameter '\(key)'; this route takes \(allowed.joined(separator: ", "))")
         }
     }
 
@@ -76,9 +76,10 @@ struct QueryParameters {
     /// The one value of `name`, or nil. An empty value (`cursor=`, as an HTML form sends an
     /// empty field) counts as absent.
     func single(_ name: String) throws -> String? {
-        guard let list = values[name] else { return nil }
-        guard list.count == 1 else { throw APIProblem.badRequest("query parameter '\(name)' is given \(list.count) times; give it once") }
-        return list[0].isEmpty ? nil : list[0]
+        guard let first = pairs.firstIndex(where: { $0.name == name }) else { return nil }
+        let count = pairs[first...].count { $0.name == name }
+        guard count == 1 else { throw APIProblem.badRequest("query parameter '\(name)' is given \(count) times; give it once") }
+        return pairs[first].value.isEmpty ? nil : pairs[first].value
     }
 
     func required(_ name: String, example: String) throws -> String {
@@ -90,7 +91,7 @@ struct QueryParameters {
 
     /// Every value of a repeatable parameter; a comma-separated value counts as several.
     func list(_ name: String) -> [String] {
-        (values[name] ?? []).flatMap { $0.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) } }
+        pairs.filter { $0.name == name }.flatMap { $0.value.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) } }
             .filter { !$0.isEmpty }
     }
 
