@@ -24,7 +24,7 @@ struct GeoQueryCommand: AsyncParsableCommand {
             var handler = StreamLogHandler.standardError(label: label)
             let level = ProcessInfo.processInfo.environment["GEOQUERY_LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:))
             handler.logLevel = level ?? .notice
-            return handler
+            return DeferredMetadataLogHandler(handler)
         }
         do {
             var command = try parseAsRoot()
