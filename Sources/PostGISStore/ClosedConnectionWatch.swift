@@ -50,6 +50,9 @@ final class ClosedConnectionWatch: @unchecked Sendable {
         }
     }
 
+    /// Closes the connection.
+    func close() async throws { try await connection.close() }
+
     private func connectionClosed() {
         let failures = lock.withLock {
             closed = true

@@ -387,10 +387,10 @@ public final class PostGISSnapshotWriter: SnapshotWriter {
                                     answers.append((position, try rows.first?.decode(Int.self) ?? 0))
                                 }
                             } catch {
-                                if builder > 0 { try? await connection.connection.close() }
+                                if builder > 0 { try? await connection.close() }
                                 throw error
                             }
-                            if builder > 0 { try await connection.connection.close() }
+                            if builder > 0 { try await connection.close() }
                             return answers
                         }
                     }

@@ -48,11 +48,17 @@ struct PostGISSnapshotTests {
         return counts
     }
 
-    @Test func bothWaysKeepTheSnapshotSemantics() async throws {
+    /// A database of its own in the shared test cluster, migrated, with its name and an index
+    /// on it (two connections); the caller closes the index.
+    static func database(_ prefix: String) async throws -> (cluster: TestCluster, name: String, index: PostGISPlaceIndex) {
         let cluster = try TestCluster.shared!.get()
-        let url = try cluster.createDatabase("snapshots")
-        let name = String(url.split(separator: "/").last!)
+        let url = try cluster.createDatabase(prefix)
         let index = try await PostGISPlaceIndex.open(url, maximumConnections: 2, timeout: .seconds(60))
+        return (cluster, String(url.split(separator: "/").last!), index)
+    }
+
+    @Test func bothWaysKeepTheSnapshotSemantics() async throws {
+        let (cluster, name, index) = try await Self.database("snapshots")
         defer { Task { await index.close() } }
         let indexesQuery = "SELECT string_agg(indexname || ' ' || indexdef, ' | ' ORDER BY indexname) FROM pg_indexes WHERE tablename = 'places'"
         let migratedIndexes = try cluster.psql(database: name, indexesQuery)
@@ -121,10 +127,7 @@ struct PostGISSnapshotTests {
     /// A first fill streams into the new table until a batch repeats an id; from there it stages,
     /// and the last row of an id still wins, across batches and within one.
     @Test func aFirstFillWithRepeatedIDsKeepsTheLastRows() async throws {
-        let cluster = try TestCluster.shared!.get()
-        let url = try cluster.createDatabase("firstfill")
-        let name = String(url.split(separator: "/").last!)
-        let index = try await PostGISPlaceIndex.open(url, maximumConnections: 2, timeout: .seconds(60))
+        let (cluster, name, index) = try await Self.database("firstfill")
         defer { Task { await index.close() } }
         let indexesQuery = "SELECT string_agg(indexname || ' ' || indexdef, ' | ' ORDER BY indexname) FROM pg_indexes WHERE tablename = 'places'"
         let migratedIndexes = try cluster.psql(database: name, indexesQuery)
@@ -159,9 +162,7 @@ struct PostGISSnapshotTests {
     /// rebuild (whose new table is filled on the import's work connection) the write waits for
     /// the commit and lands in the new table; before a rebuild's filling it is copied over.
     @Test func aSingleWriteDuringAnImportIsKept() async throws {
-        let cluster = try TestCluster.shared!.get()
-        let url = try cluster.createDatabase("writeduring")
-        let index = try await PostGISPlaceIndex.open(url, maximumConnections: 2, timeout: .seconds(60))
+        let (_, _, index) = try await Self.database("writeduring")
         defer { Task { await index.close() } }
         let day = Date(timeIntervalSince1970: 1_790_000_000)
         for round in 0..<2 {
@@ -216,10 +217,7 @@ struct PostGISSnapshotTests {
     /// administrator, a proxy's timeout) fails with an error rather than waiting, changes
     /// nothing, and leaves nothing that stops the next import.
     @Test func anImportWhoseConnectionEndsFails() async throws {
-        let cluster = try TestCluster.shared!.get()
-        let url = try cluster.createDatabase("connends")
-        let name = String(url.split(separator: "/").last!)
-        let index = try await PostGISPlaceIndex.open(url, maximumConnections: 2, timeout: .seconds(60))
+        let (cluster, name, index) = try await Self.database("connends")
         defer { Task { await index.close() } }
         let day = Date(timeIntervalSince1970: 1_790_000_000)
         _ = try Self.snapshot(try (0..<200).map { try Self.place("a", $0, importedAt: day) }, source: "a", into: index)
@@ -277,9 +275,7 @@ struct PostGISSnapshotTests {
 
     /// An upsert that names an id twice stores the last of the two, beside the other places.
     @Test func anUpsertKeepsTheLastRowOfAnID() async throws {
-        let cluster = try TestCluster.shared!.get()
-        let url = try cluster.createDatabase("upsert")
-        let index = try await PostGISPlaceIndex.open(url, maximumConnections: 2, timeout: .seconds(60))
+        let (_, _, index) = try await Self.database("upsert")
         defer { Task { await index.close() } }
         let day = Date(timeIntervalSince1970: 1_790_000_000)
         let written = try await index.upsert([try Self.place("u", 1, name: "First", importedAt: day), try Self.place("u", 2, importedAt: day),
@@ -294,10 +290,7 @@ struct PostGISSnapshotTests {
 
     /// A rebuild that fails leaves the previous table, its rows and indexes, and nothing beside it.
     @Test func aFailedRebuildChangesNothing() async throws {
-        let cluster = try TestCluster.shared!.get()
-        let url = try cluster.createDatabase("failedrebuild")
-        let name = String(url.split(separator: "/").last!)
-        let index = try await PostGISPlaceIndex.open(url, maximumConnections: 2, timeout: .seconds(60))
+        let (cluster, name, index) = try await Self.database("failedrebuild")
         defer { Task { await index.close() } }
         let day = Date(timeIntervalSince1970: 1_790_000_000)
         _ = try Self.snapshot(try (0..<500).map { try Self.place("a", $0, importedAt: day) }, source: "a", into: index)
