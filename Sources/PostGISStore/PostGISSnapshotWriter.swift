@@ -334,9 +334,18 @@ public final class PostGISSnapshotWriter: SnapshotWriter {
     }
 
     /// Drops the work tables, once the transaction has ended (it may hold them locked until
-    /// then), while the work connection still holds the import lock.
+    /// then), while the work connection still holds the import lock; then releases the lock.
+    ///
+    /// The lock is released by name, not by closing the connection: a session can outlive its
+    /// client's close (a pooler in session mode keeps it; a child process that inherited the
+    /// socket keeps it open, as a test's replica server once did), and the next import would
+    /// wait for it forever.
     func cleanUp() throws {
         guard holdsImportLock else { return }
+        defer {
+            _ = try? runWork("SELECT pg_advisory_unlock(\(Self.importLock))")
+            holdsImportLock = false
+        }
         try runWork("DROP TABLE IF EXISTS \(nextTable), \(importTable)")
     }
 
