@@ -123,6 +123,7 @@ public final class TestCluster: Sendable {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         posix_spawn_file_actions_addopen(&actions, 2, errorPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        try closeInheritedDescriptors(in: &actions)
         var cArguments = argv.map { strdup($0) } + [nil]
         defer { for argument in cArguments { free(argument) } }
         var pid: pid_t = 0
@@ -138,6 +139,24 @@ public final class TestCluster: Sendable {
                                + "(\(code)): \(String(decoding: err, as: UTF8.self))")
         }
         return String(decoding: out, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// Has the child close every descriptor above standard error before it runs. Without this a
+    /// server that `pg_ctl start` leaves running inherits whatever the test process has open
+    /// without close-on-exec — NIO's sockets among them: a standby started while an import ran
+    /// kept the import's connection to the primary open after the import closed it, so its
+    /// session and advisory lock lived on and the next import waited forever.
+    ///
+    /// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34+) is not in Swift's Glibc
+    /// module, so it is looked up by name.
+    static func closeInheritedDescriptors(in actions: inout posix_spawn_file_actions_t) throws {
+        typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np") else {
+            throw ClusterError("this C library lacks posix_spawn_file_actions_addclosefrom_np (glibc 2.34 or later has it)")
+        }
+        let closeFrom = unsafeBitCast(symbol, to: CloseFrom.self)
+        let failed = closeFrom(&actions, 3)
+        guard failed == 0 else { throw ClusterError("posix_spawn_file_actions_addclosefrom_np failed: error \(failed)") }
     }
 
     static func findBinaries() -> String? {
