@@ -117,8 +117,13 @@ public struct JSONWriter {
     /// code: they are copied as they are, without looking for characters to escape.
     public mutating func key(_ name: StaticString) {
         separate()
-        let spaced = pretty
-        name.withUTF8Buffer { buffer.appendKey($0, spaced: spaced) }
+        if name.hasPointerRepresentation {
+            // Straight from the literal's bytes: a closure here retained the buffer for every key.
+            buffer.appendKey(UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount), spaced: pretty)
+        } else {
+            let spaced = pretty, buffer = self.buffer
+            name.withUTF8Buffer { buffer.appendKey($0, spaced: spaced) }
+        }
         afterKey = true
     }
 
@@ -309,15 +314,20 @@ public struct JSONWriter {
     }
 
     private mutating func appendQuoted(utf8: UnsafeBufferPointer<UInt8>) {
+        // The closing quote is appended at each end rather than by a `defer`, which was outlined
+        // into a function that retained the buffer for every string.
         buffer.append(UInt8(ascii: "\""))
-        defer { buffer.append(UInt8(ascii: "\"")) }
         // Most text needs no escape: one scan, one copy.
         var clean = true
         for byte in utf8 where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
             clean = false
             break
         }
-        if clean { return buffer.append(utf8) }
+        if clean {
+            buffer.append(utf8)
+            buffer.append(UInt8(ascii: "\""))
+            return
+        }
         var start = 0
         for (index, byte) in utf8.enumerated() where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
             buffer.append(UnsafeBufferPointer(rebasing: utf8[start..<index]))
@@ -335,5 +345,6 @@ public struct JSONWriter {
             }
         }
         buffer.append(UnsafeBufferPointer(rebasing: utf8[start...]))
+        buffer.append(UInt8(ascii: "\""))
     }
 }

@@ -19,17 +19,20 @@ enum StoredRowJSON {
     static func write(_ row: StoredPlaceRow, distance: Distance?, to json: inout JSONWriter, includeCoordinates: Bool) -> Bool {
         withUnsafeTemporaryAllocation(of: Range<Int>.self, capacity: 32) { fields in
             fields.initialize(repeating: 0..<0)
-            var present: UInt32 = 0
+            var found: UInt32 = 0
             let details = row.details
             var index = 0
             while index < details.count {
                 guard let (tag, length) = PlaceDetailsCodec.fieldHeader(details, at: &index) else { return false }
                 if tag < 32 {
                     fields[Int(tag)] = index..<(index + length)
-                    present |= 1 << UInt32(tag)
+                    found |= 1 << UInt32(tag)
                 }
                 index += length
             }
+            // A constant for the helpers below: a `var` they captured was checked for exclusive
+            // access at run time on every field read.
+            let present = found
             func has(_ tag: Tag) -> Bool { present & (1 << UInt32(tag.rawValue)) != 0 }
             func bytes(_ tag: Tag) -> UnsafeRawBufferPointer? {
                 has(tag) ? UnsafeRawBufferPointer(rebasing: details[fields[Int(tag.rawValue)]]) : nil

@@ -144,4 +144,21 @@ import Testing
         json.endObject()
         #expect(json.text == "{\n  \"a\": 3,\n  \"b\": 0.1,\n  \"c\": null,\n  \"d\": -42,\n  \"e\": [],\n  \"f\": {}\n}")
     }
+
+    /// Keys from literals short, long and not ASCII, and strings with and without escapes, each
+    /// closed by its quote.
+    @Test func keysAndStringsAreQuoted() throws {
+        let scalarKey: StaticString = "\u{E9}"  // one scalar, not ASCII
+        var json = JSONWriter()
+        json.beginObject()
+        json.key("k"); json.string("plain")
+        json.key("a longer key"); json.string("tab\there \"quoted\" back\\slash \u{1}")
+        json.key(scalarKey); json.string("")
+        json.key(dynamic: "d\"k"); json.string("é")
+        json.endObject()
+        #expect(json.text == #"{"k":"plain","a longer key":"tab\there \"quoted\" back\\slash \u0001","é":"","d\"k":"é"}"#)
+        let parsed = try JSONSerialization.jsonObject(with: Data(json.bytes)) as? [String: String]
+        #expect(parsed?["a longer key"] == "tab\there \"quoted\" back\\slash \u{1}")
+        #expect(parsed?["d\"k"] == "é")
+    }
 }
