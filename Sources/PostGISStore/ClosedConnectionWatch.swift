@@ -8,8 +8,9 @@ import PostgresNIO
 /// idle-transaction limit, a proxy's timeout), the hand-over fails unseen and the statement
 /// waits forever. An import's own connections (``PostGISSnapshotWriter``) run every statement
 /// through a watch, so such a statement fails with ``PostGISError/unavailable(_:reason:)``
-/// instead. The pool's connections go without: `PostgresClient` drops a connection as it
-/// closes, so only a statement leased one in that instant could still wait.
+/// instead. The pool's connections have one each too (``ClosedConnectionWatches``):
+/// `PostgresClient` drops a connection as it closes, but a statement that leased one in that
+/// instant would wait forever, and hold the request that ran it.
 final class ClosedConnectionWatch: @unchecked Sendable {
     // Safe to share: `closed`, `waiting` and `nextKey` are only touched under `lock`.
     private let lock = NSLock()
@@ -19,10 +20,19 @@ final class ClosedConnectionWatch: @unchecked Sendable {
     let connection: PostgresConnection
     private let location: PostGISLocation
 
-    init(_ connection: PostgresConnection, location: PostGISLocation) {
+    /// A watch of `connection`; with `watching` false it starts at ``startWatching(then:)``.
+    init(_ connection: PostgresConnection, location: PostGISLocation, watching: Bool = true) {
         self.connection = connection
         self.location = location
-        connection.closeFuture.whenComplete { [weak self] _ in self?.connectionClosed() }
+        if watching { startWatching() }
+    }
+
+    /// Fails the waits when the connection closes (at once if it has), then calls `closed`.
+    func startWatching(then closed: @escaping @Sendable () -> Void = {}) {
+        connection.closeFuture.whenComplete { [weak self] _ in
+            self?.connectionClosed()
+            closed()
+        }
     }
 
     private var closedError: PostGISError {
@@ -61,6 +71,44 @@ final class ClosedConnectionWatch: @unchecked Sendable {
         }
         let error = closedError
         for fail in failures { fail(error) }
+    }
+}
+
+/// One ``ClosedConnectionWatch`` per connection of a pool: made at the connection's first lease,
+/// dropped when it closes. A watch holds its connection, so a closed connection's address cannot
+/// be reused by a new one while its entry is still here.
+final class ClosedConnectionWatches: @unchecked Sendable {
+    // Safe to share: `watches` is only touched under `lock`.
+    private let lock = NSLock()
+    private var watches: [ObjectIdentifier: ClosedConnectionWatch] = [:]
+    private let location: PostGISLocation
+
+    init(location: PostGISLocation) { self.location = location }
+
+    /// How many connections are watched (for tests).
+    var count: Int { lock.withLock { watches.count } }
+
+    /// Runs `body` on `connection`, or fails once the connection closes.
+    func run<T: Sendable>(on connection: PostgresConnection,
+                          _ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
+        try await watch(connection).run(body)
+    }
+
+    private func watch(_ connection: PostgresConnection) -> ClosedConnectionWatch {
+        let key = ObjectIdentifier(connection)
+        let (watch, isNew) = lock.withLock { () -> (ClosedConnectionWatch, Bool) in
+            if let existing = watches[key] { return (existing, false) }
+            let made = ClosedConnectionWatch(connection, location: location, watching: false)
+            watches[key] = made
+            return (made, true)
+        }
+        // Registered after the entry is in place, so that a connection already closed removes it.
+        if isNew { watch.startWatching { [weak self] in self?.remove(key) } }
+        return watch
+    }
+
+    private func remove(_ key: ObjectIdentifier) {
+        _ = lock.withLock { watches.removeValue(forKey: key) }
     }
 }
 

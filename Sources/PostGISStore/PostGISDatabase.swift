@@ -92,12 +92,15 @@ public final class PostGISDatabase: Sendable {
     /// Ends the waits longer than ``timeout``; its loop runs until ``close()``.
     private let watchdog = LeaseWatchdog()
     private let watching: Task<Void, Never>
+    /// Fails a statement whose connection closes under it (see ``ClosedConnectionWatch``).
+    let closeWatches: ClosedConnectionWatches
 
     private init(location: PostGISLocation, client: PostgresClient, timeout: Duration, logger: Logger) {
         self.location = location
         self.client = client
         self.timeout = timeout
         self.logger = logger
+        closeWatches = ClosedConnectionWatches(location: location)
         running = Task.detached { await client.run() }
         let watchdog = self.watchdog, interval = LeaseWatchdog.interval(for: timeout)
         watching = Task.detached { await watchdog.run(every: interval) }
@@ -154,14 +157,16 @@ public final class PostGISDatabase: Sendable {
     /// ``PostGISError/unavailable(_:reason:)``, a refused statement ``PostGISError/server(_:)``.
     func withConnection<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
         let location = self.location, timeout = self.timeout, client = self.client, watchdog = self.watchdog
+        let closeWatches = self.closeWatches
         return try await Self.translatingErrors(location) {
-            // Only waiting for a connection is bounded here; a statement runs as long as it needs.
+            // Only waiting for a connection is bounded here; a statement runs as long as it needs
+            // (the server's statement_timeout bounds it), or until its connection closes.
             let waiter = LeaseWatchdog.Waiter(timeout: timeout)
             let work = Task {
                 watchdog.start(waiter, at: .now)
                 return try await client.withConnection { connection in
                     guard watchdog.leased(waiter) else { throw CancellationError() }
-                    return try await body(connection)
+                    return try await closeWatches.run(on: connection, body)
                 }
             }
             watchdog.watch(waiter, cancel: { work.cancel() })
