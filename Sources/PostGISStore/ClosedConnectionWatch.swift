@@ -41,23 +41,30 @@ final class ClosedConnectionWatch: @unchecked Sendable {
 
     /// Runs `body` (statements on ``connection``), or fails once the connection closes.
     func run<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
-        let connection = self.connection
-        return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
-            let once = ResumeOnce(continuation)
-            let key: Int? = lock.withLock {
-                guard !closed else { return nil }
-                defer { nextKey += 1 }
-                waiting[nextKey] = { once.resume(with: .failure($0)) }
-                return nextKey
-            }
-            guard let key else { return once.resume(with: .failure(closedError)) }
-            Task {
-                let result: Result<T, any Error>
-                do { result = .success(try await body(connection)) } catch { result = .failure(error) }
-                _ = self.lock.withLock { self.waiting.removeValue(forKey: key) }
-                once.resume(with: result)
+        let outcome = OneShot<T>()
+        // The body runs in a task of its own, so that this wait can end while it waits on.
+        Task {
+            do { outcome.complete(.success(try await self.running(body, onClose: outcome.complete))) } catch {
+                outcome.complete(.failure(error))
             }
         }
+        return try await outcome.value.get()
+    }
+
+    /// Runs `body` in the caller's task and calls `onClose` with the failure if the connection
+    /// closes before `body` returns (the caller then stops waiting for `body`, which may wait on);
+    /// fails at once when the connection has closed.
+    func running<T: Sendable>(_ body: (PostgresConnection) async throws -> T,
+                              onClose: @escaping @Sendable (Result<T, any Error>) -> Void) async throws -> T {
+        let key: Int? = lock.withLock {
+            guard !closed else { return nil }
+            defer { nextKey += 1 }
+            waiting[nextKey] = { onClose(.failure($0)) }
+            return nextKey
+        }
+        guard let key else { throw closedError }
+        defer { _ = lock.withLock { waiting.removeValue(forKey: key) } }
+        return try await body(connection)
     }
 
     /// Closes the connection.
@@ -88,13 +95,8 @@ final class ClosedConnectionWatches: @unchecked Sendable {
     /// How many connections are watched (for tests).
     var count: Int { lock.withLock { watches.count } }
 
-    /// Runs `body` on `connection`, or fails once the connection closes.
-    func run<T: Sendable>(on connection: PostgresConnection,
-                          _ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
-        try await watch(connection).run(body)
-    }
-
-    private func watch(_ connection: PostgresConnection) -> ClosedConnectionWatch {
+    /// The watch of `connection`, made at its first lease.
+    func watch(_ connection: PostgresConnection) -> ClosedConnectionWatch {
         let key = ObjectIdentifier(connection)
         let (watch, isNew) = lock.withLock { () -> (ClosedConnectionWatch, Bool) in
             if let existing = watches[key] { return (existing, false) }
@@ -112,18 +114,34 @@ final class ClosedConnectionWatches: @unchecked Sendable {
     }
 }
 
-/// Resumes a continuation the first time only: a statement's own answer and its connection's
-/// closing may both arrive. Safe to share: `continuation` is only touched under `lock`.
-private final class ResumeOnce<T: Sendable>: @unchecked Sendable {
+/// A result completed once — the first of a statement's own answer and its connection's
+/// closing — and awaited once. Safe to share: `result` and `waiter` are only touched under `lock`.
+final class OneShot<T: Sendable>: @unchecked Sendable {
     private let lock = NSLock()
-    private var continuation: CheckedContinuation<T, any Error>?
+    private var result: Result<T, any Error>?
+    private var waiter: CheckedContinuation<Result<T, any Error>, Never>?
 
-    init(_ continuation: CheckedContinuation<T, any Error>) { self.continuation = continuation }
+    /// Sets the result, unless one was set before.
+    @Sendable func complete(_ value: Result<T, any Error>) {
+        let waiting = lock.withLock { () -> CheckedContinuation<Result<T, any Error>, Never>? in
+            guard result == nil else { return nil }
+            result = value
+            defer { waiter = nil }
+            return waiter
+        }
+        waiting?.resume(returning: value)
+    }
 
-    func resume(with result: Result<T, any Error>) {
-        lock.withLock { () -> CheckedContinuation<T, any Error>? in
-            defer { continuation = nil }
-            return continuation
-        }?.resume(with: result)
+    /// The result, once it is set.
+    var value: Result<T, any Error> {
+        get async {
+            await withCheckedContinuation { continuation in
+                let ready = lock.withLock { () -> Result<T, any Error>? in
+                    if result == nil { waiter = continuation }
+                    return result
+                }
+                if let ready { continuation.resume(returning: ready) }
+            }
+        }
     }
 }

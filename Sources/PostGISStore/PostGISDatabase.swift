@@ -162,15 +162,21 @@ public final class PostGISDatabase: Sendable {
             // Only waiting for a connection is bounded here; a statement runs as long as it needs
             // (the server's statement_timeout bounds it), or until its connection closes.
             let waiter = LeaseWatchdog.Waiter(timeout: timeout)
+            // The statement's outcome: its own, or its connection's closing, whichever comes first.
+            let outcome = OneShot<T>()
             let work = Task {
                 watchdog.start(waiter, at: .now)
-                return try await client.withConnection { connection in
-                    guard watchdog.leased(waiter) else { throw CancellationError() }
-                    return try await closeWatches.run(on: connection, body)
+                do {
+                    outcome.complete(.success(try await client.withConnection { connection in
+                        guard watchdog.leased(waiter) else { throw CancellationError() }
+                        return try await closeWatches.watch(connection).running(body, onClose: outcome.complete)
+                    }))
+                } catch {
+                    outcome.complete(.failure(error))
                 }
             }
             watchdog.watch(waiter, cancel: { work.cancel() })
-            let result = await withTaskCancellationHandler { await work.result } onCancel: { work.cancel() }
+            let result = await withTaskCancellationHandler { await outcome.value } onCancel: { work.cancel() }
             if watchdog.finished(waiter) {
                 throw PostGISError.unavailable(location.description, reason: "no connection within \(timeout)")
             }
