@@ -105,8 +105,9 @@ public struct EncodedBatch: PlaceBatch {
         return Span(start: start, count: bytes.count - start)
     }
 
-    /// The rows to write, in Hilbert-curve order (places near each other share pages: about
-    /// 1.5× faster queries), with an id given twice written once, as its last occurrence.
+    /// The rows to write, in Hilbert-curve order (places near each other in one batch share
+    /// pages; a large dump in no spatial order still spreads a disc's places over many batches,
+    /// see docs/performance-history.md), with an id given twice written once, as its last occurrence.
     /// - Parameter subset: only these rows (by default all).
     /// - Returns: the order, and how many rows were left out as repeated ids.
     func writeOrder(of subset: [Int]? = nil) -> (rows: [Int], superseded: Int) {
