@@ -72,7 +72,7 @@ typealias GeoCoreDistance = Distance
     /// 400 000 places of source "big" at latitude -10: long enough an import to be killed half-way.
     func largeSnapshot(in directory: URL) throws -> URL {
         let large = directory.appendingPathComponent("large.geojsonl")
-        FileManager.default.createFile(atPath: large.path, contents: nil)
+        try #require(FileManager.default.createFile(atPath: large.path, contents: nil))
         let handle = try FileHandle(forWritingTo: large)
         for chunk in 0..<40 {
             let lines = (0..<10_000).map { feature(chunk * 10_000 + $0, lat: -10) }.joined(separator: "\n") + "\n"
