@@ -20,7 +20,7 @@ struct Serve: AsyncParsableCommand {
             With --db postgres://user@host:5432/name the places and everything people make live in that \
             PostgreSQL/PostGIS database, and any number of servers may share it.
             Every flag has an environment variable: GEOQUERY_HOST, GEOQUERY_PORT, GEOQUERY_DB, GEOQUERY_READ_DB, \
-            GEOQUERY_DATA_DIR, GEOQUERY_TILES, GEOQUERY_TILES_ATTRIBUTION, GEOQUERY_LOG_LEVEL (default info); \
+            GEOQUERY_DATA_DIR, GEOQUERY_TILES, GEOQUERY_TILES_ATTRIBUTION, GEOQUERY_CORS_ORIGINS, GEOQUERY_LOG_LEVEL (default info); \
             GEOQUERY_WEBHOOK_KEY (64 hex digits; default the file webhook.key beside the photos, made when missing). \
             Provider keys as for `geoquery search`. SIGTERM or SIGINT stops it gracefully: requests \
             under way are answered first.
@@ -44,6 +44,10 @@ struct Serve: AsyncParsableCommand {
         a process per connection; more than a few per core only adds switching.
         """) var databaseConnections: Int = 8
     @Option(name: .customLong("gem-radius-cap"), help: "The largest radius of /v1/gems/near (default 20mi).") var gemRadiusCap: String?
+    @Option(name: .customLong("cors-origins"), help: """
+        Web pages on other origins that may call the API from a browser, comma-separated \
+        (https://app.example.com,http://localhost:5173), or * for any (GEOQUERY_CORS_ORIGINS; default none).
+        """) var corsOrigins: String?
     @OptionGroup var index: IndexOptions
 
     func validate() throws {
@@ -53,6 +57,7 @@ struct Serve: AsyncParsableCommand {
         if !(1...1_000).contains(databaseConnections) {
             throw ValidationError("--db-connections \(databaseConnections) is invalid: it must be from 1 to 1000")
         }
+        _ = try resolvedAllowedOrigins()
         if let gemRadiusCap {
             do { _ = try Distance(parsing: gemRadiusCap) } catch {
                 throw ValidationError("--gem-radius-cap '\(gemRadiusCap)' is invalid: give a distance such as 20mi or 30km")
@@ -71,12 +76,19 @@ struct Serve: AsyncParsableCommand {
         return value
     }
 
+    /// `--cors-origins`, else GEOQUERY_CORS_ORIGINS, else none.
+    private func resolvedAllowedOrigins() throws -> AllowedOrigins {
+        let (name, text) = corsOrigins.map { ("--cors-origins", $0) } ?? ("GEOQUERY_CORS_ORIGINS", environment("GEOQUERY_CORS_ORIGINS") ?? "")
+        do { return try AllowedOrigins(parsing: text) } catch { throw ValidationError("\(name) is invalid: \(error)") }
+    }
+
     func run() async throws {
         var settings = ServiceConfiguration()
         settings.host = host ?? environment("GEOQUERY_HOST") ?? settings.host
         settings.port = try resolvedPort()
         settings.tilesURL = tiles ?? environment("GEOQUERY_TILES") ?? settings.tilesURL
         settings.tilesAttribution = tilesAttribution ?? environment("GEOQUERY_TILES_ATTRIBUTION") ?? settings.tilesAttribution
+        settings.allowedOrigins = try resolvedAllowedOrigins()
         let dataDirectory = dataDirectory ?? environment("GEOQUERY_DATA_DIR") ?? "geodata"
         settings.countries = try reportingFailures { try CountryTable(contentsOf: dataDirectory + "/countries.csv") }
         settings.regions = try reportingFailures { try RegionLocator(dataDirectory: dataDirectory) }

@@ -77,6 +77,9 @@ public struct GeoQueryService: Sendable {
         var table = RouteTable()
         router.add(middleware: AccessLogMiddleware(logger: logger))
         router.add(middleware: MetricsMiddleware())
+        if configuration.allowedOrigins != .none {
+            router.add(middleware: CrossOriginMiddleware(allowed: configuration.allowedOrigins))
+        }
         // Filled in below; the middleware reads the finished table.
         let tableBox = RouteTableBox()
         router.add(middleware: ProblemMiddleware(routes: tableBox, logger: logger))

@@ -21,6 +21,8 @@ public struct ServiceConfiguration: Sendable {
     /// Country boundaries and time zones, which give each new or moved gem its country,
     /// continent and time zone as an import gives places theirs; nil leaves gems without.
     public var regions: RegionLocator?
+    /// Web pages on other origins that may call the API from a browser (CORS); none by default.
+    public var allowedOrigins = AllowedOrigins.none
     /// Places per page when the request gives no `limit`.
     public var defaultPageSize = 50
     /// The largest `limit` (use cursors for more).

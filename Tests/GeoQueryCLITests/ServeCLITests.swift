@@ -82,9 +82,16 @@ import Testing
         let fixture = try CLITests.fixture.get()
         let directory = try Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let server = try await Server.start(["--db", fixture.db, "--users-db", directory.appendingPathComponent("users.sqlite").path])
+        let server = try await Server.start(["--db", fixture.db, "--users-db", directory.appendingPathComponent("users.sqlite").path,
+                                             "--cors-origins", "HTTPS://App.Example.com"])
         defer { if server.process.isRunning { server.process.terminate() } }
         #expect(server.log.value.contains("/openapi.json (API description)"))
+
+        var fromApp = URLRequest(url: URL(string: "http://127.0.0.1:\(server.port)/healthz")!)
+        fromApp.setValue("https://app.example.com", forHTTPHeaderField: "Origin")
+        let (_, cors) = try await URLSession.shared.data(for: fromApp)
+        #expect((cors as? HTTPURLResponse)?.value(forHTTPHeaderField: "Access-Control-Allow-Origin") == "https://app.example.com",
+                "--cors-origins lets that page read the answers")
 
         let (status, json) = try await server.request("GET", "/v1/places/near?lat=48.8584&lon=2.2945&radius=5km&limit=2")
         #expect(status == 200 && json["count"] as? Int == 2)
@@ -131,6 +138,11 @@ import Testing
         #expect(port.status == 64 && port.stderr.contains("--port 70000 is invalid: it must be from 0 to 65535"))
         let connections = try CLI.run(["serve", "--db-connections", "0"])
         #expect(connections.status == 64 && connections.stderr.contains("--db-connections 0 is invalid: it must be from 1 to 1000"))
+        let origins = try CLI.run(["serve", "--cors-origins", "https://app.example.com,app2.example.com"])
+        #expect(origins.status == 64 && origins.stderr.contains("--cors-origins is invalid: 'app2.example.com' is not an origin"))
+        let environmentOrigins = try CLI.run(["serve"], environment: ["GEOQUERY_CORS_ORIGINS": "https://app.example.com/"])
+        #expect(environmentOrigins.status == 64
+                && environmentOrigins.stderr.contains("GEOQUERY_CORS_ORIGINS is invalid: 'https://app.example.com/' is not an origin"))
         let missing = try CLI.run(["serve", "--db", "/nonexistent/places.sqlite"])
         #expect(missing.status == 66 && missing.stderr.contains("no place index at /nonexistent/places.sqlite"))
     }

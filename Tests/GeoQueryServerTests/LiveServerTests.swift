@@ -2,6 +2,7 @@ import Foundation
 import Accounts
 import GeoQueryServer
 import PlaceQuery
+import ProviderTestSupport
 import Hummingbird
 import HummingbirdTesting
 import Testing
@@ -128,6 +129,75 @@ import Glibc
             #expect(revoked.contains("Could not load the itinerary") && !revoked.contains("class=\"stop\""))
         }
     }
+
+    /// A page served from another origin (a loopback server on its own port) signs up, signs
+    /// in, makes a gem and reads it back through the live service in headless Chromium, which
+    /// enforces CORS as any browser does: the JSON bodies and the bearer token make it ask
+    /// first. With the page's origin not allowed, the browser stops at the first preflight and
+    /// no account is made.
+    @Test func aPageOnAnotherOriginUsesTheAPIInARealBrowser() async throws {
+        let chromium = try #require(["/usr/bin/chromium", "/usr/bin/chromium-browser"].first { FileManager.default.isExecutableFile(atPath: $0) },
+                                    "Debian's chromium must be installed (make deps)")
+        let page = try await LoopbackServer.start { _ in
+            LoopbackServer.Reply(status: 200, headers: ["Content-Type": "text/html; charset=utf-8"], body: Data(Self.crossOriginPage.utf8))
+        }
+        defer { Task { await page.stop() } }
+        let pageOrigin = page.baseURL.absoluteString
+        for allowed in [true, false] {
+            let fixture = try await AccountFixture {
+                $0.allowedOrigins = .only([allowed ? pageOrigin : "https://app.example.com"])
+            }
+            defer { fixture.remove() }
+            let dom = try await withLiveServer(fixture.service) { port in
+                try await run(chromium, ["--headless", "--no-sandbox", "--disable-gpu", "--virtual-time-budget=15000", "--dump-dom",
+                                         "\(pageOrigin)/?api=http://127.0.0.1:\(port)"])
+            }
+            // What the script wrote: the text between <pre id="out"> and </pre>.
+            let written = dom.components(separatedBy: "<pre id=\"out\">").dropFirst().first?.components(separatedBy: "</pre>").first ?? ""
+            
+            if allowed {
+                #expect(written.contains("signed up: 201"), "\(written)")
+                #expect(written.contains("gem: 201 Quiet cove"), "\(written)")
+                #expect(written.contains("near: 200 Quiet cove, link: yes"), "the paging header is exposed: \(written)")
+                #expect(written.contains("me without token: 401 Bearer"), "an error and its header are readable: \(written)")
+                #expect(!written.contains("failed"), "\(written)")
+            } else {
+                #expect(written == "failed: TypeError\n", "the browser refuses the answer: \(written)")
+                #expect(try await fixture.store.user(named: "corsfan") == nil, "the preflight stopped the sign-up")
+            }
+        }
+    }
+
+    /// The page of ``aPageOnAnotherOriginUsesTheAPIInARealBrowser()``: each step's result as a
+    /// line of the `out` element, `failed: …` when the browser refuses.
+    static let crossOriginPage = """
+        <!doctype html><html><head><title>another origin</title></head><body><pre id="out"></pre><script>
+        const api = new URLSearchParams(location.search).get('api');
+        const out = document.getElementById('out');
+        const say = line => { out.textContent += line + '\\n'; };
+        const json = body => ({method: 'POST', headers: {'Content-Type': 'application/json'}, body: JSON.stringify(body)});
+        (async () => {
+          try {
+            const made = await fetch(api + '/v1/users', json({username: 'corsfan', email: 'corsfan@example.org', password: 'a long enough secret'}));
+            say('signed up: ' + made.status);
+            const session = await (await fetch(api + '/v1/sessions', json({username: 'corsfan', password: 'a long enough secret'}))).json();
+            const bearer = {'Authorization': 'Bearer ' + session.token};
+            for (const name of ['Quiet cove', 'Quieter cove']) {
+              const request = json({name, lat: 43.7301, lon: 7.4201, visibility: 'public'});
+              request.headers = {...request.headers, ...bearer};
+              const gem = await fetch(api + '/v1/gems', request);
+              if (name === 'Quiet cove') say('gem: ' + gem.status + ' ' + (await gem.json()).places[0].name);
+            }
+            const near = await fetch(api + '/v1/gems/near?lat=43.73&lon=7.42&limit=1', {headers: bearer});
+            say('near: ' + near.status + ' ' + (await near.json()).places[0].name + ', link: ' + (near.headers.get('Link') ? 'yes' : 'no'));
+            const me = await fetch(api + '/v1/me');
+            say('me without token: ' + me.status + ' ' + (me.headers.get('WWW-Authenticate') || '').split(' ')[0]);
+          } catch (error) {
+            say('failed: ' + error.name);
+          }
+        })();
+        </script></body></html>
+        """
 
     /// Runs a program and returns its standard output; the wait happens on a Dispatch thread,
     /// not on the cooperative pool the server's handlers need.
