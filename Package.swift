@@ -30,7 +30,7 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
-        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),  // LogHandler.log(event:)
         // The thread pool that blocking SQLite and CPU work runs on (NIOThreadPool).
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         // The HTTP service (see README "Why these libraries").

@@ -28,10 +28,9 @@ struct DeferredMetadataLogHandler: LogHandler {
         set { metadata[key] = newValue }
     }
 
-    func log(level: Logger.Level, message: Logger.Message, metadata explicit: Logger.Metadata?, source: String,
-             file: String, function: String, line: UInt) {
+    func log(event: LogEvent) {
         var stream = self.stream
         if !metadata.isEmpty { stream.metadata = metadata }
-        stream.log(level: level, message: message, metadata: explicit, source: source, file: file, function: function, line: line)
+        stream.log(event: event)
     }
 }
