@@ -7,9 +7,11 @@ import PlaceQuery
 ///
 /// Column order is ``Schema/selectColumns`` for reads and ``insertSQL`` for writes.
 enum PlaceRowCodec {
+    /// An upsert by id; ?11 is the pk a new row gets (``PlaceWriter`` picks it by the row's
+    /// position, so rows near each other are stored together).
     static let insertSQL = """
-        INSERT INTO places (id, source, name, lat, lon, details, geom, country, continent, rank_key)
-        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
+        INSERT INTO places (pk, id, source, name, lat, lon, details, geom, country, continent, rank_key)
+        VALUES (?11, ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
         ON CONFLICT (id) DO UPDATE SET source = excluded.source, name = excluded.name,
             lat = excluded.lat, lon = excluded.lon, details = excluded.details, geom = excluded.geom,
             country = excluded.country, continent = excluded.continent, rank_key = excluded.rank_key

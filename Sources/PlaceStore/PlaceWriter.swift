@@ -32,10 +32,6 @@ public final class PlaceWriter {
     private var sideNames: SideNameIndex?
     /// The page cache size to restore after a bulk load.
     private var regularCacheSize: Int64?
-    /// The highest pk in the table (read at the first upsert, then kept up to date): a new row's
-    /// rowid is always above it, so a returned pk at or below it means the upsert updated an
-    /// existing row, whose old categories must go.
-    private var highestPK: Int64?
     /// The source of the snapshot under way (``beginSnapshot(source:)``).
     var snapshotSource: String?
     /// True when the index was empty when the snapshot began: nothing to compare or remove, and
@@ -178,8 +174,6 @@ public final class PlaceWriter {
         let insert = try index.statement(PlaceRowCodec.insertSQL)
         let clearCategories = try index.statement("DELETE FROM place_categories WHERE pk = ?1")
         let addCategory = try index.statement("INSERT OR IGNORE INTO place_categories (category, pk) VALUES (?1, ?2)")
-        var highest = try highestPK ?? index.connection.scalarInt("SELECT coalesce(max(pk), 0) FROM places") ?? 0
-        defer { highestPK = highest }
         var updated = 0
         let append = isBulkLoad ? try index.statement(PlaceRowCodec.appendSQL) : nil
         // The batch's category codes as the bulk load's.
@@ -194,20 +188,21 @@ public final class PlaceWriter {
             defer { for statement in [insert, append] { statement?.reset() } }
             for rowIndex in ordered {
                 let row = batch.rows[rowIndex]
-                let pk: Int64
+                let pk: Int64, isUpdate: Bool
                 if let append, let appended = try self.append(row, bytes: bytes, geometry: geometry, with: append) {
-                    pk = appended
+                    (pk, isUpdate) = (appended, false)
                 } else {
+                    let proposed = try unusedKey(near: row.hilbert)
                     PlaceRowCodec.bind(row, bytes: bytes, geometry: geometry, to: insert)
+                    insert.bind(proposed, at: 11)
                     guard try insert.step() else {
                         throw PlaceStoreError.sqlite(code: 0, message: "upsert returned no row", sql: PlaceRowCodec.insertSQL)
                     }
                     pk = insert.int64(0)
                     try insert.run()
+                    isUpdate = pk != proposed  // an existing row kept its pk: its old categories go
                 }
-                let isUpdate = pk <= highest  // an existing row: its old categories go
                 if isUpdate { updated += 1 }
-                highest = max(highest, pk)
                 if rebuildsAll { continue }  // categories and names are rebuilt from every row at the end
                 let categories = batch.categories(of: rowIndex)
                 if isBulkLoad {
@@ -235,6 +230,33 @@ public final class PlaceWriter {
             }
         }
         return (ordered.count - updated, updated + superseded)
+    }
+
+    /// The first pk of the key range of rows placed by their position (``unusedKey(near:)``):
+    /// above every pk a bulk load gives (they count up from 1), below 2^53.
+    static let positionKeyBase: Int64 = 1 << 52
+    /// How many pks each cell of the Hilbert curve's 2^16 × 2^16 grid (about 600 × 300 m at
+    /// the equator) has before its rows spill to the end of the table.
+    static let keysPerCell: Int64 = 1 << 20
+
+    /// An unused pk among those of the Hilbert cell `hilbert`, for a row an upsert may insert:
+    /// the cell's highest pk plus one. A table's rows are stored in pk order, so places added
+    /// one at a time (gems, a nightly import's new places) are stored beside their neighbours,
+    /// as a bulk load stores its batch in Hilbert order: a query near them reads fewer pages.
+    /// Rows inserted in random places' order measured about 10 % more server CPU per gems-near
+    /// request than the same rows stored in Hilbert order. A full cell gives the pk after the
+    /// table's highest.
+    private func unusedKey(near hilbert: UInt32) throws -> Int64 {
+        let first = Self.positionKeyBase + Int64(hilbert) * Self.keysPerCell, last = first + Self.keysPerCell - 1
+        let highestInCell = try index.statement("SELECT pk FROM places WHERE pk BETWEEN ?1 AND ?2 ORDER BY pk DESC LIMIT 1")
+        defer { highestInCell.reset() }
+        highestInCell.reset()
+        highestInCell.bind(first, at: 1)
+        highestInCell.bind(last, at: 2)
+        guard try highestInCell.step() else { return first }
+        let highest = highestInCell.int64(0)
+        if highest < last { return highest + 1 }
+        return (try index.connection.scalarInt("SELECT max(pk) FROM places") ?? 0) + 1
     }
 
     /// Inserts a row that is new; nil when its id exists already (a constraint error), for the

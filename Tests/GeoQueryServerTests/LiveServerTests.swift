@@ -182,8 +182,8 @@ import Glibc
             say('signed up: ' + made.status);
             const session = await (await fetch(api + '/v1/sessions', json({username: 'corsfan', password: 'a long enough secret'}))).json();
             const bearer = {'Authorization': 'Bearer ' + session.token};
-            for (const name of ['Quiet cove', 'Quieter cove']) {
-              const request = json({name, lat: 43.7301, lon: 7.4201, visibility: 'public'});
+            for (const [name, lat] of [['Quiet cove', 43.7301], ['Quieter cove', 43.7350]]) {
+              const request = json({name, lat, lon: 7.4201, visibility: 'public'});
               request.headers = {...request.headers, ...bearer};
               const gem = await fetch(api + '/v1/gems', request);
               if (name === 'Quiet cove') say('gem: ' + gem.status + ' ' + (await gem.json()).places[0].name);
