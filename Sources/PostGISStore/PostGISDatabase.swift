@@ -274,7 +274,8 @@ public final class PostGISDatabase: Sendable {
 }
 
 extension PostgresConnection {
-    /// Runs a statement and collects its rows.
+    /// Runs a statement and collects its rows (a write's none may be ignored).
+    @discardableResult
     func all(_ query: PostgresQuery) async throws -> [PostgresRow] {
         try await self.query(query, logger: PostGISDatabase.statementLogger).collect()
     }

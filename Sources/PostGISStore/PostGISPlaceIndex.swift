@@ -353,8 +353,8 @@ public final class PostGISPlaceIndex: PlaceIndex, Sendable {
     /// Creates the temporary `staging` table (dropped at commit) or empties it, and copies the
     /// batch into it.
     static func stage(_ batch: PostGISBatch, on connection: PostgresConnection, logger: Logger) async throws {
-        try await connection.query(PostgresQuery(unsafeSQL: PlaceRecord.stagingTable), logger: logger).collect()
-        try await connection.query("TRUNCATE staging", logger: logger).collect()
+        _ = try await connection.query(PostgresQuery(unsafeSQL: PlaceRecord.stagingTable), logger: logger).collect()
+        _ = try await connection.query("TRUNCATE staging", logger: logger).collect()
         try await copy(batch, into: "staging", on: connection, logger: logger)
     }
 

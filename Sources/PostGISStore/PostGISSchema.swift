@@ -168,16 +168,16 @@ enum PostGISSchema {
                 var binds = PostgresBindings()
                 binds.append(ids)
                 binds.append(keys)
-                try await connection.query(PostgresQuery(unsafeSQL: """
+                _ = try await connection.query(PostgresQuery(unsafeSQL: """
                     UPDATE \(table) t SET rank_key = u.k FROM unnest($1::text[], $2::bigint[]) AS u(i, k) WHERE t.id = u.i
                     """, binds: binds), logger: logger).collect()
                 after = ids[ids.count - 1]
             }
-            try await connection.query(PostgresQuery(unsafeSQL: """
+            _ = try await connection.query(PostgresQuery(unsafeSQL: """
                 ALTER TABLE \(table) ALTER COLUMN rank_key SET NOT NULL
                 """), logger: logger).collect()
             for column in ["country", "continent"] {
-                try await connection.query(PostgresQuery(unsafeSQL: """
+                _ = try await connection.query(PostgresQuery(unsafeSQL: """
                     CREATE INDEX \(table)_\(column)_rank ON \(table) (\(column), rank_key, id) WHERE \(column) IS NOT NULL
                     """), logger: logger).collect()
             }
@@ -194,11 +194,11 @@ enum PostGISSchema {
             let done = try await database.transaction { connection -> Bool in
                 // The lock comes first: `IF NOT EXISTS` is not safe against a concurrent create
                 // (two servers racing would both pass the check and one fail on pg_type).
-                try await connection.query("SELECT pg_advisory_xact_lock(\(migrationLock))", logger: database.logger).collect()
+                _ = try await connection.query("SELECT pg_advisory_xact_lock(\(migrationLock))", logger: database.logger).collect()
                 // A migration may rewrite every row: the pool's statement timeout is for requests.
-                try await connection.query("SET LOCAL statement_timeout = 0", logger: database.logger).collect()
-                try await connection.query("CREATE EXTENSION IF NOT EXISTS postgis", logger: database.logger).collect()
-                try await connection.query("CREATE TABLE IF NOT EXISTS geoquery_schema (version integer NOT NULL)",
+                _ = try await connection.query("SET LOCAL statement_timeout = 0", logger: database.logger).collect()
+                _ = try await connection.query("CREATE EXTENSION IF NOT EXISTS postgis", logger: database.logger).collect()
+                _ = try await connection.query("CREATE TABLE IF NOT EXISTS geoquery_schema (version integer NOT NULL)",
                                            logger: database.logger).collect()
                 let rows = try await connection.query("SELECT max(version) FROM geoquery_schema", logger: database.logger).collect()
                 let version = try rows.first?.decode(Int?.self) ?? 0
@@ -207,11 +207,11 @@ enum PostGISSchema {
                 for statement in migrations[version].components(separatedBy: ";\n") {
                     let text = statement.trimmingCharacters(in: .whitespacesAndNewlines)
                     if text.isEmpty { continue }
-                    try await connection.query(PostgresQuery(unsafeSQL: text), logger: database.logger).collect()
+                    _ = try await connection.query(PostgresQuery(unsafeSQL: text), logger: database.logger).collect()
                 }
                 if version + 1 == 5 { try await fillRanks(connection, logger: database.logger) }
-                try await connection.query("DELETE FROM geoquery_schema", logger: database.logger).collect()
-                try await connection.query("INSERT INTO geoquery_schema VALUES (\(version + 1))", logger: database.logger).collect()
+                _ = try await connection.query("DELETE FROM geoquery_schema", logger: database.logger).collect()
+                _ = try await connection.query("INSERT INTO geoquery_schema VALUES (\(version + 1))", logger: database.logger).collect()
                 return false
             }
             if done { return }

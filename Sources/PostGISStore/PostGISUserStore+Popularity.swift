@@ -17,7 +17,7 @@ extension PostGISUserStore {
             for (kind, id) in unique {
                 for period in PopularityPeriod.allCases {
                     let key = PopularityMath.key(weight: activity.weight, at: date, period: period)
-                    try await connection.query("""
+                    _ = try await connection.query("""
                         INSERT INTO popularity AS p VALUES (\(kind.rawValue), \(id.rawValue), \(period.rawValue), \(key), \(time), 1)
                         ON CONFLICT (kind, subject, period) DO UPDATE SET
                           score_key = greatest(p.score_key, excluded.score_key)

@@ -27,7 +27,7 @@ import Testing
     }
 
     @Test func ordersByUTF8BytesLikeSQLite() throws {
-        let ids = try ["b:1", "a:2", "a:10", "a:1", "é:1", "Z:1".lowercased()].map(PlaceID.init)
+        let ids = ["b:1", "a:2", "a:10", "a:1", "é:1", "Z:1".lowercased()].map { PlaceID(trustedRawValue: $0) }  // trusted: "é:1" is not a valid id, but the order holds for any bytes
         #expect(ids.sorted().map(\.rawValue) == ["a:1", "a:10", "a:2", "b:1", "z:1", "é:1"])
         #expect(PlaceID.utf8Precedes("a", "ab") && !PlaceID.utf8Precedes("ab", "a") && !PlaceID.utf8Precedes("a", "a"))
     }
