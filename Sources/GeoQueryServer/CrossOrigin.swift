@@ -82,8 +82,10 @@ public enum AllowedOrigins: Sendable, Equatable {
             host = authority[..<colon]
             port = authority[authority.index(after: colon)...]
         }
-        let hostCharacters = Set("abcdefghijklmnopqrstuvwxyz0123456789.-[]:")
-        guard !host.isEmpty, host.allSatisfy(hostCharacters.contains), host.first != ".", host.last != "." else { return nil }
+        let isIPv6 = host.hasPrefix("[")
+        let hostCharacters = Set(isIPv6 ? "0123456789abcdef:.[]" : "abcdefghijklmnopqrstuvwxyz0123456789.-")
+        guard !host.isEmpty, host.allSatisfy(hostCharacters.contains), host.first != ".", host.last != ".",
+              !isIPv6 || (host.count > 2 && host.dropFirst().dropLast().allSatisfy { $0 != "[" && $0 != "]" }) else { return nil }
         if let port {
             guard !port.isEmpty, port.count <= 5, port.allSatisfy(\.isASCII), port.allSatisfy(\.isNumber),
                   let number = Int(port), (1...65_535).contains(number) else { return nil }

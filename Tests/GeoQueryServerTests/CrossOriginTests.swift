@@ -21,7 +21,8 @@ import Testing
                    "https://app.example.com/path": "https://app.example.com/path", "ftp://files.example.com": "ftp://files.example.com",
                    "https://": "https://", "https://a.example:0": "https://a.example:0", "https://a.example:99999": "https://a.example:99999",
                    "*,https://a.example": "*", "https://a.example,": "", "https://user@a.example": "https://user@a.example",
-                   "https://a.example?x=1": "https://a.example?x=1", "http://a.example:８０": "http://a.example:８０"]
+                   "https://a.example?x=1": "https://a.example?x=1", "http://a.example:８０": "http://a.example:８０",
+                   "https://a]b.example": "https://a]b.example", "http://[]": "http://[]", "http://[::g]": "http://[::g]"]
         for (text, part) in bad {
             #expect(throws: AllowedOrigins.ParseError(value: part), "\(text)") { try AllowedOrigins(parsing: text) }
         }
