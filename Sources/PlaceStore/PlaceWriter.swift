@@ -192,15 +192,16 @@ public final class PlaceWriter {
                 if let append, let appended = try self.append(row, bytes: bytes, geometry: geometry, with: append) {
                     (pk, isUpdate) = (appended, false)
                 } else {
-                    let proposed = try unusedKey(near: row.hilbert)
+                    // After a failed append the id exists (the upsert updates it): no key to find.
+                    let proposed = append == nil ? try unusedKey(near: row.hilbert) : nil
                     PlaceRowCodec.bind(row, bytes: bytes, geometry: geometry, to: insert)
-                    insert.bind(proposed, at: 11)
+                    if let proposed { insert.bind(proposed, at: 11) } else { insert.bind(nil as String?, at: 11) }
                     guard try insert.step() else {
                         throw PlaceStoreError.sqlite(code: 0, message: "upsert returned no row", sql: PlaceRowCodec.insertSQL)
                     }
                     pk = insert.int64(0)
                     try insert.run()
-                    isUpdate = pk != proposed  // an existing row kept its pk: its old categories go
+                    isUpdate = proposed.map { pk != $0 } ?? true  // an existing row kept its pk: its old categories go
                 }
                 if isUpdate { updated += 1 }
                 if rebuildsAll { continue }  // categories and names are rebuilt from every row at the end
