@@ -20,6 +20,9 @@ final class SQLiteConnection {
     /// is a global mutex that serialises allocation across connections.
     private static let configureOnce: Void = { _ = geoquery_sqlite_disable_memstatus() }()
 
+    /// How long a statement waits for another connection's lock before it fails with `SQLITE_BUSY`.
+    static let busyTimeoutMilliseconds: Int32 = 10_000
+
     init(path: String, readOnly: Bool, create: Bool) throws {
         _ = SQLiteConnection.configureOnce
         self.path = path
@@ -46,7 +49,7 @@ final class SQLiteConnection {
         }
         spatialiteCache = cache
         spatialite_init_ex(db, cache, 0)
-        sqlite3_busy_timeout(db, 10_000)
+        sqlite3_busy_timeout(db, Self.busyTimeoutMilliseconds)
         sqlite3_extended_result_codes(db, 1)
         deadline.initialize(to: 0)
         // Every 10 000 virtual-machine steps (tens of microseconds), look at the clock.
@@ -86,9 +89,9 @@ final class SQLiteConnection {
     /// checkpointing in the commit: the automatic checkpoint is this same hook, so it stops.
     func reportLogSize(to checkpointer: BackgroundCheckpointer) {
         logSizeObserver = checkpointer
-        sqlite3_wal_hook(handle, { context, _, schema, pages in
+        sqlite3_wal_hook(handle, { context, writer, schema, pages in
             if let context, let schema, strcmp(schema, "main") == 0 {
-                Unmanaged<BackgroundCheckpointer>.fromOpaque(context).takeUnretainedValue().logGrew(to: Int(pages))
+                Unmanaged<BackgroundCheckpointer>.fromOpaque(context).takeUnretainedValue().logGrew(to: Int(pages), writer: writer)
             }
             return SQLITE_OK
         }, Unmanaged.passUnretained(checkpointer).toOpaque())

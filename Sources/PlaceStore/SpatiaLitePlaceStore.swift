@@ -35,8 +35,13 @@ public final class SpatiaLitePlaceStore: PlaceIndex, @unchecked Sendable {
     public let path: String
     /// How many threads run queries (and so how many read connections there can be).
     public let threadCount: Int
-    /// The log size, in pages, from which writes have the log copied into the file.
+    /// The log size, in pages, from which writes have the log copied into the file. From four
+    /// times that, the copy also holds writers off until the log can start again, so that
+    /// writes that never pause cannot grow it without bound.
     public let checkpointPages: Int
+    /// How many checkpoints have restarted the log after a burst of writes (see
+    /// ``checkpointPages``); 0 before the first write.
+    var logRestarts: Int { lock.withLock { checkpointer }?.restarts ?? 0 }
 
     /// Opens the index at `path` for reading (it must exist; ``PlaceStoreError/indexNotFound(path:)``
     /// otherwise) and starts `threads` pool threads (default: one per core, at least two).
@@ -96,6 +101,10 @@ public final class SpatiaLitePlaceStore: PlaceIndex, @unchecked Sendable {
                 if let writer { return writer }
                 let opened = try SpatiaLitePlaceIndex(path: path, mode: .readWrite)
                 let checkpointer = BackgroundCheckpointer(path: path, pages: checkpointPages)
+                // When a burst has grown the log and a restart checkpoint lets it start again,
+                // the file is cut back to the checkpoint size (SQLite keeps it at its peak).
+                let pageSize = try opened.connection.scalarInt("PRAGMA page_size") ?? 4096
+                try opened.connection.execute("PRAGMA journal_size_limit = \(Int64(checkpointPages) * pageSize)")
                 opened.connection.reportLogSize(to: checkpointer)
                 writer = opened
                 self.checkpointer = checkpointer

@@ -1,4 +1,5 @@
 import Foundation
+import GeoCore
 import PlaceModel
 import PlaceQuery
 import Testing
@@ -59,5 +60,45 @@ import Testing
         for batch in 1..<10 { try await store.upsert(try Self.places(batch, count: 20)) }
         #expect(try await store.count(source: "ck") == 200)
         try await store.shutdown()
+    }
+
+    /// The log file's size, in pages of 4 KB.
+    static func logPages(_ path: String) -> Int {
+        ((try? FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int) ?? 0) / 4096
+    }
+
+    /// Writes that never pause: each passive checkpoint ends with newer pages already in the
+    /// log, so the log would never start again and would hold every page written. The commit
+    /// that takes it past four times the checkpoint size restarts it, with readers at work.
+    @Test func writesThatNeverPauseCannotGrowTheLogWithoutBound() async throws {
+        let (path, directory) = try Self.makeIndex()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = try SpatiaLitePlaceStore(path: path, checkpointPages: 32)
+        let readers = (0..<2).map { _ in
+            Task {
+                var reads = 0
+                while !Task.isCancelled {
+                    _ = try await store.near(Coordinate(uncheckedLatitude: 0, longitude: 0), radius: Distance(uncheckedMeters: 3_000_000), filter: .none,
+                                             limit: 20, cursor: nil)
+                    reads += 1
+                }
+                return reads
+            }
+        }
+        var largest = 0, written = 0
+        for batch in 0..<150 {
+            try await store.upsert(try Self.places(batch, count: 100))
+            largest = max(largest, Self.logPages(path))
+            written += 100
+        }
+        for reader in readers { reader.cancel() }
+        for reader in readers { #expect(try await reader.value > 0) }
+        // Far more pages were written than the bound (about 40 a transaction, 6 000 in all).
+        #expect(store.logRestarts > 0)
+        #expect(largest <= 4 * 4 * 32, "the log reached \(largest) pages")
+        #expect(try await store.count(source: "ck") == written)
+        try await store.shutdown()
+        // Every write is in the file and its log, as a new connection reads them.
+        #expect(try SpatiaLitePlaceIndex(path: path, mode: .readOnly).count(source: "ck") == written)
     }
 }
