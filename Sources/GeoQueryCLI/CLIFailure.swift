@@ -53,7 +53,7 @@ struct CLIFailure: Error {
             case .indexNotFound(let path):
                 self.init(error.description + " (`geoquery import FILE --format geonames-csv --db \(path)`, or `make run` for the default index)",
                           exitCode: Self.noInput)
-            case .notAnIndex: self.init(error.description, exitCode: Self.noInput)
+            case .notAnIndex, .notUserData: self.init(error.description, exitCode: Self.noInput)
             case .invalidArgument: self.init(error.description, exitCode: Self.usage)
             default: self.init(error.description, exitCode: Self.ioError)
             }

@@ -13,10 +13,10 @@ struct GeoQueryCommand: AsyncParsableCommand {
             `geoquery import FILE --format geonames-csv` or `make run`.
 
             Exit codes: 0 success (an empty answer too), 1 place not found, 64 bad usage or input, \
-            65 bad data file, 66 no index, 69 a provider failed, 74 I/O or database failure.
+            65 bad data file, 66 no index (or user data file), 69 a provider failed, 74 I/O or database failure.
             """,
         version: "0.1.0",
-        subcommands: [Near.self, BBox.self, Nearest.self, Best.self, PlaceLookup.self, Stats.self, Sources.self, Import.self, RouteCommand.self, Search.self, WeatherLookup.self, Serve.self]
+        subcommands: [Near.self, BBox.self, Nearest.self, Best.self, PlaceLookup.self, Stats.self, Sources.self, Import.self, RouteCommand.self, Search.self, WeatherLookup.self, Serve.self, Backup.self]
     )
 
     static func main() async {

@@ -33,7 +33,8 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("tiles-attribution"), help: "Attribution HTML for the tiles (GEOQUERY_TILES_ATTRIBUTION).") var tilesAttribution: String?
     @Option(help: "Threads that run index queries (default: one per core, at least 2).") var threads: Int?
     @Option(name: .customLong("users-db"), help: """
-        SQLite file of accounts, gems, favourites and ratings, created if missing         (GEOQUERY_USERS_DB; default DATA_DIR/users.sqlite). Photos go to the folder photos/ beside it.
+        SQLite file of accounts, gems, favourites and ratings, created if missing \
+        (GEOQUERY_USERS_DB; default DATA_DIR/users.sqlite). Photos go to the folder photos/ beside it.
         """) var usersDatabase: String?
     @Option(name: .customLong("read-db"), help: """
         A read replica of the --db PostgreSQL database (GEOQUERY_READ_DB): anonymous place and gem queries go \

@@ -48,7 +48,7 @@ extension GeoQueryService {
             var headers: HTTPFields = [.eTag: "\"\(id)\"", .cacheControl: "public, max-age=31536000, immutable"]
             if request.headers[.ifNoneMatch]?.contains(id) == true { return Response(status: .notModified, headers: headers) }
             // File reads run on the worker pool, never on an event loop.
-            let path = Self.photoPath(id, in: directory)
+            let path = PhotoFiles.path(id, in: directory)
             guard let data = try await onWorker({ FileManager.default.contents(atPath: path) }) else {
                 throw APIProblem(.notFound, "no photo with id \(id)")
             }
@@ -140,7 +140,7 @@ extension GeoQueryService {
                 throw APIProblem(.unsupportedMediaType, String(describing: error))
             }
             let id = SessionToken.sha256Hex(clean)
-            let path = Self.photoPath(id, in: directory)
+            let path = PhotoFiles.path(id, in: directory)
             if !FileManager.default.fileExists(atPath: path) {
                 try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
                 // Written to a temporary name and renamed, so a reader never sees half a photo.
@@ -156,16 +156,12 @@ extension GeoQueryService {
         return try await requireUserData().photo(id: id) ?? record
     }
 
-    static func photoPath(_ id: String, in directory: String) -> String {
-        "\(directory)/\(id.prefix(2))/\(id)"
-    }
-
     /// Removes the files of photos the store no longer knows (on the worker pool).
     func removePhotoFiles(_ ids: [String]) async throws {
         guard let directory = configuration.photoDirectory, !ids.isEmpty else { return }
         try await onWorker {
             for id in ids where id.count == 64 && id.allSatisfy(\.isHexDigit) {
-                try? FileManager.default.removeItem(atPath: Self.photoPath(id, in: directory))
+                try? FileManager.default.removeItem(atPath: PhotoFiles.path(id, in: directory))
             }
         }
     }

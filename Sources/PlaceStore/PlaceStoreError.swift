@@ -15,6 +15,8 @@ public enum PlaceStoreError: Error, Sendable, CustomStringConvertible {
     case schemaTooNew(found: Int, supported: Int)
     /// The file is a SQLite database but not a GeoQuery index.
     case notAnIndex(path: String)
+    /// The file is a SQLite database but not a GeoQuery user data file (accounts, gems).
+    case notUserData(path: String)
     /// A stored row that cannot be turned back into a place (a damaged or hand-edited file).
     case corruptRow(id: String, reason: String)
     /// An argument outside its valid range.
@@ -34,6 +36,8 @@ public enum PlaceStoreError: Error, Sendable, CustomStringConvertible {
             return "the index has schema version \(found), newer than the \(supported) this geoquery supports; upgrade geoquery"
         case .notAnIndex(let path):
             return "\(path) is a SQLite file but not a GeoQuery place index"
+        case .notUserData(let path):
+            return "\(path) is a SQLite file but not a GeoQuery user data file (accounts and gems)"
         case .corruptRow(let id, let reason):
             return "stored place \(id) is damaged: \(reason)"
         case .invalidArgument(let message):

@@ -146,4 +146,64 @@ import Testing
         let missing = try CLI.run(["serve", "--db", "/nonexistent/places.sqlite"])
         #expect(missing.status == 66 && missing.stderr.contains("no place index at /nonexistent/places.sqlite"))
     }
+
+    /// `geoquery backup` while the service runs: a second service on the copy knows the same
+    /// account and password, the same gem (still private), the same photo byte for byte and
+    /// the same webhook key, and nothing written after the copy. A backup is never
+    /// overwritten, and a PostgreSQL deployment is sent to pg_dump.
+    @Test func aBackupTakenWhileServingServesTheSameAccountsGemsAndPhotos() async throws {
+        let fixture = try CLITests.fixture.get()
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let users = directory.appendingPathComponent("live/users.sqlite").path
+        try FileManager.default.createDirectory(atPath: (users as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        let live = try await Server.start(["--db", fixture.db, "--users-db", users])
+        defer { if live.process.isRunning { live.process.terminate() } }
+        let password = "a backed up passphrase"
+        #expect(try await live.request("POST", "/v1/users", json: #"{"username":"keeper","email":"k@example.org","password":"\#(password)"}"#).0 == 201)
+        let token = try #require(try await live.request("POST", "/v1/sessions", json: #"{"username":"keeper","password":"\#(password)"}"#).1["token"] as? String)
+        let (made, gem) = try await live.request("POST", "/v1/gems", token: token,
+                                                 json: #"{"name":"Secret Cove","lat":43.5,"lon":7.1,"visibility":"private"}"#)
+        let id = try #require((gem["places"] as? [[String: Any]])?.first?["id"] as? String)
+        #expect(made == 201)
+        var upload = URLRequest(url: URL(string: "http://127.0.0.1:\(live.port)/v1/gems/\(id)/photos")!)
+        upload.httpMethod = "POST"
+        upload.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
+        upload.setValue("image/png", forHTTPHeaderField: "Content-Type")
+        upload.httpBody = Data(TestImages.png(withText: false))
+        let (photoJSON, photoResponse) = try await URLSession.shared.data(for: upload)
+        #expect((photoResponse as? HTTPURLResponse)?.statusCode == 201)
+        let photo = try #require((try JSONSerialization.jsonObject(with: photoJSON) as? [String: Any])?["id"] as? String)
+
+        let folder = directory.appendingPathComponent("backup").path
+        let backup = try CLI.run(["backup", "--users-db", users, "--to", folder])
+        #expect(backup.status == 0, "\(backup.stderr)")
+        #expect(backup.stdout.contains("backed up 1 accounts, 1 gems, 0 trips and itineraries") && backup.stdout.contains("and 1 photos"),
+                "\(backup.stdout)")
+        // The service goes on; what it writes now is not in the copy.
+        #expect(try await live.request("POST", "/v1/gems", token: token, json: #"{"name":"Later","lat":43.5,"lon":7.1}"#).0 == 201)
+        #expect(try await live.stop())
+        let liveKey = FileManager.default.contents(atPath: directory.appendingPathComponent("live/webhook.key").path)
+        #expect(liveKey != nil && FileManager.default.contents(atPath: folder + "/webhook.key") == liveKey)
+        #expect((try FileManager.default.attributesOfItem(atPath: folder + "/webhook.key")[.posixPermissions] as? Int) == 0o600)
+
+        let restored = try await Server.start(["--db", fixture.db, "--users-db", folder + "/users.sqlite"])
+        defer { if restored.process.isRunning { restored.process.terminate() } }
+        let (signedIn, session) = try await restored.request("POST", "/v1/sessions", json: #"{"username":"keeper","password":"\#(password)"}"#)
+        let restoredToken = try #require(session["token"] as? String)
+        #expect(signedIn == 201)
+        let (mine, list) = try await restored.request("GET", "/v1/me/gems", token: restoredToken)
+        #expect(mine == 200 && (list["places"] as? [[String: Any]])?.compactMap { $0["name"] as? String } == ["Secret Cove"])
+        #expect(try await restored.request("GET", "/v1/gems/\(id)").0 == 404, "still private: no one else sees it")
+        let (bytes, served) = try await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(restored.port)/v1/photos/\(photo)")!)
+        #expect((served as? HTTPURLResponse)?.statusCode == 200 && Array(bytes) == TestImages.png(withText: false))
+        #expect(try await restored.stop())
+
+        let again = try CLI.run(["backup", "--users-db", users, "--to", folder])
+        #expect(again.status == 64 && again.stderr.contains("--to \(folder) already holds 3 entries: give a new or empty folder"))
+        let postgres = try CLI.run(["backup", "--db", "postgres://geo@127.0.0.1:1/places", "--to", directory.appendingPathComponent("pg").path])
+        #expect(postgres.status == 64 && postgres.stderr.contains("pg_dump"))
+        let missing = try CLI.run(["backup", "--users-db", "/nonexistent/users.sqlite", "--to", directory.appendingPathComponent("none").path])
+        #expect(missing.status == 66 && missing.stderr.contains("no user data file at /nonexistent/users.sqlite"))
+    }
 }

@@ -73,7 +73,7 @@ import Testing
             let intruder = try await client.account("intruder")
             let open = try await client.gem(owner, name: "Open Spring", lat: Self.lat, lon: Self.lon, visibility: "public")
             let hidden = try await client.gem(owner, name: "Hidden Spring", lat: Self.lat, lon: Self.lon + 0.001, visibility: "private")
-            let png: [UInt8] = Self.png(withText: false)
+            let png: [UInt8] = TestImages.png(withText: false)
 
             // Anonymous: 401. The other user: 403 where they can see the gem, 404 where they cannot.
             for (id, status) in [(open, HTTPResponse.Status.forbidden), (hidden, .notFound)] {
@@ -216,31 +216,6 @@ import Testing
             #expect(await yelp.requests.count == 2)
         }
     }
-
-    /// A minimal valid PNG (1×1, grey), with a `tEXt` chunk when asked.
-    static func png(withText: Bool) -> [UInt8] {
-        func chunk(_ type: String, _ data: [UInt8]) -> [UInt8] {
-            let length = UInt32(data.count)
-            let typed = Array(type.utf8) + data
-            return [UInt8(length >> 24), UInt8(length >> 16 & 0xFF), UInt8(length >> 8 & 0xFF), UInt8(length & 0xFF)]
-                + typed + withUnsafeBytes(of: crc32(typed).bigEndian, Array.init)
-        }
-        var bytes: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
-        bytes += chunk("IHDR", [0, 0, 0, 1, 0, 0, 0, 1, 8, 0, 0, 0, 0])
-        if withText { bytes += chunk("tEXt", Array("Comment\u{0}GPS 48.85 2.35".utf8)) }
-        bytes += chunk("IDAT", [0x78, 0x9C, 0x63, 0x60, 0x00, 0x00, 0x00, 0x02, 0x00, 0x01])
-        bytes += chunk("IEND", [])
-        return bytes
-    }
-
-    static func crc32(_ bytes: [UInt8]) -> UInt32 {
-        var crc: UInt32 = 0xFFFF_FFFF
-        for byte in bytes {
-            crc ^= UInt32(byte)
-            for _ in 0..<8 { crc = crc & 1 == 1 ? (crc >> 1) ^ 0xEDB8_8320 : crc >> 1 }
-        }
-        return ~crc
-    }
 }
 
 /// Photos: type by magic bytes, metadata removed (a real JPEG with GPS tags made by Pillow),
@@ -314,10 +289,10 @@ import Testing
             #expect(photos?.first?["url"] as? String == "/v1/photos/\(id)")
 
             // PNG text chunks go too; other types and oversized bodies are refused.
-            let png = try await client.send(.post, "/v1/gems/\(gem)/photos", token: owner, bytes: GemRouteTests.png(withText: true))
+            let png = try await client.send(.post, "/v1/gems/\(gem)/photos", token: owner, bytes: TestImages.png(withText: true))
             let pngID = try #require(png.json["id"] as? String)
             let pngBytes = Array(try await client.send(.get, "/v1/photos/\(pngID)").body.readableBytesView)
-            #expect(pngBytes == GemRouteTests.png(withText: false), "tEXt removed, the rest byte for byte")
+            #expect(pngBytes == TestImages.png(withText: false), "tEXt removed, the rest byte for byte")
             let gif = try await client.send(.post, "/v1/gems/\(gem)/photos", token: owner, bytes: Array("GIF89a\u{1}\u{0}\u{1}\u{0}".utf8))
             #expect(gif.status == .unsupportedMediaType && (gif.json["detail"] as? String)?.contains("not a JPEG, PNG or WebP") == true)
             let huge = try await client.send(.post, "/v1/gems/\(gem)/photos", token: owner, bytes: original + [UInt8](repeating: 0, count: 70_000))

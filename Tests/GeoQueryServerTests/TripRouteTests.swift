@@ -3,6 +3,7 @@ import GeoQueryServer
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+import ProviderTestSupport
 import Testing
 
 /// Group trips, friends and notifications over HTTP: invitations and answers, who may do what,
@@ -61,7 +62,7 @@ import Testing
             #expect(try await client.send(.get, "/v1/me/trips", token: tokens["eve"]).json["count"] as? Int == 0)
 
             // The album: attendees add, the author or the uploader removes.
-            let png = GemRouteTests.png(withText: false)
+            let png = TestImages.png(withText: false)
             let added = try await client.send(.post, "/v1/trips/\(id)/photos", token: tokens["bob"], bytes: png)
             #expect(added.status == .created, "\(added.text)")
             let photo = added.json["photo_id"] as? String ?? ""

@@ -1,0 +1,27 @@
+/// Images for tests of photo uploads, built byte by byte (no image file in the repository).
+public enum TestImages {
+    /// A minimal valid PNG (1×1, grey), with a `tEXt` chunk when asked.
+    public static func png(withText: Bool) -> [UInt8] {
+        func chunk(_ type: String, _ data: [UInt8]) -> [UInt8] {
+            let length = UInt32(data.count)
+            let typed = Array(type.utf8) + data
+            return [UInt8(length >> 24), UInt8(length >> 16 & 0xFF), UInt8(length >> 8 & 0xFF), UInt8(length & 0xFF)]
+                + typed + withUnsafeBytes(of: crc32(typed).bigEndian, Array.init)
+        }
+        var bytes: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
+        bytes += chunk("IHDR", [0, 0, 0, 1, 0, 0, 0, 1, 8, 0, 0, 0, 0])
+        if withText { bytes += chunk("tEXt", Array("Comment\u{0}GPS 48.85 2.35".utf8)) }
+        bytes += chunk("IDAT", [0x78, 0x9C, 0x63, 0x60, 0x00, 0x00, 0x00, 0x02, 0x00, 0x01])
+        bytes += chunk("IEND", [])
+        return bytes
+    }
+
+    public static func crc32(_ bytes: [UInt8]) -> UInt32 {
+        var crc: UInt32 = 0xFFFF_FFFF
+        for byte in bytes {
+            crc ^= UInt32(byte)
+            for _ in 0..<8 { crc = crc & 1 == 1 ? (crc >> 1) ^ 0xEDB8_8320 : crc >> 1 }
+        }
+        return ~crc
+    }
+}
