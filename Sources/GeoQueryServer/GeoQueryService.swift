@@ -92,6 +92,7 @@ public struct GeoQueryService: Sendable {
         addItineraryRoutes(to: router, table: &table)
         addTripRoutes(to: router, table: &table)
         addSocialRoutes(to: router, table: &table)
+        addExportRoute(to: router, table: &table)
         addWebhookRoutes(to: router, table: &table)
         addProviderRoutes(to: router, table: &table)
         addImageRoutes(to: router, table: &table)

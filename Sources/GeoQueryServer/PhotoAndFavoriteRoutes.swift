@@ -166,9 +166,11 @@ extension GeoQueryService {
         }
     }
 
-    static func photoJSON(_ photo: PhotoRecord) -> OrderedJSON {
-        .object([("id", .string(photo.id)), ("url", .string("/v1/photos/\(photo.id)")), ("content_type", .string(photo.contentType)),
-                 ("bytes", .int(photo.byteCount))])
+    static func photoJSON(_ photo: PhotoRecord) -> OrderedJSON { .object(photoFields(photo)) }
+
+    static func photoFields(_ photo: PhotoRecord) -> [(String, OrderedJSON)] {
+        [("id", .string(photo.id)), ("url", .string("/v1/photos/\(photo.id)")), ("content_type", .string(photo.contentType)),
+         ("bytes", .int(photo.byteCount))]
     }
 
     // MARK: - Favourites

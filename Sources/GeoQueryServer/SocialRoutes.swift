@@ -64,11 +64,7 @@ extension GeoQueryService {
             let page = Array(found.prefix(limit))
             return .json(.object([
                 ("count", .int(page.count)),
-                ("notifications", .array(page.map { note in
-                    .object([("id", .string(note.id)), ("kind", .string(note.kind)),
-                             ("data", .object(note.data.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) })),
-                             ("created_at", Self.timestampJSON(note.createdAt)), ("read_at", Self.timestampJSON(note.readAt))])
-                })),
+                ("notifications", .array(page.map(Self.notificationJSON))),
                 ("next_cursor", .optional(found.count > limit ? page.last?.id : nil)),
             ]))
         }
@@ -160,6 +156,12 @@ extension GeoQueryService {
             }
             return Response(status: .noContent)
         }
+    }
+
+    static func notificationJSON(_ note: UserNotification) -> OrderedJSON {
+        .object([("id", .string(note.id)), ("kind", .string(note.kind)),
+                 ("data", .object(note.data.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) })),
+                 ("created_at", timestampJSON(note.createdAt)), ("read_at", timestampJSON(note.readAt))])
     }
 
     static func friendshipJSON(_ friendship: Friendship) -> OrderedJSON {

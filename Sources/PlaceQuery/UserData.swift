@@ -184,6 +184,22 @@ public protocol GemStore: PlaceIndex {
     func rate(_ gem: PlaceID, by username: String, stars: Int?) async throws -> Rating?
     /// The stars `username` gave the gem.
     func rating(of gem: PlaceID, by username: String) async throws -> Int?
+    /// Every rating `username` gave, newest first (for an export of their data).
+    func ratings(by username: String) async throws -> [GivenRating]
+}
+
+/// One user's rating of one gem.
+public struct GivenRating: Sendable, Hashable {
+    public var gemID: PlaceID
+    /// 1–5.
+    public var stars: Int
+    public var ratedAt: Date
+
+    public init(gemID: PlaceID, stars: Int, ratedAt: Date) {
+        self.gemID = gemID
+        self.stars = stars
+        self.ratedAt = ratedAt
+    }
 }
 
 /// Favourites: any place id, per user.
@@ -201,6 +217,8 @@ public protocol PhotoStore: Sendable {
     /// Records a photo (a no-op when its content exists already).
     func savePhoto(_ photo: PhotoRecord) async throws
     func photo(id: String) async throws -> PhotoRecord?
+    /// The photos `owner` uploaded first, newest first (for an export of their data).
+    func photos(ownedBy owner: String) async throws -> [PhotoRecord]
     /// Photos no gem and no avatar uses any more, removed from the store.
     func removeUnusedPhotos(_ ids: [String]) async throws -> [String]
 }

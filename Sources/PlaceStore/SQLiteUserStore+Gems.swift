@@ -91,6 +91,19 @@ extension SQLiteUserStore {
         }
     }
 
+    public func ratings(by username: String) async throws -> [GivenRating] {
+        try await reading { connection in
+            var found: [GivenRating] = []
+            try connection.each("SELECT gem_id, stars, rated_at FROM ratings WHERE username = ?1 ORDER BY rated_at DESC, gem_id",
+                                [.text(username)]) { row in
+                if let id = try? PlaceID(row.text(0) ?? "") {
+                    found.append(GivenRating(gemID: id, stars: Int(row.int64(1)), ratedAt: Date(timeIntervalSince1970: row.double(2))))
+                }
+            }
+            return found
+        }
+    }
+
     // MARK: - Favourites
 
     public func addFavorite(_ placeID: PlaceID, for username: String, at date: Date) async throws -> Bool {
@@ -146,6 +159,19 @@ extension SQLiteUserStore {
             try connection.each("SELECT id, content_type, byte_count, owner, created_at FROM photos WHERE id = ?1", [.text(id)]) { row in
                 found = PhotoRecord(id: row.text(0) ?? "", contentType: row.text(1) ?? "", byteCount: Int(row.int64(2)),
                                     owner: row.text(3) ?? "", createdAt: Date(timeIntervalSince1970: row.double(4)))
+            }
+            return found
+        }
+    }
+
+    public func photos(ownedBy owner: String) async throws -> [PhotoRecord] {
+        try await reading { connection in
+            var found: [PhotoRecord] = []
+            // No index by owner: an export is rare, and a scan of the photo records is short.
+            try connection.each("SELECT id, content_type, byte_count, owner, created_at FROM photos WHERE owner = ?1 ORDER BY created_at DESC, id",
+                                [.text(owner)]) { row in
+                found.append(PhotoRecord(id: row.text(0) ?? "", contentType: row.text(1) ?? "", byteCount: Int(row.int64(2)),
+                                         owner: row.text(3) ?? "", createdAt: Date(timeIntervalSince1970: row.double(4))))
             }
             return found
         }

@@ -87,6 +87,16 @@ extension PostGISUserStore {
         try await database.scalarInt("SELECT stars::bigint FROM ratings WHERE gem_id = \(gem.rawValue) AND username = \(username)")
     }
 
+    public func ratings(by username: String) async throws -> [GivenRating] {
+        let rows = try await database.rows("""
+            SELECT gem_id, stars::bigint, rated_at FROM ratings WHERE username = \(username) ORDER BY rated_at DESC, gem_id COLLATE "C"
+            """)
+        return try rows.compactMap { row in
+            let (id, stars, ratedAt) = try row.decode((String, Int, Double).self)
+            return (try? PlaceID(id)).map { GivenRating(gemID: $0, stars: stars, ratedAt: Date(timeIntervalSince1970: ratedAt)) }
+        }
+    }
+
     // MARK: - Deleting an account
 
     public func deleteUser(named username: String) async throws -> [String] {

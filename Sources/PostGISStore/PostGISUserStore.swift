@@ -228,6 +228,16 @@ public final class PostGISUserStore: UserDataStore, Sendable {
         return PhotoRecord(id: photoID, contentType: type, byteCount: bytes, owner: owner, createdAt: Date(timeIntervalSince1970: created))
     }
 
+    public func photos(ownedBy owner: String) async throws -> [PhotoRecord] {
+        let rows = try await database.rows("""
+            SELECT id, content_type, byte_count, owner, created_at FROM photos WHERE owner = \(owner) ORDER BY created_at DESC, id COLLATE "C"
+            """)
+        return try rows.map { row in
+            let (photoID, type, bytes, owner, created) = try row.decode((String, String, Int, String, Double).self)
+            return PhotoRecord(id: photoID, contentType: type, byteCount: bytes, owner: owner, createdAt: Date(timeIntervalSince1970: created))
+        }
+    }
+
     public func removeUnusedPhotos(_ ids: [String]) async throws -> [String] {
         try await database.transaction { connection in try await Self.removeUnused(ids, connection) }
     }

@@ -229,6 +229,57 @@ import ProviderTestSupport
             _ = try await client.account("leaving")
         }
     }
+
+    /// `GET /v1/me/export`: everything one user made or was given — their private gems too —
+    /// as a download, and nothing of anyone else's that they may not see.
+    @Test func anExportHoldsEverythingTheUserMadeAndNothingOfOthers() async throws {
+        let fixture = try await AccountFixture()
+        try await fixture.test { client in
+            let ann = try await client.account("exporter")
+            let bob = try await client.account("neighbour")
+            let lookout = try await client.gem(ann, name: "Exporter's Lookout", lat: 30.001, lon: 40.001, visibility: "public")
+            let secret = try await client.gem(ann, name: "Exporter's Secret", lat: 30.002, lon: 40.002, visibility: "private")
+            let spring = try await client.gem(bob, name: "Neighbour's Spring", lat: 30.003, lon: 40.003, visibility: "public")
+            let hideaway = try await client.gem(bob, name: "Neighbour's Hideaway", lat: 30.004, lon: 40.004, visibility: "private")
+            #expect(try await client.send(.put, "/v1/gems/\(spring)/rating", token: ann, json: #"{"stars":4}"#).status == .ok)
+            #expect(try await client.send(.put, "/v1/me/favorites/\(spring)", token: ann).status == .created)
+            let photo = try await client.send(.post, "/v1/gems/\(lookout)/photos", token: ann, bytes: TestImages.png(withText: false))
+            #expect(photo.status == .created)
+            #expect(try await client.send(.post, "/v1/me/friends/neighbour", token: ann).status == .created)
+            #expect(try await client.send(.post, "/v1/itineraries", token: ann, json: PlanRouteTests.itinerary).status == .created)
+            let trip = try await client.send(.post, "/v1/trips", token: bob, json: TripRouteTests.trip(
+                start: "2030-06-12T12:00:00+02:00", end: "2030-06-12T16:00:00+02:00", invitees: ["exporter"]))
+            #expect(trip.status == .created, "\(trip.text)")
+
+            #expect(try await client.send(.get, "/v1/me/export").status == .unauthorized)
+            let export = try await client.send(.get, "/v1/me/export", token: ann)
+            #expect(export.status == .ok)
+            #expect(export.headers[HTTPField.Name("Content-Disposition")!] == "attachment; filename=\"geoquery-export-exporter.json\"")
+            #expect(export.headers[.cacheControl] == "no-store")
+            let json = export.json
+            #expect(json["format"] as? String == "geoquery-export/1")
+            let account = json["account"] as? [String: Any]
+            #expect(account?["username"] as? String == "exporter" && account?["email"] as? String == "exporter@example.org")
+            #expect(Set(((json["gems"] as? [[String: Any]]) ?? []).compactMap { $0["id"] as? String }) == [lookout, secret],
+                    "every gem they own, the private one too")
+            let ratings = (json["ratings"] as? [[String: Any]]) ?? []
+            #expect(ratings.count == 1 && ratings.first?["gem_id"] as? String == spring && ratings.first?["stars"] as? Int == 4)
+            #expect(((json["favorites"] as? [[String: Any]]) ?? []).compactMap { $0["place_id"] as? String } == [spring])
+            #expect(((json["photos"] as? [[String: Any]]) ?? []).compactMap { $0["id"] as? String } == [photo.json["id"] as? String ?? "?"])
+            let friends = (json["friends"] as? [[String: Any]]) ?? []
+            #expect(friends.count == 1 && friends.first?["username"] as? String == "neighbour" && friends.first?["state"] as? String == "requested")
+            #expect((json["itineraries"] as? [[String: Any]])?.first?["title"] as? String == "Paris in spring")
+            #expect((json["trips"] as? [[String: Any]])?.first?["title"] as? String == "Picnic", "a trip they were invited to")
+            #expect(((json["notifications"] as? [[String: Any]]) ?? []).contains { $0["kind"] as? String == "trip_invitation" })
+            // Nothing of the neighbour's they may not see; no secret of their own account.
+            #expect(!export.text.contains(hideaway) && !export.text.contains("Neighbour's Hideaway"))
+            #expect(!export.text.contains("password") && !export.text.contains(ann), "no password hash, no token")
+
+            let theirs = try await client.send(.get, "/v1/me/export", token: bob)
+            #expect(Set(((theirs.json["gems"] as? [[String: Any]]) ?? []).compactMap { $0["id"] as? String }) == [spring, hideaway])
+            #expect(!theirs.text.contains(secret) && !theirs.text.contains("Exporter's Secret"), "the other user's export is theirs alone")
+        }
+    }
 }
 
 /// Blocking work on a thread of its own, awaited without holding a cooperative thread.

@@ -1,0 +1,112 @@
+import Foundation
+import GeoQueryWire
+import HTTPTypes
+import Hummingbird
+import PlaceModel
+import PlaceQuery
+import Trips
+
+/// `GET /v1/me/export`: everything the signed-in user made or was given, in one JSON document
+/// they can download and keep (the right of access and portability travel apps owe their users).
+extension GeoQueryService {
+    func addExportRoute(to router: Router<ServiceRequestContext>, table: inout RouteTable) {
+        router.route(.get, "/v1/me/export", in: &table, bound: .queries(configuration.requestTimeout)) { request, _ in
+            let user = try await signedIn(request)
+            _ = try QueryParameters(request, allowed: [])
+            let export = try await UserExport.read(for: user.username, from: try requireUserData())
+            var json = JSONWriter(capacity: 4096 + export.gems.count * 700)
+            json.beginObject()
+            json.key("format"); json.string("geoquery-export/1")
+            json.key("exported_at"); json.timestamp(Date())
+            json.key("account"); Self.privateProfile(user.account).write(to: &json)
+            json.key("gems"); json.beginArray()
+            for gem in export.gems { PlaceJSON.write(gem, distance: nil, to: &json, includeCoordinates: true) }
+            json.endArray()
+            json.key("ratings"); json.beginArray()
+            for rating in export.ratings {
+                OrderedJSON.object([("gem_id", .string(rating.gemID.rawValue)), ("stars", .int(rating.stars)),
+                                    ("rated_at", Self.timestampJSON(rating.ratedAt))]).write(to: &json)
+            }
+            json.endArray()
+            json.key("favorites"); json.beginArray()
+            for favorite in export.favorites {
+                OrderedJSON.object([("place_id", .string(favorite.placeID.rawValue)),
+                                    ("added_at", Self.timestampJSON(favorite.createdAt))]).write(to: &json)
+            }
+            json.endArray()
+            json.key("photos"); json.beginArray()
+            for photo in export.photos {
+                OrderedJSON.object(Self.photoFields(photo) + [("uploaded_at", Self.timestampJSON(photo.createdAt))]).write(to: &json)
+            }
+            json.endArray()
+            json.key("friends"); OrderedJSON.array(export.friendships.map(Self.friendshipJSON)).write(to: &json)
+            json.key("itineraries"); json.beginArray()
+            for record in export.itineraries {
+                try Self.itineraryJSON(record, access: PlanAccess.of(user.username, to: record, isFriendOfOwner: false)).write(to: &json)
+            }
+            json.endArray()
+            json.key("trips"); json.beginArray()
+            for record in export.trips {
+                try await tripJSON(record, access: PlanAccess.of(user.username, to: record, isFriendOfOwner: false)).write(to: &json)
+            }
+            json.endArray()
+            json.key("notifications"); OrderedJSON.array(export.notifications.map(Self.notificationJSON)).write(to: &json)
+            json.endObject()
+            // A download of personal data: saved under a name, never kept by a cache on the way.
+            return .writer(json, headers: [Self.contentDispositionHeader: "attachment; filename=\"geoquery-export-\(user.username).json\"",
+                                           .cacheControl: "no-store"])
+        }
+    }
+}
+
+extension GeoQueryService {
+    static let contentDispositionHeader = HTTPField.Name("Content-Disposition")!
+}
+
+/// What one user's export holds, read from the store page by page.
+struct UserExport {
+    var gems: [Place] = []
+    var ratings: [GivenRating] = []
+    var favorites: [Favorite] = []
+    var photos: [PhotoRecord] = []
+    var friendships: [Friendship] = []
+    var itineraries: [PlanRecord] = []
+    var trips: [PlanRecord] = []
+    var notifications: [UserNotification] = []
+
+    static let pageSize = 500
+
+    static func read(for username: String, from store: any UserDataStore) async throws -> UserExport {
+        var export = UserExport()
+        var afterGem: PlaceID?
+        repeat {
+            let page = try await store.gems(ownedBy: username, after: afterGem, limit: pageSize)
+            export.gems += page
+            afterGem = page.count == pageSize ? page.last?.id : nil
+        } while afterGem != nil
+        var afterFavorite: PlaceID?
+        repeat {
+            let page = try await store.favorites(of: username, after: afterFavorite, limit: pageSize)
+            export.favorites += page
+            afterFavorite = page.count == pageSize ? page.last?.placeID : nil
+        } while afterFavorite != nil
+        for kind in [PlanKind.itinerary, .trip] {
+            var afterPlan: PlanListPosition?
+            repeat {
+                let page = try await store.plans(of: kind, involving: username, window: .all, after: afterPlan, limit: pageSize)
+                if kind == .itinerary { export.itineraries += page } else { export.trips += page }
+                afterPlan = page.count == pageSize ? page.last.map { PlanListPosition(startsAt: $0.startsAt, id: $0.id) } : nil
+            } while afterPlan != nil
+        }
+        var afterNotification: String?
+        repeat {
+            let page = try await store.notifications(of: username, unreadOnly: false, after: afterNotification, limit: pageSize)
+            export.notifications += page
+            afterNotification = page.count == pageSize ? page.last?.id : nil
+        } while afterNotification != nil
+        export.ratings = try await store.ratings(by: username)
+        export.photos = try await store.photos(ownedBy: username)
+        export.friendships = try await store.friendships(of: username)
+        return export
+    }
+}
