@@ -28,14 +28,14 @@ import NIOPosix
 /// log to ``ceiling`` pages runs a *restart* checkpoint itself, on the writer's connection: it
 /// copies the pages the passive ones left and waits up to 200 ms for readers to move off the
 /// log, and the next write starts the log again (when readers stay longer, it tries again
-/// ``pages`` pages later). A background thread could not do it: it
-/// would have to win the write lock from a writer that never lets go. Only the write that
-/// crosses the ceiling pays that pause, once per ``ceiling`` pages; the writer's
-/// `journal_size_limit` then cuts the file back to ``pages`` pages.
+/// ``pages`` pages later). A background thread could not do it: it would have to win the write
+/// lock from a writer that never lets go. Only the write that crosses the ceiling pays that
+/// pause, once per ``ceiling`` pages; the writer's `journal_size_limit` then cuts the file back
+/// to ``pages`` pages.
 final class BackgroundCheckpointer: @unchecked Sendable {
-    // @unchecked Sendable: `isScheduled`, `isStopped`, `restartsDone` and `nextRestart` are read and written with `lock` held;
-    // `connection` is used only by the one thread of `thread` (opened there on first use), and by
-    // `stop()` only after that thread has finished.
+    // @unchecked Sendable: `isScheduled`, `isStopped`, `restartsDone` and `nextRestart` are read
+    // and written with `lock` held; `connection` is used only by the one thread of `thread`
+    // (opened there on first use), and by `stop()` only after that thread has finished.
     /// The file whose log is checkpointed.
     let path: String
     /// The log size, in pages, from which a checkpoint is due.

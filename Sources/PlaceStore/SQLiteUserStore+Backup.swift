@@ -23,7 +23,8 @@ extension SQLiteUserStore {
     /// a server writes to the file, and no writer waits for it (in WAL mode a reader holds no
     /// writer off). It is written under a temporary name, synced, and renamed, so `destination`
     /// is either absent or complete. The copy is a user data file like the original: a server
-    /// opens it as it is.
+    /// opens it as it is. Only its owner may read it (mode 0600): it holds emails and password
+    /// hashes.
     ///
     /// - Throws: ``PlaceStoreError/invalidArgument(_:)`` when `path` does not exist or
     ///   `destination` does, ``PlaceStoreError/notUserData(path:)`` when `path` is not a user
@@ -41,14 +42,23 @@ extension SQLiteUserStore {
             guard (try? source.scalarInt("SELECT max(version) FROM user_data_schema")) != nil else {
                 throw PlaceStoreError.notUserData(path: path)
             }
+            // The copy holds emails and password hashes: only its owner reads it, from its
+            // first byte (VACUUM INTO fills an empty file it is given).
+            guard FileManager.default.createFile(atPath: partial, contents: nil, attributes: [.posixPermissions: 0o600]) else {
+                throw PlaceStoreError.cannotOpen(path: partial, message: "the copy cannot be created there")
+            }
             try source.run("VACUUM INTO ?1", [.text(partial)])
+            guard let handle = FileHandle(forUpdatingAtPath: partial) else {
+                throw PlaceStoreError.cannotOpen(path: partial, message: "the copy was not written")
+            }
+            try handle.synchronize()
+            try handle.close()
+            try FileManager.default.moveItem(atPath: partial, toPath: destination)
+        } catch {
+            // A full disk or a failed sync leaves no half copy behind.
+            try? FileManager.default.removeItem(atPath: partial)
+            throw error
         }
-        guard let handle = FileHandle(forUpdatingAtPath: partial) else {
-            throw PlaceStoreError.cannotOpen(path: partial, message: "the copy was not written")
-        }
-        try handle.synchronize()
-        try handle.close()
-        try FileManager.default.moveItem(atPath: partial, toPath: destination)
         return try describe(destination)
     }
 

@@ -185,7 +185,10 @@ import Testing
         #expect(try await live.stop())
         let liveKey = FileManager.default.contents(atPath: directory.appendingPathComponent("live/webhook.key").path)
         #expect(liveKey != nil && FileManager.default.contents(atPath: folder + "/webhook.key") == liveKey)
-        #expect((try FileManager.default.attributesOfItem(atPath: folder + "/webhook.key")[.posixPermissions] as? Int) == 0o600)
+        for secret in ["webhook.key", "users.sqlite"] {
+            #expect((try FileManager.default.attributesOfItem(atPath: folder + "/" + secret)[.posixPermissions] as? Int) == 0o600,
+                    "\(secret) is for its owner's eyes only")
+        }
 
         let restored = try await Server.start(["--db", fixture.db, "--users-db", folder + "/users.sqlite"])
         defer { if restored.process.isRunning { restored.process.terminate() } }
