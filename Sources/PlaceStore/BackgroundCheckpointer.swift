@@ -25,13 +25,13 @@ import NIOPosix
 /// never pause (a seeding of gems, a burst of single-place writes) each checkpoint ends with
 /// newer pages already appended: the log never starts again and grows by every page written
 /// (2.9 GB for 100 000 gems in transactions of 100 in the bench). So the commit that takes the
-/// log to ``ceiling`` pages runs a *restart* checkpoint itself, on the writer's connection: it
-/// copies the pages the passive ones left and waits up to 200 ms for readers to move off the
-/// log, and the next write starts the log again (when readers stay longer, it tries again
-/// ``pages`` pages later). A background thread could not do it: it would have to win the write
-/// lock from a writer that never lets go. Only the write that crosses the ceiling pays that
-/// pause, once per ``ceiling`` pages; the writer's `journal_size_limit` then cuts the file back
-/// to ``pages`` pages.
+/// log to ``ceiling`` pages (or the first commit after the passive checkpoint then under way)
+/// runs a *restart* checkpoint itself, on the writer's connection: it copies the pages the
+/// passive ones left and waits up to 200 ms for readers to move off the log, and the next write
+/// starts the log again (when readers stay longer, it tries again ``pages`` pages later). A
+/// background thread could not do it: it would have to win the write lock from a writer that
+/// never lets go. Only that one write pays the pause, once per ``ceiling`` pages; the writer's
+/// `journal_size_limit` then cuts the file back to ``pages`` pages.
 final class BackgroundCheckpointer: @unchecked Sendable {
     // @unchecked Sendable: `isScheduled`, `isStopped`, `restartsDone` and `nextRestart` are read
     // and written with `lock` held; `connection` is used only by the one thread of `thread`
@@ -72,7 +72,11 @@ final class BackgroundCheckpointer: @unchecked Sendable {
     /// checkpoint, or from ``ceiling`` pages runs a restart one on `writer` at once.
     func logGrew(to size: Int, writer: OpaquePointer?) {
         guard size >= pages else { return }
-        if let writer, size >= lock.withLock({ nextRestart }) {
+        let (isDue, passivePending) = lock.withLock { (size >= nextRestart, isScheduled) }
+        if let writer, isDue {
+            // A passive checkpoint under way holds the checkpoint lock: rather than wait for it,
+            // the writer starts no other and tries at its next commit, when little is left to copy.
+            if passivePending { return }
             // Readers get a moment, not the connection's ten seconds, to move off the log: a long
             // read (a world bounding box) must not hold a gem write. When they do not, the
             // passive checkpoints go on and the writer tries again ``pages`` pages later.
