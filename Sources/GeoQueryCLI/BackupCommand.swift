@@ -33,8 +33,10 @@ struct Backup: ParsableCommand {
 
     func run() throws {
         if let database = db ?? environment("GEOQUERY_DB"), PostGISLocation.isDatabaseURL(database) {
+            // Named without its password.
+            let named = (try? PostGISLocation(url: database).description) ?? "the --db database"
             throw CLIFailure("""
-                \(database) is a PostgreSQL database, which holds the accounts and gems itself: back it up with \
+                \(named) is a PostgreSQL database, which holds the accounts and gems itself: back it up with \
                 pg_dump --format=custom (and copy the photos folder DATA_DIR/photos); geoquery backup copies SQLite deployments
                 """, exitCode: CLIFailure.usage)
         }
