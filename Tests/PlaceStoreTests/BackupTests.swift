@@ -22,8 +22,8 @@ import Testing
     }
 
     /// Gems go on being written while the copy is taken: the copy holds a prefix of them, each
-    /// with both its rows (the gem and its place), and opens, passes SQLite's and the spatial
-    /// index's checks, and answers queries as a store.
+    /// with both its rows (the gem and its place), and opens, passes SQLite's integrity check,
+    /// and answers queries as a store.
     @Test func aBackupTakenDuringWritesIsOneConsistentMoment() async throws {
         let directory = try Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -50,7 +50,9 @@ import Testing
         writing.cancel()
         let written = try await writing.value
         #expect(backup.accounts == 1)
-        #expect(backup.gems >= 300 && backup.gems < written, "\(backup.gems) of \(written): writes went on past the copy's moment")
+        // How many of the racing writes made it in depends on the machine's load (under the full
+        // suite, sometimes none); what the copy holds must be a prefix either way.
+        #expect(backup.gems >= 300 && backup.gems <= written, "\(backup.gems) of \(written)")
         #expect(!FileManager.default.fileExists(atPath: destination + ".partial"))
 
         let copy = try SQLiteUserStore(path: destination, threads: 2)
