@@ -78,35 +78,34 @@ struct UserExport {
 
     static func read(for username: String, from store: any UserDataStore) async throws -> UserExport {
         var export = UserExport()
-        var afterGem: PlaceID?
-        repeat {
-            let page = try await store.gems(ownedBy: username, after: afterGem, limit: pageSize)
-            export.gems += page
-            afterGem = page.count == pageSize ? page.last?.id : nil
-        } while afterGem != nil
-        var afterFavorite: PlaceID?
-        repeat {
-            let page = try await store.favorites(of: username, after: afterFavorite, limit: pageSize)
-            export.favorites += page
-            afterFavorite = page.count == pageSize ? page.last?.placeID : nil
-        } while afterFavorite != nil
-        for kind in [PlanKind.itinerary, .trip] {
-            var afterPlan: PlanListPosition?
-            repeat {
-                let page = try await store.plans(of: kind, involving: username, window: .all, after: afterPlan, limit: pageSize)
-                if kind == .itinerary { export.itineraries += page } else { export.trips += page }
-                afterPlan = page.count == pageSize ? page.last.map { PlanListPosition(startsAt: $0.startsAt, id: $0.id) } : nil
-            } while afterPlan != nil
-        }
-        var afterNotification: String?
-        repeat {
-            let page = try await store.notifications(of: username, unreadOnly: false, after: afterNotification, limit: pageSize)
-            export.notifications += page
-            afterNotification = page.count == pageSize ? page.last?.id : nil
-        } while afterNotification != nil
+        export.gems = try await allPages({ try await store.gems(ownedBy: username, after: $0, limit: pageSize) }, after: \.id)
+        export.favorites = try await allPages({ try await store.favorites(of: username, after: $0, limit: pageSize) }, after: \.placeID)
+        export.itineraries = try await allPlans(.itinerary, of: username, from: store)
+        export.trips = try await allPlans(.trip, of: username, from: store)
+        export.notifications = try await allPages({ try await store.notifications(of: username, unreadOnly: false, after: $0, limit: pageSize) },
+                                                  after: \.id)
         export.ratings = try await store.ratings(by: username)
         export.photos = try await store.photos(ownedBy: username)
         export.friendships = try await store.friendships(of: username)
         return export
+    }
+
+    static func allPlans(_ kind: PlanKind, of username: String, from store: any UserDataStore) async throws -> [PlanRecord] {
+        try await allPages({ try await store.plans(of: kind, involving: username, window: .all, after: $0, limit: pageSize) },
+                           after: { PlanListPosition(startsAt: $0.startsAt, id: $0.id) })
+    }
+
+    /// Every item of a keyset-paged listing: pages of ``pageSize`` until a short one, each
+    /// resuming after the position of the previous page's last item.
+    static func allPages<Item, Position>(_ page: (Position?) async throws -> [Item],
+                                         after position: (Item) -> Position) async throws -> [Item] {
+        var all: [Item] = []
+        var after: Position?
+        while true {
+            let items = try await page(after)
+            all += items
+            guard items.count == pageSize, let last = items.last else { return all }
+            after = position(last)
+        }
     }
 }
