@@ -174,9 +174,19 @@ struct Serve: AsyncParsableCommand {
         let usersPath = usersDatabase ?? environment("GEOQUERY_USERS_DB") ?? dataDirectory + "/users.sqlite"
         settings.photoDirectory = ((usersPath as NSString).deletingLastPathComponent as NSString).appendingPathComponent("photos")
         let userData = try reportingFailures { try SQLiteUserStore(path: usersPath, threads: threads) }
+        warnWhenOthersCanRead(usersPath)
         return (store, userData, {
             try? await store.shutdown()
             try? await userData.shutdown()
         })
+    }
+
+    /// New user files are made 0600; one made by an older version, or copied, may be readable
+    /// by every account on the machine. Said, not changed: the operator may have a reason.
+    private func warnWhenOthersCanRead(_ path: String) {
+        guard let mode = (try? FileManager.default.attributesOfItem(atPath: path))?[.posixPermissions] as? Int,
+              mode & 0o077 != 0 else { return }
+        let text = "\(path) holds emails and password hashes and is open to other accounts on this machine (mode \(String(mode, radix: 8))): chmod 600 \(path)"
+        FileHandle.standardError.write(Data("geoquery: warning: \(text)\n".utf8))
     }
 }

@@ -26,6 +26,22 @@ extension GeoQueryService {
             return .json(Self.photoJSON(photo), status: .created)
         }
 
+        // A photo taken off its gem; its file goes when nothing else (another gem, an avatar,
+        // an album) uses it.
+        router.route(.delete, "/v1/gems/{id}/photos/{photoId}", in: &table, bound: bound) { request, context in
+            let user = try await signedIn(request)
+            var gem = try await ownedGem(try gemID(context), by: user.username)
+            let photoID = try context.parameters.require("photoId")
+            guard let position = gem.photos.firstIndex(where: { $0.reference == "photo:" + photoID }) else {
+                throw APIProblem(.notFound, "photo \(photoID.prefix(64)) is not a photo of gem \(gem.id)")
+            }
+            gem.photos.remove(at: position)
+            gem.gem?.updatedAt = Date()
+            try await requireUserData().updateGem(gem)
+            try await removePhotoFiles(try await requireUserData().removeUnusedPhotos([photoID]))
+            return Response(status: .noContent)
+        }
+
         router.route(.put, "/v1/me/avatar", in: &table, bound: bound) { request, _ in
             let user = try await signedIn(request)
             let photo = try await storePhoto(request, owner: user.username)

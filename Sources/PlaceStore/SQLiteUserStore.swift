@@ -82,7 +82,17 @@ public final class SQLiteUserStore: GemStore, ViewerStore, FavoriteStore, PhotoS
 
     /// Opens the file at `path`, creating it and migrating the user tables to the current
     /// version (in one transaction per step) when needed.
+    ///
+    /// A new file is created readable and writable by its owner alone (mode 0600, whatever the
+    /// process's umask), as are its log and shared-memory files, which SQLite makes with the
+    /// file's mode: it holds emails and password hashes.
     public init(path: String, threads: Int? = nil) throws {
+        // An empty file is an empty database. O_EXCL: a file made meanwhile is left as it is.
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        if descriptor >= 0 {
+            fchmod(descriptor, 0o600)
+            close(descriptor)
+        }
         do {
             // Closed when it goes out of scope, before the store opens its own connections.
             let setup = try SpatiaLitePlaceIndex(path: path, mode: .createIfMissing)

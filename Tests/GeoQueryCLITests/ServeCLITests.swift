@@ -120,8 +120,15 @@ import Testing
         #expect(made == 201)
         let id = try #require((gem["places"] as? [[String: Any]])?.first?["id"] as? String)
         #expect(try await first.stop())
+        // The service made the file for its owner alone; one others can read gets a warning.
+        let usersFile = directory.appendingPathComponent("users.sqlite").path
+        #expect(try FileManager.default.attributesOfItem(atPath: usersFile)[.posixPermissions] as? Int == 0o600)
+        #expect(!first.log.value.contains("chmod"))
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: usersFile)
 
         let second = try await Server.start(arguments)
+        #expect(second.log.value.contains("\(usersFile) holds emails and password hashes and is open to other accounts on this machine (mode 644): chmod 600"),
+                "\(second.log.value)")
         defer { if second.process.isRunning { second.process.terminate() } }
         let (me, profile) = try await second.request("GET", "/v1/me", token: token)
         #expect(me == 200 && profile["username"] as? String == "restart")

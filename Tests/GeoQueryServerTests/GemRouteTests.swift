@@ -304,4 +304,51 @@ import Testing
             #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("photos/\(id.prefix(2))/\(id)").path))
         }
     }
+
+    @Test func onlyTheOwnerTakesAPhotoOffAGemAndAFileStaysWhileSomethingUsesIt() async throws {
+        let fixture = try await AccountFixture()
+        let directory = fixture.directory
+        try await fixture.test { client in
+            let owner = try await client.account("shutterbug")
+            let stranger = try await client.account("stranger")
+            let gem = try await client.gem(owner, name: "Two Views", lat: GemRouteTests.lat, lon: GemRouteTests.lon, visibility: "public")
+            let hidden = try await client.gem(owner, name: "Own View", lat: GemRouteTests.lat, lon: GemRouteTests.lon, visibility: "private")
+            var ids: [String] = []
+            for level: UInt8 in [10, 20] {
+                let uploaded = try await client.send(.post, "/v1/gems/\(gem)/photos", token: owner, bytes: TestImages.png(grey: level))
+                ids.append(try #require(uploaded.json["id"] as? String))
+            }
+            let hiddenPhoto = try await client.send(.post, "/v1/gems/\(hidden)/photos", token: owner, bytes: TestImages.png(grey: 30))
+            let hiddenID = try #require(hiddenPhoto.json["id"] as? String)
+            // The second photo is the owner's avatar too.
+            #expect(try await client.send(.put, "/v1/me/avatar", token: owner, bytes: TestImages.png(grey: 20)).json["id"] as? String == ids[1])
+            func photoURLs(_ gem: String) async throws -> [String] {
+                let shown = try await client.send(.get, "/v1/gems/\(gem)", token: owner).json
+                let photos = (shown["places"] as? [[String: Any]])?.first?["photos"] as? [[String: Any]] ?? []
+                return photos.compactMap { $0["url"] as? String }
+            }
+            func file(_ id: String) -> String { directory.appendingPathComponent("photos/\(id.prefix(2))/\(id)").path }
+            #expect(try await photoURLs(gem) == ids.map { "/v1/photos/\($0)" })
+
+            // Another user: 403 on a gem they can see, 404 on one they cannot, 401 without a token.
+            let refused = try await client.send(.delete, "/v1/gems/\(gem)/photos/\(ids[0])", token: stranger)
+            #expect(refused.status == .forbidden)
+            #expect(try await client.send(.delete, "/v1/gems/\(hidden)/photos/\(hiddenID)", token: stranger).status == .notFound)
+            #expect(try await client.send(.delete, "/v1/gems/\(gem)/photos/\(ids[0])").status == .unauthorized)
+            #expect(try await photoURLs(gem) == ids.map { "/v1/photos/\($0)" }, "nothing changed")
+            #expect(try await photoURLs(hidden) == ["/v1/photos/\(hiddenID)"])
+            #expect(try await client.send(.get, "/v1/photos/\(ids[0])").status == .ok && FileManager.default.fileExists(atPath: file(ids[0])))
+
+            // The owner: the photo leaves the gem, and its file goes when nothing else uses it.
+            #expect(try await client.send(.delete, "/v1/gems/\(gem)/photos/\(ids[0])", token: owner).status == .noContent)
+            #expect(try await photoURLs(gem) == ["/v1/photos/\(ids[1])"])
+            #expect(try await client.send(.get, "/v1/photos/\(ids[0])").status == .notFound && !FileManager.default.fileExists(atPath: file(ids[0])))
+            let again = try await client.send(.delete, "/v1/gems/\(gem)/photos/\(ids[0])", token: owner)
+            #expect(again.status == .notFound && (again.json["detail"] as? String)?.contains("is not a photo of gem \(gem)") == true)
+            #expect(try await client.send(.delete, "/v1/gems/\(gem)/photos/\(ids[1])", token: owner).status == .noContent)
+            #expect(try await photoURLs(gem).isEmpty)
+            #expect(try await client.send(.get, "/v1/photos/\(ids[1])").status == .ok && FileManager.default.fileExists(atPath: file(ids[1])),
+                    "the avatar still uses it")
+        }
+    }
 }

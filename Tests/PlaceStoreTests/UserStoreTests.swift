@@ -85,6 +85,22 @@ import Testing
         // A rating of a gem that does not exist changes nothing and says so.
         await #expect(throws: UserDataError.notFound("the gem gem:cc")) { _ = try await store.rate(try PlaceID("gem:cc"), by: "b", stars: 3) }
     }
+
+    @Test func aNewFileAndItsLogAreTheOwnersAloneWhateverTheUmask() async throws {
+        let (directory, path) = try temporaryPath()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        // The usual umask, which leaves new files readable by everyone (0644).
+        let previous = umask(0o022)
+        let store: SQLiteUserStore
+        do { defer { umask(previous) }; store = try SQLiteUserStore(path: path, threads: 2) }
+        defer { Task { try? await store.shutdown() } }
+        try await store.createGem(Place(id: try PlaceID("gem:dd"), name: "Written", coordinate: try Coordinate(latitude: 0, longitude: 0),
+                                        gem: HiddenGem(owner: "a", visibility: .public)))
+        for file in [path, path + "-wal", path + "-shm"] {
+            let mode = try #require(try FileManager.default.attributesOfItem(atPath: file)[.posixPermissions] as? Int, "\(file) exists")
+            #expect(mode == 0o600, "\(file) has mode \(String(mode, radix: 8))")
+        }
+    }
 }
 
 /// Friends, plans, share links, availability, albums and notifications in the SQLite file: the

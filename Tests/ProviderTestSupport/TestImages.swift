@@ -16,6 +16,19 @@ public enum TestImages {
         return bytes
     }
 
+    /// A valid 1×1 PNG of one grey level: different levels are different images (and photo ids).
+    public static func png(grey level: UInt8) -> [UInt8] {
+        var bytes = png(withText: false)
+        // The image data as one stored (uncompressed) deflate block: filter 0, then the pixel.
+        let adler = UInt32(2 + UInt32(level)) << 16 | UInt32(1 + UInt32(level))
+        let data: [UInt8] = [0x78, 0x01, 0x01, 0x02, 0x00, 0xFD, 0xFF, 0x00, level] + withUnsafeBytes(of: adler.bigEndian, Array.init)
+        let typed = Array("IDAT".utf8) + data
+        let idat = [0, 0, 0, UInt8(data.count)] + typed + withUnsafeBytes(of: crc32(typed).bigEndian, Array.init)
+        // Replace the IDAT chunk (after the signature and the 25-byte IHDR chunk; 22 bytes long).
+        bytes.replaceSubrange(33..<55, with: idat)
+        return bytes
+    }
+
     public static func crc32(_ bytes: [UInt8]) -> UInt32 {
         var crc: UInt32 = 0xFFFF_FFFF
         for byte in bytes {
