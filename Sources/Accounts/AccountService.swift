@@ -70,10 +70,12 @@ public struct AccountService: Sendable {
         return account
     }
 
-    /// Signs in with a username or email and a password, from a client address.
+    /// Signs in with a username or email and a password, from a client address. `client` is
+    /// what signed in as it says (a `User-Agent`), kept with the session for its owner to read.
     /// - Throws: ``AccountError/rateLimited(retryAfter:)`` past the limits;
     ///   ``AccountError/wrongCredentials`` for an unknown login or a wrong password alike.
-    public func signIn(login: String, password: String, clientAddress: String, now: Date = Date()) async throws -> (UserAccount, IssuedToken) {
+    public func signIn(login: String, password: String, clientAddress: String, client: String? = nil,
+                       now: Date = Date()) async throws -> (UserAccount, IssuedToken) {
         let accountKey = login.lowercased()
         if let wait = addressLimiter.wait(for: clientAddress) ?? accountLimiter.wait(for: accountKey) {
             throw AccountError.rateLimited(retryAfter: wait)
@@ -88,15 +90,15 @@ public struct AccountService: Sendable {
             throw AccountError.wrongCredentials
         }
         accountLimiter.reset(accountKey)
-        return (account, try await openSession(for: account.username, now: now))
+        return (account, try await openSession(for: account.username, client: client, now: now))
     }
 
     /// A new session for a user (after sign-in, or a password change).
-    public func openSession(for username: String, now: Date = Date()) async throws -> IssuedToken {
+    public func openSession(for username: String, client: String? = nil, now: Date = Date()) async throws -> IssuedToken {
         let token = SessionToken.make()
         let expires = now.addingTimeInterval(seconds(sessionLifetime))
         try await store.createSession(SessionRecord(tokenHash: SessionToken.hash(token), username: username,
-                                                    createdAt: now, expiresAt: expires))
+                                                    createdAt: now, expiresAt: expires, client: client.flatMap(Self.clientLabel)))
         return IssuedToken(token: token, expiresAt: expires)
     }
 
@@ -179,6 +181,20 @@ public struct AccountService: Sendable {
                 return hash!
             }
         }
+    }
+
+    /// When `session` was last used, to the hour: its end moves to a full lifetime after each
+    /// use, at most once an hour (see ``authenticate(token:now:)``).
+    public func lastUsed(_ session: SessionRecord) -> Date {
+        max(session.createdAt, session.expiresAt.addingTimeInterval(-seconds(sessionLifetime)))
+    }
+
+    /// A client's self-description as kept: each run of white space or control characters
+    /// made one space, at most 200 characters; nil when nothing is left.
+    public static func clientLabel(_ text: String) -> String? {
+        let spaced = text.unicodeScalars.map { CharacterSet.controlCharacters.contains($0) ? " " : Character($0) }
+        let label = String(spaced).split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        return label.isEmpty ? nil : String(label.prefix(200))
     }
 
     private func seconds(_ duration: Duration) -> TimeInterval {

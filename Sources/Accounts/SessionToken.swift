@@ -18,6 +18,12 @@ public enum SessionToken {
         Hex.lowercase(SHA256.hash(data: Data(token.utf8)))
     }
 
+    /// A session's public name: 16 hex digits of the SHA-256 of its token's hash. It names the
+    /// session in `/v1/me/sessions` without showing the stored key, and opens nothing.
+    public static func publicID(ofHash tokenHash: String) -> String {
+        String(hash(tokenHash).prefix(16))
+    }
+
     /// Lower-case hex SHA-256 of bytes (content addresses of photos).
     public static func sha256Hex(_ bytes: some DataProtocol) -> String {
         Hex.lowercase(SHA256.hash(data: bytes))

@@ -36,7 +36,8 @@ extension GeoQueryService {
                 throw APIProblem.badRequest("field 'username' (or 'email') is required")
             }
             let password = try body.requiredString("password", maxLength: 1_000)
-            let (account, issued) = try await accounts.signIn(login: login, password: password, clientAddress: context.clientAddress)
+            let (account, issued) = try await accounts.signIn(login: login, password: password, clientAddress: context.clientAddress,
+                                                              client: request.headers[.userAgent])
             return .json(.object([("token", .string(issued.token)), ("token_type", .string("Bearer")),
                                   ("expires_at", .string(Timestamp.iso8601(issued.expiresAt))),
                                   ("username", .string(account.username))]), status: .created)

@@ -51,6 +51,9 @@ extension GeoQueryService {
             }
             json.endArray()
             json.key("notifications"); OrderedJSON.array(export.notifications.map(Self.notificationJSON)).write(to: &json)
+            let accounts = try requireAccounts()
+            let sessions = try await openSessions(of: user.username)
+            json.key("sessions"); OrderedJSON.array(sessions.map { Self.sessionJSON($0, asking: user.session, accounts: accounts) }).write(to: &json)
             json.endObject()
             // A download of personal data: saved under a name, never kept by a cache on the way.
             return .writer(json, headers: [Self.contentDispositionHeader: "attachment; filename=\"geoquery-export-\(user.username).json\"",

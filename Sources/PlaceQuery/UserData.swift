@@ -57,12 +57,16 @@ public struct SessionRecord: Sendable, Hashable {
     public var createdAt: Date
     /// The session ends here unless it is used again before (sliding expiry).
     public var expiresAt: Date
+    /// What signed in, as it said (its `User-Agent`, shortened): so a person can tell their
+    /// sessions apart. Read only by ``AccountStore/sessions(of:)``.
+    public var client: String?
 
-    public init(tokenHash: String, username: String, createdAt: Date, expiresAt: Date) {
+    public init(tokenHash: String, username: String, createdAt: Date, expiresAt: Date, client: String? = nil) {
         self.tokenHash = tokenHash
         self.username = username
         self.createdAt = createdAt
         self.expiresAt = expiresAt
+        self.client = client
     }
 }
 
@@ -144,6 +148,8 @@ public protocol AccountStore: Sendable {
     func deleteSession(tokenHash: String) async throws
     /// Ends every session of the user but `keeping` (after a password change).
     func deleteSessions(of username: String, keeping: String?) async throws
+    /// The user's sessions, expired ones too, the newest first.
+    func sessions(of username: String) async throws -> [SessionRecord]
 }
 
 extension AccountStore {

@@ -78,6 +78,8 @@ public final class SQLiteUserStore: GemStore, ViewerStore, FavoriteStore, PhotoS
                                  last_at REAL NOT NULL, events INTEGER NOT NULL, PRIMARY KEY (kind, subject, period));
         CREATE INDEX popularity_by_key ON popularity(kind, period, score_key DESC, subject);
         """,
+        // 5: what signed in (its User-Agent), so a person can tell their sessions apart.
+        "ALTER TABLE sessions ADD COLUMN client TEXT",
     ]
 
     /// Opens the file at `path`, creating it and migrating the user tables to the current
@@ -216,9 +218,22 @@ public final class SQLiteUserStore: GemStore, ViewerStore, FavoriteStore, PhotoS
 
     public func createSession(_ session: SessionRecord) async throws {
         try await writing { connection in
-            try connection.run("INSERT INTO sessions VALUES (?1, ?2, ?3, ?4)",
+            try connection.run("INSERT INTO sessions (token_hash, username, created_at, expires_at, client) VALUES (?1, ?2, ?3, ?4, ?5)",
                                [.text(session.tokenHash), .text(session.username), .double(session.createdAt.timeIntervalSince1970),
-                                .double(session.expiresAt.timeIntervalSince1970)])
+                                .double(session.expiresAt.timeIntervalSince1970), session.client.map { .text($0) } ?? .null])
+        }
+    }
+
+    public func sessions(of username: String) async throws -> [SessionRecord] {
+        try await reading { connection in
+            var found: [SessionRecord] = []
+            try connection.each("""
+                SELECT token_hash, created_at, expires_at, client FROM sessions WHERE username = ?1 ORDER BY created_at DESC, token_hash
+                """, [.text(username)]) { row in
+                found.append(SessionRecord(tokenHash: row.text(0) ?? "", username: username, createdAt: Date(timeIntervalSince1970: row.double(1)),
+                                           expiresAt: Date(timeIntervalSince1970: row.double(2)), client: row.text(3)))
+            }
+            return found
         }
     }
 

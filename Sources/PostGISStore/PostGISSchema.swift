@@ -137,6 +137,8 @@ enum PostGISSchema {
                 """
             }
         }.joined(separator: ";\n"),
+        // 8: what signed in (its User-Agent), so a person can tell their sessions apart.
+        "ALTER TABLE sessions ADD COLUMN IF NOT EXISTS client text",
     ]
 
     /// The integer key of a region code (a country's ISO 3166 alpha-2 code or a continent's

@@ -135,9 +135,22 @@ public final class PostGISUserStore: UserDataStore, Sendable {
 
     public func createSession(_ session: SessionRecord) async throws {
         try await database.execute("""
-            INSERT INTO sessions VALUES (\(session.tokenHash), \(session.username), \(session.createdAt.timeIntervalSince1970),
-                                         \(session.expiresAt.timeIntervalSince1970))
+            INSERT INTO sessions (token_hash, username, created_at, expires_at, client)
+            VALUES (\(session.tokenHash), \(session.username), \(session.createdAt.timeIntervalSince1970),
+                    \(session.expiresAt.timeIntervalSince1970), \(session.client))
             """)
+    }
+
+    public func sessions(of username: String) async throws -> [SessionRecord] {
+        let rows = try await database.rows("""
+            SELECT token_hash, created_at, expires_at, client FROM sessions WHERE username = \(username)
+            ORDER BY created_at DESC, token_hash COLLATE "C"
+            """)
+        return try rows.map { row in
+            let (hash, created, expires, client) = try row.decode((String, Double, Double, String?).self)
+            return SessionRecord(tokenHash: hash, username: username, createdAt: Date(timeIntervalSince1970: created),
+                                 expiresAt: Date(timeIntervalSince1970: expires), client: client)
+        }
     }
 
     public func session(tokenHash: String) async throws -> SessionRecord? {

@@ -153,6 +153,56 @@ import ProviderTestSupport
         }
     }
 
+    /// `/v1/me/sessions`: every device signed in, what it said it was, and ending one or all
+    /// but the asker's; another user can neither see nor end them.
+    @Test func aPersonSeesTheirSessionsAndEndsOneOrAllOthers() async throws {
+        let fixture = try await AccountFixture()
+        try await fixture.test { client in
+            let first = try await client.account("traveller")
+            let stranger = try await client.account("stranger")
+            func signIn(as userAgent: String) async throws -> String {
+                let session = try await client.send(.post, "/v1/sessions", json: #"{"username":"traveller","password":"a long enough secret"}"#,
+                                                    headers: [.userAgent: userAgent])
+                return try #require(session.json["token"] as? String)
+            }
+            let phone = try await signIn(as: "GemApp/2.1\t(iPhone;   iOS 19)")
+            let laptop = try await signIn(as: "Firefox/140")
+            let listed = try await client.send(.get, "/v1/me/sessions", token: laptop)
+            #expect(listed.status == .ok && listed.headers[.cacheControl] == "no-store")
+            let sessions = listed.json["sessions"] as? [[String: Any]] ?? []
+            #expect(listed.json["count"] as? Int == 3 && sessions.count == 3)
+            #expect(sessions.filter { $0["current"] as? Bool == true }.map { $0["client"] as? String } == ["Firefox/140"])
+            let phoneID = try #require(sessions.first { $0["client"] as? String == "GemApp/2.1 (iPhone; iOS 19)" }?["id"] as? String)
+            #expect(phoneID == SessionToken.publicID(ofHash: SessionToken.hash(phone)) && phoneID.count == 16)
+            #expect(sessions.allSatisfy { $0["created_at"] is String && $0["last_used_at"] is String && $0["expires_at"] is String })
+            for secret in [first, phone, laptop] {
+                #expect(!listed.text.contains(secret) && !listed.text.contains(SessionToken.hash(secret)), "no token, no stored hash")
+            }
+
+            // Another user sees only their own and cannot end this one.
+            let theirs = try await client.send(.get, "/v1/me/sessions", token: stranger).json
+            #expect(theirs["count"] as? Int == 1 && !(String(describing: theirs)).contains(phoneID))
+            #expect(try await client.send(.delete, "/v1/me/sessions/\(phoneID)", token: stranger).status == .notFound)
+            #expect(try await client.send(.delete, "/v1/me/sessions", token: stranger).json["ended"] as? Int == 0)
+            #expect(try await client.send(.get, "/v1/me", token: phone).status == .ok, "still signed in")
+            #expect(try await client.send(.get, "/v1/me/sessions").status == .unauthorized)
+
+            // The lost phone is signed out from the laptop.
+            #expect(try await client.send(.delete, "/v1/me/sessions/\(phoneID)", token: laptop).status == .noContent)
+            #expect(try await client.send(.get, "/v1/me", token: phone).status == .unauthorized)
+            let unknown = try await client.send(.delete, "/v1/me/sessions/\(phoneID)", token: laptop)
+            #expect(unknown.status == .notFound && (unknown.json["detail"] as? String)?.contains("no session \(phoneID) among yours") == true)
+            #expect(try await client.send(.get, "/v1/me/sessions", token: laptop).json["count"] as? Int == 2)
+
+            // Everywhere else: the first session ends, the laptop's stays.
+            #expect(try await client.send(.delete, "/v1/me/sessions", token: laptop).json["ended"] as? Int == 1)
+            #expect(try await client.send(.get, "/v1/me", token: first).status == .unauthorized)
+            let left = try await client.send(.get, "/v1/me/sessions", token: laptop).json["sessions"] as? [[String: Any]] ?? []
+            #expect(left.count == 1 && left.first?["current"] as? Bool == true)
+            #expect(try await client.send(.get, "/v1/me", token: stranger).status == .ok, "the other user's session is untouched")
+        }
+    }
+
     @Test func signInsAreRateLimitedPerAccountAndPerAddress() async throws {
         let fixture = try await AccountFixture {
             $0.signInAttemptsPerAccount = 3
@@ -257,6 +307,8 @@ import ProviderTestSupport
             #expect(export.headers[HTTPField.Name("Content-Disposition")!] == "attachment; filename=\"geoquery-export-exporter.json\"")
             #expect(export.headers[.cacheControl] == "no-store")
             let json = export.json
+            let exportedSessions = json["sessions"] as? [[String: Any]] ?? []
+            #expect(exportedSessions.count == 1 && exportedSessions.first?["current"] as? Bool == true, "\(exportedSessions)")
             #expect(json["format"] as? String == "geoquery-export/1")
             let account = json["account"] as? [String: Any]
             #expect(account?["username"] as? String == "exporter" && account?["email"] as? String == "exporter@example.org")

@@ -1,0 +1,60 @@
+import Accounts
+import Foundation
+import GeoQueryWire
+import Hummingbird
+import PlaceQuery
+
+/// `/v1/me/sessions`: the places a person is signed in — what signed in, when, when last
+/// used — and ending one (a lost phone) or all but the one asking.
+extension GeoQueryService {
+    func addSessionRoutes(to router: Router<ServiceRequestContext>, table: inout RouteTable) {
+        let bound = RequestBound.queries(configuration.requestTimeout)
+        router.route(.get, "/v1/me/sessions", in: &table, bound: bound) { request, _ in
+            let user = try await signedIn(request)
+            _ = try QueryParameters(request, allowed: [])
+            let accounts = try requireAccounts()
+            let open = try await openSessions(of: user.username)
+            var response = Response.json(.object([
+                ("count", .int(open.count)),
+                ("sessions", .array(open.map { Self.sessionJSON($0, asking: user.session, accounts: accounts) })),
+            ]))
+            response.headers[.cacheControl] = "no-store"
+            return response
+        }
+
+        router.route(.delete, "/v1/me/sessions/{sessionId}", in: &table, bound: bound) { request, context in
+            let user = try await signedIn(request)
+            let id = try context.parameters.require("sessionId")
+            // Only the asker's own sessions are searched: another's id is simply not found.
+            guard let session = try await openSessions(of: user.username).first(where: { SessionToken.publicID(ofHash: $0.tokenHash) == id }) else {
+                throw APIProblem(.notFound, "no session \(id.prefix(64)) among yours: GET /v1/me/sessions lists them")
+            }
+            try await requireAccounts().signOut(tokenHash: session.tokenHash)
+            return Response(status: .noContent)
+        }
+
+        router.route(.delete, "/v1/me/sessions", in: &table, bound: bound) { request, _ in
+            let user = try await signedIn(request)
+            _ = try QueryParameters(request, allowed: [])
+            let others = try await openSessions(of: user.username).filter { $0.tokenHash != user.session.tokenHash }
+            try await requireUserData().deleteSessions(of: user.username, keeping: user.session.tokenHash)
+            return .json(.object([("ended", .int(others.count))]))
+        }
+    }
+
+    /// A session as `/v1/me/sessions` and the export show it: never its token or its hash.
+    static func sessionJSON(_ session: SessionRecord, asking: SessionRecord, accounts: AccountService) -> OrderedJSON {
+        .object([("id", .string(SessionToken.publicID(ofHash: session.tokenHash))),
+                 ("current", .bool(session.tokenHash == asking.tokenHash)),
+                 ("client", .optional(session.client)),
+                 ("created_at", timestampJSON(session.createdAt)),
+                 ("last_used_at", timestampJSON(accounts.lastUsed(session))),
+                 ("expires_at", timestampJSON(session.expiresAt))])
+    }
+
+    /// The user's sessions that have not expired, the newest first.
+    func openSessions(of username: String) async throws -> [SessionRecord] {
+        let now = Date()
+        return try await requireUserData().sessions(of: username).filter { $0.expiresAt > now }
+    }
+}
