@@ -5,7 +5,7 @@ The description is committed and served at /openapi.json; a test fails when it a
 disagree, and `make test` runs schemathesis against a live server with it. Edit this script,
 run it, and commit both.
 """
-import json, pathlib
+import json, pathlib, sys
 
 def ref(name): return {"$ref": f"#/components/schemas/{name}"}
 def param(name, schema, description, required=False, explode=None):
@@ -177,6 +177,17 @@ paths.update({
           "413": problem("The body is too large."),
           "429": {**problem("Too many attempts; Retry-After says when to try again."), "headers": {"Retry-After": {"schema": {"type": "integer"}}}}, **common_errors}}},
   "/v1/sessions/current": {"delete": {"summary": "Sign out", "security": bearer, "responses": {"204": no_content, "401": unauthorized, **common_errors}}},
+  "/v1/me/sessions": {
+    "get": {"summary": "Where you are signed in", "security": bearer,
+            "description": "Your sessions that have not expired, the newest first: what signed in (its User-Agent), when, and when last used. Never a token.",
+            "responses": {"200": json_body({"type": "object", "required": ["count", "sessions"], "properties": {
+                "count": {"type": "integer", "minimum": 1}, "sessions": {"type": "array", "items": ref("Session")}}}), "401": unauthorized, **common_errors}},
+    "delete": {"summary": "Sign out everywhere else", "security": bearer, "description": "Ends every session of yours but the one asking.",
+               "responses": {"200": json_body({"type": "object", "required": ["ended"], "properties": {"ended": {"type": "integer", "minimum": 0}}},
+                                              "How many sessions ended."), "401": unauthorized, **common_errors}}},
+  "/v1/me/sessions/{sessionId}": {"delete": {"summary": "End one of your sessions (a lost phone)", "security": bearer,
+      "parameters": [path_param("sessionId", "A session id from GET /v1/me/sessions, 16 hex digits.", "0123456789abcdef")],
+      "responses": {"204": no_content, "401": unauthorized, "404": problem("No session of yours with this id."), **common_errors}}},
   "/v1/me": {
     "get": {"summary": "Your profile and settings", "security": bearer, "responses": {"200": json_body(ref("PrivateProfile")), "401": unauthorized, **common_errors}},
     "patch": {"summary": "Change your profile, settings, email or password", "security": bearer, "requestBody": body(profile_patch, {"display_name": "Anna", "units": "metric"}),
@@ -224,10 +235,34 @@ paths.update({
       "parameters": [gem_id], "requestBody": image,
       "responses": {"201": json_body(photo_answer, "Created"), "401": unauthorized, "403": problem("Not your gem."), "404": problem("No gem you can see."),
                     "409": problem("The gem has 20 photos."), "413": problem("Larger than 10 MB."), "415": problem("Not a JPEG, PNG or WebP image."), **common_errors}}},
+  "/v1/gems/{id}/photos/{photoId}": {"delete": {"summary": "Take a photo off your gem (its file goes when nothing else uses it)", "security": bearer,
+      "parameters": [gem_id, path_param("photoId", "SHA-256 of the photo, 64 hex digits.", "0" * 64)],
+      "responses": {"204": no_content, "401": unauthorized, "403": problem("Not the gem's owner (a gem you can see)."),
+                    "404": problem("No such gem you may see, or not among its photos."), **common_errors}}},
   "/v1/photos/{id}": {"get": {"summary": "A photo (content-addressed: immutable, with ETag)", "parameters": [path_param("id", "SHA-256 of the stored bytes, 64 hex digits.", "0" * 64)],
       "responses": {"200": {"description": "The image", "headers": {"ETag": {"schema": {"type": "string"}}},
                             "content": {"image/jpeg": {"schema": {"type": "string", "format": "binary"}}, "image/png": {"schema": {"type": "string", "format": "binary"}}, "image/webp": {"schema": {"type": "string", "format": "binary"}}}},
                     "304": {"description": "Not modified (If-None-Match)."}, "404": problem("No such photo."), **common_errors}}},
+  "/v1/me/export": {"get": {"summary": "Download everything you made or were given", "security": bearer,
+      "description": "One JSON document (Content-Disposition: attachment; Cache-Control: no-store): your account and profile, every gem you own (private ones too), your ratings, favourites, photos, friends, the itineraries and trips you own or were invited to, your notifications, and where you are signed in. No password hash and no token is included.",
+      "responses": {"200": json_body({"type": "object", "required": ["format", "exported_at", "account", "gems", "ratings", "favorites", "photos", "friends",
+                                                                     "itineraries", "trips", "notifications", "sessions"], "properties": {
+          "format": {"const": "geoquery-export/1"}, "exported_at": {"type": "string", "format": "date-time"}, "account": ref("PrivateProfile"),
+          "gems": {"type": "array", "items": ref("Place")},
+          "ratings": {"type": "array", "items": {"type": "object", "required": ["gem_id", "stars", "rated_at"], "properties": {
+              "gem_id": {"type": "string"}, "stars": {"type": "integer", "minimum": 1, "maximum": 5}, "rated_at": {"type": "string", "format": "date-time"}}}},
+          "favorites": {"type": "array", "items": {"type": "object", "required": ["place_id", "added_at"], "properties": {
+              "place_id": {"type": "string"}, "added_at": {"type": "string", "format": "date-time"}}}},
+          "photos": {"type": "array", "items": {"type": "object", "required": ["id", "url", "content_type", "bytes", "uploaded_at"], "properties": {
+              "id": {"type": "string"}, "url": {"type": "string"}, "content_type": {"type": "string"}, "bytes": {"type": "integer"},
+              "uploaded_at": {"type": "string", "format": "date-time"}}}},
+          "friends": {"type": "array", "items": {"type": "object", "required": ["username", "state", "since"], "properties": {
+              "username": {"type": "string"}, "state": {"enum": ["requested", "incoming", "accepted"]}, "since": {"type": "string", "format": "date-time"}}}},
+          "itineraries": {"type": "array", "items": {"type": "object"}}, "trips": {"type": "array", "items": {"type": "object"}},
+          "notifications": {"type": "array", "items": {"type": "object", "required": ["id", "kind", "data", "created_at", "read_at"], "properties": {
+              "id": {"type": "string"}, "kind": {"type": "string"}, "data": {"type": "object"}, "created_at": {"type": "string", "format": "date-time"},
+              "read_at": {"type": ["string", "null"], "format": "date-time"}}}},
+          "sessions": {"type": "array", "items": ref("Session")}}}), "401": unauthorized, **common_errors}}},
 })
 
 # Friends, itineraries, trips, share links and notifications.
@@ -517,6 +552,13 @@ place_props = {
   "gem": {"type": "object"}, "imported_at": {"type": "string", "format": "date-time"}, "fetched_at": {"type": "string", "format": "date-time"},
 }
 schemas = {
+  "Session": {"type": "object", "required": ["id", "current", "client", "created_at", "last_used_at", "expires_at"], "properties": {
+      "id": {"type": "string", "pattern": "^[0-9a-f]{16}$", "description": "The session's public name (not its token)."},
+      "current": {"type": "boolean", "description": "The session of the token that asks."},
+      "client": {"type": ["string", "null"], "description": "The User-Agent it signed in with, shortened to 200 characters."},
+      "created_at": {"type": "string", "format": "date-time"},
+      "last_used_at": {"type": "string", "format": "date-time", "description": "To the hour."},
+      "expires_at": {"type": "string", "format": "date-time", "description": "30 days after the last use (sliding)."}}},
   "PublicProfile": {"type": "object", "required": ["username", "display_name", "bio", "avatar_url", "created_at"], "properties": {
       "username": {"type": "string"}, "display_name": nullable("string"), "bio": nullable("string"), "avatar_url": nullable("string"),
       "created_at": {"type": "string", "format": "date-time"}}},
@@ -583,6 +625,7 @@ doc = {"openapi": "3.1.0",
        "servers": [{"url": "/"}], "paths": paths,
        "components": {"schemas": schemas, "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer",
            "description": "A token from POST /v1/sessions; it ends 30 days after its last use, at sign-out and when the password changes."}}}}
-out = pathlib.Path(__file__).resolve().parent.parent / "Sources/GeoQueryServer/Resources/openapi.json"
+# Another path as the first argument (the test that the committed file is this script's output).
+out = pathlib.Path(sys.argv[1]) if len(sys.argv) > 1 else pathlib.Path(__file__).resolve().parent.parent / "Sources/GeoQueryServer/Resources/openapi.json"
 out.write_text(json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
 print(f"wrote {out}")

@@ -156,4 +156,20 @@ import Testing
         #expect(Set(near.compactMap { $0["name"] as? String }) ==
                 Set(["lat", "lon", "radius", "region", "limit", "cursor", "format"] + GeoQueryService.filterParameters))
     }
+
+    /// The committed description is what `scripts/make_openapi.py` writes: an edit of the JSON
+    /// alone would be lost the next time the script runs.
+    @Test func theCommittedDescriptionIsTheScriptsOutput() throws {
+        let output = FileManager.default.temporaryDirectory.appendingPathComponent("openapi-\(UUID().uuidString).json")
+        defer { try? FileManager.default.removeItem(at: output) }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        process.arguments = [repositoryRoot.appendingPathComponent("scripts/make_openapi.py").path, output.path]
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        let committed = try Data(contentsOf: repositoryRoot.appendingPathComponent("Sources/GeoQueryServer/Resources/openapi.json"))
+        #expect(try Data(contentsOf: output) == committed, "run scripts/make_openapi.py and commit its output")
+    }
 }
