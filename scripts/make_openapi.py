@@ -239,13 +239,39 @@ paths.update({
       "parameters": [gem_id, path_param("photoId", "SHA-256 of the photo, 64 hex digits.", "0" * 64)],
       "responses": {"204": no_content, "401": unauthorized, "403": problem("Not the gem's owner (a gem you can see)."),
                     "404": problem("No such gem you may see, or not among its photos."), **common_errors}}},
+  "/v1/gems/{id}/report": {"put": {"summary": "Report a gem you can see (not your own): one report per person, a second replaces the first", "security": bearer,
+      "parameters": [gem_id], "requestBody": body({"type": "object", "additionalProperties": False, "required": ["reason"], "properties": {
+          "reason": {"enum": ["spam", "offensive", "dangerous", "private_property", "wrong_location", "closed", "other"]},
+          "note": {"type": "string", "maxLength": 1000}}}, {"reason": "wrong_location", "note": "It is on the other side of the river"}),
+      "responses": {"201": json_body(ref("Report"), "Reported"), "200": json_body(ref("Report"), "Your earlier report, replaced"), "401": unauthorized,
+                    "403": problem("Your own gem."), "404": problem("No gem you can see."), "413": problem("The body is too large."), **common_errors}}},
+  "/v1/moderation/reports": {"get": {"summary": "Reported gems, most reports first (moderators only)", "security": bearer,
+      "parameters": [param("limit", {"type": "integer", "minimum": 1, "maximum": 100}, "How many gems (default 20).")],
+      "responses": {"200": json_body({"type": "object", "required": ["count", "gems"], "properties": {
+          "count": {"type": "integer"}, "gems": {"type": "array", "items": {"type": "object", "required": ["gem_id", "report_count", "reasons", "reports", "gem"], "properties": {
+              "gem_id": {"type": "string"}, "report_count": {"type": "integer"}, "reasons": {"type": "object", "additionalProperties": {"type": "integer"}},
+              "reports": {"type": "array", "items": ref("Report")}, "gem": {"oneOf": [ref("Place"), {"type": "null"}]}}}}}}),
+          "401": unauthorized, "403": problem("Not a moderator of this service."), **common_errors}}},
+  "/v1/moderation/gems/{id}/hide": {"post": {"summary": "Hide a gem (moderators only): it becomes private, its owner cannot publish it again, its reports close and its owner is notified", "security": bearer,
+      "parameters": [gem_id], "requestBody": body({"type": "object", "additionalProperties": False, "required": ["reason"], "properties": {
+          "reason": {"type": "string", "minLength": 1, "maxLength": 500}}}, {"reason": "Insults in the description"}),
+      "responses": {"200": json_body({"type": "object", "required": ["gem_id", "hidden", "hidden_at", "moderator", "reason"], "properties": {
+          "gem_id": {"type": "string"}, "hidden": {"const": True}, "hidden_at": {"type": "string", "format": "date-time"},
+          "moderator": {"type": "string"}, "reason": {"type": "string"}}}),
+          "401": unauthorized, "403": problem("Not a moderator of this service."), "404": problem("No such gem."), "413": problem("The body is too large."), **common_errors}}},
+  "/v1/moderation/gems/{id}/restore": {"post": {"summary": "Lift a hide (moderators only): the gem stays private until its owner publishes it", "security": bearer,
+      "parameters": [gem_id], "responses": {"204": no_content, "401": unauthorized, "403": problem("Not a moderator of this service."),
+                                            "404": problem("The gem is not hidden."), **common_errors}}},
+  "/v1/moderation/gems/{id}/dismiss": {"post": {"summary": "Close a gem's reports without acting (moderators only)", "security": bearer,
+      "parameters": [gem_id], "responses": {"200": json_body({"type": "object", "required": ["gem_id", "dismissed"], "properties": {
+          "gem_id": {"type": "string"}, "dismissed": {"type": "integer"}}}), "401": unauthorized, "403": problem("Not a moderator of this service."), **common_errors}}},
   "/v1/photos/{id}": {"get": {"summary": "A photo (content-addressed: immutable, with ETag)", "parameters": [path_param("id", "SHA-256 of the stored bytes, 64 hex digits.", "0" * 64)],
       "responses": {"200": {"description": "The image", "headers": {"ETag": {"schema": {"type": "string"}}},
                             "content": {"image/jpeg": {"schema": {"type": "string", "format": "binary"}}, "image/png": {"schema": {"type": "string", "format": "binary"}}, "image/webp": {"schema": {"type": "string", "format": "binary"}}}},
                     "304": {"description": "Not modified (If-None-Match)."}, "404": problem("No such photo."), **common_errors}}},
   "/v1/me/export": {"get": {"summary": "Download everything you made or were given", "security": bearer,
-      "description": "One JSON document (Content-Disposition: attachment; Cache-Control: no-store): your account and profile, every gem you own (private ones too), your ratings, favourites, photos, friends, the itineraries and trips you own or were invited to, your notifications, and where you are signed in. No password hash and no token is included.",
-      "responses": {"200": json_body({"type": "object", "required": ["format", "exported_at", "account", "gems", "ratings", "favorites", "photos", "friends",
+      "description": "One JSON document (Content-Disposition: attachment; Cache-Control: no-store): your account and profile, every gem you own (private ones too), your ratings, favourites, photos, friends, the gems you reported, the itineraries and trips you own or were invited to, your notifications, and where you are signed in. No password hash and no token is included.",
+      "responses": {"200": json_body({"type": "object", "required": ["format", "exported_at", "account", "gems", "ratings", "favorites", "photos", "friends", "reports",
                                                                      "itineraries", "trips", "notifications", "sessions"], "properties": {
           "format": {"const": "geoquery-export/1"}, "exported_at": {"type": "string", "format": "date-time"}, "account": ref("PrivateProfile"),
           "gems": {"type": "array", "items": ref("Place")},
@@ -258,6 +284,7 @@ paths.update({
               "uploaded_at": {"type": "string", "format": "date-time"}}}},
           "friends": {"type": "array", "items": {"type": "object", "required": ["username", "state", "since"], "properties": {
               "username": {"type": "string"}, "state": {"enum": ["requested", "incoming", "accepted"]}, "since": {"type": "string", "format": "date-time"}}}},
+          "reports": {"type": "array", "items": ref("Report")},
           "itineraries": {"type": "array", "items": {"type": "object"}}, "trips": {"type": "array", "items": {"type": "object"}},
           "notifications": {"type": "array", "items": {"type": "object", "required": ["id", "kind", "data", "created_at", "read_at"], "properties": {
               "id": {"type": "string"}, "kind": {"type": "string"}, "data": {"type": "object"}, "created_at": {"type": "string", "format": "date-time"},
@@ -552,6 +579,10 @@ place_props = {
   "gem": {"type": "object"}, "imported_at": {"type": "string", "format": "date-time"}, "fetched_at": {"type": "string", "format": "date-time"},
 }
 schemas = {
+  "Report": {"type": "object", "required": ["gem_id", "reason", "note", "reported_at"], "properties": {
+      "gem_id": {"type": "string"}, "username": {"type": "string", "description": "Who reported (shown to moderators only)."},
+      "reason": {"enum": ["spam", "offensive", "dangerous", "private_property", "wrong_location", "closed", "other"]},
+      "note": nullable("string"), "reported_at": {"type": "string", "format": "date-time"}}},
   "Session": {"type": "object", "required": ["id", "current", "client", "created_at", "last_used_at", "expires_at"], "properties": {
       "id": {"type": "string", "pattern": "^[0-9a-f]{16}$", "description": "The session's public name (not its token)."},
       "current": {"type": "boolean", "description": "The session of the token that asks."},

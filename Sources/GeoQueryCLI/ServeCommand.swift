@@ -49,6 +49,9 @@ struct Serve: AsyncParsableCommand {
         Web pages on other origins that may call the API from a browser, comma-separated \
         (https://app.example.com,http://localhost:5173), or * for any (GEOQUERY_CORS_ORIGINS; default none).
         """) var corsOrigins: String?
+    @Option(name: .customLong("moderators"), help: """
+        Usernames, comma-separated, that may read reports of gems and hide, restore or clear them         (GEOQUERY_MODERATORS; default none).
+        """) var moderators: String?
     @OptionGroup var index: IndexOptions
 
     func validate() throws {
@@ -59,6 +62,7 @@ struct Serve: AsyncParsableCommand {
             throw ValidationError("--db-connections \(databaseConnections) is invalid: it must be from 1 to 1000")
         }
         _ = try resolvedAllowedOrigins()
+        _ = try resolvedModerators()
         if let gemRadiusCap {
             do { _ = try Distance(parsing: gemRadiusCap) } catch {
                 throw ValidationError("--gem-radius-cap '\(gemRadiusCap)' is invalid: give a distance such as 20mi or 30km")
@@ -83,6 +87,18 @@ struct Serve: AsyncParsableCommand {
         do { return try AllowedOrigins(parsing: text) } catch { throw ValidationError("\(name) is invalid: \(error)") }
     }
 
+    /// `--moderators`, else GEOQUERY_MODERATORS, else none: usernames as accounts spell them.
+    private func resolvedModerators() throws -> Set<String> {
+        let (name, text) = moderators.map { ("--moderators", $0) } ?? ("GEOQUERY_MODERATORS", environment("GEOQUERY_MODERATORS") ?? "")
+        var names: Set<String> = []
+        for part in text.split(separator: ",") {
+            do { names.insert(try AccountRules.username(part.trimmingCharacters(in: .whitespaces))) } catch {
+                throw ValidationError("\(name) is invalid: \(error)")
+            }
+        }
+        return names
+    }
+
     func run() async throws {
         var settings = ServiceConfiguration()
         settings.host = host ?? environment("GEOQUERY_HOST") ?? settings.host
@@ -90,6 +106,7 @@ struct Serve: AsyncParsableCommand {
         settings.tilesURL = tiles ?? environment("GEOQUERY_TILES") ?? settings.tilesURL
         settings.tilesAttribution = tilesAttribution ?? environment("GEOQUERY_TILES_ATTRIBUTION") ?? settings.tilesAttribution
         settings.allowedOrigins = try resolvedAllowedOrigins()
+        settings.moderators = try resolvedModerators()
         let dataDirectory = dataDirectory ?? environment("GEOQUERY_DATA_DIR") ?? "geodata"
         settings.countries = try reportingFailures { try CountryTable(contentsOf: dataDirectory + "/countries.csv") }
         settings.regions = try reportingFailures { try RegionLocator(dataDirectory: dataDirectory) }

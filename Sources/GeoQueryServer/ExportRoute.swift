@@ -40,6 +40,7 @@ extension GeoQueryService {
             }
             json.endArray()
             json.key("friends"); OrderedJSON.array(export.friendships.map(Self.friendshipJSON)).write(to: &json)
+            json.key("reports"); OrderedJSON.array(export.reports.map { Self.reportJSON($0, includeReporter: false) }).write(to: &json)
             json.key("itineraries"); json.beginArray()
             for record in export.itineraries {
                 try Self.itineraryJSON(record, access: PlanAccess.of(user.username, to: record, isFriendOfOwner: false)).write(to: &json)
@@ -73,6 +74,7 @@ struct UserExport {
     var favorites: [Favorite] = []
     var photos: [PhotoRecord] = []
     var friendships: [Friendship] = []
+    var reports: [GemReport] = []
     var itineraries: [PlanRecord] = []
     var trips: [PlanRecord] = []
     var notifications: [UserNotification] = []
@@ -90,6 +92,7 @@ struct UserExport {
         export.ratings = try await store.ratings(by: username)
         export.photos = try await store.photos(ownedBy: username)
         export.friendships = try await store.friendships(of: username)
+        export.reports = try await store.reports(by: username)
         return export
     }
 

@@ -68,6 +68,7 @@ extension GeoQueryService {
             var gem = try await ownedGem(try gemID(context), by: user.username)
             let body = try await JSONBody(request, limit: 65_536, allowed: Self.gemFields)
             try Self.apply(body, to: &gem, creating: false)
+            try await checkNotHidden(gem)
             configuration.regions?.annotate(&gem)
             gem.gem?.updatedAt = Date()
             try await requireUserData().updateGem(gem)

@@ -50,6 +50,8 @@ public struct ServiceConfiguration: Sendable {
     public var signInAddressWindow: Duration = .seconds(60)
     /// New accounts per client address per hour before 429 (each costs a bcrypt hash).
     public var signUpsPerAddress = 10
+    /// Usernames that may read reports and hide, restore or clear gems (`/v1/moderation/…`).
+    public var moderators: Set<String> = []
     /// The largest radius `/v1/gems/near` searches (the Hidden Gem app shows nothing beyond
     /// 20 miles); larger radii are capped, and the answer says so.
     public var gemRadiusCap = Distance(uncheckedMeters: 32_186.88)  // 20 mi

@@ -39,8 +39,13 @@ extension SQLiteUserStore {
             }
             var stored = gem
             stored.rating = try Self.meanRating(of: gem.id, connection)
+            // A gem a moderator hid stays private, whatever the edit says.
+            if try connection.scalarInt("SELECT 1 FROM gem_moderation WHERE gem_id = ?1", [.text(gem.id.rawValue)]) != nil {
+                stored.gem?.visibility = .private
+            }
             try writer.upsert([stored])
-            try connection.run("UPDATE gems SET visibility = ?2 WHERE id = ?1", [.text(gem.id.rawValue), .text(part.visibility.rawValue)])
+            try connection.run("UPDATE gems SET visibility = ?2 WHERE id = ?1",
+                               [.text(gem.id.rawValue), .text((stored.gem ?? part).visibility.rawValue)])
             try connection.run("DELETE FROM photo_uses WHERE user_object = ?1", [.text(gem.id.rawValue)])
             try Self.recordPhotoUses(of: gem, connection)
         }
@@ -206,6 +211,7 @@ extension SQLiteUserStore {
             unused += try Self.removeUnused(avatars, connection)
             unused += try Self.deletePlanData(of: username, connection)
             try connection.run("DELETE FROM favorites WHERE username = ?1", [.text(username)])
+            try connection.run("DELETE FROM gem_reports WHERE username = ?1", [.text(username)])
             try connection.run("DELETE FROM sessions WHERE username = ?1", [.text(username)])
             try connection.run("DELETE FROM users WHERE username = ?1", [.text(username)])
             return unused
@@ -222,6 +228,8 @@ extension SQLiteUserStore {
             try connection.each("SELECT photo_id FROM photo_uses WHERE user_object = ?1", [.text(id)]) { photos.append($0.text(0) ?? "") }
             try connection.run("DELETE FROM photo_uses WHERE user_object = ?1", [.text(id)])
             try connection.run("DELETE FROM ratings WHERE gem_id = ?1", [.text(id)])
+            try connection.run("DELETE FROM gem_reports WHERE gem_id = ?1", [.text(id)])
+            try connection.run("DELETE FROM gem_moderation WHERE gem_id = ?1", [.text(id)])
             try connection.run("DELETE FROM gems WHERE id = ?1", [.text(id)])
         }
         try writer.delete(try ids.map { try PlaceID($0) })

@@ -16,7 +16,7 @@ import PlaceQuery
 /// store's thread pool, reads on per-thread read-only connections, writes on one writer.
 ///
 /// The user tables are versioned in `user_data_schema` and migrated on open (``migrations``).
-public final class SQLiteUserStore: GemStore, ViewerStore, FavoriteStore, PhotoStore, PlanStore, PopularityStore, Sendable {
+public final class SQLiteUserStore: UserDataStore, Sendable {
     let store: SpatiaLitePlaceStore
     public var path: String { store.path }
 
@@ -80,6 +80,13 @@ public final class SQLiteUserStore: GemStore, ViewerStore, FavoriteStore, PhotoS
         """,
         // 5: what signed in (its User-Agent), so a person can tell their sessions apart.
         "ALTER TABLE sessions ADD COLUMN client TEXT",
+        // 6: reports of gems, and moderators' decisions to hide one.
+        """
+        CREATE TABLE gem_reports (gem_id TEXT NOT NULL, username TEXT NOT NULL, reason TEXT NOT NULL, note TEXT,
+                                  created_at REAL NOT NULL, PRIMARY KEY (gem_id, username));
+        CREATE INDEX gem_reports_by_user ON gem_reports(username);
+        CREATE TABLE gem_moderation (gem_id TEXT PRIMARY KEY, hidden_at REAL NOT NULL, moderator TEXT NOT NULL, reason TEXT NOT NULL);
+        """,
     ]
 
     /// Opens the file at `path`, creating it and migrating the user tables to the current

@@ -139,6 +139,14 @@ enum PostGISSchema {
         }.joined(separator: ";\n"),
         // 8: what signed in (its User-Agent), so a person can tell their sessions apart.
         "ALTER TABLE sessions ADD COLUMN IF NOT EXISTS client text",
+        // 9: reports of gems, and moderators' decisions to hide one (the SQLite file's migration 6).
+        """
+        CREATE TABLE IF NOT EXISTS gem_reports (gem_id text COLLATE "C" NOT NULL, username text COLLATE "C" NOT NULL, reason text NOT NULL,
+                                                note text, created_at double precision NOT NULL, PRIMARY KEY (gem_id, username));
+        CREATE INDEX IF NOT EXISTS gem_reports_by_user ON gem_reports (username);
+        CREATE TABLE IF NOT EXISTS gem_moderation (gem_id text COLLATE "C" PRIMARY KEY, hidden_at double precision NOT NULL,
+                                                   moderator text NOT NULL, reason text NOT NULL)
+        """,
     ]
 
     /// The integer key of a region code (a country's ISO 3166 alpha-2 code or a continent's

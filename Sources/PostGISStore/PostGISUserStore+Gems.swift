@@ -36,8 +36,13 @@ extension PostGISUserStore {
             guard try await Self.lockedGem(gem.id, connection) != nil else { throw UserDataError.notFound("the gem \(gem.id)") }
             var stored = gem
             stored.rating = try await Self.meanRating(of: gem.id, connection)
+            // A gem a moderator hid stays private, whatever the edit says (its row is locked,
+            // so a hide cannot pass between this check and the write).
+            if try await !connection.all("SELECT 1 FROM gem_moderation WHERE gem_id = \(gem.id.rawValue)").isEmpty {
+                stored.gem?.visibility = .private
+            }
             _ = try await PostGISPlaceIndex.write(try PostGISBatch([stored]), into: "gems", on: connection)
-            try await connection.all("UPDATE gem_owners SET visibility = \(part.visibility.rawValue) WHERE id = \(gem.id.rawValue)")
+            try await connection.all("UPDATE gem_owners SET visibility = \((stored.gem ?? part).visibility.rawValue) WHERE id = \(gem.id.rawValue)")
             try await connection.all("DELETE FROM photo_uses WHERE user_object = \(gem.id.rawValue)")
             try await Self.recordPhotoUses(of: gem, connection)
         }
@@ -118,6 +123,7 @@ extension PostGISUserStore {
             unused += try await Self.removeUnused(avatars, connection)
             unused += try await Self.deletePlanData(of: username, connection)
             try await connection.all("DELETE FROM favorites WHERE username = \(username)")
+            try await connection.all("DELETE FROM gem_reports WHERE username = \(username)")
             try await connection.all("DELETE FROM sessions WHERE username = \(username)")
             try await connection.all("DELETE FROM users WHERE username = \(username)")
             return unused
@@ -131,6 +137,8 @@ extension PostGISUserStore {
         let photos = try await connection.all("DELETE FROM photo_uses WHERE user_object = ANY(\(ids)) RETURNING photo_id")
             .map { try $0.decode(String.self) }
         try await connection.all("DELETE FROM ratings WHERE gem_id = ANY(\(ids))")
+        try await connection.all("DELETE FROM gem_reports WHERE gem_id = ANY(\(ids))")
+        try await connection.all("DELETE FROM gem_moderation WHERE gem_id = ANY(\(ids))")
         try await connection.all("DELETE FROM gem_owners WHERE id = ANY(\(ids))")
         try await connection.all("DELETE FROM gems WHERE id = ANY(\(ids))")
         return try await removeUnused(photos, connection)

@@ -150,6 +150,8 @@ import Testing
         let environmentOrigins = try CLI.run(["serve"], environment: ["GEOQUERY_CORS_ORIGINS": "https://app.example.com/"])
         #expect(environmentOrigins.status == 64
                 && environmentOrigins.stderr.contains("GEOQUERY_CORS_ORIGINS is invalid: 'https://app.example.com/' is not an origin"))
+        let moderators = try CLI.run(["serve", "--moderators", "anna,Bad Name!"])
+        #expect(moderators.status == 64 && moderators.stderr.contains("--moderators is invalid: username 'Bad Name!' is invalid: use 3 to 30"))
         let missing = try CLI.run(["serve", "--db", "/nonexistent/places.sqlite"])
         #expect(missing.status == 66 && missing.stderr.contains("no place index at /nonexistent/places.sqlite"))
     }

@@ -1,0 +1,123 @@
+import Foundation
+import GeoQueryWire
+import Hummingbird
+import PlaceModel
+import PlaceQuery
+
+/// Reports and moderation: anyone signed in reports a gem they can see
+/// (`PUT /v1/gems/{id}/report`); the deployment's moderators
+/// (``ServiceConfiguration/moderators``) read the queue of reported gems and hide a gem (it
+/// becomes private and its owner cannot publish it again), restore it, or dismiss its reports.
+extension GeoQueryService {
+    func addModerationRoutes(to router: Router<ServiceRequestContext>, table: inout RouteTable) {
+        let bound = RequestBound.queries(configuration.requestTimeout)
+        router.route(.put, "/v1/gems/{id}/report", in: &table, bound: bound) { request, context in
+            let user = try await signedIn(request)
+            let gem = try await reachableGem(try gemID(context), viewer: user.username)
+            guard gem.gem?.owner != user.username else {
+                throw APIProblem(.forbidden, "gem \(gem.id) is yours: change or delete it instead of reporting it")
+            }
+            let body = try await JSONBody(request, limit: 16_384, allowed: ["reason", "note"])
+            let text = try body.requiredString("reason", maxLength: 100)
+            guard let reason = ReportReason(rawValue: text) else {
+                let valid = ReportReason.allCases.map(\.rawValue).joined(separator: ", ")
+                throw APIProblem.badRequest("reason '\(text)' is invalid: it must be one of \(valid)")
+            }
+            let note = try body.string("note", maxLength: 1_000)?.trimmingCharacters(in: .whitespacesAndNewlines)
+            let report = GemReport(gemID: gem.id, username: user.username, reason: reason, note: note?.isEmpty == true ? nil : note,
+                                   createdAt: Date())
+            let isNew = try await requireUserData().report(report)
+            return .json(Self.reportJSON(report, includeReporter: false), status: isNew ? .created : .ok)
+        }
+
+        router.route(.get, "/v1/moderation/reports", in: &table, bound: bound) { request, _ in
+            _ = try await moderator(request)
+            let parameters = try QueryParameters(request, allowed: ["limit"])
+            let limit = try parameters.int("limit", range: 1...100) ?? 20
+            let store = try requireUserData()
+            let queue = try await store.reportedGems(limit: limit)
+            var json = JSONWriter(capacity: 2048 + queue.count * 1500)
+            json.beginObject()
+            json.key("count"); json.int(queue.count)
+            json.key("gems"); json.beginArray()
+            for entry in queue {
+                json.beginObject()
+                json.key("gem_id"); json.string(entry.gemID.rawValue)
+                json.key("report_count"); json.int(entry.reports.count)
+                var reasons: [String: Int] = [:]
+                for report in entry.reports { reasons[report.reason.rawValue, default: 0] += 1 }
+                json.key("reasons")
+                OrderedJSON.object(reasons.sorted { ($1.value, $0.key) < ($0.value, $1.key) }.map { ($0.key, .int($0.value)) }).write(to: &json)
+                json.key("reports"); OrderedJSON.array(entry.reports.map { Self.reportJSON($0, includeReporter: true) }).write(to: &json)
+                // Moderators see the gem whatever its visibility: it may have been made private since.
+                json.key("gem")
+                if let gem = try await store.place(entry.gemID) { PlaceJSON.write(gem, distance: nil, to: &json, includeCoordinates: true) } else { json.null() }
+                json.endObject()
+            }
+            json.endArray()
+            json.endObject()
+            return .writer(json, headers: [.cacheControl: "no-store"])
+        }
+
+        router.route(.post, "/v1/moderation/gems/{id}/hide", in: &table, bound: bound) { request, context in
+            let moderator = try await moderator(request)
+            let id = try gemID(context)
+            let body = try await JSONBody(request, limit: 16_384, allowed: ["reason"])
+            let reason = try body.requiredString("reason", maxLength: 500).trimmingCharacters(in: .whitespacesAndNewlines)
+            guard !reason.isEmpty else { throw APIProblem.badRequest("reason is empty: say why the gem is hidden (its owner reads it)") }
+            let decision = GemModeration(hiddenAt: Date(), moderator: moderator, reason: reason)
+            guard let gem = try await requireUserData().hideGem(id, decision), let owner = gem.gem?.owner else {
+                throw APIProblem(.notFound, "no gem with id \(id)")
+            }
+            await notify(owner, "gem_hidden", ["gem": id.rawValue, "name": gem.name, "reason": reason])
+            return .json(Self.moderationJSON(id, decision))
+        }
+
+        router.route(.post, "/v1/moderation/gems/{id}/restore", in: &table, bound: bound) { request, context in
+            _ = try await moderator(request)
+            let id = try gemID(context)
+            guard try await requireUserData().restoreGem(id) else {
+                throw APIProblem(.notFound, "gem \(id) is not hidden by a moderator")
+            }
+            if let owner = try await requireUserData().place(id)?.gem?.owner {
+                await notify(owner, "gem_restored", ["gem": id.rawValue])
+            }
+            return Response(status: .noContent)
+        }
+
+        router.route(.post, "/v1/moderation/gems/{id}/dismiss", in: &table, bound: bound) { request, context in
+            _ = try await moderator(request)
+            let id = try gemID(context)
+            let dismissed = try await requireUserData().dismissReports(of: id)
+            return .json(.object([("gem_id", .string(id.rawValue)), ("dismissed", .int(dismissed))]))
+        }
+    }
+
+    /// The signed-in moderator's username: 401 without a token, 403 for anyone else.
+    func moderator(_ request: Request) async throws -> String {
+        let user = try await signedIn(request)
+        guard configuration.moderators.contains(user.username) else {
+            throw APIProblem(.forbidden, "only this service's moderators may do this; \(user.username) is not one")
+        }
+        return user.username
+    }
+
+    /// A 403 for an owner's edit that would publish a gem a moderator hid; nothing otherwise.
+    func checkNotHidden(_ gem: Place) async throws {
+        guard let part = gem.gem, part.visibility != .private,
+              let decision = try await requireUserData().moderation(of: gem.id) else { return }
+        throw APIProblem(.forbidden, "gem \(gem.id) was hidden by a moderator (\(decision.reason)): it stays private until a moderator restores it")
+    }
+
+    static func reportJSON(_ report: GemReport, includeReporter: Bool) -> OrderedJSON {
+        var fields: [(String, OrderedJSON)] = [("gem_id", .string(report.gemID.rawValue))]
+        if includeReporter { fields.append(("username", .string(report.username))) }
+        return .object(fields + [("reason", .string(report.reason.rawValue)), ("note", .optional(report.note)),
+                                 ("reported_at", timestampJSON(report.createdAt))])
+    }
+
+    static func moderationJSON(_ gem: PlaceID, _ decision: GemModeration) -> OrderedJSON {
+        .object([("gem_id", .string(gem.rawValue)), ("hidden", .bool(true)), ("hidden_at", timestampJSON(decision.hiddenAt)),
+                 ("moderator", .string(decision.moderator)), ("reason", .string(decision.reason))])
+    }
+}

@@ -1,0 +1,96 @@
+import Foundation
+import GeoQueryServer
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Testing
+
+/// Reports and moderation, on whichever backend the route suites run on: anyone who can see a
+/// gem reports it (not its owner); only moderators read the queue and hide, restore or clear;
+/// a hidden gem is private, and its owner cannot publish it again until it is restored.
+@Suite(.ownThreads) struct ModerationRouteTests {
+    @Test func reportsReachModeratorsWhoHideAGemItsOwnerCannotPublishAgain() async throws {
+        let fixture = try await AccountFixture { $0.moderators = ["mod"] }
+        try await fixture.test { client in
+            let owner = try await client.account("maker")
+            let walker = try await client.account("walker")
+            let runner = try await client.account("runner")
+            let nosy = try await client.account("nosy")
+            let moderator = try await client.account("mod")
+            let (lat, lon) = (GemRouteTests.lat, GemRouteTests.lon)
+            let rude = try await client.gem(owner, name: "Rude Rock", lat: lat, lon: lon, visibility: "public")
+            let misplaced = try await client.gem(owner, name: "Misplaced Mill", lat: lat + 0.001, lon: lon, visibility: "public")
+            let secret = try await client.gem(owner, name: "Secret Spot", lat: lat, lon: lon + 0.001, visibility: "private")
+            let near = "/v1/places/near?lat=\(lat)&lon=\(lon)&radius=2km"
+
+            // Reporting: one report per user and gem (a second replaces the first).
+            let first = try await client.send(.put, "/v1/gems/\(rude)/report", token: walker, json: #"{"reason":"spam"}"#)
+            #expect(first.status == .created && first.json["reason"] as? String == "spam" && first.json["username"] == nil)
+            let replaced = try await client.send(.put, "/v1/gems/\(rude)/report", token: walker, json: #"{"reason":"offensive","note":"rude words"}"#)
+            #expect(replaced.status == .ok && replaced.json["note"] as? String == "rude words")
+            #expect(try await client.send(.put, "/v1/gems/\(rude)/report", token: runner, json: #"{"reason":"offensive"}"#).status == .created)
+            #expect(try await client.send(.put, "/v1/gems/\(misplaced)/report", token: runner, json: #"{"reason":"wrong_location"}"#).status == .created)
+            let own = try await client.send(.put, "/v1/gems/\(rude)/report", token: owner, json: #"{"reason":"spam"}"#)
+            #expect(own.status == .forbidden)
+            let badReason = try await client.send(.put, "/v1/gems/\(rude)/report", token: walker, json: #"{"reason":"ugly"}"#)
+            #expect(badReason.status == .badRequest && (badReason.json["detail"] as? String)?.contains("reason 'ugly' is invalid: it must be one of spam, offensive") == true)
+            #expect(try await client.send(.put, "/v1/gems/\(secret)/report", token: walker, json: #"{"reason":"spam"}"#).status == .notFound)
+            #expect(try await client.send(.put, "/v1/gems/\(rude)/report", json: #"{"reason":"spam"}"#).status == .unauthorized)
+
+            // The queue: moderators only; most reported first, with who reported and why.
+            #expect(try await client.send(.get, "/v1/moderation/reports", token: nosy).status == .forbidden)
+            #expect(try await client.send(.get, "/v1/moderation/reports").status == .unauthorized)
+            let queue = try await client.send(.get, "/v1/moderation/reports", token: moderator)
+            #expect(queue.status == .ok)
+            let gems = queue.json["gems"] as? [[String: Any]] ?? []
+            #expect(gems.compactMap { $0["gem_id"] as? String } == [rude, misplaced])
+            #expect(gems.first?["report_count"] as? Int == 2 && (gems.first?["reasons"] as? [String: Int]) == ["offensive": 2])
+            let reports = gems.first?["reports"] as? [[String: Any]] ?? []
+            #expect(Set(reports.compactMap { $0["username"] as? String }) == ["walker", "runner"])
+            #expect(reports.contains { $0["note"] as? String == "rude words" })
+            #expect((gems.first?["gem"] as? [String: Any])?["name"] as? String == "Rude Rock")
+
+            // Hiding: not by anyone else; by a moderator, the gem leaves every listing but its owner's.
+            #expect(try await client.send(.post, "/v1/moderation/gems/\(rude)/hide", token: nosy, json: #"{"reason":"no"}"#).status == .forbidden)
+            #expect(try await client.send(.post, "/v1/moderation/gems/\(rude)/hide", token: owner, json: #"{"reason":"no"}"#).status == .forbidden)
+            #expect(try await client.ids(near).contains(rude), "still listed after refused attempts")
+            let hidden = try await client.send(.post, "/v1/moderation/gems/\(rude)/hide", token: moderator, json: #"{"reason":"Insults in the description"}"#)
+            #expect(hidden.status == .ok && hidden.json["hidden"] as? Bool == true && hidden.json["moderator"] as? String == "mod")
+            #expect(try await !client.ids(near).contains(rude))
+            #expect(try await !client.ids(near, token: walker).contains(rude))
+            #expect(try await client.send(.get, "/v1/gems/\(rude)", token: walker).status == .notFound)
+            #expect(try await client.ids(near, token: owner).contains(rude), "the owner still has it")
+            let notes = try await client.send(.get, "/v1/me/notifications", token: owner).json["notifications"] as? [[String: Any]] ?? []
+            let notice = notes.first { $0["kind"] as? String == "gem_hidden" }?["data"] as? [String: Any]
+            #expect(notice?["gem"] as? String == rude && notice?["reason"] as? String == "Insults in the description")
+            let after = try await client.send(.get, "/v1/moderation/reports", token: moderator).json["gems"] as? [[String: Any]] ?? []
+            #expect(after.compactMap { $0["gem_id"] as? String } == [misplaced], "hiding closes the gem's reports")
+
+            // The owner edits it but cannot publish it again.
+            let publish = try await client.send(.patch, "/v1/gems/\(rude)", token: owner, json: #"{"visibility":"public"}"#)
+            #expect(publish.status == .forbidden && (publish.json["detail"] as? String)?.contains("hidden by a moderator (Insults in the description)") == true)
+            let renamed = try await client.send(.patch, "/v1/gems/\(rude)", token: owner, json: #"{"name":"Rock"}"#)
+            #expect(renamed.status == .ok)
+            #expect(try await !client.ids(near).contains(rude), "an edit keeps it private")
+
+            // Restored: the owner may publish it again.
+            #expect(try await client.send(.post, "/v1/moderation/gems/\(rude)/restore", token: nosy).status == .forbidden)
+            #expect(try await client.send(.post, "/v1/moderation/gems/\(rude)/restore", token: moderator).status == .noContent)
+            #expect(try await client.send(.post, "/v1/moderation/gems/\(rude)/restore", token: moderator).status == .notFound)
+            #expect(try await client.send(.patch, "/v1/gems/\(rude)", token: owner, json: #"{"visibility":"public"}"#).status == .ok)
+            #expect(try await client.ids(near).contains(rude))
+
+            // Dismissed reports leave the queue; a deleted account's reports go with it.
+            #expect(try await client.send(.post, "/v1/moderation/gems/\(misplaced)/dismiss", token: nosy).status == .forbidden)
+            #expect(try await client.send(.post, "/v1/moderation/gems/\(misplaced)/dismiss", token: moderator).json["dismissed"] as? Int == 1)
+            #expect(try await client.send(.put, "/v1/gems/\(misplaced)/report", token: walker, json: #"{"reason":"closed"}"#).status == .created)
+            let exported = try await client.send(.get, "/v1/me/export", token: walker).json["reports"] as? [[String: Any]] ?? []
+            #expect(exported.compactMap { $0["gem_id"] as? String } == [misplaced] && exported.first?["reason"] as? String == "closed",
+                    "a report is the reporter's data: in their export")
+            #expect(try await client.send(.delete, "/v1/me", token: walker).status == .noContent)
+            #expect(try await client.send(.get, "/v1/moderation/reports", token: moderator).json["count"] as? Int == 0)
+            #expect(try await client.send(.post, "/v1/moderation/gems/gem:000000000000000000000000/hide", token: moderator,
+                                          json: #"{"reason":"x"}"#).status == .notFound)
+        }
+    }
+}
