@@ -386,7 +386,7 @@ paths.update({
   "/v1/me/notifications": {"get": {"summary": "Your notifications, newest first", "security": bearer, "parameters": [
       param("unread", {"type": "boolean"}, "Only unread ones."), limit, cursor],
       "responses": {"200": listing("notifications", {"type": "object", "required": ["id", "kind", "data", "created_at", "read_at"], "properties": {
-          "id": {"type": "string"}, "kind": {"enum": ["friend_request", "friend_accepted", "trip_invitation", "trip_answer", "share_viewed", "trip_reminder"]},
+          "id": {"type": "string"}, "kind": {"enum": ["friend_request", "friend_accepted", "trip_invitation", "trip_answer", "share_viewed", "trip_reminder", "gem_hidden", "gem_restored"]},
           "data": {"type": "object", "additionalProperties": {"type": "string"}}, "created_at": {"type": "string", "format": "date-time"}, "read_at": nullable("string")}}),
           "401": unauthorized, **common_errors}}},
   "/v1/me/notifications/read": {"post": {"summary": "Mark notifications read (all of them without ids)", "security": bearer,
@@ -559,7 +559,7 @@ paths["/v1/me/favorites"]["post"] = {"summary": "Keep a place, and the suggestio
     "responses": {"200": json_body({"type": "object"}, "Already a favourite; nothing saved."), "201": json_body({"type": "object", "required": ["place_id", "favorite", "itinerary_id"], "properties": {
         "place_id": {"type": "string"}, "favorite": {"type": "boolean"}, "itinerary_id": nullable("string")}}),
         "401": unauthorized, "404": problem("No such place."), "413": problem("The body is too large."), "415": problem("The body is not JSON."), **common_errors}}
-for route in ["/v1/places/near", "/v1/places/bbox", "/v1/places/nearest", "/v1/places/{id}", "/v1/search"]:
+for route in ["/v1/places/near", "/v1/places/bbox", "/v1/places/nearest", "/v1/places/{id}", "/v1/places", "/v1/search"]:
     operation = paths[route]["get"]
     operation["security"] = optional_bearer
     operation["responses"]["401"] = unauthorized

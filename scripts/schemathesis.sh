@@ -28,7 +28,7 @@ env -u GOOGLE_PLACES_API_KEY -u YELP_API_KEY -u FOURSQUARE_API_KEY -u HERE_API_K
     GEOQUERY_HERE_BASE_URL=$closed GEOQUERY_OPENMETEO_BASE_URL=$closed GEOQUERY_OPENWEATHERMAP_BASE_URL=$closed \
     GEOQUERY_PIRATEWEATHER_BASE_URL=$closed GEOQUERY_COMMONS_BASE_URL=$closed GEOQUERY_LOG_LEVEL=warning \
     "$geoquery" serve --host 127.0.0.1 --port "$port" --db "$work/places.sqlite" --data-dir geodata --users-db "$work/users.sqlite" \
-    2>"$work/serve.log" &
+    --moderators schemathesis 2>"$work/serve.log" &
 server=$!
 python3 - "$port" <<'PY'
 import sys, time, urllib.request
@@ -41,21 +41,26 @@ else:
     sys.exit("geoquery serve did not answer /healthz within 10 s")
 PY
 
-# A signed-in user, so that the routes behind a bearer token are exercised too (not only their 401).
-token=$(python3 - "$port" <<'PY'
+# A signed-in user, so that the routes behind a bearer token are exercised too (not only their
+# 401), and a second one for the routes that end a session or an account: with one token for
+# everything, the first `DELETE /v1/me` would leave every later request anonymous.
+tokens=$(python3 - "$port" <<'PY'
 import json, sys, urllib.request
 base = f"http://127.0.0.1:{sys.argv[1]}"
 def post(path, body):
     request = urllib.request.Request(base + path, data=json.dumps(body).encode(), headers={"Content-Type": "application/json"})
     return json.load(urllib.request.urlopen(request, timeout=30))
-post("/v1/users", {"username": "schemathesis", "email": "st@example.org", "password": "a long fuzzing passphrase"})
-print(post("/v1/sessions", {"username": "schemathesis", "password": "a long fuzzing passphrase"})["token"])
+for name in ["schemathesis", "throwaway"]:
+    post("/v1/users", {"username": name, "email": f"{name}@example.org", "password": "a long fuzzing passphrase"})
+    print(post("/v1/sessions", {"username": name, "password": "a long fuzzing passphrase"})["token"])
 PY
 )
+# Read by scripts/schemathesis.toml.
+export GEOQUERY_ST_TOKEN=$(echo "$tokens" | sed -n 1p)
+export GEOQUERY_ST_THROWAWAY_TOKEN=$(echo "$tokens" | sed -n 2p)
 
 status=0
 "$schemathesis" --config-file scripts/schemathesis.toml run "http://127.0.0.1:$port/openapi.json" \
-  -H "Authorization: Bearer $token" \
   --max-examples "${SCHEMATHESIS_EXAMPLES:-40}" --seed 1 --no-color || status=$?
 if grep -q "request failed" "$work/serve.log"; then
   echo "server errors logged by geoquery serve:"; grep "request failed" "$work/serve.log"; status=1

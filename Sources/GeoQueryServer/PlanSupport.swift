@@ -144,8 +144,11 @@ extension GeoQueryService {
         guard currency.count == 3, currency.allSatisfy({ $0.isASCII && $0.isUppercase }) else {
             throw APIProblem.badRequest("\(name).currency '\(currency)' is invalid: use an ISO 4217 code such as EUR, USD or JPY")
         }
-        // Through the shortest text of the double, so 12.1 stays 12.1 (not 12.0999…).
-        return Money(amount: Decimal(string: "\(amount)") ?? Decimal(amount), currency: currency)
+        // To 4 decimal places, the finest minor unit of any currency (ISO 4217), through the
+        // shortest text of the double, so 12.1 stays 12.1 (not 12.0999…). Unrounded, an amount
+        // such as 5e-289 is beyond Decimal's exponent and was stored as a number no reader takes.
+        let rounded = (amount * 10_000).rounded() / 10_000
+        return Money(amount: Decimal(string: "\(rounded)") ?? Decimal(rounded), currency: currency)
     }
 
     /// The IANA zone named, or nil when not given; 400 for an unknown name.
@@ -180,7 +183,10 @@ extension GeoQueryService {
 
     static func moneyJSON(_ money: Money?) -> OrderedJSON {
         guard let money else { return .null }
-        return .object([("amount", .double(NSDecimalNumber(decimal: money.amount).doubleValue)), ("currency", .string(money.currency))])
+        // Through the decimal's text: NSDecimalNumber's doubleValue is not the nearest double
+        // (12.3457 came out as 12.345700000000003).
+        let amount = Double("\(money.amount)") ?? NSDecimalNumber(decimal: money.amount).doubleValue
+        return .object([("amount", .double(amount)), ("currency", .string(money.currency))])
     }
 
     static func locationJSON(_ location: PlanLocation) -> OrderedJSON {
