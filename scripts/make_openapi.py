@@ -270,8 +270,8 @@ paths.update({
                             "content": {"image/jpeg": {"schema": {"type": "string", "format": "binary"}}, "image/png": {"schema": {"type": "string", "format": "binary"}}, "image/webp": {"schema": {"type": "string", "format": "binary"}}}},
                     "304": {"description": "Not modified (If-None-Match)."}, "404": problem("No such photo."), **common_errors}}},
   "/v1/me/export": {"get": {"summary": "Download everything you made or were given", "security": bearer,
-      "description": "One JSON document (Content-Disposition: attachment; Cache-Control: no-store): your account and profile, every gem you own (private ones too), your ratings, favourites, photos, friends, the gems you reported, the itineraries and trips you own or were invited to, your notifications, and where you are signed in. No password hash and no token is included.",
-      "responses": {"200": json_body({"type": "object", "required": ["format", "exported_at", "account", "gems", "ratings", "favorites", "photos", "friends", "reports",
+      "description": "One JSON document (Content-Disposition: attachment; Cache-Control: no-store): your account and profile, every gem you own (private ones too), your ratings, favourites, photos, friends, the gems you reported, the people you blocked, the itineraries and trips you own or were invited to, your notifications, and where you are signed in. No password hash and no token is included.",
+      "responses": {"200": json_body({"type": "object", "required": ["format", "exported_at", "account", "gems", "ratings", "favorites", "photos", "friends", "reports", "blocks",
                                                                      "itineraries", "trips", "notifications", "sessions"], "properties": {
           "format": {"const": "geoquery-export/1"}, "exported_at": {"type": "string", "format": "date-time"}, "account": ref("PrivateProfile"),
           "gems": {"type": "array", "items": ref("Place")},
@@ -284,7 +284,7 @@ paths.update({
               "uploaded_at": {"type": "string", "format": "date-time"}}}},
           "friends": {"type": "array", "items": {"type": "object", "required": ["username", "state", "since"], "properties": {
               "username": {"type": "string"}, "state": {"enum": ["requested", "incoming", "accepted"]}, "since": {"type": "string", "format": "date-time"}}}},
-          "reports": {"type": "array", "items": ref("Report")},
+          "reports": {"type": "array", "items": ref("Report")}, "blocks": {"type": "array", "items": ref("Block")},
           "itineraries": {"type": "array", "items": {"type": "object"}}, "trips": {"type": "array", "items": {"type": "object"}},
           "notifications": {"type": "array", "items": {"type": "object", "required": ["id", "kind", "data", "created_at", "read_at"], "properties": {
               "id": {"type": "string"}, "kind": {"type": "string"}, "data": {"type": "object"}, "created_at": {"type": "string", "format": "date-time"},
@@ -383,6 +383,16 @@ paths.update({
              "responses": {"200": json_body(friendship, "Already asked or accepted"), "201": json_body(friendship, "Asked"), "401": unauthorized, "404": problem("No such user."), **common_errors}},
     "delete": {"summary": "Decline a request, withdraw yours, or end a friendship", "security": bearer, "parameters": [path_param("username", "A username.", "anna")],
                "responses": {"204": no_content, "401": unauthorized, "404": problem("No friendship or request with them."), **common_errors}}},
+  "/v1/me/blocks": {"get": {"summary": "The people you blocked, newest first", "security": bearer,
+      "responses": {"200": json_body({"type": "object", "required": ["count", "blocks"], "properties": {
+          "count": {"type": "integer"}, "blocks": {"type": "array", "items": ref("Block")}}}), "401": unauthorized, **common_errors}}},
+  "/v1/me/blocks/{username}": {
+    "put": {"summary": "Block someone: any friendship or request ends, and neither of you can ask the other to be a friend, invite them or add them to an itinerary",
+            "security": bearer, "parameters": [path_param("username", "A username.", "anna")],
+            "responses": {"201": json_body(ref("Block"), "Blocked"), "200": json_body(ref("Block"), "Already blocked"), "401": unauthorized,
+                          "404": problem("No such user."), **common_errors}},
+    "delete": {"summary": "Lift your block", "security": bearer, "parameters": [path_param("username", "A username.", "anna")],
+               "responses": {"204": no_content, "401": unauthorized, "404": problem("You have not blocked them."), **common_errors}}},
   "/v1/me/notifications": {"get": {"summary": "Your notifications, newest first", "security": bearer, "parameters": [
       param("unread", {"type": "boolean"}, "Only unread ones."), limit, cursor],
       "responses": {"200": listing("notifications", {"type": "object", "required": ["id", "kind", "data", "created_at", "read_at"], "properties": {
@@ -579,6 +589,8 @@ place_props = {
   "gem": {"type": "object"}, "imported_at": {"type": "string", "format": "date-time"}, "fetched_at": {"type": "string", "format": "date-time"},
 }
 schemas = {
+  "Block": {"type": "object", "required": ["username", "blocked_at"], "properties": {
+      "username": {"type": "string"}, "blocked_at": {"type": "string", "format": "date-time"}}},
   "Report": {"type": "object", "required": ["gem_id", "reason", "note", "reported_at"], "properties": {
       "gem_id": {"type": "string"}, "username": {"type": "string", "description": "Who reported (shown to moderators only)."},
       "reason": {"enum": ["spam", "offensive", "dangerous", "private_property", "wrong_location", "closed", "other"]},

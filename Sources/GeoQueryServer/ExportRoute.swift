@@ -41,6 +41,7 @@ extension GeoQueryService {
             json.endArray()
             json.key("friends"); OrderedJSON.array(export.friendships.map(Self.friendshipJSON)).write(to: &json)
             json.key("reports"); OrderedJSON.array(export.reports.map { Self.reportJSON($0, includeReporter: false) }).write(to: &json)
+            json.key("blocks"); OrderedJSON.array(export.blocks.map(Self.blockJSON)).write(to: &json)
             json.key("itineraries"); json.beginArray()
             for record in export.itineraries {
                 try Self.itineraryJSON(record, access: PlanAccess.of(user.username, to: record, isFriendOfOwner: false)).write(to: &json)
@@ -75,6 +76,7 @@ struct UserExport {
     var photos: [PhotoRecord] = []
     var friendships: [Friendship] = []
     var reports: [GemReport] = []
+    var blocks: [UserBlock] = []
     var itineraries: [PlanRecord] = []
     var trips: [PlanRecord] = []
     var notifications: [UserNotification] = []
@@ -93,6 +95,7 @@ struct UserExport {
         export.photos = try await store.photos(ownedBy: username)
         export.friendships = try await store.friendships(of: username)
         export.reports = try await store.reports(by: username)
+        export.blocks = try await store.blocks(by: username)
         return export
     }
 

@@ -88,6 +88,7 @@ public struct GeoQueryService: Sendable {
         addAccountRoutes(to: router, table: &table)
         addSessionRoutes(to: router, table: &table)
         addModerationRoutes(to: router, table: &table)
+        addBlockRoutes(to: router, table: &table)
         addGemRoutes(to: router, table: &table)
         addFavoriteRoutes(to: router, table: &table)
         addPhotoRoutes(to: router, table: &table)

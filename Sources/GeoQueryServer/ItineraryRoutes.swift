@@ -137,7 +137,7 @@ extension GeoQueryService {
             guard let role = PlanRole(rawValue: roleText), role != .invitee else {
                 throw APIProblem.badRequest("role '\(roleText)' is invalid: use editor or viewer")
             }
-            let collaborator = try await existingUser(try context.parameters.require("username"))
+            let collaborator = try await existingUser(try context.parameters.require("username"), reachableBy: user.username)
             let id = try planID(context, .itinerary)
             let (record, access) = try await changePlan(id, .itinerary, user: user.username, needs: .own, request: request,
                                                         action: "change the collaborators of") { record in

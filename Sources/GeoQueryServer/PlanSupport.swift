@@ -245,9 +245,15 @@ extension GeoQueryService {
     }
 
     /// A username that has an account (404 otherwise).
-    func existingUser(_ name: String) async throws -> String {
+    /// The stored form of an existing username that `asker` may reach: a user who blocked the
+    /// asker, or whom the asker blocked, is answered as no user at all (404), so a block is
+    /// not announced to the person blocked.
+    func existingUser(_ name: String, reachableBy asker: String) async throws -> String {
         let folded = name.lowercased()
-        guard try await requireUserData().user(named: folded) != nil else { throw APIProblem(.notFound, "no user named '\(name.prefix(60))'") }
+        guard try await requireUserData().user(named: folded) != nil,
+              try await !requireUserData().isBlocked(between: asker, and: folded) else {
+            throw APIProblem(.notFound, "no user named '\(name.prefix(60))'")
+        }
         return folded
     }
 }

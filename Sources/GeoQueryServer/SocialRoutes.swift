@@ -25,7 +25,7 @@ extension GeoQueryService {
         // Asks someone to be friends; asking someone who asked you accepts their request.
         router.route(.post, "/v1/me/friends/{username}", in: &table, bound: bound) { request, context in
             let user = try await signedIn(request)
-            let other = try await existingUser(try context.parameters.require("username"))
+            let other = try await existingUser(try context.parameters.require("username"), reachableBy: user.username)
             guard other != user.username else { throw APIProblem.badRequest("you cannot befriend yourself") }
             let before = try await requireUserData().friendships(of: user.username).first { $0.username == other }
             let friendship = try await requireUserData().requestFriendship(from: user.username, to: other, at: Date())

@@ -169,7 +169,7 @@ extension GeoQueryService {
         guard let names = try body.strings("invitees", maxCount: 100, maxLength: 30) else { return nil }
         var found: [String] = []
         for name in names {
-            let username = try await existingUser(name)
+            let username = try await existingUser(name, reachableBy: author)
             guard username != author else { throw APIProblem.badRequest("you are the trip's author: do not invite yourself") }
             if !found.contains(username) { found.append(username) }
         }

@@ -230,4 +230,4 @@ public protocol PhotoStore: Sendable {
 }
 
 /// Everything people make, in one store (one backend serves all of it).
-public typealias UserDataStore = GemStore & ViewerStore & FavoriteStore & PhotoStore & PlanStore & PopularityStore & ModerationStore
+public typealias UserDataStore = GemStore & ViewerStore & FavoriteStore & PhotoStore & PlanStore & PopularityStore & ModerationStore & BlockStore

@@ -87,6 +87,11 @@ public final class SQLiteUserStore: UserDataStore, Sendable {
         CREATE INDEX gem_reports_by_user ON gem_reports(username);
         CREATE TABLE gem_moderation (gem_id TEXT PRIMARY KEY, hidden_at REAL NOT NULL, moderator TEXT NOT NULL, reason TEXT NOT NULL);
         """,
+        // 7: who blocked whom.
+        """
+        CREATE TABLE blocks (blocker TEXT NOT NULL, blocked TEXT NOT NULL, created_at REAL NOT NULL, PRIMARY KEY (blocker, blocked));
+        CREATE INDEX blocks_by_blocked ON blocks(blocked);
+        """,
     ]
 
     /// Opens the file at `path`, creating it and migrating the user tables to the current

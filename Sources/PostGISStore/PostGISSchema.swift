@@ -147,6 +147,12 @@ enum PostGISSchema {
         CREATE TABLE IF NOT EXISTS gem_moderation (gem_id text COLLATE "C" PRIMARY KEY, hidden_at double precision NOT NULL,
                                                    moderator text NOT NULL, reason text NOT NULL)
         """,
+        // 10: who blocked whom (the SQLite file's migration 7).
+        """
+        CREATE TABLE IF NOT EXISTS blocks (blocker text COLLATE "C" NOT NULL, blocked text COLLATE "C" NOT NULL,
+                                           created_at double precision NOT NULL, PRIMARY KEY (blocker, blocked));
+        CREATE INDEX IF NOT EXISTS blocks_by_blocked ON blocks (blocked)
+        """,
     ]
 
     /// The integer key of a region code (a country's ISO 3166 alpha-2 code or a continent's

@@ -5,7 +5,7 @@ import Hummingbird
 import HummingbirdTesting
 import Testing
 
-/// Reports and moderation, on whichever backend the route suites run on: anyone who can see a
+/// Reports, moderation and blocks, on whichever backend the route suites run on: anyone who can see a
 /// gem reports it (not its owner); only moderators read the queue and hide, restore or clear;
 /// a hidden gem is private, and its owner cannot publish it again until it is restored.
 @Suite(.ownThreads) struct ModerationRouteTests {
@@ -91,6 +91,60 @@ import Testing
             #expect(try await client.send(.get, "/v1/moderation/reports", token: moderator).json["count"] as? Int == 0)
             #expect(try await client.send(.post, "/v1/moderation/gems/gem:000000000000000000000000/hide", token: moderator,
                                           json: #"{"reason":"x"}"#).status == .notFound)
+        }
+    }
+
+    /// Blocking: the friendship ends, neither can reach the other again (answered as an unknown
+    /// user), only the blocker lifts it, and an account's deletion takes its blocks with it.
+    @Test func aBlockEndsTheFriendshipAndKeepsBothApart() async throws {
+        let fixture = try await AccountFixture()
+        try await fixture.test { client in
+            let ann = try await client.account("ann")
+            let bob = try await client.account("bob")
+            let cat = try await client.account("cat")
+            #expect(try await client.send(.post, "/v1/me/friends/ann", token: bob).status == .created)
+            #expect(try await client.send(.post, "/v1/me/friends/bob", token: ann).status == .ok, "accepted")
+            let (lat, lon) = (GemRouteTests.lat, GemRouteTests.lon)
+            let friendsOnly = try await client.gem(bob, name: "For Friends", lat: lat, lon: lon, visibility: "friends")
+            let near = "/v1/places/near?lat=\(lat)&lon=\(lon)&radius=2km"
+            #expect(try await client.ids(near, token: ann).contains(friendsOnly))
+
+            let blocked = try await client.send(.put, "/v1/me/blocks/bob", token: ann)
+            #expect(blocked.status == .created && blocked.json["username"] as? String == "bob")
+            #expect(try await client.send(.put, "/v1/me/blocks/bob", token: ann).status == .ok)
+            #expect((try await client.send(.get, "/v1/me/blocks", token: ann).json["blocks"] as? [[String: Any]])?.compactMap { $0["username"] as? String } == ["bob"])
+            for token in [ann, bob] {
+                #expect((try await client.send(.get, "/v1/me/friends", token: token).json["friends"] as? [[String: Any]])?.isEmpty == true)
+            }
+            #expect(try await !client.ids(near, token: ann).contains(friendsOnly), "no longer a friend")
+
+            // Neither reaches the other; someone else still reaches both.
+            let ask = try await client.send(.post, "/v1/me/friends/ann", token: bob)
+            #expect(ask.status == .notFound && (ask.json["detail"] as? String)?.contains("no user named 'ann'") == true)
+            #expect(try await client.send(.post, "/v1/me/friends/bob", token: ann).status == .notFound)
+            #expect(try await client.send(.post, "/v1/trips", token: bob,
+                                          json: TripRouteTests.trip(start: "2027-06-12T18:00:00+02:00", end: "2027-06-12T23:00:00+02:00", invitees: ["ann"])).status == .notFound)
+            let itinerary = try await client.send(.post, "/v1/itineraries", token: ann, json: PlanRouteTests.itinerary)
+            let itineraryID = try #require(itinerary.json["id"] as? String)
+            #expect(try await client.send(.put, "/v1/itineraries/\(itineraryID)/collaborators/bob", token: ann, json: #"{"role":"viewer"}"#).status == .notFound)
+            #expect(try await client.send(.put, "/v1/itineraries/\(itineraryID)/collaborators/cat", token: ann, json: #"{"role":"viewer"}"#).status == .ok)
+            #expect(try await client.send(.post, "/v1/trips", token: cat,
+                                          json: TripRouteTests.trip(start: "2027-06-12T18:00:00+02:00", end: "2027-06-12T23:00:00+02:00", invitees: ["ann", "bob"])).status == .created)
+
+            // Only the blocker lifts it; bad targets are refused.
+            #expect(try await client.send(.delete, "/v1/me/blocks/ann", token: bob).status == .notFound)
+            #expect(try await client.send(.put, "/v1/me/blocks/ann", token: ann).status == .badRequest)
+            #expect(try await client.send(.put, "/v1/me/blocks/nobody", token: ann).status == .notFound)
+            #expect(try await client.send(.put, "/v1/me/blocks/bob").status == .unauthorized)
+            let exported = try await client.send(.get, "/v1/me/export", token: ann).json["blocks"] as? [[String: Any]] ?? []
+            #expect(exported.compactMap { $0["username"] as? String } == ["bob"])
+            #expect(try await client.send(.delete, "/v1/me/blocks/bob", token: ann).status == .noContent)
+            #expect(try await client.send(.post, "/v1/me/friends/ann", token: bob).status == .created, "strangers again, not friends")
+
+            // An account's deletion takes its blocks with it.
+            #expect(try await client.send(.put, "/v1/me/blocks/cat", token: ann).status == .created)
+            #expect(try await client.send(.delete, "/v1/me", token: cat).status == .noContent)
+            #expect(try await client.send(.get, "/v1/me/blocks", token: ann).json["count"] as? Int == 0)
         }
     }
 }
