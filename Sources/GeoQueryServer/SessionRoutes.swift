@@ -36,9 +36,8 @@ extension GeoQueryService {
         router.route(.delete, "/v1/me/sessions", in: &table, bound: bound) { request, _ in
             let user = try await signedIn(request)
             _ = try QueryParameters(request, allowed: [])
-            let others = try await openSessions(of: user.username).filter { $0.tokenHash != user.session.tokenHash }
-            try await requireUserData().deleteSessions(of: user.username, keeping: user.session.tokenHash)
-            return .json(.object([("ended", .int(others.count))]))
+            let ended = try await requireUserData().deleteSessions(of: user.username, keeping: user.session.tokenHash)
+            return .json(.object([("ended", .int(ended))]))
         }
     }
 
@@ -52,9 +51,9 @@ extension GeoQueryService {
                  ("expires_at", timestampJSON(session.expiresAt))])
     }
 
-    /// The user's sessions that have not expired, the newest first.
+    /// The user's sessions that have not expired, the newest first: the 500 newest (expired
+    /// ones are deleted at each sign-in, and sign-ins are rate limited).
     func openSessions(of username: String) async throws -> [SessionRecord] {
-        let now = Date()
-        return try await requireUserData().sessions(of: username).filter { $0.expiresAt > now }
+        try await requireUserData().sessions(of: username, openAt: Date(), limit: 500)
     }
 }

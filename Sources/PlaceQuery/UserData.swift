@@ -139,6 +139,8 @@ public protocol AccountStore: Sendable {
     /// - Returns: the ids of the photos no longer used, for the caller to remove their bytes.
     func deleteUser(named username: String) async throws -> [String]
 
+    /// Stores a new session, and deletes the user's sessions that have expired by its
+    /// creation (so a user's sessions do not pile up).
     func createSession(_ session: SessionRecord) async throws
     func session(tokenHash: String) async throws -> SessionRecord?
     /// The session of a token hash with its account, read together: what every signed-in
@@ -147,9 +149,11 @@ public protocol AccountStore: Sendable {
     func extendSession(tokenHash: String, until expiresAt: Date) async throws
     func deleteSession(tokenHash: String) async throws
     /// Ends every session of the user but `keeping` (after a password change).
-    func deleteSessions(of username: String, keeping: String?) async throws
-    /// The user's sessions, expired ones too, the newest first.
-    func sessions(of username: String) async throws -> [SessionRecord]
+    /// - Returns: how many sessions ended.
+    @discardableResult
+    func deleteSessions(of username: String, keeping: String?) async throws -> Int
+    /// The user's sessions still open at `now`, the newest first, at most `limit`.
+    func sessions(of username: String, openAt now: Date, limit: Int) async throws -> [SessionRecord]
 }
 
 extension AccountStore {

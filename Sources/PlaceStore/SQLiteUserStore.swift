@@ -230,18 +230,21 @@ public final class SQLiteUserStore: UserDataStore, Sendable {
 
     public func createSession(_ session: SessionRecord) async throws {
         try await writing { connection in
+            try connection.run("DELETE FROM sessions WHERE username = ?1 AND expires_at <= ?2",
+                               [.text(session.username), .double(session.createdAt.timeIntervalSince1970)])
             try connection.run("INSERT INTO sessions (token_hash, username, created_at, expires_at, client) VALUES (?1, ?2, ?3, ?4, ?5)",
                                [.text(session.tokenHash), .text(session.username), .double(session.createdAt.timeIntervalSince1970),
                                 .double(session.expiresAt.timeIntervalSince1970), session.client.map { .text($0) } ?? .null])
         }
     }
 
-    public func sessions(of username: String) async throws -> [SessionRecord] {
+    public func sessions(of username: String, openAt now: Date, limit: Int) async throws -> [SessionRecord] {
         try await reading { connection in
             var found: [SessionRecord] = []
             try connection.each("""
-                SELECT token_hash, created_at, expires_at, client FROM sessions WHERE username = ?1 ORDER BY created_at DESC, token_hash
-                """, [.text(username)]) { row in
+                SELECT token_hash, created_at, expires_at, client FROM sessions WHERE username = ?1 AND expires_at > ?2
+                ORDER BY created_at DESC, token_hash LIMIT ?3
+                """, [.text(username), .double(now.timeIntervalSince1970), .int(Int64(limit))]) { row in
                 found.append(SessionRecord(tokenHash: row.text(0) ?? "", username: username, createdAt: Date(timeIntervalSince1970: row.double(1)),
                                            expiresAt: Date(timeIntervalSince1970: row.double(2)), client: row.text(3)))
             }
@@ -309,9 +312,14 @@ public final class SQLiteUserStore: UserDataStore, Sendable {
         try await writing { try $0.run("DELETE FROM sessions WHERE token_hash = ?1", [.text(tokenHash)]) }
     }
 
-    public func deleteSessions(of username: String, keeping: String?) async throws {
-        try await writing {
-            try $0.run("DELETE FROM sessions WHERE username = ?1 AND token_hash <> ?2", [.text(username), .text(keeping ?? "")])
+    @discardableResult
+    public func deleteSessions(of username: String, keeping: String?) async throws -> Int {
+        try await writing { connection in
+            let bindings: [SQLiteValue] = [.text(username), .text(keeping ?? ""), .double(Date().timeIntervalSince1970)]
+            let open = try connection.scalarInt("SELECT count(*) FROM sessions WHERE username = ?1 AND token_hash <> ?2 AND expires_at > ?3",
+                                                bindings) ?? 0
+            try connection.run("DELETE FROM sessions WHERE username = ?1 AND token_hash <> ?2", Array(bindings.prefix(2)))
+            return Int(open)
         }
     }
 

@@ -135,16 +135,17 @@ public final class PostGISUserStore: UserDataStore, Sendable {
 
     public func createSession(_ session: SessionRecord) async throws {
         try await database.execute("""
+            WITH expired AS (DELETE FROM sessions WHERE username = \(session.username) AND expires_at <= \(session.createdAt.timeIntervalSince1970))
             INSERT INTO sessions (token_hash, username, created_at, expires_at, client)
             VALUES (\(session.tokenHash), \(session.username), \(session.createdAt.timeIntervalSince1970),
                     \(session.expiresAt.timeIntervalSince1970), \(session.client))
             """)
     }
 
-    public func sessions(of username: String) async throws -> [SessionRecord] {
+    public func sessions(of username: String, openAt now: Date, limit: Int) async throws -> [SessionRecord] {
         let rows = try await database.rows("""
-            SELECT token_hash, created_at, expires_at, client FROM sessions WHERE username = \(username)
-            ORDER BY created_at DESC, token_hash COLLATE "C"
+            SELECT token_hash, created_at, expires_at, client FROM sessions WHERE username = \(username) AND expires_at > \(now.timeIntervalSince1970)
+            ORDER BY created_at DESC, token_hash COLLATE "C" LIMIT \(limit)
             """)
         return try rows.map { row in
             let (hash, created, expires, client) = try row.decode((String, Double, Double, String?).self)
@@ -186,8 +187,12 @@ public final class PostGISUserStore: UserDataStore, Sendable {
         try await database.execute("DELETE FROM sessions WHERE token_hash = \(tokenHash)")
     }
 
-    public func deleteSessions(of username: String, keeping: String?) async throws {
-        try await database.execute("DELETE FROM sessions WHERE username = \(username) AND token_hash <> \(keeping ?? "")")
+    @discardableResult
+    public func deleteSessions(of username: String, keeping: String?) async throws -> Int {
+        try await database.rows("""
+            WITH gone AS (DELETE FROM sessions WHERE username = \(username) AND token_hash <> \(keeping ?? "") RETURNING expires_at)
+            SELECT count(*) FILTER (WHERE expires_at > \(Date().timeIntervalSince1970)) FROM gone
+            """).first?.decode(Int.self) ?? 0
     }
 
     // MARK: - Favourites

@@ -157,8 +157,14 @@ import ProviderTestSupport
     /// but the asker's; another user can neither see nor end them.
     @Test func aPersonSeesTheirSessionsAndEndsOneOrAllOthers() async throws {
         let fixture = try await AccountFixture()
+        let store = fixture.store
         try await fixture.test { client in
             let first = try await client.account("traveller")
+            // An expired session: never listed, and gone at the next sign-in.
+            let expired = SessionToken.make()
+            try await store.createSession(SessionRecord(tokenHash: SessionToken.hash(expired), username: "traveller",
+                                                        createdAt: Date(timeIntervalSinceNow: -40 * 86_400),
+                                                        expiresAt: Date(timeIntervalSinceNow: -3_600)))
             let stranger = try await client.account("stranger")
             func signIn(as userAgent: String) async throws -> String {
                 let session = try await client.send(.post, "/v1/sessions", json: #"{"username":"traveller","password":"a long enough secret"}"#,
@@ -166,6 +172,7 @@ import ProviderTestSupport
                 return try #require(session.json["token"] as? String)
             }
             let phone = try await signIn(as: "GemApp/2.1\t(iPhone;   iOS 19)")
+            #expect(try await store.session(tokenHash: SessionToken.hash(expired)) == nil, "deleted at the sign-in")
             let laptop = try await signIn(as: "Firefox/140")
             let listed = try await client.send(.get, "/v1/me/sessions", token: laptop)
             #expect(listed.status == .ok && listed.headers[.cacheControl] == "no-store")
