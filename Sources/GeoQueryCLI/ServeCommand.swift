@@ -50,8 +50,13 @@ struct Serve: AsyncParsableCommand {
         (https://app.example.com,http://localhost:5173), or * for any (GEOQUERY_CORS_ORIGINS; default none).
         """) var corsOrigins: String?
     @Option(name: .customLong("moderators"), help: """
-        Usernames, comma-separated, that may read reports of gems and hide, restore or clear them         (GEOQUERY_MODERATORS; default none).
+        Usernames, comma-separated, that may read reports of gems and hide, restore or clear them \
+        (GEOQUERY_MODERATORS; default none).
         """) var moderators: String?
+    @Option(name: .customLong("photo-storage-per-user"), help: """
+        The photos one account may store, such as 500MB or 2GB, or none for no limit \
+        (GEOQUERY_PHOTO_STORAGE_PER_USER; default 1GB).
+        """) var photoStoragePerUser: String?
     @OptionGroup var index: IndexOptions
 
     func validate() throws {
@@ -63,6 +68,7 @@ struct Serve: AsyncParsableCommand {
         }
         _ = try resolvedAllowedOrigins()
         _ = try resolvedModerators()
+        _ = try resolvedPhotoStorageLimit()
         if let gemRadiusCap {
             do { _ = try Distance(parsing: gemRadiusCap) } catch {
                 throw ValidationError("--gem-radius-cap '\(gemRadiusCap)' is invalid: give a distance such as 20mi or 30km")
@@ -99,6 +105,17 @@ struct Serve: AsyncParsableCommand {
         return names
     }
 
+    /// `--photo-storage-per-user`, else GEOQUERY_PHOTO_STORAGE_PER_USER, else 1 GB; `none` is no limit.
+    private func resolvedPhotoStorageLimit() throws -> Int? {
+        let (name, text) = photoStoragePerUser.map { ("--photo-storage-per-user", $0) }
+            ?? ("GEOQUERY_PHOTO_STORAGE_PER_USER", environment("GEOQUERY_PHOTO_STORAGE_PER_USER") ?? "1GB")
+        if text.trimmingCharacters(in: .whitespaces).lowercased() == "none" { return nil }
+        guard let bytes = ByteCountText.bytes(parsing: text) else {
+            throw ValidationError("\(name) '\(text)' is invalid: give a size such as 500MB or 2GB, or none for no limit")
+        }
+        return bytes
+    }
+
     func run() async throws {
         var settings = ServiceConfiguration()
         settings.host = host ?? environment("GEOQUERY_HOST") ?? settings.host
@@ -107,6 +124,7 @@ struct Serve: AsyncParsableCommand {
         settings.tilesAttribution = tilesAttribution ?? environment("GEOQUERY_TILES_ATTRIBUTION") ?? settings.tilesAttribution
         settings.allowedOrigins = try resolvedAllowedOrigins()
         settings.moderators = try resolvedModerators()
+        settings.photoStorageLimit = try resolvedPhotoStorageLimit()
         let dataDirectory = dataDirectory ?? environment("GEOQUERY_DATA_DIR") ?? "geodata"
         settings.countries = try reportingFailures { try CountryTable(contentsOf: dataDirectory + "/countries.csv") }
         settings.regions = try reportingFailures { try RegionLocator(dataDirectory: dataDirectory) }
@@ -126,7 +144,8 @@ struct Serve: AsyncParsableCommand {
                 """.utf8))
         }
         let group = ServiceGroup(configuration: .init(services: [.named("http", application),
-                                                                 .named("reminders", ReminderService(service: service))],
+                                                                 .named("reminders", ReminderService(service: service)),
+                                                                 .named("session-sweep", SessionSweepService(service: service))],
                                                       gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         do {
             try await group.run()

@@ -24,7 +24,7 @@ extension GeoQueryService {
                                                     email: try body.requiredString("email", maxLength: 300),
                                                     password: try body.requiredString("password", maxLength: 1_000),
                                                     clientAddress: context.clientAddress)
-            var response = Response.json(Self.privateProfile(account), status: .created)
+            var response = Response.json(privateProfile(account, photoBytes: 0), status: .created)
             response.headers[.location] = "/v1/users/\(account.username)"
             return response
         }
@@ -51,7 +51,8 @@ extension GeoQueryService {
 
         router.route(.get, "/v1/me", in: &table, bound: bound) { request, _ in
             _ = try QueryParameters(request, allowed: [])
-            return .json(Self.privateProfile(try await signedIn(request).account))
+            let account = try await signedIn(request).account
+            return .json(privateProfile(account, photoBytes: try await requireUserData().photoBytes(ownedBy: account.username)))
         }
 
         router.route(.patch, "/v1/me", in: &table, bound: bound) { request, _ in
@@ -68,7 +69,7 @@ extension GeoQueryService {
             } else {
                 try await requireUserData().updateUser(account)
             }
-            return .json(Self.privateProfile(account))
+            return .json(privateProfile(account, photoBytes: try await requireUserData().photoBytes(ownedBy: account.username)))
         }
 
         router.route(.delete, "/v1/me", in: &table, bound: bound) { request, _ in
@@ -209,7 +210,14 @@ extension GeoQueryService {
         ])
     }
 
-    static func privateProfile(_ account: UserAccount) -> OrderedJSON {
+    /// The owner's own view of their account: ``privateProfile(_:)`` and what their photos take
+    /// of the storage an account may use.
+    func privateProfile(_ account: UserAccount, photoBytes: Int) -> OrderedJSON {
+        Self.privateProfile(account, photoStorage: .object([("used_bytes", .int(photoBytes)),
+                                                            ("limit_bytes", configuration.photoStorageLimit.map { .int($0) } ?? .null)]))
+    }
+
+    static func privateProfile(_ account: UserAccount, photoStorage: OrderedJSON? = nil) -> OrderedJSON {
         let profile = account.profile
         var home = OrderedJSON.null
         if let location = profile.homeLocation {
@@ -224,6 +232,7 @@ extension GeoQueryService {
             ("avatar_url", .optional(profile.avatarPhoto.map { "/v1/photos/\($0)" })),
             ("settings", .object([("language", .optional(profile.language)), ("home_location", home),
                                   ("units", .optional(profile.units))])),
+        ] + (photoStorage.map { [("photo_storage", $0)] } ?? []) + [
             ("created_at", .string(Timestamp.iso8601(account.createdAt))),
         ])
     }

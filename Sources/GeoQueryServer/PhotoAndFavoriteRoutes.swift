@@ -148,28 +148,43 @@ extension GeoQueryService {
         do { buffer = try await request.collectBody(upTo: limit) } catch {
             throw APIProblem(.contentTooLarge, "the photo is larger than \(limit) bytes (10 MB), the most this service accepts")
         }
-        // Sniffing, stripping, hashing and writing up to 10 MB run on the worker pool.
+        // Sniffing, stripping and hashing up to 10 MB run on the worker pool.
         let uploaded = Array(buffer.readableBytesView)
-        let stored = try await onWorker { () throws -> (PhotoSanitizer.Kind, [UInt8], String) in
-            let (kind, clean): (PhotoSanitizer.Kind, [UInt8])
-            do { (kind, clean) = try PhotoSanitizer.sanitize(uploaded) } catch {
+        let (kind, clean) = try await onWorker { () throws -> (PhotoSanitizer.Kind, [UInt8]) in
+            do { return try PhotoSanitizer.sanitize(uploaded) } catch {
                 throw APIProblem(.unsupportedMediaType, String(describing: error))
             }
-            let id = SessionToken.sha256Hex(clean)
-            let path = PhotoFiles.path(id, in: directory)
-            if !FileManager.default.fileExists(atPath: path) {
-                try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-                // Written to a temporary name and renamed, so a reader never sees half a photo.
-                let temporary = path + ".\(UInt32.random(in: .min ... .max)).tmp"
-                try Data(clean).write(to: URL(fileURLWithPath: temporary))
-                try FileManager.default.moveItem(atPath: temporary, toPath: path)
-            }
-            return (kind, clean, id)
         }
-        let (kind, clean, id) = stored
+        let id = SessionToken.sha256Hex(clean)
+        let userData = try requireUserData()
+        let storageLimit = configuration.photoStorageLimit
+        // A photo stored already (by anyone) costs nothing; a new one must fit the owner's
+        // storage. Checked before its file is written, and again by the store as it records it.
+        if let storageLimit, try await userData.photo(id: id) == nil {
+            let used = try await userData.photoBytes(ownedBy: owner)
+            guard used + clean.count <= storageLimit else {
+                throw UserDataError.storageFull(owner: owner, used: used, adding: clean.count, limit: storageLimit)
+            }
+        }
+        let path = PhotoFiles.path(id, in: directory)
+        let wroteFile = try await onWorker { () throws -> Bool in
+            guard !FileManager.default.fileExists(atPath: path) else { return false }
+            try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            // Written to a temporary name and renamed, so a reader never sees half a photo.
+            let temporary = path + ".\(UInt32.random(in: .min ... .max)).tmp"
+            try Data(clean).write(to: URL(fileURLWithPath: temporary))
+            try FileManager.default.moveItem(atPath: temporary, toPath: path)
+            return true
+        }
         let record = PhotoRecord(id: id, contentType: kind.rawValue, byteCount: clean.count, owner: owner, createdAt: Date())
-        try await requireUserData().savePhoto(record)
-        return try await requireUserData().photo(id: id) ?? record
+        do {
+            try await userData.savePhoto(record, storageLimit: storageLimit)
+        } catch let error as UserDataError {
+            // Another upload filled the storage meanwhile: the file goes unless it is recorded.
+            if wroteFile, try await userData.photo(id: id) == nil { try await removePhotoFiles([id]) }
+            throw error
+        }
+        return try await userData.photo(id: id) ?? record
     }
 
     /// Removes the files of photos the store no longer knows (on the worker pool).

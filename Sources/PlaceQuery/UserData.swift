@@ -108,6 +108,8 @@ public enum UserDataError: Error, Equatable, Sendable, CustomStringConvertible {
     case notFound(String)
     /// Someone else changed the object since it was read: read it again and redo the change.
     case conflict(String)
+    /// A new photo would take the photos `owner` uploaded past their storage limit (bytes).
+    case storageFull(owner: String, used: Int, adding: Int, limit: Int)
 
     public var description: String {
         switch self {
@@ -115,6 +117,9 @@ public enum UserDataError: Error, Equatable, Sendable, CustomStringConvertible {
         case .usernameTaken(let name): return "the username '\(name)' is taken: choose another"
         case .emailTaken(let email): return "an account with the email '\(email)' exists: sign in instead"
         case .notFound(let what): return "\(what) does not exist"
+        case let .storageFull(owner, used, adding, limit):
+            return "the photos \(owner) uploaded take \(ByteCountText.text(used)) of the \(ByteCountText.text(limit)) an account may store, "
+                + "and this one needs \(ByteCountText.text(adding)): take photos off gems or trips, or delete them, to make room"
         }
     }
 }
@@ -154,6 +159,11 @@ public protocol AccountStore: Sendable {
     func deleteSessions(of username: String, keeping: String?) async throws -> Int
     /// The user's sessions still open at `now`, the newest first, at most `limit`.
     func sessions(of username: String, openAt now: Date, limit: Int) async throws -> [SessionRecord]
+    /// Deletes every session of every user that expired by `now` (a sweep for accounts that
+    /// never sign in again, whose old sessions a sign-in would otherwise clear).
+    /// - Returns: how many sessions were deleted.
+    @discardableResult
+    func deleteExpiredSessions(asOf now: Date) async throws -> Int
 }
 
 extension AccountStore {
@@ -224,13 +234,57 @@ public protocol FavoriteStore: Sendable {
 
 /// Photo metadata and which objects use each photo; the bytes live beside the store.
 public protocol PhotoStore: Sendable {
-    /// Records a photo (a no-op when its content exists already).
-    func savePhoto(_ photo: PhotoRecord) async throws
+    /// Records a photo (a no-op when its content exists already, whoever uploaded it).
+    ///
+    /// With a `storageLimit`, a new photo is recorded only when the bytes of the photos its
+    /// owner uploaded first stay within the limit, decided in the same transaction as the write
+    /// (two uploads at once cannot both slip under it).
+    /// - Throws: ``UserDataError/storageFull(owner:used:adding:limit:)``.
+    func savePhoto(_ photo: PhotoRecord, storageLimit: Int?) async throws
     func photo(id: String) async throws -> PhotoRecord?
+    /// The bytes of the photos `owner` uploaded first (what counts against a storage limit).
+    func photoBytes(ownedBy owner: String) async throws -> Int
     /// The photos `owner` uploaded first, newest first (for an export of their data).
     func photos(ownedBy owner: String) async throws -> [PhotoRecord]
     /// Photos no gem and no avatar uses any more, removed from the store.
     func removeUnusedPhotos(_ ids: [String]) async throws -> [String]
+}
+
+extension PhotoStore {
+    /// Records a photo with no storage limit.
+    public func savePhoto(_ photo: PhotoRecord) async throws {
+        try await savePhoto(photo, storageLimit: nil)
+    }
+}
+
+/// Sizes as people read them: `950 KB`, `12.5 MB`, `1 GB` (decimal units, as disks are sold).
+public enum ByteCountText {
+    public static func text(_ bytes: Int) -> String {
+        let units: [(Double, String)] = [(1e12, "TB"), (1e9, "GB"), (1e6, "MB"), (1e3, "KB")]
+        for (size, name) in units where Double(bytes) >= size {
+            let value = Double(bytes) / size
+            let rounded = (value * 10).rounded() / 10
+            return rounded == rounded.rounded() ? "\(Int(rounded)) \(name)" : "\(rounded) \(name)"
+        }
+        return bytes == 1 ? "1 byte" : "\(bytes) bytes"
+    }
+
+    /// A size as people write it: `500MB`, `1GB`, `2.5 GB`, `750kb`, or bytes alone (`1000000`);
+    /// decimal units. Nil for anything else, or a size that is negative or too large.
+    public static func bytes(parsing text: String) -> Int? {
+        let trimmed = text.trimmingCharacters(in: .whitespaces).lowercased()
+        let units: [(String, Double)] = [("tb", 1e12), ("gb", 1e9), ("mb", 1e6), ("kb", 1e3), ("b", 1)]
+        var number = Substring(trimmed)
+        var scale = 1.0
+        if let (suffix, size) = units.first(where: { trimmed.hasSuffix($0.0) }) {
+            number = trimmed.dropLast(suffix.count)
+            scale = size
+        }
+        let digits = number.trimmingCharacters(in: .whitespaces)
+        guard !digits.isEmpty, digits.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }),
+              let value = Double(digits), value.isFinite, value * scale < 9e18 else { return nil }
+        return Int((value * scale).rounded())
+    }
 }
 
 /// Everything people make, in one store (one backend serves all of it).

@@ -150,8 +150,16 @@ extension SQLiteUserStore {
 
     // MARK: - Photos
 
-    public func savePhoto(_ photo: PhotoRecord) async throws {
+    public func savePhoto(_ photo: PhotoRecord, storageLimit: Int?) async throws {
         try await writing { connection in
+            // One writer: the sum and the insert cannot interleave with another upload's.
+            if let storageLimit, try connection.scalarInt("SELECT 1 FROM photos WHERE id = ?1", [.text(photo.id)]) == nil {
+                let used = Int(try connection.scalarInt("SELECT coalesce(sum(byte_count), 0) FROM photos WHERE owner = ?1",
+                                                        [.text(photo.owner)]) ?? 0)
+                guard used + photo.byteCount <= storageLimit else {
+                    throw UserDataError.storageFull(owner: photo.owner, used: used, adding: photo.byteCount, limit: storageLimit)
+                }
+            }
             try connection.run("INSERT OR IGNORE INTO photos VALUES (?1, ?2, ?3, ?4, ?5)",
                                [.text(photo.id), .text(photo.contentType), .int(Int64(photo.byteCount)), .text(photo.owner),
                                 .double(photo.createdAt.timeIntervalSince1970)])
@@ -172,13 +180,18 @@ extension SQLiteUserStore {
     public func photos(ownedBy owner: String) async throws -> [PhotoRecord] {
         try await reading { connection in
             var found: [PhotoRecord] = []
-            // No index by owner: an export is rare, and a scan of the photo records is short.
             try connection.each("SELECT id, content_type, byte_count, owner, created_at FROM photos WHERE owner = ?1 ORDER BY created_at DESC, id",
                                 [.text(owner)]) { row in
                 found.append(PhotoRecord(id: row.text(0) ?? "", contentType: row.text(1) ?? "", byteCount: Int(row.int64(2)),
                                          owner: row.text(3) ?? "", createdAt: Date(timeIntervalSince1970: row.double(4))))
             }
             return found
+        }
+    }
+
+    public func photoBytes(ownedBy owner: String) async throws -> Int {
+        try await reading { connection in
+            Int(try connection.scalarInt("SELECT coalesce(sum(byte_count), 0) FROM photos WHERE owner = ?1", [.text(owner)]) ?? 0)
         }
     }
 

@@ -92,6 +92,12 @@ public final class SQLiteUserStore: UserDataStore, Sendable {
         CREATE TABLE blocks (blocker TEXT NOT NULL, blocked TEXT NOT NULL, created_at REAL NOT NULL, PRIMARY KEY (blocker, blocked));
         CREATE INDEX blocks_by_blocked ON blocks(blocked);
         """,
+        // 8: photos by uploader (what counts against an account's storage limit, and its
+        // export), and sessions by expiry (the sweep of expired ones).
+        """
+        CREATE INDEX photos_by_owner ON photos(owner);
+        CREATE INDEX sessions_by_expiry ON sessions(expires_at);
+        """,
     ]
 
     /// Opens the file at `path`, creating it and migrating the user tables to the current
@@ -320,6 +326,13 @@ public final class SQLiteUserStore: UserDataStore, Sendable {
                                                 bindings) ?? 0
             try connection.run("DELETE FROM sessions WHERE username = ?1 AND token_hash <> ?2", Array(bindings.prefix(2)))
             return Int(open)
+        }
+    }
+
+    public func deleteExpiredSessions(asOf now: Date) async throws -> Int {
+        try await writing { connection in
+            try connection.run("DELETE FROM sessions WHERE expires_at <= ?1", [.double(now.timeIntervalSince1970)])
+            return connection.changes
         }
     }
 

@@ -153,6 +153,12 @@ enum PostGISSchema {
                                            created_at double precision NOT NULL, PRIMARY KEY (blocker, blocked));
         CREATE INDEX IF NOT EXISTS blocks_by_blocked ON blocks (blocked)
         """,
+        // 11: photos by uploader (an account's storage limit, its export) and sessions by
+        // expiry (the sweep of expired ones) (the SQLite file's migration 8).
+        """
+        CREATE INDEX IF NOT EXISTS photos_by_owner ON photos (owner);
+        CREATE INDEX IF NOT EXISTS sessions_by_expiry ON sessions (expires_at)
+        """,
     ]
 
     /// The integer key of a region code (a country's ISO 3166 alpha-2 code or a continent's

@@ -195,6 +195,12 @@ public final class PostGISUserStore: UserDataStore, Sendable {
             """).first?.decode(Int.self) ?? 0
     }
 
+    public func deleteExpiredSessions(asOf now: Date) async throws -> Int {
+        try await database.rows("""
+            WITH gone AS (DELETE FROM sessions WHERE expires_at <= \(now.timeIntervalSince1970) RETURNING 1) SELECT count(*) FROM gone
+            """).first?.decode(Int.self) ?? 0
+    }
+
     // MARK: - Favourites
 
     public func addFavorite(_ placeID: PlaceID, for username: String, at date: Date) async throws -> Bool {
@@ -232,11 +238,33 @@ public final class PostGISUserStore: UserDataStore, Sendable {
 
     // MARK: - Photos
 
-    public func savePhoto(_ photo: PhotoRecord) async throws {
-        try await database.execute("""
-            INSERT INTO photos VALUES (\(photo.id), \(photo.contentType), \(photo.byteCount), \(photo.owner),
-                                       \(photo.createdAt.timeIntervalSince1970)) ON CONFLICT DO NOTHING
-            """)
+    public func savePhoto(_ photo: PhotoRecord, storageLimit: Int?) async throws {
+        guard let storageLimit else {
+            try await database.execute("""
+                INSERT INTO photos VALUES (\(photo.id), \(photo.contentType), \(photo.byteCount), \(photo.owner),
+                                           \(photo.createdAt.timeIntervalSince1970)) ON CONFLICT DO NOTHING
+                """)
+            return
+        }
+        try await database.transaction { connection in
+            // The owner's uploads take turns (on every server of the database), so two at once
+            // cannot both slip under the limit.
+            try await connection.all("SELECT pg_advisory_xact_lock(hashtext(\("photos\u{1}" + photo.owner)))")
+            guard try await connection.all("SELECT 1 FROM photos WHERE id = \(photo.id)").isEmpty else { return }
+            let used = try await connection.all("SELECT coalesce(sum(byte_count), 0)::bigint FROM photos WHERE owner = \(photo.owner)")
+                .first?.decode(Int.self) ?? 0
+            guard used + photo.byteCount <= storageLimit else {
+                throw UserDataError.storageFull(owner: photo.owner, used: used, adding: photo.byteCount, limit: storageLimit)
+            }
+            try await connection.all("""
+                INSERT INTO photos VALUES (\(photo.id), \(photo.contentType), \(photo.byteCount), \(photo.owner),
+                                           \(photo.createdAt.timeIntervalSince1970)) ON CONFLICT DO NOTHING
+                """)
+        }
+    }
+
+    public func photoBytes(ownedBy owner: String) async throws -> Int {
+        try await database.rows("SELECT coalesce(sum(byte_count), 0)::bigint FROM photos WHERE owner = \(owner)").first?.decode(Int.self) ?? 0
     }
 
     public func photo(id: String) async throws -> PhotoRecord? {

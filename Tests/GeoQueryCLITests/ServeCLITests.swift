@@ -2,6 +2,8 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import PlaceQuery
+import PlaceStore
 import ProviderTestSupport
 import Testing
 
@@ -125,13 +127,27 @@ import Testing
         #expect(try FileManager.default.attributesOfItem(atPath: usersFile)[.posixPermissions] as? Int == 0o600)
         #expect(!first.log.value.contains("chmod"))
         try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: usersFile)
+        // A session that expired while the service was down: the next start sweeps it out.
+        let offline = try SQLiteUserStore(path: usersFile, threads: 1)
+        try await offline.createSession(SessionRecord(tokenHash: String(repeating: "0", count: 64), username: "restart",
+                                                      createdAt: Date(timeIntervalSinceNow: -90 * 86_400),
+                                                      expiresAt: Date(timeIntervalSinceNow: -60 * 86_400)))
+        try await offline.shutdown()
 
-        let second = try await Server.start(arguments)
+        let second = try await Server.start(arguments + ["--photo-storage-per-user", "50MB"])
         #expect(second.log.value.contains("\(usersFile) holds emails and password hashes and is open to other accounts on this machine (mode 644): chmod 600"),
                 "\(second.log.value)")
         defer { if second.process.isRunning { second.process.terminate() } }
         let (me, profile) = try await second.request("GET", "/v1/me", token: token)
         #expect(me == 200 && profile["username"] as? String == "restart")
+        let storage = profile["photo_storage"] as? [String: Any]
+        #expect(storage?["used_bytes"] as? Int == 0 && storage?["limit_bytes"] as? Int == 50_000_000, "\(profile)")
+        // The sweep runs beside the listener as the service starts: give it a few seconds.
+        for _ in 0..<50 where !second.log.value.contains("deleted 1 expired sessions") { try await Task.sleep(for: .milliseconds(100)) }
+        let reopened = try SQLiteUserStore(path: usersFile, threads: 1)
+        #expect(try await reopened.session(tokenHash: String(repeating: "0", count: 64)) == nil, "the expired session was swept")
+        try await reopened.shutdown()
+        #expect(second.log.value.contains("deleted 1 expired sessions"), "\(second.log.value)")
         let (found, near) = try await second.request("GET", "/v1/gems/near?lat=43.73&lon=7.42")
         #expect(found == 200 && (near["places"] as? [[String: Any]])?.compactMap { $0["id"] as? String } == [id])
         #expect(try await second.stop())
@@ -152,6 +168,10 @@ import Testing
                 && environmentOrigins.stderr.contains("GEOQUERY_CORS_ORIGINS is invalid: 'https://app.example.com/' is not an origin"))
         let moderators = try CLI.run(["serve", "--moderators", "anna,Bad Name!"])
         #expect(moderators.status == 64 && moderators.stderr.contains("--moderators is invalid: username 'Bad Name!' is invalid: use 3 to 30"))
+        let storage = try CLI.run(["serve", "--photo-storage-per-user", "lots"])
+        #expect(storage.status == 64 && storage.stderr.contains("--photo-storage-per-user 'lots' is invalid: give a size such as 500MB or 2GB, or none"))
+        let environmentStorage = try CLI.run(["serve"], environment: ["GEOQUERY_PHOTO_STORAGE_PER_USER": "-5GB"])
+        #expect(environmentStorage.status == 64 && environmentStorage.stderr.contains("GEOQUERY_PHOTO_STORAGE_PER_USER '-5GB' is invalid"))
         let missing = try CLI.run(["serve", "--db", "/nonexistent/places.sqlite"])
         #expect(missing.status == 66 && missing.stderr.contains("no place index at /nonexistent/places.sqlite"))
     }

@@ -1,3 +1,4 @@
+import Accounts
 import Foundation
 import GeoQueryServer
 import HTTPTypes
@@ -349,6 +350,53 @@ import Testing
             #expect(try await photoURLs(gem).isEmpty)
             #expect(try await client.send(.get, "/v1/photos/\(ids[1])").status == .ok && FileManager.default.fileExists(atPath: file(ids[1])),
                     "the avatar still uses it")
+        }
+    }
+    @Test func anAccountStoresPhotosUpToItsLimitAndAStoredPhotoCostsNothing() async throws {
+        let size = TestImages.png(grey: 10).count
+        let fixture = try await AccountFixture { $0.photoStorageLimit = size * 5 / 2 }
+        let directory = fixture.directory
+        try await fixture.test { client in
+            let owner = try await client.account("collector")
+            let other = try await client.account("neighbour")
+            let gem = try await client.gem(owner, name: "Full Album", lat: GemRouteTests.lat, lon: GemRouteTests.lon, visibility: "public")
+            func storage(_ token: String) async throws -> (used: Int?, limit: Int?) {
+                let me = try await client.send(.get, "/v1/me", token: token).json["photo_storage"] as? [String: Any]
+                return (me?["used_bytes"] as? Int, me?["limit_bytes"] as? Int)
+            }
+            func upload(_ grey: UInt8, by token: String, to gem: String) async throws -> TestResponse {
+                try await client.send(.post, "/v1/gems/\(gem)/photos", token: token, bytes: TestImages.png(grey: grey))
+            }
+            #expect(try await storage(owner) == (0, size * 5 / 2))
+            let first = try await upload(10, by: owner, to: gem), second = try await upload(20, by: owner, to: gem)
+            #expect(first.status == .created && second.status == .created)
+            #expect(try await storage(owner) == (2 * size, size * 5 / 2))
+
+            // A third new photo does not fit: refused, its file never kept, the gem unchanged.
+            let third = try await upload(30, by: owner, to: gem)
+            #expect(third.status == .forbidden, "\(third.text)")
+            let detail = third.json["detail"] as? String ?? ""
+            #expect(detail.contains("collector uploaded take") && detail.contains("to make room"), "\(detail)")
+            let thirdID = SessionToken.sha256Hex(TestImages.png(grey: 30))
+            #expect(try await client.send(.get, "/v1/photos/\(thirdID)").status == .notFound)
+            #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("photos/\(thirdID.prefix(2))/\(thirdID)").path))
+            #expect(try await client.send(.put, "/v1/me/avatar", token: owner, bytes: TestImages.png(grey: 30)).status == .forbidden)
+            let shown = try await client.send(.get, "/v1/gems/\(gem)").json
+            #expect(((shown["places"] as? [[String: Any]])?.first?["photos"] as? [[String: Any]])?.count == 2)
+            #expect(try await storage(owner) == (2 * size, size * 5 / 2), "a refusal takes nothing")
+
+            // Someone else's storage is their own; a photo they stored costs the collector nothing.
+            #expect(try await upload(30, by: other, to: try await client.gem(other, name: "Theirs", lat: GemRouteTests.lat,
+                                                                               lon: GemRouteTests.lon, visibility: "public")).status == .created)
+            #expect(try await upload(30, by: owner, to: gem).status == .created)
+            #expect(try await storage(owner).used == 2 * size)
+            #expect(try await storage(other).used == size)
+
+            // Taking a photo off frees its room.
+            let firstID = try #require(first.json["id"] as? String)
+            #expect(try await client.send(.delete, "/v1/gems/\(gem)/photos/\(firstID)", token: owner).status == .noContent)
+            #expect(try await storage(owner).used == size)
+            #expect(try await upload(40, by: owner, to: gem).status == .created)
         }
     }
 }

@@ -116,6 +116,16 @@ import Testing
         try await store.shutdown()
     }
 
+    @Test func conformsToThePhotoAndSessionSuite() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("geoquery-storage-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = try SQLiteUserStore(path: directory.appendingPathComponent("users.sqlite").path, threads: 2)
+        let failures = try await PhotoAndSessionConformance.check(store)
+        #expect(failures.isEmpty, "\(failures)")
+        try await store.shutdown()
+    }
+
     @Test func conformsToThePopularitySuite() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("geoquery-popular-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)

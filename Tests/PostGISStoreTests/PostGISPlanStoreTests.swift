@@ -18,6 +18,14 @@ struct PostGISPlanStoreTests {
         await index.close()
     }
 
+    @Test func conformsToThePhotoAndSessionSuite() async throws {
+        let url = try TestCluster.shared!.get().createDatabase("storage")
+        let index = try await PostGISPlaceIndex.open(url, maximumConnections: 4, timeout: .seconds(60))
+        let failures = try await PhotoAndSessionConformance.check(PostGISUserStore(sharingPoolsOf: index))
+        #expect(failures.isEmpty, "\(failures)")
+        await index.close()
+    }
+
     @Test func conformsToThePopularitySuite() async throws {
         let url = try TestCluster.shared!.get().createDatabase("popular")
         let index = try await PostGISPlaceIndex.open(url, maximumConnections: 4, timeout: .seconds(60))

@@ -1,0 +1,77 @@
+import Foundation
+import PlaceModel
+import PlaceQuery
+
+/// An account's photo storage limit and the sweep of expired sessions, as every
+/// ``UserDataStore`` must keep them: a store's tests call ``check(_:)`` on an empty store and
+/// expect no disagreement.
+public enum PhotoAndSessionConformance {
+    /// Every disagreement with the protocols' documented behaviour (empty when the store conforms).
+    public static func check(_ store: any UserDataStore) async throws -> [String] {
+        var failures: [String] = []
+        func expect(_ condition: Bool, _ message: @autoclosure () -> String) {
+            if !condition { failures.append(message()) }
+        }
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        for name in ["ann", "bob"] {
+            try await store.createUser(UserAccount(username: name, email: "\(name)@example.org", passwordHash: "x", createdAt: now))
+        }
+        func photo(_ number: Int, owner: String, bytes: Int = 100) -> PhotoRecord {
+            PhotoRecord(id: String(format: "%064x", number), contentType: "image/png", byteCount: bytes, owner: owner, createdAt: now)
+        }
+
+        // Photos within the limit are recorded; one past it is refused and not recorded.
+        try await store.savePhoto(photo(1, owner: "ann"), storageLimit: 250)
+        try await store.savePhoto(photo(2, owner: "ann"), storageLimit: 250)
+        expect(try await store.photoBytes(ownedBy: "ann") == 200, "ann's two photos take 200 bytes")
+        do {
+            try await store.savePhoto(photo(3, owner: "ann"), storageLimit: 250)
+            failures.append("a photo past the limit was recorded")
+        } catch let error as UserDataError {
+            expect(error == .storageFull(owner: "ann", used: 200, adding: 100, limit: 250), "the refusal says what is used: \(error)")
+        }
+        expect(try await store.photo(id: photo(3, owner: "ann").id) == nil, "the refused photo is not recorded")
+        expect(try await store.photoBytes(ownedBy: "ann") == 200, "a refusal takes nothing")
+        // A photo someone stored already costs nothing, even for someone at the limit.
+        try await store.savePhoto(photo(4, owner: "bob"), storageLimit: 250)
+        try await store.savePhoto(photo(4, owner: "ann"), storageLimit: 150)
+        expect(try await store.photo(id: photo(4, owner: "bob").id)?.owner == "bob", "a stored photo keeps its first uploader")
+        let annBytes = try await store.photoBytes(ownedBy: "ann"), bobBytes = try await store.photoBytes(ownedBy: "bob")
+        expect(annBytes == 200 && bobBytes == 100, "each account counts the photos it uploaded first, got \(annBytes) and \(bobBytes)")
+        // No limit: anything goes.
+        try await store.savePhoto(photo(5, owner: "ann", bytes: 1_000_000))
+        expect(try await store.photoBytes(ownedBy: "ann") == 1_000_200, "without a limit the photo is recorded")
+        // Unused photos leave, and their bytes with them.
+        _ = try await store.removeUnusedPhotos([photo(5, owner: "ann").id])
+        expect(try await store.photoBytes(ownedBy: "ann") == 200, "a removed photo no longer counts")
+
+        // Twelve uploads at once, each 100 bytes, against 250 bytes with 200 used by ann and 100 by bob:
+        // bob has room for exactly one more.
+        let outcomes = try await withThrowingTaskGroup(of: Bool.self) { group in
+            for number in 10..<22 {
+                group.addTask {
+                    do { try await store.savePhoto(photo(number, owner: "bob"), storageLimit: 250); return true } catch UserDataError.storageFull {
+                        return false
+                    }
+                }
+            }
+            return try await group.reduce(into: [Bool]()) { $0.append($1) }
+        }
+        expect(outcomes.filter { $0 }.count == 1, "one of twelve concurrent uploads fits bob's 150 free bytes, \(outcomes.filter { $0 }.count) were recorded")
+        expect(try await store.photoBytes(ownedBy: "bob") == 200, "bob ends at 200 bytes")
+
+        // Expired sessions of every account go; open ones stay.
+        let sessions = [("a1", "ann", -10.0), ("a2", "ann", 3_600.0), ("b1", "bob", -1.0), ("b2", "bob", 0.0)]
+        for (hash, name, offset) in sessions {
+            try await store.createSession(SessionRecord(tokenHash: hash, username: name, createdAt: now.addingTimeInterval(-86_400),
+                                                        expiresAt: now.addingTimeInterval(offset)))
+        }
+        expect(try await store.deleteExpiredSessions(asOf: now) == 3, "three sessions had expired by now (one exactly at it)")
+        expect(try await store.session(tokenHash: "a2") != nil, "an open session stays")
+        for hash in ["a1", "b1", "b2"] {
+            expect(try await store.session(tokenHash: hash) == nil, "expired session \(hash) is gone")
+        }
+        expect(try await store.deleteExpiredSessions(asOf: now) == 0, "a second sweep finds nothing")
+        return failures
+    }
+}
