@@ -57,6 +57,10 @@ struct Serve: AsyncParsableCommand {
         The photos one account may store, such as 500MB or 2GB, or none for no limit \
         (GEOQUERY_PHOTO_STORAGE_PER_USER; default 1GB).
         """) var photoStoragePerUser: String?
+    @Option(name: .customLong("creations-per-user-per-hour"), help: """
+        Gems, photos, reports, friend requests, itineraries, trips and share links one account may create \
+        an hour before 429, or none for no limit (GEOQUERY_CREATIONS_PER_USER_PER_HOUR; default 300).
+        """) var creationsPerUserPerHour: String?
     @OptionGroup var index: IndexOptions
 
     func validate() throws {
@@ -69,6 +73,7 @@ struct Serve: AsyncParsableCommand {
         _ = try resolvedAllowedOrigins()
         _ = try resolvedModerators()
         _ = try resolvedPhotoStorageLimit()
+        _ = try resolvedCreationsPerHour()
         if let gemRadiusCap {
             do { _ = try Distance(parsing: gemRadiusCap) } catch {
                 throw ValidationError("--gem-radius-cap '\(gemRadiusCap)' is invalid: give a distance such as 20mi or 30km")
@@ -116,6 +121,18 @@ struct Serve: AsyncParsableCommand {
         return bytes
     }
 
+    /// `--creations-per-user-per-hour`, else GEOQUERY_CREATIONS_PER_USER_PER_HOUR, else 300; `none` is no limit.
+    private func resolvedCreationsPerHour() throws -> Int? {
+        let (name, text) = creationsPerUserPerHour.map { ("--creations-per-user-per-hour", $0) }
+            ?? ("GEOQUERY_CREATIONS_PER_USER_PER_HOUR", environment("GEOQUERY_CREATIONS_PER_USER_PER_HOUR") ?? "300")
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        if trimmed.lowercased() == "none" { return nil }
+        guard let count = Int(trimmed), (1...1_000_000).contains(count) else {
+            throw ValidationError("\(name) '\(text)' is invalid: give a whole number from 1 to 1000000, or none for no limit")
+        }
+        return count
+    }
+
     func run() async throws {
         var settings = ServiceConfiguration()
         settings.host = host ?? environment("GEOQUERY_HOST") ?? settings.host
@@ -125,6 +142,7 @@ struct Serve: AsyncParsableCommand {
         settings.allowedOrigins = try resolvedAllowedOrigins()
         settings.moderators = try resolvedModerators()
         settings.photoStorageLimit = try resolvedPhotoStorageLimit()
+        settings.creationsPerAccountPerHour = try resolvedCreationsPerHour()
         let dataDirectory = dataDirectory ?? environment("GEOQUERY_DATA_DIR") ?? "geodata"
         settings.countries = try reportingFailures { try CountryTable(contentsOf: dataDirectory + "/countries.csv") }
         settings.regions = try reportingFailures { try RegionLocator(dataDirectory: dataDirectory) }

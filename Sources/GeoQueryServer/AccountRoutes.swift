@@ -125,6 +125,22 @@ extension GeoQueryService {
         return user
     }
 
+    /// ``signedIn(_:)`` for a request that creates something (a gem, a photo, a report, a friend
+    /// request, an itinerary, a trip, a share link): it spends one of the account's creations
+    /// this hour, or is answered 429 with `Retry-After` when none is left. Every attempt counts,
+    /// whether or not it then succeeds.
+    func signedInCreator(_ request: Request) async throws -> SignedIn {
+        let user = try await signedIn(request)
+        if let limiter = creationLimiter, let wait = limiter.take(user.username) {
+            let seconds = max(1, Int((wait / .seconds(1)).rounded(.up)))
+            throw APIProblem(.tooManyRequests, """
+                \(user.username) has created \(limiter.capacity) things (gems, photos, reports, friend requests, itineraries, trips, share links) \
+                within the hour, the most an account may: try again in \(seconds) s
+                """, headers: [.retryAfter: String(seconds)])
+        }
+        return user
+    }
+
     /// Who asks and their accepted friends, whose friends-only gems a query lists to them.
     /// The session, its account and the friends are one read of the store
     /// (``ViewerStore/sessionWithAccountAndFriends(tokenHash:)``).

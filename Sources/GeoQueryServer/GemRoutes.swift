@@ -19,7 +19,7 @@ extension GeoQueryService {
     func addGemRoutes(to router: Router<ServiceRequestContext>, table: inout RouteTable) {
         let bound = RequestBound.queries(configuration.requestTimeout)
         router.route(.post, "/v1/gems", in: &table, bound: bound) { request, _ in
-            let user = try await signedIn(request)
+            let user = try await signedInCreator(request)
             let body = try await JSONBody(request, limit: 65_536, allowed: Self.gemFields)
             let now = Date()
             guard let latitude = try body.double("lat"), let longitude = try body.double("lon") else {

@@ -38,6 +38,8 @@ public struct GeoQueryService: Sendable {
     let recentCities = RecentCities()
     /// The country codes a `country` filter accepts (any two letters when no table is loaded).
     let knownCountries: Set<String>?
+    /// Each account's budget of creations (``ServiceConfiguration/creationsPerAccountPerHour``).
+    let creationLimiter: TokenBucketLimiter?
 
     /// - Parameters:
     ///   - index: the places (and later gems) the API answers from.
@@ -56,6 +58,7 @@ public struct GeoQueryService: Sendable {
         imageSearch = ImageSearch(settings: configuration.providers)
         knownCountries = configuration.countries.byCode.isEmpty ? nil : Set(configuration.countries.byCode.keys)
         self.workers = workers ?? Self.defaultWorkers
+        creationLimiter = configuration.creationsPerAccountPerHour.map { TokenBucketLimiter(capacity: $0, period: .seconds(3_600)) }
         accounts = userData.map {
             AccountService(store: $0, pool: workers ?? Self.defaultWorkers, passwordCost: configuration.passwordCost,
                            accountLimiter: RateLimiter(limit: configuration.signInAttemptsPerAccount, window: .seconds(900)),

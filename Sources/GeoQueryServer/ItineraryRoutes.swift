@@ -21,7 +21,7 @@ extension GeoQueryService {
         // Resolving a provider's place by id is network work: raced against the request's time.
         let bound = RequestBound.cancelling(configuration.requestTimeout)
         router.route(.post, "/v1/itineraries", in: &table, bound: bound) { request, _ in
-            let user = try await signedIn(request)
+            let user = try await signedInCreator(request)
             let body = try await JSONBody(request, limit: 262_144, allowed: Self.itineraryFields)
             guard let destination = try await location(body, "destination", viewer: user.username) else {
                 throw APIProblem.badRequest("field 'destination' is required: {\"place_id\": …} or {\"lat\": …, \"lon\": …}")

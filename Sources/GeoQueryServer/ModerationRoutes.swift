@@ -12,7 +12,7 @@ extension GeoQueryService {
     func addModerationRoutes(to router: Router<ServiceRequestContext>, table: inout RouteTable) {
         let bound = RequestBound.queries(configuration.requestTimeout)
         router.route(.put, "/v1/gems/{id}/report", in: &table, bound: bound) { request, context in
-            let user = try await signedIn(request)
+            let user = try await signedInCreator(request)
             let gem = try await reachableGem(try gemID(context), viewer: user.username)
             guard gem.gem?.owner != user.username else {
                 throw APIProblem(.forbidden, "gem \(gem.id) is yours: change or delete it instead of reporting it")

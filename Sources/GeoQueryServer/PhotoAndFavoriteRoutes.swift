@@ -13,7 +13,7 @@ extension GeoQueryService {
     func addPhotoRoutes(to router: Router<ServiceRequestContext>, table: inout RouteTable) {
         let bound = RequestBound.queries(configuration.requestTimeout)
         router.route(.post, "/v1/gems/{id}/photos", in: &table, bound: bound) { request, context in
-            let user = try await signedIn(request)
+            let user = try await signedInCreator(request)
             var gem = try await ownedGem(try gemID(context), by: user.username)
             guard gem.photos.count < 20 else { throw APIProblem(.conflict, "gem \(gem.id) has 20 photos, the most a gem may have") }
             let photo = try await storePhoto(request, owner: user.username)
@@ -43,7 +43,7 @@ extension GeoQueryService {
         }
 
         router.route(.put, "/v1/me/avatar", in: &table, bound: bound) { request, _ in
-            let user = try await signedIn(request)
+            let user = try await signedInCreator(request)
             let photo = try await storePhoto(request, owner: user.username)
             var account = user.account
             let previous = account.profile.avatarPhoto

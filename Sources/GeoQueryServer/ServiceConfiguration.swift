@@ -50,6 +50,10 @@ public struct ServiceConfiguration: Sendable {
     public var signInAddressWindow: Duration = .seconds(60)
     /// New accounts per client address per hour before 429 (each costs a bcrypt hash).
     public var signUpsPerAddress = 10
+    /// Things one account may create an hour — gems, photos, reports, friend requests,
+    /// itineraries, trips, share links — before 429 (a budget that refills steadily, so a
+    /// burst may spend it at once). Nil for no limit.
+    public var creationsPerAccountPerHour: Int? = 300
     /// Usernames that may read reports and hide, restore or clear gems (`/v1/moderation/…`).
     public var moderators: Set<String> = []
     /// The largest radius `/v1/gems/near` searches (the Hidden Gem app shows nothing beyond

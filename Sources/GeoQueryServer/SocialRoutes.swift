@@ -24,7 +24,7 @@ extension GeoQueryService {
 
         // Asks someone to be friends; asking someone who asked you accepts their request.
         router.route(.post, "/v1/me/friends/{username}", in: &table, bound: bound) { request, context in
-            let user = try await signedIn(request)
+            let user = try await signedInCreator(request)
             let other = try await existingUser(try context.parameters.require("username"), reachableBy: user.username)
             guard other != user.username else { throw APIProblem.badRequest("you cannot befriend yourself") }
             let before = try await requireUserData().friendships(of: user.username).first { $0.username == other }
@@ -113,7 +113,7 @@ extension GeoQueryService {
         let bound = RequestBound.queries(configuration.requestTimeout)
         let base = kind == .itinerary ? "/v1/itineraries/{id}/shares" : "/v1/trips/{id}/shares"
         router.route(.post, base, in: &table, bound: bound) { request, context in
-            let user = try await signedIn(request)
+            let user = try await signedInCreator(request)
             let (record, _) = try await plan(try planID(context, kind), kind, viewer: user.username, needs: .own, action: "share")
             let body = request.headers[.contentLength] == "0" || (request.headers[.contentLength] == nil && request.headers[.transferEncoding] == nil)
                 ? JSONBody(members: [:]) : try await JSONBody(request, limit: 1_024, allowed: ["expires_at"])

@@ -18,7 +18,7 @@ extension GeoQueryService {
     func addTripRoutes(to router: Router<ServiceRequestContext>, table: inout RouteTable) {
         let bound = RequestBound.cancelling(configuration.requestTimeout)
         router.route(.post, "/v1/trips", in: &table, bound: bound) { request, _ in
-            let user = try await signedIn(request)
+            let user = try await signedInCreator(request)
             let body = try await JSONBody(request, limit: 65_536, allowed: Self.tripFields)
             guard let place = try await location(body, "place", viewer: user.username) else {
                 throw APIProblem.badRequest("field 'place' is required: {\"place_id\": …} or {\"lat\": …, \"lon\": …}")
@@ -129,7 +129,7 @@ extension GeoQueryService {
         }
 
         router.route(.post, "/v1/trips/{id}/photos", in: &table, bound: bound) { request, context in
-            let user = try await signedIn(request)
+            let user = try await signedInCreator(request)
             let (record, _) = try await plan(try planID(context, .trip), .trip, viewer: user.username)
             guard Self.isAttendee(user.username, of: record) else {
                 throw APIProblem(.forbidden, "only the author and invitees who have not declined add photos to trip \(record.id)")

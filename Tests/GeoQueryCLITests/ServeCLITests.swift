@@ -172,6 +172,8 @@ import Testing
         #expect(storage.status == 64 && storage.stderr.contains("--photo-storage-per-user 'lots' is invalid: give a size such as 500MB or 2GB, or none"))
         let environmentStorage = try CLI.run(["serve"], environment: ["GEOQUERY_PHOTO_STORAGE_PER_USER": "-5GB"])
         #expect(environmentStorage.status == 64 && environmentStorage.stderr.contains("GEOQUERY_PHOTO_STORAGE_PER_USER '-5GB' is invalid"))
+        let creations = try CLI.run(["serve", "--creations-per-user-per-hour", "0"])
+        #expect(creations.status == 64 && creations.stderr.contains("--creations-per-user-per-hour '0' is invalid: give a whole number from 1 to 1000000, or none"))
         let missing = try CLI.run(["serve", "--db", "/nonexistent/places.sqlite"])
         #expect(missing.status == 66 && missing.stderr.contains("no place index at /nonexistent/places.sqlite"))
     }
