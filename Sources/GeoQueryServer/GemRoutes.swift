@@ -59,8 +59,9 @@ extension GeoQueryService {
 
         router.route(.get, "/v1/gems/{id}", in: &table, bound: bound) { request, context in
             _ = try QueryParameters(request, allowed: [])
-            let gem = try await reachableGem(try gemID(context), viewer: try await viewer(request)?.username)
-            return gemAnswer(gem, request: request)
+            let viewer = try await viewer(request)?.username
+            let gem = try await reachableGem(try gemID(context), viewer: viewer)
+            return gemAnswer(gem, request: request, moderation: try await moderation(of: gem, shownTo: viewer))
         }
 
         router.route(.patch, "/v1/gems/{id}", in: &table, bound: bound) { request, context in
@@ -72,7 +73,8 @@ extension GeoQueryService {
             configuration.regions?.annotate(&gem)
             gem.gem?.updatedAt = Date()
             try await requireUserData().updateGem(gem)
-            return gemAnswer(try await requireUserData().place(gem.id) ?? gem, request: request)
+            let updated = try await requireUserData().place(gem.id) ?? gem
+            return gemAnswer(updated, request: request, moderation: try await moderation(of: updated, shownTo: user.username))
         }
 
         router.route(.delete, "/v1/gems/{id}", in: &table, bound: bound) { request, context in
@@ -202,10 +204,35 @@ extension GeoQueryService {
     }
 
     /// The gem as `GET /v1/places/{id}` answers a place.
-    func gemAnswer(_ gem: Place, request: Request) -> Response {
+    /// A gem's answer, as `GET /v1/places/{id}` gives it; with a moderator's decision to hide
+    /// it, the gem carries `moderation` (when and why), which only its owner is shown.
+    func gemAnswer(_ gem: Place, request: Request, moderation: GemModeration? = nil) -> Response {
         let query = QueryDescription(kind: "gem", id: gem.id.rawValue)
-        return answer(PlaceAnswer(query: query, page: PlacePage(matches: [PlaceMatch(place: gem, distance: nil)], nextCursor: nil)),
-                      format: .json, request: request)
+        let answer = PlaceAnswer(query: query, page: PlacePage(matches: [PlaceMatch(place: gem, distance: nil)], nextCursor: nil))
+        guard let moderation else { return self.answer(answer, format: .json, request: request) }
+        var json = JSONWriter(capacity: answer.estimatedSize + 256)
+        json.beginObject()
+        json.key("query"); query.write(to: &json)
+        json.key("count"); json.int(1)
+        json.key("places"); json.beginArray()
+        PlaceJSON.write(gem, distance: nil, to: &json, includeCoordinates: true) { json in
+            json.key("moderation"); json.beginObject()
+            json.key("hidden"); json.bool(true)
+            json.key("reason"); json.string(moderation.reason)
+            json.key("hidden_at"); json.timestamp(moderation.hiddenAt)
+            json.endObject()
+        }
+        json.endArray()
+        json.key("next_cursor"); json.null()
+        json.endObject()
+        return .writer(json)
+    }
+
+    /// The moderator's decision on `gem` when `viewer` owns it (a hidden gem is private, so
+    /// only an owner's private gem asks the store); nil for everyone else.
+    func moderation(of gem: Place, shownTo viewer: String?) async throws -> GemModeration? {
+        guard let part = gem.gem, part.owner == viewer, part.visibility == .private else { return nil }
+        return try await requireUserData().moderation(of: gem.id)
     }
 
     static func ratingJSON(_ id: PlaceID, mine: Int?, rating: Rating?) -> OrderedJSON {

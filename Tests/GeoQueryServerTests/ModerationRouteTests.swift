@@ -71,13 +71,22 @@ import Testing
             #expect(publish.status == .forbidden && (publish.json["detail"] as? String)?.contains("hidden by a moderator (Insults in the description)") == true)
             let renamed = try await client.send(.patch, "/v1/gems/\(rude)", token: owner, json: #"{"name":"Rock"}"#)
             #expect(renamed.status == .ok)
+            // The owner's view of the gem says why it is hidden; nobody else's answer has it.
+            func moderationNote(_ answer: TestResponse) -> [String: Any]? {
+                (answer.json["places"] as? [[String: Any]])?.first?["moderation"] as? [String: Any]
+            }
+            #expect(moderationNote(renamed)?["reason"] as? String == "Insults in the description")
+            let ownView = try await client.send(.get, "/v1/gems/\(rude)", token: owner)
+            #expect(moderationNote(ownView)?["hidden"] as? Bool == true && moderationNote(ownView)?["hidden_at"] is String, "\(ownView.text)")
+            #expect(moderationNote(try await client.send(.get, "/v1/gems/\(misplaced)", token: owner)) == nil, "only a hidden gem has a note")
             #expect(try await !client.ids(near).contains(rude), "an edit keeps it private")
 
             // Restored: the owner may publish it again.
             #expect(try await client.send(.post, "/v1/moderation/gems/\(rude)/restore", token: nosy).status == .forbidden)
             #expect(try await client.send(.post, "/v1/moderation/gems/\(rude)/restore", token: moderator).status == .noContent)
             #expect(try await client.send(.post, "/v1/moderation/gems/\(rude)/restore", token: moderator).status == .notFound)
-            #expect(try await client.send(.patch, "/v1/gems/\(rude)", token: owner, json: #"{"visibility":"public"}"#).status == .ok)
+            let republished = try await client.send(.patch, "/v1/gems/\(rude)", token: owner, json: #"{"visibility":"public"}"#)
+            #expect(republished.status == .ok && moderationNote(republished) == nil)
             #expect(try await client.ids(near).contains(rude))
 
             // Dismissed reports leave the queue; a deleted account's reports go with it.
