@@ -155,7 +155,7 @@ let package = Package(
         // The conformance suite every store implementation runs (index = brute force, paging = unpaged).
         .target(name: "PlaceQueryConformance", dependencies: ["PlaceQuery", "GeoCore", "PlaceModel"],
                 path: "Tests/PlaceQueryConformance", swiftSettings: swiftSettings),
-        .testTarget(name: "PlaceStoreTests", dependencies: ["PlaceStore", "PlaceQuery", "PlaceQueryConformance"],
+        .testTarget(name: "PlaceStoreTests", dependencies: ["PlaceStore", "PlaceQuery", "PlaceQueryConformance", "ProviderTestSupport"],
                     swiftSettings: swiftSettings),
         // A throwaway PostgreSQL cluster for the tests that need one.
         .target(name: "PostgresTestSupport", dependencies: [], path: "Tests/PostgresTestSupport", swiftSettings: swiftSettings),

@@ -47,8 +47,7 @@ final class CLIFixture: @unchecked Sendable {
     let db: String
 
     init() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("geoquery-cli-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        directory = try TemporaryDirectories.make("geoquery-cli")
         db = directory.appendingPathComponent("cli.sqlite").path
         let cities = """
             geonameid,name,lat,lon,country_code,admin1,population,timezone

@@ -7,8 +7,7 @@ import Testing
     let directory: URL
 
     init() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("geoquery-route-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        directory = try TemporaryDirectories.make("geoquery-route")
     }
 
     func write(_ name: String, _ text: String) throws -> String {

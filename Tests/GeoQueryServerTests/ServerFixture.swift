@@ -5,6 +5,7 @@ import HummingbirdTesting
 import Logging
 import PlaceImport
 import PlaceStore
+import ProviderTestSupport
 import Regions
 import ServiceLifecycle
 import Testing
@@ -20,8 +21,7 @@ final class ServerFixture: Sendable {
     let store: SpatiaLitePlaceStore
 
     init() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("geoquery-server-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        directory = try TemporaryDirectories.make("geoquery-server")
         path = directory.appendingPathComponent("places.sqlite").path
         let index = try SpatiaLitePlaceIndex(path: path, mode: .createIfMissing)
         let geodata = repositoryRoot.appendingPathComponent("geodata")

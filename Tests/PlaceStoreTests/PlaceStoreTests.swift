@@ -165,7 +165,8 @@ import Testing
             #expect(String(describing: error).contains("import a dump"))
         }
         let other = FileManager.default.temporaryDirectory.appendingPathComponent("other-\(UUID()).sqlite").path
-        defer { try? FileManager.default.removeItem(atPath: other) }
+        // The failed opens leave the log and shared-memory files beside it: they go too.
+        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: other + suffix) } }
         let connection = try SQLiteConnection(path: other, readOnly: false, create: true)
         try connection.execute("CREATE TABLE places (x)")
         connection.close()

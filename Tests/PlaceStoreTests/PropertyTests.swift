@@ -3,6 +3,7 @@ import GeoCore
 import PlaceModel
 import PlaceQuery
 import PlaceQueryConformance
+import ProviderTestSupport
 import Testing
 @testable import PlaceStore
 
@@ -23,8 +24,7 @@ import Testing
 
         init() throws {
             suite = try PlaceIndexConformance()
-            directory = FileManager.default.temporaryDirectory.appendingPathComponent("geoquery-prop-\(UUID().uuidString)")
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            directory = try TemporaryDirectories.make("geoquery-prop")
             let path = directory.appendingPathComponent("p.sqlite").path
             try SpatiaLitePlaceIndex(path: path, mode: .createIfMissing).upsert(suite.places)
             store = try SpatiaLitePlaceStore(path: path)
