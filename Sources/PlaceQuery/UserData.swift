@@ -88,7 +88,7 @@ public struct PhotoRecord: Sendable, Hashable {
     /// `image/jpeg`, `image/png` or `image/webp`, from the bytes themselves.
     public var contentType: String
     public var byteCount: Int
-    /// Who uploaded it first.
+    /// Who uploaded it first; empty once that account is deleted (the photo stays while others show it).
     public var owner: String
     public var createdAt: Date
 

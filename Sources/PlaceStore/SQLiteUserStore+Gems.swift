@@ -227,6 +227,9 @@ extension SQLiteUserStore {
             try connection.run("DELETE FROM gem_reports WHERE username = ?1", [.text(username)])
             try connection.run("DELETE FROM blocks WHERE blocker = ?1 OR blocked = ?1", [.text(username)])
             try connection.run("DELETE FROM sessions WHERE username = ?1", [.text(username)])
+            // Photos that others still show stay, uploaded by no one: a later account of the
+            // same name neither counts them against its storage nor finds them in its export.
+            try connection.run("UPDATE photos SET owner = '' WHERE owner = ?1", [.text(username)])
             try connection.run("DELETE FROM users WHERE username = ?1", [.text(username)])
             return unused
         }

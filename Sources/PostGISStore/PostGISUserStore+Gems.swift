@@ -126,6 +126,8 @@ extension PostGISUserStore {
             try await connection.all("DELETE FROM gem_reports WHERE username = \(username)")
             try await connection.all("DELETE FROM blocks WHERE blocker = \(username) OR blocked = \(username)")
             try await connection.all("DELETE FROM sessions WHERE username = \(username)")
+            // Photos that others still show stay, uploaded by no one (see the SQLite store).
+            try await connection.all("UPDATE photos SET owner = '' WHERE owner = \(username)")
             try await connection.all("DELETE FROM users WHERE username = \(username)")
             return unused
         }

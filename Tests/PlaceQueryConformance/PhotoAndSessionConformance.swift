@@ -60,6 +60,12 @@ public enum PhotoAndSessionConformance {
         expect(outcomes.filter { $0 }.count == 1, "one of twelve concurrent uploads fits bob's 150 free bytes, \(outcomes.filter { $0 }.count) were recorded")
         expect(try await store.photoBytes(ownedBy: "bob") == 200, "bob ends at 200 bytes")
 
+        // A deleted account's photos count for no one: not for a later account of the same name.
+        _ = try await store.deleteUser(named: "bob")
+        try await store.createUser(UserAccount(username: "bob", email: "bob@example.org", passwordHash: "x", createdAt: now))
+        expect(try await store.photoBytes(ownedBy: "bob") == 0, "a new account named bob starts with no photos")
+        expect(try await store.photos(ownedBy: "bob").isEmpty, "and exports none of the old bob's")
+
         // Expired sessions of every account go; open ones stay.
         let sessions = [("a1", "ann", -10.0), ("a2", "ann", 3_600.0), ("b1", "bob", -1.0), ("b2", "bob", 0.0)]
         for (hash, name, offset) in sessions {
