@@ -597,7 +597,7 @@ place_props = {
   "opening_hours": {"type": "object"}, "photos": {"type": "array", "items": {"type": "object"}},
   "tags": {"type": "object", "additionalProperties": {"type": "string"}},
   "gem": {"type": "object"},
-  "moderation": {"type": "object", "description": "Only in the owner's answers of GET and PATCH /v1/gems/{id}, for a gem a moderator hid: why and when. It stays private until a moderator restores it.",
+  "moderation": {"type": "object", "description": "Only in the owner's answers of GET and PATCH /v1/gems/{id} and GET /v1/me/gems (JSON), for a gem a moderator hid: why and when. It stays private until a moderator restores it.",
                  "required": ["hidden", "reason", "hidden_at"],
                  "properties": {"hidden": {"const": True}, "reason": {"type": "string"}, "hidden_at": {"type": "string", "format": "date-time"}}},
   "imported_at": {"type": "string", "format": "date-time"}, "fetched_at": {"type": "string", "format": "date-time"},

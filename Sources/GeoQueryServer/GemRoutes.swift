@@ -99,8 +99,11 @@ extension GeoQueryService {
             let page = Array(gems.prefix(limit))
             let next = gems.count > limit ? page.last?.id.rawValue : nil
             let query = QueryDescription(kind: "my_gems", limit: limit)
-            return answer(PlaceAnswer(query: query, page: PlacePage(matches: page.map { PlaceMatch(place: $0, distance: nil) },
-                                                                    nextCursor: next)), format: format, request: request)
+            let answer = PlaceAnswer(query: query, page: PlacePage(matches: page.map { PlaceMatch(place: $0, distance: nil) }, nextCursor: next))
+            // A hidden gem is private: only the page's private gems can carry a moderator's decision.
+            let privateGems = page.filter { $0.gem?.visibility == .private }.map(\.id)
+            guard format == .json, !privateGems.isEmpty else { return self.answer(answer, format: format, request: request) }
+            return ownersAnswer(answer, moderations: try await requireUserData().moderations(of: privateGems), request: request)
         }
 
         router.route(.put, "/v1/gems/{id}/rating", in: &table, bound: bound) { request, context in
@@ -210,22 +213,33 @@ extension GeoQueryService {
         let query = QueryDescription(kind: "gem", id: gem.id.rawValue)
         let answer = PlaceAnswer(query: query, page: PlacePage(matches: [PlaceMatch(place: gem, distance: nil)], nextCursor: nil))
         guard let moderation else { return self.answer(answer, format: .json, request: request) }
-        var json = JSONWriter(capacity: answer.estimatedSize + 256)
+        return ownersAnswer(answer, moderations: [gem.id: moderation], request: request)
+    }
+
+    /// A JSON answer of the owner's own gems in which each hidden one carries `moderation`.
+    func ownersAnswer(_ answer: PlaceAnswer, moderations: [PlaceID: GemModeration], request: Request) -> Response {
+        guard !moderations.isEmpty else { return self.answer(answer, format: .json, request: request) }
+        var headers: HTTPFields = [:]
+        if let cursor = answer.page.nextCursor { headers[Self.linkHeader] = "<\(Self.nextURL(request, cursor: cursor))>; rel=\"next\"" }
+        var json = JSONWriter(capacity: answer.estimatedSize + 256 * moderations.count)
         json.beginObject()
-        json.key("query"); query.write(to: &json)
-        json.key("count"); json.int(1)
+        json.key("query"); answer.query.write(to: &json)
+        json.key("count"); json.int(answer.page.matches.count)
         json.key("places"); json.beginArray()
-        PlaceJSON.write(gem, distance: nil, to: &json, includeCoordinates: true) { json in
-            json.key("moderation"); json.beginObject()
-            json.key("hidden"); json.bool(true)
-            json.key("reason"); json.string(moderation.reason)
-            json.key("hidden_at"); json.timestamp(moderation.hiddenAt)
-            json.endObject()
+        for match in answer.page.matches {
+            PlaceJSON.write(match.place, distance: match.distance, to: &json, includeCoordinates: true) { json in
+                guard let moderation = moderations[match.place.id] else { return }
+                json.key("moderation"); json.beginObject()
+                json.key("hidden"); json.bool(true)
+                json.key("reason"); json.string(moderation.reason)
+                json.key("hidden_at"); json.timestamp(moderation.hiddenAt)
+                json.endObject()
+            }
         }
         json.endArray()
-        json.key("next_cursor"); json.null()
+        json.key("next_cursor"); json.string(answer.page.nextCursor)
         json.endObject()
-        return .writer(json)
+        return .writer(json, headers: headers)
     }
 
     /// The moderator's decision on `gem` when `viewer` owns it (a hidden gem is private, so

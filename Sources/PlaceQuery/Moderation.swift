@@ -69,4 +69,6 @@ public protocol ModerationStore: Sendable {
     func restoreGem(_ gem: PlaceID) async throws -> Bool
     /// The moderators' decision on the gem, if it is hidden.
     func moderation(of gem: PlaceID) async throws -> GemModeration?
+    /// The decisions on those of `gems` that are hidden (one read for a page of gems).
+    func moderations(of gems: [PlaceID]) async throws -> [PlaceID: GemModeration]
 }

@@ -69,6 +69,22 @@ extension SQLiteUserStore {
         }
     }
 
+    public func moderations(of gems: [PlaceID]) async throws -> [PlaceID: GemModeration] {
+        guard !gems.isEmpty else { return [:] }
+        return try await reading { connection in
+            var found: [PlaceID: GemModeration] = [:]
+            // One statement for the page: the ids as a JSON array, read by json_each.
+            let ids = String(decoding: try JSONEncoder().encode(gems.map(\.rawValue)), as: UTF8.self)
+            try connection.each("""
+                SELECT gem_id, hidden_at, moderator, reason FROM gem_moderation WHERE gem_id IN (SELECT value FROM json_each(?1))
+                """, [.text(ids)]) { row in
+                guard let id = try? PlaceID(row.text(0) ?? "") else { return }
+                found[id] = GemModeration(hiddenAt: Date(timeIntervalSince1970: row.double(1)), moderator: row.text(2) ?? "", reason: row.text(3) ?? "")
+            }
+            return found
+        }
+    }
+
     static func reports(_ connection: SQLiteConnection, _ condition: String, _ bindings: [SQLiteValue]) throws -> [GemReport] {
         var found: [GemReport] = []
         try connection.each("""

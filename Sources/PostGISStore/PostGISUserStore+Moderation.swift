@@ -74,6 +74,19 @@ extension PostGISUserStore {
         return GemModeration(hiddenAt: Date(timeIntervalSince1970: hiddenAt), moderator: moderator, reason: reason)
     }
 
+    public func moderations(of gems: [PlaceID]) async throws -> [PlaceID: GemModeration] {
+        guard !gems.isEmpty else { return [:] }
+        let rows = try await database.rows("""
+            SELECT gem_id, hidden_at, moderator, reason FROM gem_moderation WHERE gem_id = ANY(\(gems.map(\.rawValue)))
+            """)
+        var found: [PlaceID: GemModeration] = [:]
+        for row in rows {
+            let (gem, hiddenAt, moderator, reason) = try row.decode((String, Double, String, String).self)
+            found[PlaceID(trustedRawValue: gem)] = GemModeration(hiddenAt: Date(timeIntervalSince1970: hiddenAt), moderator: moderator, reason: reason)
+        }
+        return found
+    }
+
     static func reports(_ rows: [PostgresRow]) throws -> [GemReport] {
         try rows.compactMap { row in
             let (gem, username, reason, note, created) = try row.decode((String, String, String, String?, Double).self)

@@ -79,6 +79,11 @@ import Testing
             let ownView = try await client.send(.get, "/v1/gems/\(rude)", token: owner)
             #expect(moderationNote(ownView)?["hidden"] as? Bool == true && moderationNote(ownView)?["hidden_at"] is String, "\(ownView.text)")
             #expect(moderationNote(try await client.send(.get, "/v1/gems/\(misplaced)", token: owner)) == nil, "only a hidden gem has a note")
+            let mine = try await client.send(.get, "/v1/me/gems?limit=50", token: owner).json["places"] as? [[String: Any]] ?? []
+            let listed = Dictionary(uniqueKeysWithValues: mine.compactMap { place in
+                (place["id"] as? String).map { ($0, (place["moderation"] as? [String: Any])?["reason"] as? String ?? "") }
+            })
+            #expect(listed[rude] == "Insults in the description" && listed[misplaced] == "", "the owner's list marks the hidden gem alone: \(listed)")
             #expect(try await !client.ids(near).contains(rude), "an edit keeps it private")
 
             // Restored: the owner may publish it again.
