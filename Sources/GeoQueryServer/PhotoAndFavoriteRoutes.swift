@@ -22,7 +22,7 @@ extension GeoQueryService {
                                                  attribution: user.username))
             }
             gem.gem?.updatedAt = Date()
-            try await requireUserData().updateGem(gem)
+            try await attaching(photo) { try await requireUserData().updateGem(gem) }
             return .json(Self.photoJSON(photo), status: .created)
         }
 
@@ -48,7 +48,7 @@ extension GeoQueryService {
             var account = user.account
             let previous = account.profile.avatarPhoto
             account.profile.avatarPhoto = photo.id
-            try await requireUserData().updateUser(account)
+            try await attaching(photo) { try await requireUserData().updateUser(account) }
             if let previous, previous != photo.id {
                 try await removePhotoFiles(try await requireUserData().removeUnusedPhotos([previous]))
             }
@@ -185,6 +185,18 @@ extension GeoQueryService {
             throw error
         }
         return try await userData.photo(id: id) ?? record
+    }
+
+    /// Runs `attach`, which makes something use the just-stored `photo`; when it fails, the
+    /// photo goes again unless something else uses it (so a failed attach neither leaves a file
+    /// behind nor counts against the uploader's storage).
+    func attaching<T: Sendable>(_ photo: PhotoRecord, _ attach: () async throws -> T) async throws -> T {
+        do {
+            return try await attach()
+        } catch {
+            if let store = userData, let unused = try? await store.removeUnusedPhotos([photo.id]) { try? await removePhotoFiles(unused) }
+            throw error
+        }
     }
 
     /// Removes the files of photos the store no longer knows (on the worker pool).

@@ -135,8 +135,9 @@ extension GeoQueryService {
                 throw APIProblem(.forbidden, "only the author and invitees who have not declined add photos to trip \(record.id)")
             }
             let photo = try await storePhoto(request, owner: user.username)
-            let added = try await requireUserData().addAlbumPhoto(AlbumPhoto(photoID: photo.id, uploader: user.username, addedAt: Date()),
-                                                                  to: record.id)
+            let added = try await attaching(photo) {
+                try await requireUserData().addAlbumPhoto(AlbumPhoto(photoID: photo.id, uploader: user.username, addedAt: Date()), to: record.id)
+            }
             return .json(.object([("photo_id", .string(photo.id)), ("url", .string("/v1/photos/\(photo.id)")),
                                   ("added", .bool(added))]), status: added ? .created : .ok)
         }
