@@ -232,6 +232,16 @@ paths.update({
             "responses": {"200": json_body(rating_answer), "401": unauthorized, "403": problem("Your own gem."), "404": problem("No gem you can see."), "413": problem("The body is too large."), **common_errors}},
     "delete": {"summary": "Withdraw your rating", "security": bearer, "parameters": [gem_id],
                "responses": {"200": json_body(rating_answer), "401": unauthorized, "404": problem("No gem you can see."), **common_errors}}},
+  "/v1/me/photos": {"get": {"summary": "The photos that count against your storage (those you uploaded first), newest first, with where you show each: your gems, your avatar, the trip albums you added it to", "security": bearer,
+      "responses": {"200": json_body({"type": "object", "required": ["photo_storage", "count", "photos"], "properties": {
+          "photo_storage": {"type": "object", "required": ["used_bytes", "limit_bytes"], "properties": {"used_bytes": {"type": "integer"}, "limit_bytes": nullable("integer")}},
+          "count": {"type": "integer"},
+          "photos": {"type": "array", "items": {"type": "object", "required": ["id", "url", "content_type", "bytes", "uploaded_at", "used_by"], "properties": {
+              "id": {"type": "string"}, "url": {"type": "string"}, "content_type": {"type": "string"}, "bytes": {"type": "integer"},
+              "uploaded_at": {"type": "string", "format": "date-time"},
+              "used_by": {"type": "array", "items": {"type": "object", "required": ["kind"], "properties": {
+                  "kind": {"enum": ["gem", "avatar", "trip"]}, "id": {"type": "string"}}}}}}}}}),
+                    "401": unauthorized, **common_errors}}},
   "/v1/gems/{id}/photos": {"post": {"summary": "Add a photo to your gem (JPEG, PNG or WebP by its bytes, at most 10 MB; EXIF and other metadata removed)", "security": bearer,
       "parameters": [gem_id], "requestBody": image,
       "responses": {"201": json_body(photo_answer, "Created"), "401": unauthorized,

@@ -55,6 +55,36 @@ extension GeoQueryService {
             return .json(Self.photoJSON(photo))
         }
 
+        // The photos that count against the asker's storage, and where the asker shows each.
+        router.route(.get, "/v1/me/photos", in: &table, bound: bound) { request, _ in
+            let user = try await signedIn(request)
+            _ = try QueryParameters(request, allowed: [])
+            let store = try requireUserData()
+            let photos = try await store.photos(ownedBy: user.username)
+            let uses = Dictionary(grouping: try await store.photoUses(by: user.username), by: \.photoID)
+            let used = photos.reduce(0) { $0 + $1.byteCount }
+            var response = Response.json(.object([
+                ("photo_storage", .object([("used_bytes", .int(used)),
+                                           ("limit_bytes", configuration.photoStorageLimit.map { .int($0) } ?? .null)])),
+                ("count", .int(photos.count)),
+                ("photos", .array(photos.map { photo in
+                    let shown = (uses[photo.id] ?? []).sorted { ($0.kind.rawValue, $0.objectID ?? "") < ($1.kind.rawValue, $1.objectID ?? "") }
+                    return .object(Self.photoFields(photo) + [
+                        ("uploaded_at", Self.timestampJSON(photo.createdAt)),
+                        ("used_by", .array(shown.map { use in
+                            switch use.kind {
+                            case .avatar: return .object([("kind", .string("avatar"))])
+                            case .gem: return .object([("kind", .string("gem")), ("id", .optional(use.objectID))])
+                            case .album: return .object([("kind", .string("trip")), ("id", .optional(use.objectID))])
+                            }
+                        })),
+                    ])
+                })),
+            ]))
+            response.headers[.cacheControl] = "no-store"
+            return response
+        }
+
         router.route(.get, "/v1/photos/{id}", in: &table, bound: bound) { request, context in
             let id = try context.parameters.require("id")
             guard id.count == 64, id.allSatisfy(\.isHexDigit), let directory = configuration.photoDirectory,

@@ -101,6 +101,24 @@ public struct PhotoRecord: Sendable, Hashable {
     }
 }
 
+/// One place a person shows a photo.
+public struct PhotoUse: Sendable, Hashable {
+    public enum Kind: String, Sendable {
+        case gem, avatar, album
+    }
+
+    public var photoID: String
+    public var kind: Kind
+    /// The gem's id or the plan's; nil for the avatar.
+    public var objectID: String?
+
+    public init(photoID: String, kind: Kind, objectID: String?) {
+        self.photoID = photoID
+        self.kind = kind
+        self.objectID = objectID
+    }
+}
+
 /// Why a user-data store refused a write.
 public enum UserDataError: Error, Equatable, Sendable, CustomStringConvertible {
     case usernameTaken(String)
@@ -244,6 +262,9 @@ public protocol PhotoStore: Sendable {
     func photo(id: String) async throws -> PhotoRecord?
     /// The bytes of the photos `owner` uploaded first (what counts against a storage limit).
     func photoBytes(ownedBy owner: String) async throws -> Int
+    /// Where `username` shows photos: their gems, their avatar, and the plan albums they added
+    /// photos to (never another person's objects).
+    func photoUses(by username: String) async throws -> [PhotoUse]
     /// The photos `owner` uploaded first, newest first (for an export of their data).
     func photos(ownedBy owner: String) async throws -> [PhotoRecord]
     /// Photos no gem and no avatar uses any more, removed from the store.

@@ -195,6 +195,21 @@ extension SQLiteUserStore {
         }
     }
 
+    public func photoUses(by username: String) async throws -> [PhotoUse] {
+        try await reading { connection in
+            var uses: [PhotoUse] = []
+            try connection.each("""
+                SELECT uses.photo_id, 'gem', uses.user_object FROM photo_uses AS uses JOIN gems ON gems.id = uses.user_object WHERE gems.owner = ?1
+                UNION ALL SELECT photo_id, 'avatar', NULL FROM photo_uses WHERE user_object = 'avatar:' || ?1
+                UNION ALL SELECT photo_id, 'album', plan_id FROM album WHERE uploader = ?1
+                """, [.text(username)]) { row in
+                guard let kind = PhotoUse.Kind(rawValue: row.text(1) ?? "") else { return }
+                uses.append(PhotoUse(photoID: row.text(0) ?? "", kind: kind, objectID: row.text(2)))
+            }
+            return uses
+        }
+    }
+
     public func removeUnusedPhotos(_ ids: [String]) async throws -> [String] {
         try await writing { try Self.removeUnused(ids, $0) }
     }

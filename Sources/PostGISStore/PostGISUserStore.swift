@@ -263,6 +263,20 @@ public final class PostGISUserStore: UserDataStore, Sendable {
         }
     }
 
+    public func photoUses(by username: String) async throws -> [PhotoUse] {
+        let avatar = "avatar:" + username
+        let rows = try await database.rows("""
+            SELECT uses.photo_id, 'gem', uses.user_object FROM photo_uses AS uses JOIN gem_owners ON gem_owners.id = uses.user_object
+              WHERE gem_owners.owner = \(username)
+            UNION ALL SELECT photo_id, 'avatar', NULL FROM photo_uses WHERE user_object = \(avatar)
+            UNION ALL SELECT photo_id, 'album', plan_id FROM album WHERE uploader = \(username)
+            """)
+        return try rows.compactMap { row in
+            let (photoID, kind, object) = try row.decode((String, String, String?).self)
+            return PhotoUse.Kind(rawValue: kind).map { PhotoUse(photoID: photoID, kind: $0, objectID: object) }
+        }
+    }
+
     public func photoBytes(ownedBy owner: String) async throws -> Int {
         try await database.rows("SELECT coalesce(sum(byte_count), 0)::bigint FROM photos WHERE owner = \(owner)").first?.decode(Int.self) ?? 0
     }

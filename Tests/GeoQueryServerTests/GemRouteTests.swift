@@ -397,6 +397,21 @@ import Testing
             #expect(try await client.send(.delete, "/v1/gems/\(gem)/photos/\(firstID)", token: owner).status == .noContent)
             #expect(try await storage(owner).used == size)
             #expect(try await upload(40, by: owner, to: gem).status == .created)
+
+            // What takes each account's storage, and where it shows each photo: its own objects only.
+            func listed(_ token: String) async throws -> [(id: String, uses: [String])] {
+                let answer = try await client.send(.get, "/v1/me/photos", token: token)
+                #expect(answer.status == .ok && answer.headers[.cacheControl] == "no-store")
+                return (answer.json["photos"] as? [[String: Any]] ?? []).map { photo in
+                    (photo["id"] as? String ?? "", (photo["used_by"] as? [[String: Any]] ?? []).map { "\($0["kind"] ?? ""):\($0["id"] ?? "")" })
+                }
+            }
+            let mine = try await listed(owner)
+            #expect(Set(mine.map(\.id)) == Set([20, 40].map { SessionToken.sha256Hex(TestImages.png(grey: $0)) }), "the two photos it uploaded first")
+            #expect(mine.allSatisfy { $0.uses == ["gem:\(gem)"] }, "\(mine)")
+            let theirs = try await listed(other)
+            #expect(theirs.map(\.id) == [thirdID] && theirs.first?.uses.count == 1, "the collector's gem showing the same photo is not theirs to see: \(theirs)")
+            #expect(try await client.send(.get, "/v1/me/photos").status == .unauthorized)
         }
     }
 }

@@ -70,6 +70,9 @@ import Testing
             #expect(try await status(.delete, "/v1/trips/\(id)/photos/\(photo)", "cat") == 403)
             let album = try await client.send(.get, "/v1/trips/\(id)", token: tokens["ann"])
             #expect(((album.json["album"] as? [[String: Any]]) ?? []).first?["uploader"] as? String == "bob")
+            let bobs = try await client.send(.get, "/v1/me/photos", token: tokens["bob"]).json["photos"] as? [[String: Any]] ?? []
+            #expect(bobs.count == 1 && (bobs.first?["used_by"] as? [[String: Any]])?.first?["id"] as? String == id
+                    && (bobs.first?["used_by"] as? [[String: Any]])?.first?["kind"] as? String == "trip", "the uploader's photo shows in the trip's album: \(bobs)")
             #expect(try await status(.delete, "/v1/trips/\(id)/photos/\(photo)", "ann") == 204)
             #expect(try await status(.get, "/v1/photos/\(photo)", "ann") == 404, "a photo nothing uses is gone")
 
