@@ -513,13 +513,6 @@ paths.update({
 })
 paths.update(share_routes("/v1/itineraries/{id}/shares", itinerary_id, "itinerary"))
 paths.update(share_routes("/v1/trips/{id}/shares", trip_id, "trip"))
-# Creations spend the account's budget (serve --creations-per-user-per-hour, default 300).
-for route, method in [("/v1/gems", "post"), ("/v1/gems/{id}/photos", "post"), ("/v1/me/avatar", "put"), ("/v1/gems/{id}/report", "put"),
-                      ("/v1/me/friends/{username}", "post"), ("/v1/itineraries", "post"), ("/v1/trips", "post"),
-                      ("/v1/trips/{id}/photos", "post"), ("/v1/itineraries/{id}/shares", "post"), ("/v1/trips/{id}/shares", "post")]:
-    paths[route][method]["responses"]["429"] = {
-        **problem("The account has created as many things (gems, photos, reports, friend requests, itineraries, trips, share links) as it may this hour; Retry-After says when to try again."),
-        "headers": {"Retry-After": {"schema": {"type": "integer"}}}}
 # Discovery: places by region, surprise-me cities, suggested itineraries.
 region = param("region", {"type": "string", "maxLength": 200, "examples": ["fr", "France", "EU", "Europe", "Paris", "country:SA", "continent:SA"]},
                "A country (ISO code or name), a continent (code or name) or a city by name. A city sets the centre (leave out lat and lon) and, unless radius is given, a radius that fits it. AF, AS, NA and SA are both a continent and a country: write continent:SA or country:SA.")
@@ -688,6 +681,13 @@ schemas = {
       "units": {"type": "object"}, "current": {"type": ["object", "null"]}, "daily": {"type": "array", "items": {"type": "object"}}, "attribution": {"type": "string"}}},
 }
 
+# Creations spend the account's budget (serve --creations-per-user-per-hour, default 300).
+for route, method in [("/v1/gems", "post"), ("/v1/me/favorites", "post"), ("/v1/me/favorites/{placeId}", "put"), ("/v1/gems/{id}/photos", "post"), ("/v1/me/avatar", "put"), ("/v1/gems/{id}/report", "put"),
+                      ("/v1/me/friends/{username}", "post"), ("/v1/itineraries", "post"), ("/v1/trips", "post"),
+                      ("/v1/trips/{id}/photos", "post"), ("/v1/itineraries/{id}/shares", "post"), ("/v1/trips/{id}/shares", "post")]:
+    paths[route][method]["responses"]["429"] = {
+        **problem("The account has created as many things (gems, photos, favourites, reports, friend requests, itineraries, trips, share links) as it may this hour; Retry-After says when to try again."),
+        "headers": {"Retry-After": {"schema": {"type": "integer"}}}}
 doc = {"openapi": "3.1.0",
        "info": {"title": "GeoQuery", "version": "1.0.0",
                 "description": "Places near a point, in a box or nearest to it, exact on the WGS84 ellipsoid; federated search, weather, visiting orders and city search. Errors are RFC 9457 application/problem+json.",

@@ -58,7 +58,7 @@ struct Serve: AsyncParsableCommand {
         (GEOQUERY_PHOTO_STORAGE_PER_USER; default 1GB).
         """) var photoStoragePerUser: String?
     @Option(name: .customLong("creations-per-user-per-hour"), help: """
-        Gems, photos, reports, friend requests, itineraries, trips and share links one account may create \
+        Gems, photos, favourites, reports, friend requests, itineraries, trips and share links one account may create \
         an hour before 429, or none for no limit (GEOQUERY_CREATIONS_PER_USER_PER_HOUR; default 300).
         """) var creationsPerUserPerHour: String?
     @OptionGroup var index: IndexOptions

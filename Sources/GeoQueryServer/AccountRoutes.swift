@@ -125,8 +125,8 @@ extension GeoQueryService {
         return user
     }
 
-    /// ``signedIn(_:)`` for a request that creates something (a gem, a photo, a report, a friend
-    /// request, an itinerary, a trip, a share link): it spends one of the account's creations
+    /// ``signedIn(_:)`` for a request that creates something (a gem, a photo, a favourite, a report, a
+    /// friend request, an itinerary, a trip, a share link): it spends one of the account's creations
     /// this hour, or is answered 429 with `Retry-After` when none is left. Every attempt counts,
     /// whether or not it then succeeds.
     func signedInCreator(_ request: Request) async throws -> SignedIn {
@@ -134,7 +134,7 @@ extension GeoQueryService {
         if let limiter = creationLimiter, let wait = limiter.take(user.username) {
             let seconds = max(1, Int((wait / .seconds(1)).rounded(.up)))
             throw APIProblem(.tooManyRequests, """
-                \(user.username) has created \(limiter.capacity) things (gems, photos, reports, friend requests, itineraries, trips, share links) \
+                \(user.username) has created \(limiter.capacity) things (gems, photos, favourites, reports, friend requests, itineraries, trips, share links) \
                 within the hour, the most an account may: try again in \(seconds) s
                 """, headers: [.retryAfter: String(seconds)])
         }

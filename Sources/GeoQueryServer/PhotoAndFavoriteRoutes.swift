@@ -106,7 +106,7 @@ extension GeoQueryService {
     func addFavoriteRoutes(to router: Router<ServiceRequestContext>, table: inout RouteTable) {
         let bound = RequestBound.queries(configuration.requestTimeout)
         router.route(.put, "/v1/me/favorites/{placeId}", in: &table, bound: bound) { request, context in
-            let user = try await signedIn(request)
+            let user = try await signedInCreator(request)
             let id = try favoriteID(context)
             try await checkFavoritable(id, viewer: user.username)
             let added = try await requireUserData().addFavorite(id, for: user.username, at: Date())

@@ -96,7 +96,7 @@ extension GeoQueryService {
     /// result kept as it was shown).
     func addSaveFavoriteRoute(to router: Router<ServiceRequestContext>, table: inout RouteTable) {
         router.route(.post, "/v1/me/favorites", in: &table, bound: .queries(configuration.requestTimeout)) { request, _ in
-            let user = try await signedIn(request)
+            let user = try await signedInCreator(request)
             let body = try await JSONBody(request, limit: 65_536, allowed: ["place_id", "suggestions", "title"])
             let text = try body.requiredString("place_id", maxLength: 300)
             guard let id = try? PlaceID(text) else { throw APIProblem.badRequest("place_id '\(text)' is invalid: give an id such as geonames:2267057") }

@@ -50,7 +50,7 @@ public struct ServiceConfiguration: Sendable {
     public var signInAddressWindow: Duration = .seconds(60)
     /// New accounts per client address per hour before 429 (each costs a bcrypt hash).
     public var signUpsPerAddress = 10
-    /// Things one account may create an hour — gems, photos, reports, friend requests,
+    /// Things one account may create an hour — gems, photos, favourites, reports, friend requests,
     /// itineraries, trips, share links — before 429 (a budget that refills steadily, so a
     /// burst may spend it at once). Nil for no limit.
     public var creationsPerAccountPerHour: Int? = 300

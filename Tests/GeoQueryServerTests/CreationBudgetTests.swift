@@ -44,6 +44,8 @@ import Testing
                                         (.put, "/v1/gems/\(calmGem)/report", #"{"reason":"spam"}"#)] {
                 #expect(try await client.send(method, uri, token: eager, json: body).status == .tooManyRequests, "\(method) \(uri)")
             }
+            #expect(try await client.send(.put, "/v1/me/favorites/\(calmGem)", token: eager).status == .tooManyRequests)
+            #expect(try await client.send(.get, "/v1/me/favorites", token: eager).json["count"] as? Int == 0)
             let photo = try await client.send(.put, "/v1/me/avatar", token: eager, bytes: TestImages.png(grey: 60))
             #expect(photo.status == .tooManyRequests)
             #expect(try await client.send(.get, "/v1/photos/\(SessionToken.sha256Hex(TestImages.png(grey: 60)))").status == .notFound)
