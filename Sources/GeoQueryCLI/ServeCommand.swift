@@ -162,8 +162,8 @@ struct Serve: AsyncParsableCommand {
                 """.utf8))
         }
         let group = ServiceGroup(configuration: .init(services: [.named("http", application),
-                                                                 .named("reminders", ReminderService(service: service)),
-                                                                 .named("session-sweep", SessionSweepService(service: service))],
+                                                                 .named("reminders", PeriodicService.tripReminders(service)),
+                                                                 .named("session-sweep", PeriodicService.sessionSweep(service))],
                                                       gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         do {
             try await group.run()

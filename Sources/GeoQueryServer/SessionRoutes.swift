@@ -3,7 +3,6 @@ import Foundation
 import GeoQueryWire
 import Hummingbird
 import PlaceQuery
-import ServiceLifecycle
 
 /// `/v1/me/sessions`: the places a person is signed in — what signed in, when, when last
 /// used — and ending one (a lost phone) or all but the one asking.
@@ -67,30 +66,5 @@ extension GeoQueryService {
     public func deleteExpiredSessions(now: Date = Date()) async throws -> Int {
         guard let store = userData else { return 0 }
         return try await store.deleteExpiredSessions(asOf: now)
-    }
-}
-
-/// Sweeps expired sessions out of the store every `interval` (an hour by default), and once
-/// at start, while `geoquery serve` runs. Several servers on one database each sweep; the
-/// deletes are idempotent.
-public struct SessionSweepService: Service {
-    let service: GeoQueryService
-    let interval: Duration
-
-    public init(service: GeoQueryService, interval: Duration = .seconds(3_600)) {
-        self.service = service
-        self.interval = interval
-    }
-
-    public func run() async throws {
-        while !Task.isCancelled && !Task.isShuttingDownGracefully {
-            do {
-                let deleted = try await service.deleteExpiredSessions()
-                if deleted > 0 { service.logger.info("deleted \(deleted) expired sessions") }
-            } catch {
-                service.logger.warning("the sweep of expired sessions failed this round: \(error)")
-            }
-            try? await cancelWhenGracefulShutdown { try await Task.sleep(for: interval) }
-        }
     }
 }

@@ -3,7 +3,6 @@ import Foundation
 import GeoQueryWire
 import Hummingbird
 import PlaceQuery
-import ServiceLifecycle
 import Trips
 
 /// Friends (`/v1/me/friends…`), notifications (`/v1/me/notifications…`) and share links of
@@ -208,32 +207,5 @@ extension GeoQueryService {
             from = last.startsAt.addingTimeInterval(0.001)
         }
         return added
-    }
-}
-
-/// Runs ``GeoQueryService/sendTripReminders(now:)`` every minute while the service runs (a
-/// service of `geoquery serve`'s service group).
-public struct ReminderService: Service {
-    let service: GeoQueryService
-    let interval: Duration
-
-    public init(service: GeoQueryService, interval: Duration = .seconds(60)) {
-        self.service = service
-        self.interval = interval
-    }
-
-    public func run() async throws {
-        while !Task.isCancelled && !Task.isShuttingDownGracefully {
-            do {
-                try await service.sendTripReminders()
-            } catch {
-                service.logger.warning("trip reminders failed this round: \(error)")
-            }
-            try? await gracefulShutdownOrCancel(sleep: interval)
-        }
-    }
-
-    private func gracefulShutdownOrCancel(sleep: Duration) async throws {
-        try await cancelWhenGracefulShutdown { try await Task.sleep(for: sleep) }
     }
 }
