@@ -106,33 +106,20 @@ import Testing
 /// Friends, plans, share links, availability, albums and notifications in the SQLite file: the
 /// conformance suite every backend runs.
 @Suite struct SQLitePlanStoreTests {
-    @Test func conformsToThePlanStoreSuite() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("geoquery-plans-\(UUID().uuidString)")
+    /// Runs a conformance suite on a new user file in a directory of its own, removed after.
+    static func conforms(_ check: (any UserDataStore) async throws -> [String]) async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("geoquery-conformance-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let store = try SQLiteUserStore(path: directory.appendingPathComponent("users.sqlite").path, threads: 2)
-        let failures = try await PlanStoreConformance.check(store)
+        let failures = try await check(store)
         #expect(failures.isEmpty, "\(failures)")
         try await store.shutdown()
     }
 
-    @Test func conformsToThePhotoAndSessionSuite() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("geoquery-storage-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let store = try SQLiteUserStore(path: directory.appendingPathComponent("users.sqlite").path, threads: 2)
-        let failures = try await PhotoAndSessionConformance.check(store)
-        #expect(failures.isEmpty, "\(failures)")
-        try await store.shutdown()
-    }
+    @Test func conformsToThePlanStoreSuite() async throws { try await Self.conforms(PlanStoreConformance.check) }
 
-    @Test func conformsToThePopularitySuite() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("geoquery-popular-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let store = try SQLiteUserStore(path: directory.appendingPathComponent("users.sqlite").path, threads: 2)
-        let failures = try await PopularityConformance.check(store)
-        #expect(failures.isEmpty, "\(failures)")
-        try await store.shutdown()
-    }
+    @Test func conformsToThePhotoAndSessionSuite() async throws { try await Self.conforms(PhotoAndSessionConformance.check) }
+
+    @Test func conformsToThePopularitySuite() async throws { try await Self.conforms(PopularityConformance.check) }
 }
