@@ -219,27 +219,16 @@ extension GeoQueryService {
     /// A JSON answer of the owner's own gems in which each hidden one carries `moderation`.
     func ownersAnswer(_ answer: PlaceAnswer, moderations: [PlaceID: GemModeration], request: Request) -> Response {
         guard !moderations.isEmpty else { return self.answer(answer, format: .json, request: request) }
-        var headers: HTTPFields = [:]
-        if let cursor = answer.page.nextCursor { headers[Self.linkHeader] = "<\(Self.nextURL(request, cursor: cursor))>; rel=\"next\"" }
         var json = JSONWriter(capacity: answer.estimatedSize + 256 * moderations.count)
-        json.beginObject()
-        json.key("query"); answer.query.write(to: &json)
-        json.key("count"); json.int(answer.page.matches.count)
-        json.key("places"); json.beginArray()
-        for match in answer.page.matches {
-            PlaceJSON.write(match.place, distance: match.distance, to: &json, includeCoordinates: true) { json in
-                guard let moderation = moderations[match.place.id] else { return }
-                json.key("moderation"); json.beginObject()
-                json.key("hidden"); json.bool(true)
-                json.key("reason"); json.string(moderation.reason)
-                json.key("hidden_at"); json.timestamp(moderation.hiddenAt)
-                json.endObject()
-            }
+        answer.write(to: &json) { match, json in
+            guard let moderation = moderations[match.place.id] else { return }
+            json.key("moderation"); json.beginObject()
+            json.key("hidden"); json.bool(true)
+            json.key("reason"); json.string(moderation.reason)
+            json.key("hidden_at"); json.timestamp(moderation.hiddenAt)
+            json.endObject()
         }
-        json.endArray()
-        json.key("next_cursor"); json.string(answer.page.nextCursor)
-        json.endObject()
-        return .writer(json, headers: headers)
+        return .writer(json, headers: Self.pagingHeaders(answer, request: request))
     }
 
     /// The moderator's decision on `gem` when `viewer` owns it (a hidden gem is private, so

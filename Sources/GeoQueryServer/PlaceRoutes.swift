@@ -153,8 +153,7 @@ extension GeoQueryService {
 
     /// The answer in the asked format, with a `Link: <…>; rel="next"` header when there is a next page.
     func answer(_ answer: PlaceAnswer, format: AnswerFormat, request: Request) -> Response {
-        var headers: HTTPFields = [:]
-        if let cursor = answer.page.nextCursor { headers[Self.linkHeader] = "<\(Self.nextURL(request, cursor: cursor))>; rel=\"next\"" }
+        let headers = Self.pagingHeaders(answer, request: request)
         switch format {
         case .json:
             var json = JSONWriter(capacity: answer.estimatedSize)
@@ -166,6 +165,12 @@ extension GeoQueryService {
             return .writer(json, contentType: "application/geo+json", headers: headers)
         case .csv: return .bytes(Array(answer.csv().utf8), contentType: "text/csv; charset=utf-8", headers: headers)
         }
+    }
+
+    /// `Link: <…>; rel="next"` when the answer has a next page.
+    static func pagingHeaders(_ answer: PlaceAnswer, request: Request) -> HTTPFields {
+        guard let cursor = answer.page.nextCursor else { return [:] }
+        return [linkHeader: "<\(nextURL(request, cursor: cursor))>; rel=\"next\""]
     }
 
     /// The request's own path and query with `cursor` set to the next page's.

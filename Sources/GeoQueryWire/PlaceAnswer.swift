@@ -108,11 +108,23 @@ public struct PlaceAnswer: Sendable {
     }
 
     public func write(to json: inout JSONWriter) {
+        writeEnvelope(to: &json) { match, json in PlaceJSON.write(match, to: &json, includeCoordinates: true) }
+    }
+
+    /// The JSON answer in which each place carries members of the caller's after its own (an
+    /// owner's note on their gem, say); each place is written from its decoded form.
+    public func write(to json: inout JSONWriter, addingToEach extra: (PlaceMatch, inout JSONWriter) -> Void) {
+        writeEnvelope(to: &json) { match, json in
+            PlaceJSON.write(match.place, distance: match.distance, to: &json, includeCoordinates: true) { extra(match, &$0) }
+        }
+    }
+
+    private func writeEnvelope(to json: inout JSONWriter, places writePlace: (PlaceMatch, inout JSONWriter) -> Void) {
         json.beginObject()
         json.key("query"); query.write(to: &json)
         json.key("count"); json.int(page.matches.count)
         json.key("places"); json.beginArray()
-        for match in page.matches { PlaceJSON.write(match, to: &json, includeCoordinates: true) }
+        for match in page.matches { writePlace(match, &json) }
         json.endArray()
         json.key("next_cursor"); json.string(page.nextCursor)
         json.endObject()

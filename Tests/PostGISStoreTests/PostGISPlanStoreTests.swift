@@ -10,27 +10,18 @@ import Testing
 /// conformance suite as the SQLite store.
 @Suite(.waitsOnProcesses, .enabled(if: TestCluster.isAvailable, "PostgreSQL is not installed"))
 struct PostGISPlanStoreTests {
-    @Test func conformsToThePlanStoreSuite() async throws {
-        let url = try TestCluster.shared!.get().createDatabase("plans")
+    /// Runs a conformance suite on a new database of the test cluster.
+    static func conforms(_ name: String, _ check: (any UserDataStore) async throws -> [String]) async throws {
+        let url = try TestCluster.shared!.get().createDatabase(name)
         let index = try await PostGISPlaceIndex.open(url, maximumConnections: 4, timeout: .seconds(60))
-        let failures = try await PlanStoreConformance.check(PostGISUserStore(sharingPoolsOf: index))
+        let failures = try await check(PostGISUserStore(sharingPoolsOf: index))
         #expect(failures.isEmpty, "\(failures)")
         await index.close()
     }
 
-    @Test func conformsToThePhotoAndSessionSuite() async throws {
-        let url = try TestCluster.shared!.get().createDatabase("storage")
-        let index = try await PostGISPlaceIndex.open(url, maximumConnections: 4, timeout: .seconds(60))
-        let failures = try await PhotoAndSessionConformance.check(PostGISUserStore(sharingPoolsOf: index))
-        #expect(failures.isEmpty, "\(failures)")
-        await index.close()
-    }
+    @Test func conformsToThePlanStoreSuite() async throws { try await Self.conforms("plans", PlanStoreConformance.check) }
 
-    @Test func conformsToThePopularitySuite() async throws {
-        let url = try TestCluster.shared!.get().createDatabase("popular")
-        let index = try await PostGISPlaceIndex.open(url, maximumConnections: 4, timeout: .seconds(60))
-        let failures = try await PopularityConformance.check(PostGISUserStore(sharingPoolsOf: index))
-        #expect(failures.isEmpty, "\(failures)")
-        await index.close()
-    }
+    @Test func conformsToThePhotoAndSessionSuite() async throws { try await Self.conforms("storage", PhotoAndSessionConformance.check) }
+
+    @Test func conformsToThePopularitySuite() async throws { try await Self.conforms("popular", PopularityConformance.check) }
 }
