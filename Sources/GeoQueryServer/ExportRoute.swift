@@ -92,7 +92,8 @@ struct UserExport {
         export.notifications = try await allPages({ try await store.notifications(of: username, unreadOnly: false, after: $0, limit: pageSize) },
                                                   after: \.id)
         export.ratings = try await store.ratings(by: username)
-        export.photos = try await store.photos(ownedBy: username)
+        export.photos = try await allPages({ try await store.photos(ownedBy: username, after: $0, limit: pageSize) },
+                                           after: { (uploadedAt: $0.createdAt, id: $0.id) })
         export.friendships = try await store.friendships(of: username)
         export.reports = try await store.reports(by: username)
         export.blocks = try await store.blocks(by: username)

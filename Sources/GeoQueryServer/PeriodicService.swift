@@ -42,4 +42,14 @@ extension PeriodicService {
             if deleted > 0 { service.logger.info("deleted \(deleted) expired sessions") }
         }
     }
+
+    /// ``GeoQueryService/removeAbandonedPhotos(now:)`` every hour: photos stored by an upload
+    /// that stopped before attaching them. Several servers on one database each sweep; the
+    /// store checks each photo again as it removes it.
+    public static func photoSweep(_ service: GeoQueryService, every interval: Duration = .seconds(3_600)) -> PeriodicService {
+        PeriodicService(every: interval, logger: service.logger, failure: "the sweep of abandoned photos failed this round") {
+            let removed = try await service.removeAbandonedPhotos()
+            if removed > 0 { service.logger.info("removed \(removed) photos that no upload attached") }
+        }
+    }
 }

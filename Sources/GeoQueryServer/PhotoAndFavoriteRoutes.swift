@@ -16,13 +16,14 @@ extension GeoQueryService {
             let user = try await signedInCreator(request)
             var gem = try await ownedGem(try gemID(context), by: user.username)
             guard gem.photos.count < 20 else { throw APIProblem(.conflict, "gem \(gem.id) has 20 photos, the most a gem may have") }
-            let photo = try await storePhoto(request, owner: user.username)
-            if !gem.photos.contains(where: { $0.reference == "photo:" + photo.id }) {
-                gem.photos.append(PhotoReference(url: "/v1/photos/\(photo.id)", reference: "photo:" + photo.id,
-                                                 attribution: user.username))
+            let (photo, _) = try await storePhoto(request, owner: user.username) { photo in
+                if !gem.photos.contains(where: { $0.reference == "photo:" + photo.id }) {
+                    gem.photos.append(PhotoReference(url: "/v1/photos/\(photo.id)", reference: "photo:" + photo.id,
+                                                     attribution: user.username))
+                }
+                gem.gem?.updatedAt = Date()
+                try await requireUserData().updateGem(gem)
             }
-            gem.gem?.updatedAt = Date()
-            try await attaching(photo) { try await requireUserData().updateGem(gem) }
             return .json(Self.photoJSON(photo), status: .created)
         }
 
@@ -44,25 +45,36 @@ extension GeoQueryService {
 
         router.route(.put, "/v1/me/avatar", in: &table, bound: bound) { request, _ in
             let user = try await signedInCreator(request)
-            let photo = try await storePhoto(request, owner: user.username)
             var account = user.account
             let previous = account.profile.avatarPhoto
-            account.profile.avatarPhoto = photo.id
-            try await attaching(photo) { try await requireUserData().updateUser(account) }
+            let (photo, _) = try await storePhoto(request, owner: user.username) { photo in
+                account.profile.avatarPhoto = photo.id
+                try await requireUserData().updateUser(account)
+            }
             if let previous, previous != photo.id {
                 try await removePhotoFiles(try await requireUserData().removeUnusedPhotos([previous]))
             }
             return .json(Self.photoJSON(photo))
         }
 
-        // The photos that count against the asker's storage, and where the asker shows each.
+        // The photos that count against the asker's storage, newest first and paged, and where
+        // the asker shows each.
         router.route(.get, "/v1/me/photos", in: &table, bound: bound) { request, _ in
             let user = try await signedIn(request)
-            _ = try QueryParameters(request, allowed: [])
+            let parameters = try QueryParameters(request, allowed: ["limit", "cursor"])
+            let limit = try pageLimit(parameters)
+            let after = try parameters.single("cursor").map { text in
+                guard let position = Self.photoPosition(cursor: text) else {
+                    throw APIProblem.badRequest("cursor '\(text.prefix(100))' is invalid: pass next_cursor of the previous page")
+                }
+                return position
+            }
             let store = try requireUserData()
-            let photos = try await store.photos(ownedBy: user.username)
-            let uses = Dictionary(grouping: try await store.photoUses(by: user.username), by: \.photoID)
-            let used = photos.reduce(0) { $0 + $1.byteCount }
+            let found = try await store.photos(ownedBy: user.username, after: after, limit: limit + 1)
+            let photos = Array(found.prefix(limit))
+            let uses = Dictionary(grouping: try await store.photoUses(by: user.username, among: photos.map(\.id)), by: \.photoID)
+            let used = try await store.photoBytes(ownedBy: user.username)
+            let next = found.count > limit ? photos.last.map(Self.photoCursor) : nil
             var response = Response.json(.object([
                 ("photo_storage", .object([("used_bytes", .int(used)),
                                            ("limit_bytes", configuration.photoStorageLimit.map { .int($0) } ?? .null)])),
@@ -80,8 +92,10 @@ extension GeoQueryService {
                         })),
                     ])
                 })),
+                ("next_cursor", .optional(next)),
             ]))
             response.headers[.cacheControl] = "no-store"
+            if let next { response.headers[Self.linkHeader] = "<\(Self.nextURL(request, cursor: next))>; rel=\"next\"" }
             return response
         }
 
@@ -163,9 +177,29 @@ extension GeoQueryService {
 
     // MARK: - Photos
 
+    /// A page position in `/v1/me/photos` as a cursor: the upload time (seconds, exactly as
+    /// stored) and the photo's id.
+    static func photoCursor(_ photo: PhotoRecord) -> String {
+        "\(photo.createdAt.timeIntervalSince1970)_\(photo.id)"
+    }
+
+    static func photoPosition(cursor: String) -> (uploadedAt: Date, id: String)? {
+        let parts = cursor.split(separator: "_", maxSplits: 1)
+        guard parts.count == 2, let seconds = Double(parts[0]), seconds.isFinite,
+              parts[1].count == 64, parts[1].allSatisfy(\.isHexDigit) else { return nil }
+        return (Date(timeIntervalSince1970: seconds), String(parts[1]))
+    }
+
     /// Reads an image body (413 past the limit, without reading the rest), checks its type by
-    /// its bytes, strips its metadata and stores it under its SHA-256.
-    func storePhoto(_ request: Request, owner: String) async throws -> PhotoRecord {
+    /// its bytes, strips its metadata, stores it under its SHA-256, and runs `attach`, which
+    /// makes something use it.
+    ///
+    /// When `attach` fails, the photo goes again unless something else uses it (so a failed
+    /// attach neither leaves a file behind nor counts against the uploader's storage). When it
+    /// succeeds, the photo is made sure of: another account that removed the same bytes in the
+    /// meantime may have taken its record or file away.
+    func storePhoto<T: Sendable>(_ request: Request, owner: String,
+                                 attach: (PhotoRecord) async throws -> T) async throws -> (photo: PhotoRecord, attached: T) {
         guard let directory = configuration.photoDirectory else {
             throw APIProblem(.serviceUnavailable, "this service stores no photos (no photo directory)")
         }
@@ -196,16 +230,7 @@ extension GeoQueryService {
                 throw UserDataError.storageFull(owner: owner, used: used, adding: clean.count, limit: storageLimit)
             }
         }
-        let path = PhotoFiles.path(id, in: directory)
-        let wroteFile = try await onWorker { () throws -> Bool in
-            guard !FileManager.default.fileExists(atPath: path) else { return false }
-            try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-            // Written to a temporary name and renamed, so a reader never sees half a photo.
-            let temporary = path + ".\(UInt32.random(in: .min ... .max)).tmp"
-            try Data(clean).write(to: URL(fileURLWithPath: temporary))
-            try FileManager.default.moveItem(atPath: temporary, toPath: path)
-            return true
-        }
+        let wroteFile = try await writePhotoFile(id, clean, in: directory)
         let record = PhotoRecord(id: id, contentType: kind.rawValue, byteCount: clean.count, owner: owner, createdAt: Date())
         do {
             try await userData.savePhoto(record, storageLimit: storageLimit)
@@ -214,24 +239,54 @@ extension GeoQueryService {
             if wroteFile, try await userData.photo(id: id) == nil { try await removePhotoFiles([id]) }
             throw error
         }
-        return try await userData.photo(id: id) ?? record
-    }
-
-    /// Runs `attach`, which makes something use the just-stored `photo`; when it fails, the
-    /// photo goes again unless something else uses it (so a failed attach neither leaves a file
-    /// behind nor counts against the uploader's storage).
-    func attaching<T: Sendable>(_ photo: PhotoRecord, _ attach: () async throws -> T) async throws -> T {
+        let stored = try await userData.photo(id: id) ?? record
+        let attached: T
         do {
-            return try await attach()
+            attached = try await attach(stored)
         } catch {
-            if let store = userData, let unused = try? await store.removeUnusedPhotos([photo.id]) { try? await removePhotoFiles(unused) }
+            if let unused = try? await userData.removeUnusedPhotos([id]) { try? await removePhotoFiles(unused) }
             throw error
         }
+        // Now that something uses it, no removal takes it away; one that ran between the save
+        // and the attach (the same bytes taken off another account's object) is undone.
+        if try await userData.photo(id: id) == nil { try await userData.savePhoto(record, storageLimit: nil) }
+        _ = try await writePhotoFile(id, clean, in: directory)
+        return (try await userData.photo(id: id) ?? stored, attached)
+    }
+
+    /// Writes a photo's file unless it is there already (on the worker pool). - Returns: whether
+    /// it wrote it.
+    func writePhotoFile(_ id: String, _ bytes: [UInt8], in directory: String) async throws -> Bool {
+        let path = PhotoFiles.path(id, in: directory)
+        return try await onWorker { () throws -> Bool in
+            guard !FileManager.default.fileExists(atPath: path) else { return false }
+            try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            // Written to a temporary name and renamed, so a reader never sees half a photo.
+            let temporary = path + ".\(UInt32.random(in: .min ... .max)).tmp"
+            try Data(bytes).write(to: URL(fileURLWithPath: temporary))
+            try FileManager.default.moveItem(atPath: temporary, toPath: path)
+            return true
+        }
+    }
+
+    /// Removes the photos nothing has used since before `now` less
+    /// ``ServiceConfiguration/abandonedPhotoAge``, with their files: uploads whose attach never
+    /// happened because the process stopped between the two. - Returns: how many.
+    @discardableResult
+    public func removeAbandonedPhotos(now: Date = Date()) async throws -> Int {
+        guard let store = userData else { return 0 }
+        let removed = try await store.removeUnusedPhotos(storedBefore: now.addingTimeInterval(-configuration.abandonedPhotoAge))
+        try await removePhotoFiles(removed)
+        return removed.count
     }
 
     /// Removes the files of photos the store no longer knows (on the worker pool).
     func removePhotoFiles(_ ids: [String]) async throws {
         guard let directory = configuration.photoDirectory, !ids.isEmpty else { return }
+        // An upload of the same bytes may have recorded a photo again since: its file stays.
+        var gone: [String] = []
+        for id in ids where try await userData?.photo(id: id) == nil { gone.append(id) }
+        let ids = gone
         try await onWorker {
             for id in ids where id.count == 64 && id.allSatisfy(\.isHexDigit) {
                 try? FileManager.default.removeItem(atPath: PhotoFiles.path(id, in: directory))

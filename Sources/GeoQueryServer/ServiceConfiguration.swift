@@ -63,9 +63,13 @@ public struct ServiceConfiguration: Sendable {
     public var photoDirectory: String?
     /// The largest photo, in bytes (413 beyond, without reading the rest).
     public var maximumPhotoBytes = 10 << 20
-    /// The bytes of photos one account may store (those it uploaded first: a photo someone
-    /// stored already costs nothing); a new photo past it is refused (403). Nil for no limit.
+    /// The bytes of photos one account may store (those it uploaded first while it shows them:
+    /// a photo someone stored already costs nothing); a new photo past it is refused (403).
+    /// Nil for no limit.
     public var photoStorageLimit: Int? = 1_000_000_000
+    /// How old (seconds) a photo that nothing uses must be before the sweep removes it: far
+    /// longer than any upload takes between storing a photo and attaching it.
+    public var abandonedPhotoAge: TimeInterval = 3_600
     /// The key webhook secrets are derived from (``Accounts/WebhookSigner``); nil sends no
     /// webhooks (the webhook routes answer 503). Every process of a deployment needs the same key.
     public var webhookKey: [UInt8]?

@@ -134,8 +134,7 @@ extension GeoQueryService {
             guard Self.isAttendee(user.username, of: record) else {
                 throw APIProblem(.forbidden, "only the author and invitees who have not declined add photos to trip \(record.id)")
             }
-            let photo = try await storePhoto(request, owner: user.username)
-            let added = try await attaching(photo) {
+            let (photo, added) = try await storePhoto(request, owner: user.username) { photo in
                 try await requireUserData().addAlbumPhoto(AlbumPhoto(photoID: photo.id, uploader: user.username, addedAt: Date()), to: record.id)
             }
             return .json(.object([("photo_id", .string(photo.id)), ("url", .string("/v1/photos/\(photo.id)")),

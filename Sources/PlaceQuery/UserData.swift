@@ -88,7 +88,8 @@ public struct PhotoRecord: Sendable, Hashable {
     /// `image/jpeg`, `image/png` or `image/webp`, from the bytes themselves.
     public var contentType: String
     public var byteCount: Int
-    /// Who uploaded it first; empty once that account is deleted (the photo stays while others show it).
+    /// Whose storage it counts against: who uploaded it first while they show it, then one of
+    /// those who show it; empty when only objects of no one (a deleted account's public gems) do.
     public var owner: String
     public var createdAt: Date
 
@@ -126,7 +127,7 @@ public enum UserDataError: Error, Equatable, Sendable, CustomStringConvertible {
     case notFound(String)
     /// Someone else changed the object since it was read: read it again and redo the change.
     case conflict(String)
-    /// A new photo would take the photos `owner` uploaded past their storage limit (bytes).
+    /// A new photo would take the photos `owner` holds past their storage limit (bytes).
     case storageFull(owner: String, used: Int, adding: Int, limit: Int)
 
     public var description: String {
@@ -136,7 +137,7 @@ public enum UserDataError: Error, Equatable, Sendable, CustomStringConvertible {
         case .emailTaken(let email): return "an account with the email '\(email)' exists: sign in instead"
         case .notFound(let what): return "\(what) does not exist"
         case let .storageFull(owner, used, adding, limit):
-            return "the photos \(owner) uploaded take \(ByteCountText.text(used)) of the \(ByteCountText.text(limit)) an account may store, "
+            return "\(owner)'s photos take \(ByteCountText.text(used)) of the \(ByteCountText.text(limit)) an account may store, "
                 + "and this one needs \(ByteCountText.text(adding)): take photos off gems or trips, or delete them, to make room"
         }
     }
@@ -252,26 +253,40 @@ public protocol FavoriteStore: Sendable {
 
 /// Photo metadata and which objects use each photo; the bytes live beside the store.
 public protocol PhotoStore: Sendable {
-    /// Records a photo (a no-op when its content exists already, whoever uploaded it).
+    /// Records a photo. A photo something uses already (whoever uploaded it) is left as it is
+    /// and costs nothing; one stored but used by nothing (an upload that was never attached)
+    /// is taken over: new owner, new time, and the limit applies as to a new photo.
     ///
     /// With a `storageLimit`, a new photo is recorded only when the bytes of the photos its
-    /// owner uploaded first stay within the limit, decided in the same transaction as the write
+    /// owner holds stay within the limit, decided in the same transaction as the write
     /// (two uploads at once cannot both slip under it).
     /// - Throws: ``UserDataError/storageFull(owner:used:adding:limit:)``.
     func savePhoto(_ photo: PhotoRecord, storageLimit: Int?) async throws
     func photo(id: String) async throws -> PhotoRecord?
-    /// The bytes of the photos `owner` uploaded first (what counts against a storage limit).
+    /// The bytes of the photos `owner` holds (what counts against a storage limit).
     func photoBytes(ownedBy owner: String) async throws -> Int
     /// Where `username` shows photos: their gems, their avatar, and the plan albums they added
-    /// photos to (never another person's objects).
-    func photoUses(by username: String) async throws -> [PhotoUse]
-    /// The photos `owner` uploaded first, newest first (for an export of their data).
-    func photos(ownedBy owner: String) async throws -> [PhotoRecord]
-    /// Photos no gem and no avatar uses any more, removed from the store.
+    /// photos to (never another person's objects); only the uses of `photoIDs` when given.
+    func photoUses(by username: String, among photoIDs: [String]?) async throws -> [PhotoUse]
+    /// A page of the photos `owner` holds, newest first (ties by id); `after` is the upload time
+    /// and id of the last photo of the previous page (it need not exist any more).
+    func photos(ownedBy owner: String, after: (uploadedAt: Date, id: String)?, limit: Int) async throws -> [PhotoRecord]
+    /// Removes the photos of `ids` that nothing uses any more; of those still used, a photo
+    /// whose owner no longer shows it passes to one who does (the first username in code
+    /// point order), so a photo counts against the storage of someone who can remove it.
+    /// - Returns: the ids removed, sorted.
     func removeUnusedPhotos(_ ids: [String]) async throws -> [String]
+    /// Removes every photo that nothing uses and that was stored before `cutoff`: uploads whose
+    /// attach never happened (the process stopped between the two). - Returns: the ids, sorted.
+    func removeUnusedPhotos(storedBefore cutoff: Date) async throws -> [String]
 }
 
 extension PhotoStore {
+    /// Every use `username` makes of photos.
+    public func photoUses(by username: String) async throws -> [PhotoUse] {
+        try await photoUses(by: username, among: nil)
+    }
+
     /// Records a photo with no storage limit.
     public func savePhoto(_ photo: PhotoRecord) async throws {
         try await savePhoto(photo, storageLimit: nil)

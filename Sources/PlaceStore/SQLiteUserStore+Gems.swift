@@ -152,6 +152,9 @@ extension SQLiteUserStore {
 
     public func savePhoto(_ photo: PhotoRecord, storageLimit: Int?) async throws {
         try await writing { connection in
+            // An upload nothing took up (stored, never attached) is this upload's to take over.
+            try connection.run("DELETE FROM photos WHERE id = ?1 AND NOT EXISTS (SELECT 1 FROM photo_uses WHERE photo_id = ?1)",
+                               [.text(photo.id)])
             // One writer: the sum and the insert cannot interleave with another upload's.
             if let storageLimit, try connection.scalarInt("SELECT 1 FROM photos WHERE id = ?1", [.text(photo.id)]) == nil {
                 let used = Int(try connection.scalarInt("SELECT coalesce(sum(byte_count), 0) FROM photos WHERE owner = ?1",
@@ -169,24 +172,30 @@ extension SQLiteUserStore {
     public func photo(id: String) async throws -> PhotoRecord? {
         try await reading { connection in
             var found: PhotoRecord?
-            try connection.each("SELECT id, content_type, byte_count, owner, created_at FROM photos WHERE id = ?1", [.text(id)]) { row in
-                found = PhotoRecord(id: row.text(0) ?? "", contentType: row.text(1) ?? "", byteCount: Int(row.int64(2)),
-                                    owner: row.text(3) ?? "", createdAt: Date(timeIntervalSince1970: row.double(4)))
-            }
+            try connection.each("SELECT \(Self.photoColumns) FROM photos WHERE id = ?1", [.text(id)]) { found = Self.photoRecord($0) }
             return found
         }
     }
 
-    public func photos(ownedBy owner: String) async throws -> [PhotoRecord] {
+    public func photos(ownedBy owner: String, after: (uploadedAt: Date, id: String)?, limit: Int) async throws -> [PhotoRecord] {
         try await reading { connection in
             var found: [PhotoRecord] = []
-            try connection.each("SELECT id, content_type, byte_count, owner, created_at FROM photos WHERE owner = ?1 ORDER BY created_at DESC, id",
-                                [.text(owner)]) { row in
-                found.append(PhotoRecord(id: row.text(0) ?? "", contentType: row.text(1) ?? "", byteCount: Int(row.int64(2)),
-                                         owner: row.text(3) ?? "", createdAt: Date(timeIntervalSince1970: row.double(4))))
+            var sql = "SELECT \(Self.photoColumns) FROM photos WHERE owner = ?1"
+            var bindings: [SQLiteValue] = [.text(owner), .int(Int64(limit))]
+            if let after {
+                sql += " AND (created_at < ?3 OR (created_at = ?3 AND id > ?4))"
+                bindings += [.double(after.uploadedAt.timeIntervalSince1970), .text(after.id)]
             }
+            try connection.each(sql + " ORDER BY created_at DESC, id LIMIT ?2", bindings) { found.append(Self.photoRecord($0)) }
             return found
         }
+    }
+
+    static let photoColumns = "id, content_type, byte_count, owner, created_at"
+
+    static func photoRecord(_ row: SQLiteStatement) -> PhotoRecord {
+        PhotoRecord(id: row.text(0) ?? "", contentType: row.text(1) ?? "", byteCount: Int(row.int64(2)),
+                    owner: row.text(3) ?? "", createdAt: Date(timeIntervalSince1970: row.double(4)))
     }
 
     public func photoBytes(ownedBy owner: String) async throws -> Int {
@@ -195,16 +204,18 @@ extension SQLiteUserStore {
         }
     }
 
-    public func photoUses(by username: String) async throws -> [PhotoUse] {
+    public func photoUses(by username: String, among photoIDs: [String]?) async throws -> [PhotoUse] {
         try await reading { connection in
             var uses: [PhotoUse] = []
+            let wanted = photoIDs.map(Set.init)
             try connection.each("""
                 SELECT uses.photo_id, 'gem', uses.user_object FROM photo_uses AS uses JOIN gems ON gems.id = uses.user_object WHERE gems.owner = ?1
                 UNION ALL SELECT photo_id, 'avatar', NULL FROM photo_uses WHERE user_object = 'avatar:' || ?1
                 UNION ALL SELECT photo_id, 'album', plan_id FROM album WHERE uploader = ?1
                 """, [.text(username)]) { row in
                 guard let kind = PhotoUse.Kind(rawValue: row.text(1) ?? "") else { return }
-                uses.append(PhotoUse(photoID: row.text(0) ?? "", kind: kind, objectID: row.text(2)))
+                let use = PhotoUse(photoID: row.text(0) ?? "", kind: kind, objectID: row.text(2))
+                if wanted?.contains(use.photoID) ?? true { uses.append(use) }
             }
             return uses
         }
@@ -212,6 +223,32 @@ extension SQLiteUserStore {
 
     public func removeUnusedPhotos(_ ids: [String]) async throws -> [String] {
         try await writing { try Self.removeUnused(ids, $0) }
+    }
+
+    public func removeUnusedPhotos(storedBefore cutoff: Date) async throws -> [String] {
+        // Found on a reader (the scan never holds up writers), removed by id on the writer,
+        // where the conditions are checked again.
+        let candidates = try await reading { connection in
+            var ids: [String] = []
+            try connection.each("""
+                SELECT id FROM photos WHERE created_at < ?1 AND NOT EXISTS (SELECT 1 FROM photo_uses WHERE photo_id = photos.id)
+                """, [.double(cutoff.timeIntervalSince1970)]) { ids.append($0.text(0) ?? "") }
+            return ids
+        }
+        var removed: [String] = []
+        for batch in stride(from: 0, to: candidates.count, by: 500).map({ Array(candidates[$0 ..< min($0 + 500, candidates.count)]) }) {
+            removed += try await writing { connection in
+                var gone: [String] = []
+                for id in batch where try connection.scalarInt("""
+                    SELECT 1 FROM photos WHERE id = ?1 AND created_at < ?2 AND NOT EXISTS (SELECT 1 FROM photo_uses WHERE photo_id = ?1)
+                    """, [.text(id), .double(cutoff.timeIntervalSince1970)]) != nil {
+                    try connection.run("DELETE FROM photos WHERE id = ?1", [.text(id)])
+                    gone.append(id)
+                }
+                return gone
+            }
+        }
+        return removed.sorted()
     }
 
     // MARK: - Deleting an account
@@ -242,9 +279,11 @@ extension SQLiteUserStore {
             try connection.run("DELETE FROM gem_reports WHERE username = ?1", [.text(username)])
             try connection.run("DELETE FROM blocks WHERE blocker = ?1 OR blocked = ?1", [.text(username)])
             try connection.run("DELETE FROM sessions WHERE username = ?1", [.text(username)])
-            // Photos that others still show stay, uploaded by no one: a later account of the
-            // same name neither counts them against its storage nor finds them in its export.
-            try connection.run("UPDATE photos SET owner = '' WHERE owner = ?1", [.text(username)])
+            // Photos that others still show stay, counted against one of them from now on: a
+            // later account of the same name neither pays for them nor finds them in its export.
+            var held: [String] = []
+            try connection.each("SELECT id FROM photos WHERE owner = ?1", [.text(username)]) { held.append($0.text(0) ?? "") }
+            for id in held { try Self.settleOwner(of: id, connection) }
             try connection.run("DELETE FROM users WHERE username = ?1", [.text(username)])
             return unused
         }
@@ -271,11 +310,33 @@ extension SQLiteUserStore {
     /// Removes the photos among `ids` that nothing uses. - Returns: their ids.
     static func removeUnused(_ ids: [String], _ connection: SQLiteConnection) throws -> [String] {
         var removed: [String] = []
-        for id in Set(ids) where try connection.scalarInt("SELECT 1 FROM photo_uses WHERE photo_id = ?1", [.text(id)]) == nil {
-            try connection.run("DELETE FROM photos WHERE id = ?1", [.text(id)])
-            removed.append(id)
+        for id in Set(ids) {
+            if try connection.scalarInt("SELECT 1 FROM photo_uses WHERE photo_id = ?1", [.text(id)]) == nil {
+                try connection.run("DELETE FROM photos WHERE id = ?1", [.text(id)])
+                removed.append(id)
+            } else {
+                try settleOwner(of: id, connection)
+            }
         }
         return removed.sorted()
+    }
+
+    /// Hands a used photo whose owner no longer shows it to the first (in code point order) of
+    /// those who do, or to no one ('') when no account does.
+    static func settleOwner(of id: String, _ connection: SQLiteConnection) throws {
+        guard let owner = try connection.scalarText("SELECT owner FROM photos WHERE id = ?1", [.text(id)]) else { return }
+        var showers: [String] = []
+        try connection.each("""
+            SELECT gems.owner FROM photo_uses AS uses JOIN gems ON gems.id = uses.user_object WHERE uses.photo_id = ?1
+            UNION SELECT substr(user_object, 8) FROM photo_uses WHERE photo_id = ?1 AND user_object LIKE 'avatar:%'
+            UNION SELECT album.uploader FROM photo_uses AS uses
+              JOIN album ON album.plan_id = substr(uses.user_object, 6) AND album.photo_id = uses.photo_id
+              WHERE uses.photo_id = ?1 AND uses.user_object LIKE 'plan:%'
+            """, [.text(id)]) { showers.append($0.text(0) ?? "") }
+        let accounts = showers.filter { !$0.isEmpty }
+        guard !accounts.contains(owner) else { return }
+        let heir = accounts.min { $0.unicodeScalars.lexicographicallyPrecedes($1.unicodeScalars) } ?? ""
+        if heir != owner { try connection.run("UPDATE photos SET owner = ?2 WHERE id = ?1", [.text(id), .text(heir)]) }
     }
 
     /// Records which stored photos a gem shows (references of the form `photo:<id>`).

@@ -126,8 +126,9 @@ extension PostGISUserStore {
             try await connection.all("DELETE FROM gem_reports WHERE username = \(username)")
             try await connection.all("DELETE FROM blocks WHERE blocker = \(username) OR blocked = \(username)")
             try await connection.all("DELETE FROM sessions WHERE username = \(username)")
-            // Photos that others still show stay, uploaded by no one (see the SQLite store).
-            try await connection.all("UPDATE photos SET owner = '' WHERE owner = \(username)")
+            // Photos that others still show stay, counted against one of them (see the SQLite store).
+            let held = try await connection.all("SELECT id FROM photos WHERE owner = \(username)").map { try $0.decode(String.self) }
+            try await Self.settleOwners(of: held, connection)
             try await connection.all("DELETE FROM users WHERE username = \(username)")
             return unused
         }

@@ -239,22 +239,22 @@ public final class PostGISUserStore: UserDataStore, Sendable {
     // MARK: - Photos
 
     public func savePhoto(_ photo: PhotoRecord, storageLimit: Int?) async throws {
-        guard let storageLimit else {
-            try await database.execute("""
-                INSERT INTO photos VALUES (\(photo.id), \(photo.contentType), \(photo.byteCount), \(photo.owner),
-                                           \(photo.createdAt.timeIntervalSince1970)) ON CONFLICT DO NOTHING
-                """)
-            return
-        }
         try await database.transaction { connection in
             // The owner's uploads take turns (on every server of the database), so two at once
             // cannot both slip under the limit.
-            try await connection.all("SELECT pg_advisory_xact_lock(hashtext(\("photos\u{1}" + photo.owner)))")
-            guard try await connection.all("SELECT 1 FROM photos WHERE id = \(photo.id)").isEmpty else { return }
-            let used = try await connection.all("SELECT coalesce(sum(byte_count), 0)::bigint FROM photos WHERE owner = \(photo.owner)")
-                .first?.decode(Int.self) ?? 0
-            guard used + photo.byteCount <= storageLimit else {
-                throw UserDataError.storageFull(owner: photo.owner, used: used, adding: photo.byteCount, limit: storageLimit)
+            if storageLimit != nil {
+                try await connection.all("SELECT pg_advisory_xact_lock(hashtext(\("photos\u{1}" + photo.owner)))")
+            }
+            // An upload nothing took up (stored, never attached) is this upload's to take over.
+            try await connection.all("""
+                DELETE FROM photos p WHERE p.id = \(photo.id) AND NOT EXISTS (SELECT 1 FROM photo_uses u WHERE u.photo_id = p.id)
+                """)
+            if let storageLimit, try await connection.all("SELECT 1 FROM photos WHERE id = \(photo.id)").isEmpty {
+                let used = try await connection.all("SELECT coalesce(sum(byte_count), 0)::bigint FROM photos WHERE owner = \(photo.owner)")
+                    .first?.decode(Int.self) ?? 0
+                guard used + photo.byteCount <= storageLimit else {
+                    throw UserDataError.storageFull(owner: photo.owner, used: used, adding: photo.byteCount, limit: storageLimit)
+                }
             }
             try await connection.all("""
                 INSERT INTO photos VALUES (\(photo.id), \(photo.contentType), \(photo.byteCount), \(photo.owner),
@@ -263,7 +263,7 @@ public final class PostGISUserStore: UserDataStore, Sendable {
         }
     }
 
-    public func photoUses(by username: String) async throws -> [PhotoUse] {
+    public func photoUses(by username: String, among photoIDs: [String]?) async throws -> [PhotoUse] {
         let avatar = "avatar:" + username
         let rows = try await database.rows("""
             SELECT uses.photo_id, 'gem', uses.user_object FROM photo_uses AS uses JOIN gem_owners ON gem_owners.id = uses.user_object
@@ -271,8 +271,10 @@ public final class PostGISUserStore: UserDataStore, Sendable {
             UNION ALL SELECT photo_id, 'avatar', NULL FROM photo_uses WHERE user_object = \(avatar)
             UNION ALL SELECT photo_id, 'album', plan_id FROM album WHERE uploader = \(username)
             """)
+        let wanted = photoIDs.map(Set.init)
         return try rows.compactMap { row in
             let (photoID, kind, object) = try row.decode((String, String, String?).self)
+            guard wanted?.contains(photoID) ?? true else { return nil }
             return PhotoUse.Kind(rawValue: kind).map { PhotoUse(photoID: photoID, kind: $0, objectID: object) }
         }
     }
@@ -282,17 +284,29 @@ public final class PostGISUserStore: UserDataStore, Sendable {
     }
 
     public func photo(id: String) async throws -> PhotoRecord? {
-        let rows = try await database.rows("SELECT id, content_type, byte_count, owner, created_at FROM photos WHERE id = \(id)")
-        guard let row = rows.first else { return nil }
-        let (photoID, type, bytes, owner, created) = try row.decode((String, String, Int, String, Double).self)
-        return PhotoRecord(id: photoID, contentType: type, byteCount: bytes, owner: owner, createdAt: Date(timeIntervalSince1970: created))
+        try Self.photoRecords(await database.rows("SELECT id, content_type, byte_count, owner, created_at FROM photos WHERE id = \(id)")).first
     }
 
-    public func photos(ownedBy owner: String) async throws -> [PhotoRecord] {
-        let rows = try await database.rows("""
-            SELECT id, content_type, byte_count, owner, created_at FROM photos WHERE owner = \(owner) ORDER BY created_at DESC, id COLLATE "C"
-            """)
-        return try rows.map { row in
+    public func photos(ownedBy owner: String, after: (uploadedAt: Date, id: String)?, limit: Int) async throws -> [PhotoRecord] {
+        let rows: [PostgresRow]
+        if let after {
+            let time = after.uploadedAt.timeIntervalSince1970
+            rows = try await database.rows("""
+                SELECT id, content_type, byte_count, owner, created_at FROM photos
+                WHERE owner = \(owner) AND (created_at < \(time) OR (created_at = \(time) AND id COLLATE "C" > \(after.id)))
+                ORDER BY created_at DESC, id COLLATE "C" LIMIT \(limit)
+                """)
+        } else {
+            rows = try await database.rows("""
+                SELECT id, content_type, byte_count, owner, created_at FROM photos WHERE owner = \(owner)
+                ORDER BY created_at DESC, id COLLATE "C" LIMIT \(limit)
+                """)
+        }
+        return try Self.photoRecords(rows)
+    }
+
+    static func photoRecords(_ rows: [PostgresRow]) throws -> [PhotoRecord] {
+        try rows.map { row in
             let (photoID, type, bytes, owner, created) = try row.decode((String, String, Int, String, Double).self)
             return PhotoRecord(id: photoID, contentType: type, byteCount: bytes, owner: owner, createdAt: Date(timeIntervalSince1970: created))
         }
@@ -300,6 +314,14 @@ public final class PostGISUserStore: UserDataStore, Sendable {
 
     public func removeUnusedPhotos(_ ids: [String]) async throws -> [String] {
         try await database.transaction { connection in try await Self.removeUnused(ids, connection) }
+    }
+
+    public func removeUnusedPhotos(storedBefore cutoff: Date) async throws -> [String] {
+        let rows = try await database.rows("""
+            DELETE FROM photos p WHERE p.created_at < \(cutoff.timeIntervalSince1970)
+            AND NOT EXISTS (SELECT 1 FROM photo_uses u WHERE u.photo_id = p.id) RETURNING p.id
+            """)
+        return try rows.map { try $0.decode(String.self) }.sorted()
     }
 
     // MARK: - Plumbing
@@ -323,13 +345,39 @@ public final class PostGISUserStore: UserDataStore, Sendable {
         return String(decoding: try encoder.encode(profile), as: UTF8.self)
     }
 
-    /// Removes the photos of `ids` nothing uses any more. - Returns: their ids, sorted.
+    /// Removes the photos of `ids` nothing uses any more, and settles the owners of the rest
+    /// (``settleOwners(of:_:)``). - Returns: the ids removed, sorted.
     static func removeUnused(_ ids: [String], _ connection: PostgresConnection) async throws -> [String] {
         guard !ids.isEmpty else { return [] }
         let rows = try await connection.all("""
             DELETE FROM photos p WHERE p.id = ANY(\(Array(Set(ids))))
             AND NOT EXISTS (SELECT 1 FROM photo_uses u WHERE u.photo_id = p.id) RETURNING p.id
             """)
-        return try rows.map { try $0.decode(String.self) }.sorted()
+        let removed = try rows.map { try $0.decode(String.self) }.sorted()
+        try await settleOwners(of: Array(Set(ids).subtracting(removed)), connection)
+        return removed
+    }
+
+    /// Hands each used photo of `ids` whose owner no longer shows it to the first (in code point
+    /// order) of those who do, or to no one ('') when no account does.
+    static func settleOwners(of ids: [String], _ connection: PostgresConnection) async throws {
+        guard !ids.isEmpty else { return }
+        try await connection.all("""
+            WITH showers AS (
+                SELECT uses.photo_id, gem_owners.owner AS username FROM photo_uses AS uses
+                  JOIN gem_owners ON gem_owners.id = uses.user_object WHERE uses.photo_id = ANY(\(ids))
+                UNION SELECT photo_id, substr(user_object, 8) FROM photo_uses
+                  WHERE photo_id = ANY(\(ids)) AND user_object LIKE 'avatar:%'
+                UNION SELECT uses.photo_id, album.uploader FROM photo_uses AS uses
+                  JOIN album ON album.plan_id = substr(uses.user_object, 6) AND album.photo_id = uses.photo_id
+                  WHERE uses.photo_id = ANY(\(ids)) AND uses.user_object LIKE 'plan:%'
+            )
+            UPDATE photos p SET owner = coalesce((SELECT min(s.username COLLATE "C") FROM showers s
+                                                  WHERE s.photo_id = p.id AND s.username <> ''), '')
+            WHERE p.id = ANY(\(ids))
+              AND NOT EXISTS (SELECT 1 FROM showers s WHERE s.photo_id = p.id AND s.username = p.owner AND s.username <> '')
+              AND p.owner <> coalesce((SELECT min(s.username COLLATE "C") FROM showers s
+                                       WHERE s.photo_id = p.id AND s.username <> ''), '')
+            """)
     }
 }

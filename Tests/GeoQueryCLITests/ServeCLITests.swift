@@ -132,6 +132,13 @@ import Testing
         try await offline.createSession(SessionRecord(tokenHash: String(repeating: "0", count: 64), username: "restart",
                                                       createdAt: Date(timeIntervalSinceNow: -90 * 86_400),
                                                       expiresAt: Date(timeIntervalSinceNow: -60 * 86_400)))
+        // And a photo an upload stored but never attached before the service stopped.
+        let abandoned = String(repeating: "ab", count: 32)
+        try await offline.savePhoto(PhotoRecord(id: abandoned, contentType: "image/png", byteCount: 3, owner: "restart",
+                                                createdAt: Date(timeIntervalSinceNow: -2 * 86_400)))
+        let abandonedFile = directory.appendingPathComponent("photos/ab/\(abandoned)").path
+        try FileManager.default.createDirectory(atPath: (abandonedFile as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        try Data([1, 2, 3]).write(to: URL(fileURLWithPath: abandonedFile))
         try await offline.shutdown()
 
         let second = try await Server.start(arguments + ["--photo-storage-per-user", "50MB"])
@@ -148,6 +155,9 @@ import Testing
         #expect(try await reopened.session(tokenHash: String(repeating: "0", count: 64)) == nil, "the expired session was swept")
         try await reopened.shutdown()
         #expect(second.log.value.contains("deleted 1 expired sessions"), "\(second.log.value)")
+        for _ in 0..<50 where !second.log.value.contains("removed 1 photos that no upload attached") { try await Task.sleep(for: .milliseconds(100)) }
+        #expect(second.log.value.contains("removed 1 photos that no upload attached"), "\(second.log.value)")
+        #expect(!FileManager.default.fileExists(atPath: abandonedFile), "the abandoned photo's file went with it")
         let (found, near) = try await second.request("GET", "/v1/gems/near?lat=43.73&lon=7.42")
         #expect(found == 200 && (near["places"] as? [[String: Any]])?.compactMap { $0["id"] as? String } == [id])
         #expect(try await second.stop())

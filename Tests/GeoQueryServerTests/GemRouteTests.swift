@@ -376,7 +376,7 @@ import Testing
             let third = try await upload(30, by: owner, to: gem)
             #expect(third.status == .forbidden, "\(third.text)")
             let detail = third.json["detail"] as? String ?? ""
-            #expect(detail.contains("collector uploaded take") && detail.contains("to make room"), "\(detail)")
+            #expect(detail.contains("collector's photos take") && detail.contains("to make room"), "\(detail)")
             let thirdID = SessionToken.sha256Hex(TestImages.png(grey: 30))
             #expect(try await client.send(.get, "/v1/photos/\(thirdID)").status == .notFound)
             #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("photos/\(thirdID.prefix(2))/\(thirdID)").path))

@@ -121,5 +121,7 @@ import Testing
 
     @Test func conformsToThePhotoAndSessionSuite() async throws { try await Self.conforms(PhotoAndSessionConformance.check) }
 
+    @Test func conformsToThePhotoOwnershipSuite() async throws { try await Self.conforms(PhotoOwnershipConformance.check) }
+
     @Test func conformsToThePopularitySuite() async throws { try await Self.conforms(PopularityConformance.check) }
 }

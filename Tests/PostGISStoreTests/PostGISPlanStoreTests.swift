@@ -23,5 +23,7 @@ struct PostGISPlanStoreTests {
 
     @Test func conformsToThePhotoAndSessionSuite() async throws { try await Self.conforms("storage", PhotoAndSessionConformance.check) }
 
+    @Test func conformsToThePhotoOwnershipSuite() async throws { try await Self.conforms("photo_owners", PhotoOwnershipConformance.check) }
+
     @Test func conformsToThePopularitySuite() async throws { try await Self.conforms("popular", PopularityConformance.check) }
 }
