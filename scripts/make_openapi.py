@@ -131,6 +131,10 @@ def body(schema, example=None):
 def path_param(name, description, example):
     return {"name": name, "in": "path", "required": True, "schema": {"type": "string"}, "example": example, "description": description}
 gem_id = path_param("id", "A gem id, gem:<24 hex digits>.", "gem:0123456789abcdef01234567")
+gem_etag = {"ETag": {"description": "The gem's version, quoted (opaque): send it back in If-Match to refuse overwriting a change made since.", "schema": {"type": "string"}}}
+gem_if_match = {"name": "If-Match", "in": "header", "required": False, "schema": {"type": "string"},
+                "description": "The ETag of the gem you read (several comma-separated, or *): a change made since is refused with 412 and nothing is written. Without it the edit is applied to the gem as it is when written; edits at once never lose one another."}
+gem_changed = {"409": problem("Others kept changing the gem at this moment: try again."), "412": problem("The gem changed since the version in If-Match: read it again.")}
 sign_up = {"type": "object", "required": ["username", "email", "password"], "additionalProperties": False, "properties": {
     "username": {"type": "string", "pattern": "^[A-Za-z0-9_.]{3,30}$"}, "email": {"type": "string", "format": "email"},
     "password": {"type": "string", "minLength": 10, "description": "10 characters or more, at most 72 bytes of UTF-8 (bcrypt reads no further), not a common password."}}}
@@ -213,15 +217,15 @@ paths.update({
     "delete": {"summary": "Forget a favourite", "security": bearer, "parameters": [path_param("placeId", "Any place id.", "geonames:2988507")],
                "responses": {"204": no_content, "401": unauthorized, "404": problem("Not a favourite."), **common_errors}}},
   "/v1/gems": {"post": {"summary": "Add a hidden gem", "security": bearer, "requestBody": body(gem_new, {"name": "Secret cove", "lat": 43.73, "lon": 7.42, "categories": ["water.beach"], "visibility": "public"}),
-      "responses": {"201": json_body(ref("PlaceAnswer"), "Created"), "401": unauthorized, "413": problem("The body is too large."), **common_errors}}},
+      "responses": {"201": json_body(ref("PlaceAnswer"), "Created", headers=gem_etag), "401": unauthorized, "413": problem("The body is too large."), **common_errors}}},
   "/v1/gems/near": {"get": {"summary": "Gems near you (20 miles by default, capped by the deployment)", "security": optional_bearer,
       "parameters": [lat, lon, param("radius", distance_schema, "Radius (default and at most the deployment's cap, 20mi unless configured)."), *filters, limit, cursor, fmt],
       "responses": {"200": json_body(ref("PlaceAnswer"), geo=True, csv=True, headers=link), "401": unauthorized, **common_errors}}},
   "/v1/gems/{id}": {
     "get": {"summary": "A gem by id (private gems only for their owner)", "security": optional_bearer, "parameters": [gem_id],
-            "responses": {"200": json_body(ref("PlaceAnswer")), "401": unauthorized, "404": problem("No gem you can see."), **common_errors}},
-    "patch": {"summary": "Change your gem", "security": bearer, "parameters": [gem_id], "requestBody": body(gem_patch, {"visibility": "unlisted"}),
-              "responses": {"200": json_body(ref("PlaceAnswer")), "401": unauthorized, "403": problem("Not your gem."), "404": problem("No gem you can see."), "413": problem("The body is too large."), **common_errors}},
+            "responses": {"200": json_body(ref("PlaceAnswer"), headers=gem_etag), "401": unauthorized, "404": problem("No gem you can see."), **common_errors}},
+    "patch": {"summary": "Change your gem", "security": bearer, "parameters": [gem_id, gem_if_match], "requestBody": body(gem_patch, {"visibility": "unlisted"}),
+              "responses": {"200": json_body(ref("PlaceAnswer"), headers=gem_etag), "401": unauthorized, "403": problem("Not your gem."), "404": problem("No gem you can see."), "413": problem("The body is too large."), **gem_changed, **common_errors}},
     "delete": {"summary": "Delete your gem", "security": bearer, "parameters": [gem_id],
                "responses": {"204": no_content, "401": unauthorized, "403": problem("Not your gem."), "404": problem("No gem you can see."), **common_errors}}},
   "/v1/gems/{id}/rating": {
@@ -244,14 +248,14 @@ paths.update({
                   "kind": {"enum": ["gem", "avatar", "trip"]}, "id": {"type": "string"}}}}}}}}}),
                     "401": unauthorized, **common_errors}}},
   "/v1/gems/{id}/photos": {"post": {"summary": "Add a photo to your gem (JPEG, PNG or WebP by its bytes, at most 10 MB; EXIF and other metadata removed)", "security": bearer,
-      "parameters": [gem_id], "requestBody": image,
+      "parameters": [gem_id, gem_if_match], "requestBody": image,
       "responses": {"201": json_body(photo_answer, "Created"), "401": unauthorized,
                     "403": problem("Not your gem, or your photos would pass your account's storage limit (photo_storage in GET /v1/me)."),
-                    "404": problem("No gem you can see."),
-                    "409": problem("The gem has 20 photos."), "413": problem("Larger than 10 MB."), "415": problem("Not a JPEG, PNG or WebP image."), **common_errors}}},
+                    "404": problem("No gem you can see."), "412": gem_changed["412"],
+                    "409": problem("The gem has 20 photos, or others kept changing it at this moment (try again)."), "413": problem("Larger than 10 MB."), "415": problem("Not a JPEG, PNG or WebP image."), **common_errors}}},
   "/v1/gems/{id}/photos/{photoId}": {"delete": {"summary": "Take a photo off your gem (its file goes when nothing else uses it)", "security": bearer,
-      "parameters": [gem_id, path_param("photoId", "SHA-256 of the photo, 64 hex digits.", "0" * 64)],
-      "responses": {"204": no_content, "401": unauthorized, "403": problem("Not the gem's owner (a gem you can see)."),
+      "parameters": [gem_id, path_param("photoId", "SHA-256 of the photo, 64 hex digits.", "0" * 64), gem_if_match],
+      "responses": {"204": no_content, "401": unauthorized, "403": problem("Not the gem's owner (a gem you can see)."), **gem_changed,
                     "404": problem("No such gem you may see, or not among its photos."), **common_errors}}},
   "/v1/gems/{id}/report": {"put": {"summary": "Report a gem you can see (not your own): one report per person, a second replaces the first", "security": bearer,
       "parameters": [gem_id], "requestBody": body({"type": "object", "additionalProperties": False, "required": ["reason"], "properties": {

@@ -66,13 +66,14 @@ extension GeoQueryService {
 
         router.route(.patch, "/v1/gems/{id}", in: &table, bound: bound) { request, context in
             let user = try await signedIn(request)
-            var gem = try await ownedGem(try gemID(context), by: user.username)
+            let id = try gemID(context)
+            _ = try await ownedGem(id, by: user.username)
             let body = try await JSONBody(request, limit: 65_536, allowed: Self.gemFields)
-            try Self.apply(body, to: &gem, creating: false)
-            try await checkNotHidden(gem)
-            configuration.regions?.annotate(&gem)
-            gem.gem?.updatedAt = Date()
-            try await requireUserData().updateGem(gem)
+            let gem = try await changeGem(id, by: user.username, request: request) { gem in
+                try Self.apply(body, to: &gem, creating: false)
+                try await checkNotHidden(gem)
+                configuration.regions?.annotate(&gem)
+            }
             let updated = try await requireUserData().place(gem.id) ?? gem
             return gemAnswer(updated, request: request, moderation: try await moderation(of: updated, shownTo: user.username))
         }
@@ -212,8 +213,11 @@ extension GeoQueryService {
     func gemAnswer(_ gem: Place, request: Request, moderation: GemModeration? = nil) -> Response {
         let query = QueryDescription(kind: "gem", id: gem.id.rawValue)
         let answer = PlaceAnswer(query: query, page: PlacePage(matches: [PlaceMatch(place: gem, distance: nil)], nextCursor: nil))
-        guard let moderation else { return self.answer(answer, format: .json, request: request) }
-        return ownersAnswer(answer, moderations: [gem.id: moderation], request: request)
+        var response = moderation.map { ownersAnswer(answer, moderations: [gem.id: $0], request: request) }
+            ?? self.answer(answer, format: .json, request: request)
+        // The version an edit sends back in If-Match (see changeGem).
+        if let tag = Self.gemETag(gem) { response.headers[.eTag] = tag }
+        return response
     }
 
     /// A JSON answer of the owner's own gems in which each hidden one carries `moderation`.

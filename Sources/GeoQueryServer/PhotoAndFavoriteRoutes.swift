@@ -14,15 +14,16 @@ extension GeoQueryService {
         let bound = RequestBound.queries(configuration.requestTimeout)
         router.route(.post, "/v1/gems/{id}/photos", in: &table, bound: bound) { request, context in
             let user = try await signedInCreator(request)
-            var gem = try await ownedGem(try gemID(context), by: user.username)
-            guard gem.photos.count < 20 else { throw APIProblem(.conflict, "gem \(gem.id) has 20 photos, the most a gem may have") }
+            let gem = try await ownedGem(try gemID(context), by: user.username)
+            let full = APIProblem(.conflict, "gem \(gem.id) has 20 photos, the most a gem may have")
+            guard gem.photos.count < 20 else { throw full }
             let (photo, _) = try await storePhoto(request, owner: user.username) { photo in
-                if !gem.photos.contains(where: { $0.reference == "photo:" + photo.id }) {
+                try await changeGem(gem.id, by: user.username, request: request) { gem in
+                    guard !gem.photos.contains(where: { $0.reference == "photo:" + photo.id }) else { return }
+                    guard gem.photos.count < 20 else { throw full }
                     gem.photos.append(PhotoReference(url: "/v1/photos/\(photo.id)", reference: "photo:" + photo.id,
                                                      attribution: user.username))
                 }
-                gem.gem?.updatedAt = Date()
-                try await requireUserData().updateGem(gem)
             }
             return .json(Self.photoJSON(photo), status: .created)
         }
@@ -31,14 +32,14 @@ extension GeoQueryService {
         // an album) uses it.
         router.route(.delete, "/v1/gems/{id}/photos/{photoId}", in: &table, bound: bound) { request, context in
             let user = try await signedIn(request)
-            var gem = try await ownedGem(try gemID(context), by: user.username)
+            let id = try gemID(context)
             let photoID = try context.parameters.require("photoId")
-            guard let position = gem.photos.firstIndex(where: { $0.reference == "photo:" + photoID }) else {
-                throw APIProblem(.notFound, "photo \(photoID.prefix(64)) is not a photo of gem \(gem.id)")
+            _ = try await changeGem(id, by: user.username, request: request) { gem in
+                guard let position = gem.photos.firstIndex(where: { $0.reference == "photo:" + photoID }) else {
+                    throw APIProblem(.notFound, "photo \(photoID.prefix(64)) is not a photo of gem \(gem.id)")
+                }
+                gem.photos.remove(at: position)
             }
-            gem.photos.remove(at: position)
-            gem.gem?.updatedAt = Date()
-            try await requireUserData().updateGem(gem)
             try await removePhotoFiles(try await requireUserData().removeUnusedPhotos([photoID]))
             return Response(status: .noContent)
         }

@@ -211,8 +211,14 @@ public protocol GemStore: PlaceIndex {
     /// Stores a new gem (its ``Place/gem`` set, its id `gem:…`).
     func createGem(_ gem: Place) async throws
     /// Replaces a gem; its rating is kept from the store's ratings, whatever `gem` says.
-    /// - Throws: ``UserDataError/notFound(_:)``.
-    func updateGem(_ gem: Place) async throws
+    ///
+    /// With `expectedUpdatedAt`, only while the stored gem's ``HiddenGem/updatedAt`` is that
+    /// instant (the version the edit started from), decided in the write's transaction; nil
+    /// writes whatever is stored. The stored ``HiddenGem/updatedAt`` always moves forward
+    /// (past the old one should `gem`'s not be later), so each write is a new version.
+    /// - Throws: ``UserDataError/notFound(_:)``; ``UserDataError/conflict(_:)`` when the gem
+    ///   changed since.
+    func updateGem(_ gem: Place, expectedUpdatedAt: Date?) async throws
     /// Deletes a gem with its ratings and its favourites' links (favourites list it as gone).
     /// - Returns: the ids of photos no longer used by anything.
     func deleteGem(_ id: PlaceID) async throws -> [String]
@@ -281,6 +287,13 @@ public protocol PhotoStore: Sendable {
     func removeUnusedPhotos(storedBefore cutoff: Date) async throws -> [String]
 }
 
+extension GemStore {
+    /// Replaces a gem whatever version is stored (``updateGem(_:expectedUpdatedAt:)``).
+    public func updateGem(_ gem: Place) async throws {
+        try await updateGem(gem, expectedUpdatedAt: nil)
+    }
+}
+
 extension PhotoStore {
     /// Every use `username` makes of photos.
     public func photoUses(by username: String) async throws -> [PhotoUse] {
@@ -325,3 +338,20 @@ public enum ByteCountText {
 
 /// Everything people make, in one store (one backend serves all of it).
 public typealias UserDataStore = GemStore & ViewerStore & FavoriteStore & PhotoStore & PlanStore & PopularityStore & ModerationStore & BlockStore
+
+/// A gem's version is its ``HiddenGem/updatedAt``: how every store checks and moves it.
+public enum GemVersions {
+    /// The `updatedAt` a write of `gem` over the stored `current` keeps: `gem`'s own, or just
+    /// past `current`'s when it is not later (a clock that went back), so a write is always a
+    /// new version. - Throws: ``UserDataError/conflict(_:)`` when `expected` is given and
+    /// `current` is at another version.
+    public static func next(_ gem: Place, over current: Place, expected: Date?) throws -> Date? {
+        let stored = current.gem?.updatedAt
+        if let expected, stored != expected {
+            throw UserDataError.conflict("the gem \(gem.id) changed since it was read")
+        }
+        guard let new = gem.gem?.updatedAt else { return stored }
+        guard let stored, new <= stored else { return new }
+        return stored.addingTimeInterval(0.000_001)
+    }
+}

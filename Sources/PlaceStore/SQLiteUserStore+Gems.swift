@@ -31,13 +31,15 @@ extension SQLiteUserStore {
         }
     }
 
-    public func updateGem(_ gem: Place) async throws {
+    public func updateGem(_ gem: Place, expectedUpdatedAt: Date?) async throws {
         guard let part = gem.gem else { throw PlaceStoreError.invalidArgument("the place \(gem.id) is not a gem") }
         try await writingGems { connection, writer in
-            guard try connection.scalarInt("SELECT 1 FROM gems WHERE id = ?1", [.text(gem.id.rawValue)]) != nil else {
+            guard try connection.scalarInt("SELECT 1 FROM gems WHERE id = ?1", [.text(gem.id.rawValue)]) != nil,
+                  let current = try Self.storedPlace(gem.id, connection) else {
                 throw UserDataError.notFound("the gem \(gem.id)")
             }
             var stored = gem
+            stored.gem?.updatedAt = try GemVersions.next(gem, over: current, expected: expectedUpdatedAt)
             stored.rating = try Self.meanRating(of: gem.id, connection)
             // A gem a moderator hid stays private, whatever the edit says.
             if try connection.scalarInt("SELECT 1 FROM gem_moderation WHERE gem_id = ?1", [.text(gem.id.rawValue)]) != nil {

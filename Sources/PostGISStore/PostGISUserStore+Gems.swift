@@ -30,11 +30,12 @@ extension PostGISUserStore {
         }
     }
 
-    public func updateGem(_ gem: Place) async throws {
+    public func updateGem(_ gem: Place, expectedUpdatedAt: Date?) async throws {
         guard let part = gem.gem else { throw UserDataError.notFound("the gem part of the place \(gem.id)") }
         try await database.transaction { connection in
-            guard try await Self.lockedGem(gem.id, connection) != nil else { throw UserDataError.notFound("the gem \(gem.id)") }
+            guard let current = try await Self.lockedGem(gem.id, connection) else { throw UserDataError.notFound("the gem \(gem.id)") }
             var stored = gem
+            stored.gem?.updatedAt = try GemVersions.next(gem, over: current, expected: expectedUpdatedAt)
             stored.rating = try await Self.meanRating(of: gem.id, connection)
             // A gem a moderator hid stays private, whatever the edit says (its row is locked,
             // so a hide cannot pass between this check and the write).

@@ -25,5 +25,7 @@ struct PostGISPlanStoreTests {
 
     @Test func conformsToThePhotoOwnershipSuite() async throws { try await Self.conforms("photo_owners", PhotoOwnershipConformance.check) }
 
+    @Test func conformsToTheGemVersionSuite() async throws { try await Self.conforms("gem_versions", GemVersionConformance.check) }
+
     @Test func conformsToThePopularitySuite() async throws { try await Self.conforms("popular", PopularityConformance.check) }
 }

@@ -1,0 +1,64 @@
+import Foundation
+import GeoCore
+import HTTPTypes
+import Hummingbird
+import PlaceModel
+import PlaceQuery
+
+/// Edits of a gem that lose nothing: each write goes over the version it read, so two edits at
+/// once (two photos added from two phones) both land, and a client that sends `If-Match` with
+/// the `ETag` it read is told (412) when the gem changed since, instead of overwriting it.
+extension GeoQueryService {
+    /// How often an edit is read and applied again when others wrote in between.
+    static let gemWriteAttempts = 8
+
+    /// A gem's `ETag`: its version (the stored instant of its last change, as the exact bits
+    /// of the number). Nil for a gem with no recorded change time.
+    static func gemETag(_ gem: Place) -> String? {
+        gem.gem?.updatedAt.map { "\"" + String($0.timeIntervalSince1970.bitPattern, radix: 16) + "\"" }
+    }
+
+    /// The `If-Match` header's entity tags (`*` matches any gem), nil without the header.
+    static func ifMatchTags(_ request: Request) throws -> [String]? {
+        guard let header = request.headers[.ifMatch] else { return nil }
+        let tags = header.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        guard !tags.isEmpty, tags.allSatisfy({ $0 == "*" || ($0.count > 2 && $0.hasPrefix("\"") && $0.hasSuffix("\"")) }) else {
+            throw APIProblem.badRequest("If-Match '\(header.prefix(60))' is invalid: send the ETag of the gem you read, in quotes as it came")
+        }
+        return tags
+    }
+
+    /// Reads the owner's gem, applies `change` and writes it over the version it read; when
+    /// another request wrote in between, does it again from a fresh read (up to
+    /// ``gemWriteAttempts`` times). With `If-Match`, a gem at another version is answered 412
+    /// and nothing is written. - Returns: the gem as written.
+    func changeGem(_ id: PlaceID, by owner: String, request: Request,
+                   _ change: (inout Place) async throws -> Void) async throws -> Place {
+        let store = try requireUserData()
+        let expected = try Self.ifMatchTags(request)
+        for attempt in 1...Self.gemWriteAttempts {
+            var gem = try await ownedGem(id, by: owner)
+            let version = gem.gem?.updatedAt
+            if let expected, !expected.contains("*"), !expected.contains(Self.gemETag(gem) ?? "") {
+                throw Self.gemChanged(gem)
+            }
+            try await change(&gem)
+            gem.gem?.updatedAt = Date()
+            do {
+                try await store.updateGem(gem, expectedUpdatedAt: version)
+                return gem
+            } catch UserDataError.conflict {
+                guard expected == nil else { throw Self.gemChanged(try await ownedGem(id, by: owner)) }
+                guard attempt < Self.gemWriteAttempts else { break }
+                // Apart, so the writers that collided do not collide again.
+                try await Task.sleep(for: .milliseconds(Int.random(in: 1...(3 * attempt))))
+            }
+        }
+        throw APIProblem(.conflict, "gem \(id) is being changed by others at this moment: try again")
+    }
+
+    static func gemChanged(_ gem: Place) -> APIProblem {
+        APIProblem(.preconditionFailed, "gem \(gem.id) changed since the version you read (its ETag is now \(gemETag(gem) ?? "none")): "
+                   + "read it again and apply your change to it")
+    }
+}
