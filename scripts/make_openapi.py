@@ -394,16 +394,22 @@ busy_body = {"type": "object", "required": ["busy"], "additionalProperties": Fal
     "items": {"type": "object", "required": ["start", "end"], "additionalProperties": False, "properties": {
         "start": {"type": "string", "format": "date-time"}, "end": {"type": "string", "format": "date-time"}}}}}}
 paths.update({
-  "/v1/me/friends": {"get": {"summary": "Your friends and requests", "security": bearer,
-      "responses": {"200": json_body({"type": "object", "required": ["friends"], "properties": {"friends": {"type": "array", "items": friendship}}}), "401": unauthorized, **common_errors}}},
+  "/v1/me/friends": {"get": {"summary": "Your friends and requests, by username, in pages", "security": bearer,
+      "parameters": [param("state", {"type": "string", "pattern": "^(accepted|requested|incoming)(,(accepted|requested|incoming))*$"},
+                           "Only these states, comma-separated: accepted (friends), requested (you asked), incoming (asked of you)."),
+                     limit, cursor],
+      "responses": {"200": json_body({"type": "object", "required": ["count", "friends", "next_cursor"], "properties": {
+          "count": {"type": "integer", "description": "On this page."}, "friends": {"type": "array", "items": friendship},
+          "next_cursor": nullable("string")}}, headers=link), "401": unauthorized, **common_errors}}},
   "/v1/me/friends/{username}": {
     "post": {"summary": "Ask someone to be friends (or accept their request)", "security": bearer, "parameters": [path_param("username", "A username.", "anna")],
              "responses": {"200": json_body(friendship, "Already asked or accepted"), "201": json_body(friendship, "Asked"), "401": unauthorized, "404": problem("No such user."), **common_errors}},
     "delete": {"summary": "Decline a request, withdraw yours, or end a friendship", "security": bearer, "parameters": [path_param("username", "A username.", "anna")],
                "responses": {"204": no_content, "401": unauthorized, "404": problem("No friendship or request with them."), **common_errors}}},
-  "/v1/me/blocks": {"get": {"summary": "The people you blocked, newest first", "security": bearer,
-      "responses": {"200": json_body({"type": "object", "required": ["count", "blocks"], "properties": {
-          "count": {"type": "integer"}, "blocks": {"type": "array", "items": ref("Block")}}}), "401": unauthorized, **common_errors}}},
+  "/v1/me/blocks": {"get": {"summary": "The people you blocked, newest first, in pages", "security": bearer, "parameters": [limit, cursor],
+      "responses": {"200": json_body({"type": "object", "required": ["count", "blocks", "next_cursor"], "properties": {
+          "count": {"type": "integer", "description": "On this page."}, "blocks": {"type": "array", "items": ref("Block")},
+          "next_cursor": nullable("string")}}, headers=link), "401": unauthorized, **common_errors}}},
   "/v1/me/blocks/{username}": {
     "put": {"summary": "Block someone: any friendship or request ends, and neither of you can ask the other to be a friend, invite them or add them to an itinerary",
             "security": bearer, "parameters": [path_param("username", "A username.", "anna")],

@@ -11,9 +11,27 @@ extension GeoQueryService {
         let bound = RequestBound.queries(configuration.requestTimeout)
         router.route(.get, "/v1/me/blocks", in: &table, bound: bound) { request, _ in
             let user = try await signedIn(request)
-            _ = try QueryParameters(request, allowed: [])
-            let blocks = try await requireUserData().blocks(by: user.username)
-            return .json(.object([("count", .int(blocks.count)), ("blocks", .array(blocks.map(Self.blockJSON)))]))
+            let parameters = try QueryParameters(request, allowed: ["limit", "cursor"])
+            let limit = try pageLimit(parameters)
+            // Newest first; the cursor is the last block's time and username.
+            let after = try parameters.single("cursor").map { text -> (Double, String) in
+                let parts = text.split(separator: "_", maxSplits: 1)
+                guard parts.count == 2, let seconds = Double(parts[0]), seconds.isFinite else {
+                    throw APIProblem.badRequest("cursor '\(text.prefix(60))' is invalid: pass next_cursor of the previous page")
+                }
+                return (seconds, String(parts[1]))
+            }
+            let matching = try await requireUserData().blocks(by: user.username).filter { block in
+                guard let (seconds, name) = after else { return true }
+                let time = block.createdAt.timeIntervalSince1970
+                return time < seconds || (time == seconds && block.blocked > name)
+            }
+            let page = Array(matching.prefix(limit))
+            let next = matching.count > limit ? page.last.map { "\($0.createdAt.timeIntervalSince1970)_\($0.blocked)" } : nil
+            var response = Response.json(.object([("count", .int(page.count)), ("blocks", .array(page.map(Self.blockJSON))),
+                                                  ("next_cursor", .optional(next))]))
+            if let next { response.headers[Self.linkHeader] = "<\(Self.nextURL(request, cursor: next))>; rel=\"next\"" }
+            return response
         }
 
         router.route(.put, "/v1/me/blocks/{username}", in: &table, bound: bound) { request, context in

@@ -16,9 +16,35 @@ extension GeoQueryService {
         let bound = RequestBound.queries(configuration.requestTimeout)
         router.route(.get, "/v1/me/friends", in: &table, bound: bound) { request, _ in
             let user = try await signedIn(request)
-            _ = try QueryParameters(request, allowed: [])
-            let friendships = try await requireUserData().friendships(of: user.username)
-            return .json(.object([("friends", .array(friendships.map(Self.friendshipJSON)))]))
+            let parameters = try QueryParameters(request, allowed: ["state", "limit", "cursor"])
+            let limit = try pageLimit(parameters)
+            let states = try parameters.single("state").map { text -> Set<Friendship.State> in
+                var states: Set<Friendship.State> = []
+                for name in text.split(separator: ",", omittingEmptySubsequences: false) {
+                    guard let state = Friendship.State(rawValue: String(name)) else {
+                        throw APIProblem.badRequest("state '\(text.prefix(60))' is invalid: use accepted, requested or incoming (or several, comma-separated)")
+                    }
+                    states.insert(state)
+                }
+                return states
+            }
+            // By the other's username; the cursor is the last username of the previous page.
+            let after = try parameters.single("cursor").map { text in
+                guard (try? AccountRules.username(text)) == text else {
+                    throw APIProblem.badRequest("cursor '\(text.prefix(60))' is invalid: pass next_cursor of the previous page")
+                }
+                return text
+            }
+            let matching = try await requireUserData().friendships(of: user.username)
+                .filter { friendship in
+                    (states?.contains(friendship.state) ?? true) && (after.map { friendship.username > $0 } ?? true)
+                }
+            let page = Array(matching.prefix(limit))
+            let next = matching.count > limit ? page.last?.username : nil
+            var response = Response.json(.object([("count", .int(page.count)), ("friends", .array(page.map(Self.friendshipJSON))),
+                                                  ("next_cursor", .optional(next))]))
+            if let next { response.headers[Self.linkHeader] = "<\(Self.nextURL(request, cursor: next))>; rel=\"next\"" }
+            return response
         }
 
         // Asks someone to be friends; asking someone who asked you accepts their request.

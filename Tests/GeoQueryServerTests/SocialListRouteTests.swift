@@ -1,0 +1,71 @@
+import Foundation
+import GeoQueryServer
+import HTTPTypes
+import HummingbirdTesting
+import Testing
+
+/// The lists of friends and of blocks come in pages, like every other list.
+extension TripRouteTests {
+    @Test func friendsAndBlocksComeInPages() async throws {
+        let fixture = try await AccountFixture()
+        try await fixture.test { client in
+            var tokens: [String: String] = [:]
+            for name in ["hub", "ada", "bea", "cal", "dov", "eli", "zed_one", "zed_two", "zed_three"] {
+                tokens[name] = try await client.account(name)
+            }
+            let hub = tokens["hub"]!
+            for name in ["ada", "bea", "cal", "dov"] {
+                #expect(try await client.send(.post, "/v1/me/friends/\(name)", token: hub).status == .created)
+            }
+            for name in ["ada", "bea", "cal"] {
+                #expect(try await client.send(.post, "/v1/me/friends/hub", token: tokens[name]).status == .ok, "\(name) accepts")
+            }
+            #expect(try await client.send(.post, "/v1/me/friends/hub", token: tokens["eli"]).status == .created)
+
+            // Pages of two, by username, each once, with a Link to the next.
+            var seen: [String] = []
+            var uri = "/v1/me/friends?limit=2"
+            for page in 1...3 {
+                let answer = try await client.send(.get, uri, token: hub)
+                #expect(answer.status == .ok, "\(answer.text)")
+                let friends = answer.json["friends"] as? [[String: Any]] ?? []
+                #expect(friends.count == (page < 3 ? 2 : 1) && answer.json["count"] as? Int == friends.count)
+                seen += friends.compactMap { "\($0["username"] ?? ""):\($0["state"] ?? "")" }
+                guard let cursor = answer.json["next_cursor"] as? String else {
+                    #expect(page == 3 && answer.headers[HTTPField.Name("Link")!] == nil)
+                    break
+                }
+                #expect(answer.headers[HTTPField.Name("Link")!]?.contains("cursor=\(cursor)") == true)
+                uri = "/v1/me/friends?limit=2&cursor=\(cursor)"
+            }
+            #expect(seen == ["ada:accepted", "bea:accepted", "cal:accepted", "dov:requested", "eli:incoming"], "\(seen)")
+            func names(_ query: String) async throws -> [String] {
+                let answer = try await client.send(.get, "/v1/me/friends?\(query)", token: hub)
+                #expect(answer.status == .ok, "\(answer.text)")
+                return (answer.json["friends"] as? [[String: Any]] ?? []).compactMap { $0["username"] as? String }
+            }
+            #expect(try await names("state=incoming") == ["eli"], "the requests waiting for an answer")
+            #expect(try await names("state=accepted,requested") == ["ada", "bea", "cal", "dov"])
+            #expect(try await names("state=accepted&cursor=bea") == ["cal"])
+            let badState = try await client.send(.get, "/v1/me/friends?state=pending", token: hub)
+            #expect(badState.status == .badRequest && (badState.json["detail"] as? String)?.contains("state 'pending' is invalid") == true)
+            #expect(try await client.send(.get, "/v1/me/friends?cursor=No%20Such", token: hub).status == .badRequest)
+            // Another account's list is its own.
+            #expect(try await client.send(.get, "/v1/me/friends", token: tokens["eli"]).json["count"] as? Int == 1)
+
+            // Blocks: newest first, in pages.
+            for name in ["zed_one", "zed_two", "zed_three"] {
+                #expect(try await client.send(.put, "/v1/me/blocks/\(name)", token: hub).status == .created)
+                try await Task.sleep(for: .milliseconds(5))
+            }
+            let first = try await client.send(.get, "/v1/me/blocks?limit=2", token: hub)
+            let firstNames = (first.json["blocks"] as? [[String: Any]] ?? []).compactMap { $0["username"] as? String }
+            #expect(firstNames == ["zed_three", "zed_two"], "\(first.text)")
+            let cursor = try #require(first.json["next_cursor"] as? String)
+            let second = try await client.send(.get, "/v1/me/blocks?limit=2&cursor=\(cursor.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)", token: hub)
+            #expect((second.json["blocks"] as? [[String: Any]] ?? []).compactMap { $0["username"] as? String } == ["zed_one"])
+            #expect(second.json["next_cursor"] is NSNull || second.json["next_cursor"] == nil)
+            #expect(try await client.send(.get, "/v1/me/blocks?cursor=zed", token: hub).status == .badRequest)
+        }
+    }
+}
