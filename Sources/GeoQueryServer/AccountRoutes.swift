@@ -59,15 +59,17 @@ extension GeoQueryService {
             let user = try await signedIn(request)
             let body = try await JSONBody(request, limit: 65_536, allowed: [
                 "display_name", "bio", "avatar_photo", "language", "home_location", "units", "email", "password", "current_password"])
-            var account = try await updatedProfile(user.account, body)
+            var account: UserAccount
             if let password = try body.string("password", maxLength: 1_000) {
                 guard let current = try body.string("current_password", maxLength: 1_000) else {
                     throw APIProblem.badRequest("field 'current_password' is required to change the password")
                 }
+                account = try await updatedProfile(user.account, body)
                 account = try await requireAccounts().changePassword(of: account, current: current, new: password,
                                                                      keepingSession: user.session.tokenHash)
             } else {
-                try await requireUserData().updateUser(account)
+                // Over the version read, again from a fresh read when another change landed first.
+                account = try await changeAccount(user.username) { account in account = try await updatedProfile(account, body) }
             }
             return .json(privateProfile(account, photoBytes: try await requireUserData().photoBytes(ownedBy: account.username)))
         }

@@ -1,3 +1,4 @@
+import Accounts
 import Foundation
 import GeoCore
 import HTTPTypes
@@ -60,5 +61,27 @@ extension GeoQueryService {
     static func gemChanged(_ gem: Place) -> APIProblem {
         APIProblem(.preconditionFailed, "gem \(gem.id) changed since the version you read (its ETag is now \(gemETag(gem) ?? "none")): "
                    + "read it again and apply your change to it")
+    }
+}
+
+extension GeoQueryService {
+    /// Reads the account, applies `change` and writes it over the version it read; when another
+    /// request changed the account in between (the profile from a second device, the avatar,
+    /// the webhook), does it again from a fresh read, so neither change is lost.
+    /// - Returns: the account as written.
+    func changeAccount(_ username: String, _ change: (inout UserAccount) async throws -> Void) async throws -> UserAccount {
+        let store = try requireUserData()
+        for attempt in 1...Self.gemWriteAttempts {
+            guard let read = try await store.user(named: username) else { throw AccountError.notSignedIn }
+            var account = read
+            try await change(&account)
+            do {
+                try await store.updateUser(account, expected: read)
+                return account
+            } catch UserDataError.conflict where attempt < Self.gemWriteAttempts {
+                try await Task.sleep(for: .milliseconds(Int.random(in: 1...(3 * attempt))))
+            }
+        }
+        throw APIProblem(.conflict, "the account \(username) is being changed by others at this moment: try again")
     }
 }

@@ -46,11 +46,12 @@ extension GeoQueryService {
 
         router.route(.put, "/v1/me/avatar", in: &table, bound: bound) { request, _ in
             let user = try await signedInCreator(request)
-            var account = user.account
-            let previous = account.profile.avatarPhoto
+            var previous: String?
             let (photo, _) = try await storePhoto(request, owner: user.username) { photo in
-                account.profile.avatarPhoto = photo.id
-                try await requireUserData().updateUser(account)
+                try await changeAccount(user.username) { account in
+                    previous = account.profile.avatarPhoto
+                    account.profile.avatarPhoto = photo.id
+                }
             }
             if let previous, previous != photo.id {
                 try await removePhotoFiles(try await requireUserData().removeUnusedPhotos([previous]))

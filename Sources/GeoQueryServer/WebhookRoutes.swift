@@ -25,10 +25,10 @@ extension GeoQueryService {
             let body = try await JSONBody(request, limit: 4_096, allowed: ["url"])
             let text = try body.requiredString("url", maxLength: 2_000)
             let url = try await checkedWebhookURL(text)
-            var account = user.account
-            account.profile.webhookURL = url.absoluteString
-            account.profile.webhookID = "wh_" + Self.newGemID()
-            try await requireUserData().updateUser(account)
+            let account = try await changeAccount(user.username) { account in
+                account.profile.webhookURL = url.absoluteString
+                account.profile.webhookID = "wh_" + Self.newGemID()
+            }
             let secret = signer.secret(username: user.username, webhookID: account.profile.webhookID ?? "")
             return .json(.object([
                 ("url", .string(url.absoluteString)), ("id", .optional(account.profile.webhookID)), ("secret", .string(secret)),
@@ -46,10 +46,10 @@ extension GeoQueryService {
         router.route(.delete, "/v1/me/webhook", in: &table, bound: bound) { request, _ in
             let user = try await signedIn(request)
             guard user.account.profile.webhookURL != nil else { throw APIProblem(.notFound, "you have no webhook") }
-            var account = user.account
-            account.profile.webhookURL = nil
-            account.profile.webhookID = nil
-            try await requireUserData().updateUser(account)
+            _ = try await changeAccount(user.username) { account in
+                account.profile.webhookURL = nil
+                account.profile.webhookID = nil
+            }
             return Response(status: .noContent)
         }
     }

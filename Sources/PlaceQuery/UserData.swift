@@ -153,9 +153,12 @@ public protocol AccountStore: Sendable {
     func user(login: String) async throws -> UserAccount?
     /// Accounts whose username begins with `prefix`, in username order, after `after`.
     func users(withPrefix prefix: String, after: String?, limit: Int) async throws -> [UserAccount]
-    /// Replaces the profile (and email and password hash) of an existing account.
-    /// - Throws: ``UserDataError/emailTaken(_:)``, ``UserDataError/notFound(_:)``.
-    func updateUser(_ account: UserAccount) async throws
+    /// Replaces the profile (and email and password hash) of an existing account; with
+    /// `expected`, only while the stored account is still exactly that one (the version the
+    /// change started from), decided in the write's transaction.
+    /// - Throws: ``UserDataError/emailTaken(_:)``, ``UserDataError/notFound(_:)``,
+    ///   ``UserDataError/conflict(_:)`` when the account changed since `expected` was read.
+    func updateUser(_ account: UserAccount, expected: UserAccount?) async throws
     /// Deletes the account and everything it made: sessions, favourites, ratings (the rated
     /// gems' means are recomputed), gems of every visibility, its plans (itineraries and trips
     /// with their links), its places on others' plans, its friendships, notifications and album
@@ -285,6 +288,13 @@ public protocol PhotoStore: Sendable {
     /// Removes every photo that nothing uses and that was stored before `cutoff`: uploads whose
     /// attach never happened (the process stopped between the two). - Returns: the ids, sorted.
     func removeUnusedPhotos(storedBefore cutoff: Date) async throws -> [String]
+}
+
+extension AccountStore {
+    /// Replaces an account whatever is stored (``updateUser(_:expected:)``).
+    public func updateUser(_ account: UserAccount) async throws {
+        try await updateUser(account, expected: nil)
+    }
 }
 
 extension GemStore {

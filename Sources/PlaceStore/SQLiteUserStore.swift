@@ -217,8 +217,13 @@ public final class SQLiteUserStore: UserDataStore, Sendable {
         }
     }
 
-    public func updateUser(_ account: UserAccount) async throws {
+    public func updateUser(_ account: UserAccount, expected: UserAccount?) async throws {
         try await writing { connection in
+            if let expected {
+                let stored = try Self.users(connection, "WHERE username = ?1", [.text(account.username)]).first
+                guard let stored else { throw UserDataError.notFound("the user '\(account.username)'") }
+                guard stored == expected else { throw UserDataError.conflict("the account '\(account.username)'") }
+            }
             if try connection.scalarInt("SELECT 1 FROM users WHERE email = ?1 AND username <> ?2",
                                         [.text(account.email), .text(account.username)]) != nil {
                 throw UserDataError.emailTaken(account.email)

@@ -114,9 +114,19 @@ public final class PostGISUserStore: UserDataStore, Sendable {
             """)
     }
 
-    public func updateUser(_ account: UserAccount) async throws {
+    public func updateUser(_ account: UserAccount, expected: UserAccount?) async throws {
         let profile = try Self.encode(account.profile)
         try await database.transaction { connection in
+            if let expected {
+                let rows = try await connection.all("""
+                    SELECT username, email, password_hash, profile, created_at FROM users WHERE username = \(account.username) FOR UPDATE
+                    """)
+                guard let row = rows.first else { throw UserDataError.notFound("the user '\(account.username)'") }
+                let (username, email, hash, storedProfile, created) = try row.decode((String, String, String, String, Double).self)
+                let stored = UserAccount(username: username, email: email, passwordHash: hash, profile: Self.decode(storedProfile),
+                                         createdAt: Date(timeIntervalSince1970: created))
+                guard stored == expected else { throw UserDataError.conflict("the account '\(account.username)'") }
+            }
             if try await !connection.all("SELECT 1 FROM users WHERE email = \(account.email) AND username <> \(account.username)").isEmpty {
                 throw UserDataError.emailTaken(account.email)
             }

@@ -1,7 +1,9 @@
+import Accounts
 import Foundation
 import GeoQueryServer
 import HTTPTypes
 import HummingbirdTesting
+import ProviderTestSupport
 import Testing
 
 /// The lists of friends and of blocks come in pages, like every other list.
@@ -66,6 +68,35 @@ extension TripRouteTests {
             #expect((second.json["blocks"] as? [[String: Any]] ?? []).compactMap { $0["username"] as? String } == ["zed_one"])
             #expect(second.json["next_cursor"] is NSNull || second.json["next_cursor"] == nil)
             #expect(try await client.send(.get, "/v1/me/blocks?cursor=zed", token: hub).status == .badRequest)
+        }
+    }
+}
+
+/// Changes to one account at once, from several devices, each keep what the others wrote.
+extension AccountRouteTests {
+    @Test func profileChangesAtOnceAllLand() async throws {
+        let fixture = try await AccountFixture()
+        try await fixture.test { client in
+            let token = try await client.account("many_devices")
+            let other = try await client.account("bystander")
+            let changes = [#"{"display_name":"Many Devices"}"#, #"{"bio":"walks a lot"}"#, #"{"language":"pt-BR"}"#,
+                           #"{"units":"imperial"}"#, #"{"home_location":{"lat":38.72,"lon":-9.14}}"#]
+            let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+                for change in changes {
+                    group.addTask { Int(try await client.send(.patch, "/v1/me", token: token, json: change).status.code) }
+                }
+                group.addTask { Int(try await client.send(.put, "/v1/me/avatar", token: token, bytes: TestImages.png(grey: 77)).status.code) }
+                return try await group.reduce(into: [Int]()) { $0.append($1) }
+            }
+            #expect(statuses.sorted() == [200, 200, 200, 200, 200, 200], "\(statuses)")
+            let me = try await client.send(.get, "/v1/me", token: token).json
+            let text = String(describing: me)
+            #expect(me["display_name"] as? String == "Many Devices" && me["bio"] as? String == "walks a lot", "\(text)")
+            #expect(me["avatar_url"] as? String == "/v1/photos/\(SessionToken.sha256Hex(TestImages.png(grey: 77)))", "\(text)")
+            #expect(text.contains("pt-BR") && text.contains("imperial") && text.contains("38.72"), "every setting stays: \(text)")
+            // Nothing of it reached another account.
+            let theirs = try await client.send(.get, "/v1/me", token: other).json
+            #expect(theirs["display_name"] is NSNull || theirs["display_name"] == nil)
         }
     }
 }

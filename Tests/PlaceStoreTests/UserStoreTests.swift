@@ -123,7 +123,7 @@ import Testing
 
     @Test func conformsToThePhotoOwnershipSuite() async throws { try await Self.conforms(PhotoOwnershipConformance.check) }
 
-    @Test func conformsToTheGemVersionSuite() async throws { try await Self.conforms(GemVersionConformance.check) }
+    @Test func conformsToTheEditVersionSuite() async throws { try await Self.conforms(EditVersionConformance.check) }
 
     @Test func conformsToThePopularitySuite() async throws { try await Self.conforms(PopularityConformance.check) }
 }

@@ -25,7 +25,7 @@ struct PostGISPlanStoreTests {
 
     @Test func conformsToThePhotoOwnershipSuite() async throws { try await Self.conforms("photo_owners", PhotoOwnershipConformance.check) }
 
-    @Test func conformsToTheGemVersionSuite() async throws { try await Self.conforms("gem_versions", GemVersionConformance.check) }
+    @Test func conformsToTheEditVersionSuite() async throws { try await Self.conforms("gem_versions", EditVersionConformance.check) }
 
     @Test func conformsToThePopularitySuite() async throws { try await Self.conforms("popular", PopularityConformance.check) }
 }

@@ -3,10 +3,11 @@ import GeoCore
 import PlaceModel
 import PlaceQuery
 
-/// A gem's version (its `updatedAt`), as every ``UserDataStore`` must keep it: a write over a
-/// version that is no longer stored is refused, and every write is a new version. A store's
-/// tests call ``check(_:)`` on an empty store and expect no disagreement.
-public enum GemVersionConformance {
+/// Writes over the version they read, as every ``UserDataStore`` must keep them: a gem's
+/// version is its `updatedAt` and every write is a new one; an account's is the account as
+/// read. A write over a version no longer stored is refused. A store's tests call ``check(_:)``
+/// on an empty store and expect no disagreement.
+public enum EditVersionConformance {
     /// Every disagreement with the protocols' documented behaviour (empty when the store conforms).
     public static func check(_ store: any UserDataStore) async throws -> [String] {
         var failures: [String] = []
@@ -62,6 +63,28 @@ public enum GemVersionConformance {
         } catch let error as UserDataError {
             if case .notFound = error {} else { failures.append("a missing gem is not found, got \(error)") }
         }
+
+        // An account changed over the account as read: the first change lands, a second from
+        // the same read is refused, and one from a fresh read lands beside the first.
+        let account = UserAccount(username: "ann", email: "ann@example.org", passwordHash: "x", createdAt: created)
+        try await store.createUser(account)
+        let read1 = try Self.require(try await store.user(named: "ann"))
+        var phone = read1, laptop = read1
+        phone.profile.displayName = "Ann"
+        laptop.profile.bio = "walks"
+        try await store.updateUser(phone, expected: read1)
+        do {
+            try await store.updateUser(laptop, expected: read1)
+            failures.append("an account change over a stale read was written")
+        } catch let error as UserDataError {
+            if case .conflict = error {} else { failures.append("a stale account change is refused as a conflict, got \(error)") }
+        }
+        var fresh = try Self.require(try await store.user(named: "ann"))
+        let expected = fresh
+        fresh.profile.bio = "walks"
+        try await store.updateUser(fresh, expected: expected)
+        let both = try await store.user(named: "ann")
+        expect(both?.profile.displayName == "Ann" && both?.profile.bio == "walks", "both changes stay: \(String(describing: both?.profile))")
         return failures
     }
 
