@@ -403,7 +403,8 @@ paths.update({
           "next_cursor": nullable("string")}}, headers=link), "401": unauthorized, **common_errors}}},
   "/v1/me/friends/{username}": {
     "post": {"summary": "Ask someone to be friends (or accept their request)", "security": bearer, "parameters": [path_param("username", "A username.", "anna")],
-             "responses": {"200": json_body(friendship, "Already asked or accepted"), "201": json_body(friendship, "Asked"), "401": unauthorized, "404": problem("No such user."), **common_errors}},
+             "responses": {"200": json_body(friendship, "Already asked or accepted"), "201": json_body(friendship, "Asked"), "401": unauthorized, "404": problem("No such user."),
+                           "409": problem("Accepting would give one of you more friends than an account may have (5000 unless the deployment says otherwise)."), **common_errors}},
     "delete": {"summary": "Decline a request, withdraw yours, or end a friendship", "security": bearer, "parameters": [path_param("username", "A username.", "anna")],
                "responses": {"204": no_content, "401": unauthorized, "404": problem("No friendship or request with them."), **common_errors}}},
   "/v1/me/blocks": {"get": {"summary": "The people you blocked, newest first, in pages", "security": bearer, "parameters": [limit, cursor],

@@ -61,6 +61,9 @@ struct Serve: AsyncParsableCommand {
         Gems, photos, favourites, reports, friend requests, itineraries, trips and share links one account may create \
         an hour before 429, or none for no limit (GEOQUERY_CREATIONS_PER_USER_PER_HOUR; default 300).
         """) var creationsPerUserPerHour: String?
+    @Option(name: .customLong("friends-per-user"), help: """
+        The most friends one account may have, or none for no limit (GEOQUERY_FRIENDS_PER_USER; default 5000).
+        """) var friendsPerUser: String?
     @OptionGroup var index: IndexOptions
 
     func validate() throws {
@@ -74,6 +77,7 @@ struct Serve: AsyncParsableCommand {
         _ = try resolvedModerators()
         _ = try resolvedPhotoStorageLimit()
         _ = try resolvedCreationsPerHour()
+        _ = try resolvedFriendsPerUser()
         if let gemRadiusCap {
             do { _ = try Distance(parsing: gemRadiusCap) } catch {
                 throw ValidationError("--gem-radius-cap '\(gemRadiusCap)' is invalid: give a distance such as 20mi or 30km")
@@ -133,6 +137,18 @@ struct Serve: AsyncParsableCommand {
         return count
     }
 
+    /// `--friends-per-user`, else GEOQUERY_FRIENDS_PER_USER, else 5000; `none` is no limit.
+    private func resolvedFriendsPerUser() throws -> Int? {
+        let (name, text) = friendsPerUser.map { ("--friends-per-user", $0) }
+            ?? ("GEOQUERY_FRIENDS_PER_USER", environment("GEOQUERY_FRIENDS_PER_USER") ?? "5000")
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        if trimmed.lowercased() == "none" { return nil }
+        guard let count = Int(trimmed), (1...1_000_000).contains(count) else {
+            throw ValidationError("\(name) '\(text)' is invalid: give a whole number from 1 to 1000000, or none for no limit")
+        }
+        return count
+    }
+
     func run() async throws {
         var settings = ServiceConfiguration()
         settings.host = host ?? environment("GEOQUERY_HOST") ?? settings.host
@@ -143,6 +159,7 @@ struct Serve: AsyncParsableCommand {
         settings.moderators = try resolvedModerators()
         settings.photoStorageLimit = try resolvedPhotoStorageLimit()
         settings.creationsPerAccountPerHour = try resolvedCreationsPerHour()
+        settings.friendsPerAccount = try resolvedFriendsPerUser()
         let dataDirectory = dataDirectory ?? environment("GEOQUERY_DATA_DIR") ?? "geodata"
         settings.countries = try reportingFailures { try CountryTable(contentsOf: dataDirectory + "/countries.csv") }
         settings.regions = try reportingFailures { try RegionLocator(dataDirectory: dataDirectory) }

@@ -64,6 +64,7 @@ public struct APIProblem: Error, Sendable, HTTPResponseError {
             case .usernameTaken, .emailTaken, .conflict: return APIProblem(.conflict, error.description)
             case .notFound: return APIProblem(.notFound, error.description)
             case .storageFull: return APIProblem(.forbidden, error.description)
+            case .friendLimit: return APIProblem(.conflict, error.description)
             }
         case let error as PlaceModelError:
             return .badRequest(error.description)

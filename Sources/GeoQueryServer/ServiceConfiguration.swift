@@ -54,6 +54,10 @@ public struct ServiceConfiguration: Sendable {
     /// itineraries, trips, share links — before 429 (a budget that refills steadily, so a
     /// burst may spend it at once). Nil for no limit.
     public var creationsPerAccountPerHour: Int? = 300
+    /// The most friends one account may have (every signed-in query carries the asker's
+    /// friends, for friends-only gems); accepting a friendship past it is refused (409). Nil
+    /// for no limit.
+    public var friendsPerAccount: Int? = 5_000
     /// Usernames that may read reports and hide, restore or clear gems (`/v1/moderation/…`).
     public var moderators: Set<String> = []
     /// The largest radius `/v1/gems/near` searches (the Hidden Gem app shows nothing beyond

@@ -53,7 +53,8 @@ extension GeoQueryService {
             let other = try await existingUser(try context.parameters.require("username"), reachableBy: user.username)
             guard other != user.username else { throw APIProblem.badRequest("you cannot befriend yourself") }
             let before = try await requireUserData().friendships(of: user.username).first { $0.username == other }
-            let friendship = try await requireUserData().requestFriendship(from: user.username, to: other, at: Date())
+            let friendship = try await requireUserData().requestFriendship(from: user.username, to: other, at: Date(),
+                                                                           friendLimit: configuration.friendsPerAccount)
             // One notification per asker, whatever they do: asking again after a decline, or
             // asking and withdrawing in a loop, tells the other person once.
             if before == nil {

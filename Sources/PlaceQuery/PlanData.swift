@@ -213,15 +213,31 @@ public struct AlbumPhoto: Sendable, Hashable {
     }
 }
 
+extension FriendStore {
+    /// ``requestFriendship(from:to:at:friendLimit:)`` with no limit on friends.
+    public func requestFriendship(from requester: String, to addressee: String, at date: Date) async throws -> Friendship {
+        try await requestFriendship(from: requester, to: addressee, at: date, friendLimit: nil)
+    }
+
+    /// ``answerFriendship(of:from:accept:at:friendLimit:)`` with no limit on friends.
+    public func answerFriendship(of addressee: String, from requester: String, accept: Bool, at date: Date) async throws -> Bool {
+        try await answerFriendship(of: addressee, from: requester, accept: accept, at: date, friendLimit: nil)
+    }
+}
+
 /// Friends: requests, answers, the list. A friendship is one request, accepted or not.
 public protocol FriendStore: Sendable {
     /// Asks `addressee` to be friends with `requester`. When `addressee` had already asked
-    /// `requester`, that request is accepted instead.
+    /// `requester`, that request is accepted instead — with a `friendLimit`, only when neither
+    /// has that many friends already, decided in the write's transaction.
     /// - Returns: the friendship as `requester` sees it afterwards.
-    func requestFriendship(from requester: String, to addressee: String, at: Date) async throws -> Friendship
-    /// Accepts or declines (deletes) the request `requester` made of `addressee`.
+    /// - Throws: ``UserDataError/friendLimit(username:limit:)``.
+    func requestFriendship(from requester: String, to addressee: String, at: Date, friendLimit: Int?) async throws -> Friendship
+    /// Accepts or declines (deletes) the request `requester` made of `addressee`; with a
+    /// `friendLimit`, an acceptance only when neither has that many friends already.
     /// - Returns: false when there was no such unanswered request.
-    func answerFriendship(of addressee: String, from requester: String, accept: Bool, at: Date) async throws -> Bool
+    /// - Throws: ``UserDataError/friendLimit(username:limit:)``.
+    func answerFriendship(of addressee: String, from requester: String, accept: Bool, at: Date, friendLimit: Int?) async throws -> Bool
     /// Ends a friendship or withdraws a request, whichever way it was made.
     /// - Returns: false when there was none.
     func removeFriendship(between username: String, and other: String) async throws -> Bool

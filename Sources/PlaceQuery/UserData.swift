@@ -129,6 +129,8 @@ public enum UserDataError: Error, Equatable, Sendable, CustomStringConvertible {
     case conflict(String)
     /// A new photo would take the photos `owner` holds past their storage limit (bytes).
     case storageFull(owner: String, used: Int, adding: Int, limit: Int)
+    /// Accepting a friendship would give `username` more than `limit` friends.
+    case friendLimit(username: String, limit: Int)
 
     public var description: String {
         switch self {
@@ -139,6 +141,9 @@ public enum UserDataError: Error, Equatable, Sendable, CustomStringConvertible {
         case let .storageFull(owner, used, adding, limit):
             return "\(owner)'s photos take \(ByteCountText.text(used)) of the \(ByteCountText.text(limit)) an account may store, "
                 + "and this one needs \(ByteCountText.text(adding)): take photos off gems or trips, or delete them, to make room"
+        case let .friendLimit(username, limit):
+            return "\(username) has \(limit) \(limit == 1 ? "friend" : "friends"), the most an account may have: "
+                + "a friendship of theirs must end before they make another"
         }
     }
 }

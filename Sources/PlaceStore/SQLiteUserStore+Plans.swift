@@ -6,11 +6,12 @@ import PlaceQuery
 extension SQLiteUserStore {
     // MARK: - Friends
 
-    public func requestFriendship(from requester: String, to addressee: String, at date: Date) async throws -> Friendship {
+    public func requestFriendship(from requester: String, to addressee: String, at date: Date, friendLimit: Int?) async throws -> Friendship {
         try await writing { connection in
             // A request the other way is accepted; an existing one either way is answered as it stands.
             if let reverse = try Self.friendshipRow(connection, requester: addressee, addressee: requester) {
                 if reverse.accepted == nil {
+                    try Self.checkFriendRoom(for: [requester, addressee], limit: friendLimit, connection)
                     try connection.run("UPDATE friendships SET accepted_at = ?3 WHERE requester = ?1 AND addressee = ?2",
                                        [.text(addressee), .text(requester), .double(date.timeIntervalSince1970)])
                 }
@@ -25,13 +26,30 @@ extension SQLiteUserStore {
         }
     }
 
-    public func answerFriendship(of addressee: String, from requester: String, accept: Bool, at date: Date) async throws -> Bool {
+    public func answerFriendship(of addressee: String, from requester: String, accept: Bool, at date: Date,
+                                 friendLimit: Int?) async throws -> Bool {
         try await writing { connection in
+            if accept, try Self.friendshipRow(connection, requester: requester, addressee: addressee)?.accepted == nil {
+                try Self.checkFriendRoom(for: [addressee, requester], limit: friendLimit, connection)
+            }
             let sql = accept
                 ? "UPDATE friendships SET accepted_at = ?3 WHERE requester = ?1 AND addressee = ?2 AND accepted_at IS NULL"
                 : "DELETE FROM friendships WHERE requester = ?1 AND addressee = ?2 AND accepted_at IS NULL AND ?3 IS NOT NULL"
             try connection.run(sql, [.text(requester), .text(addressee), .double(date.timeIntervalSince1970)])
             return connection.changes == 1
+        }
+    }
+
+    /// Throws when one of `usernames` has `limit` accepted friendships already (the one writer:
+    /// no acceptance can pass between the count and the write).
+    static func checkFriendRoom(for usernames: [String], limit: Int?, _ connection: SQLiteConnection) throws {
+        guard let limit else { return }
+        for name in usernames {
+            let count = try connection.scalarInt("""
+                SELECT (SELECT count(*) FROM friendships WHERE requester = ?1 AND accepted_at IS NOT NULL)
+                     + (SELECT count(*) FROM friendships WHERE addressee = ?1 AND accepted_at IS NOT NULL)
+                """, [.text(name)]) ?? 0
+            if count >= limit { throw UserDataError.friendLimit(username: name, limit: limit) }
         }
     }
 

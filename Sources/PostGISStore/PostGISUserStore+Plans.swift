@@ -8,12 +8,16 @@ import PostgresNIO
 extension PostGISUserStore {
     // MARK: - Friends
 
-    public func requestFriendship(from requester: String, to addressee: String, at date: Date) async throws -> Friendship {
+    public func requestFriendship(from requester: String, to addressee: String, at date: Date, friendLimit: Int?) async throws -> Friendship {
         let time = date.timeIntervalSince1970
         return try await database.transaction { connection in
             // Both directions locked in one order, so two people asking each other at once
             // end as friends and neither request is lost.
             try await connection.all("SELECT pg_advisory_xact_lock(hashtext(\(min(requester, addressee) + "\u{1}" + max(requester, addressee))))")
+            let pending = try await connection.all("""
+                SELECT 1 FROM friendships WHERE requester = \(addressee) AND addressee = \(requester) AND accepted_at IS NULL
+                """)
+            if !pending.isEmpty { try await Self.checkFriendRoom(for: [requester, addressee], limit: friendLimit, connection) }
             let reverse = try await connection.all("""
                 UPDATE friendships SET accepted_at = coalesce(accepted_at, \(time))
                 WHERE requester = \(addressee) AND addressee = \(requester) RETURNING created_at
@@ -30,19 +34,40 @@ extension PostGISUserStore {
         }
     }
 
-    public func answerFriendship(of addressee: String, from requester: String, accept: Bool, at date: Date) async throws -> Bool {
+    public func answerFriendship(of addressee: String, from requester: String, accept: Bool, at date: Date,
+                                 friendLimit: Int?) async throws -> Bool {
         let rows: [PostgresRow]
         if accept {
-            rows = try await database.rows("""
-                UPDATE friendships SET accepted_at = \(date.timeIntervalSince1970)
-                WHERE requester = \(requester) AND addressee = \(addressee) AND accepted_at IS NULL RETURNING 1
-                """)
+            rows = try await database.transaction { connection in
+                try await Self.checkFriendRoom(for: [addressee, requester], limit: friendLimit, connection)
+                return try await connection.all("""
+                    UPDATE friendships SET accepted_at = \(date.timeIntervalSince1970)
+                    WHERE requester = \(requester) AND addressee = \(addressee) AND accepted_at IS NULL RETURNING 1
+                    """)
+            }
         } else {
             rows = try await database.rows("""
                 DELETE FROM friendships WHERE requester = \(requester) AND addressee = \(addressee) AND accepted_at IS NULL RETURNING 1
                 """)
         }
         return rows.count == 1
+    }
+
+    /// Throws when one of `usernames` has `limit` accepted friendships already. Each person's
+    /// acceptances take turns under a lock of theirs (taken in one order, after any pair lock),
+    /// so two at once cannot both pass the count, on every server of the database.
+    static func checkFriendRoom(for usernames: [String], limit: Int?, _ connection: PostgresConnection) async throws {
+        guard let limit else { return }
+        for name in Set(usernames).sorted() {
+            try await connection.all("SELECT pg_advisory_xact_lock(hashtext(\("friends\u{1}" + name)))")
+        }
+        for name in usernames {
+            let count = try await connection.all("""
+                SELECT (SELECT count(*) FROM friendships WHERE requester = \(name) AND accepted_at IS NOT NULL)
+                     + (SELECT count(*) FROM friendships WHERE addressee = \(name) AND accepted_at IS NOT NULL)
+                """).first?.decode(Int.self) ?? 0
+            if count >= limit { throw UserDataError.friendLimit(username: name, limit: limit) }
+        }
     }
 
     public func removeFriendship(between username: String, and other: String) async throws -> Bool {

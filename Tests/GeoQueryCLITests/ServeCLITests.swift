@@ -184,6 +184,8 @@ import Testing
         #expect(environmentStorage.status == 64 && environmentStorage.stderr.contains("GEOQUERY_PHOTO_STORAGE_PER_USER '-5GB' is invalid"))
         let creations = try CLI.run(["serve", "--creations-per-user-per-hour", "0"])
         #expect(creations.status == 64 && creations.stderr.contains("--creations-per-user-per-hour '0' is invalid: give a whole number from 1 to 1000000, or none"))
+        let friends = try CLI.run(["serve"], environment: ["GEOQUERY_FRIENDS_PER_USER": "lots"])
+        #expect(friends.status == 64 && friends.stderr.contains("GEOQUERY_FRIENDS_PER_USER 'lots' is invalid: give a whole number from 1 to 1000000, or none"))
         let missing = try CLI.run(["serve", "--db", "/nonexistent/places.sqlite"])
         #expect(missing.status == 66 && missing.stderr.contains("no place index at /nonexistent/places.sqlite"))
     }

@@ -72,6 +72,29 @@ extension TripRouteTests {
     }
 }
 
+/// The deployment's most friends per account: an acceptance past it is refused, naming who is full.
+extension TripRouteTests {
+    @Test func anAcceptancePastTheFriendLimitIsRefused() async throws {
+        let fixture = try await AccountFixture { $0.friendsPerAccount = 1 }
+        try await fixture.test { client in
+            let hub = try await client.account("popular")
+            let ada = try await client.account("first_friend")
+            let bea = try await client.account("second_friend")
+            #expect(try await client.send(.post, "/v1/me/friends/first_friend", token: hub).status == .created)
+            #expect(try await client.send(.post, "/v1/me/friends/popular", token: ada).status == .ok)
+            #expect(try await client.send(.post, "/v1/me/friends/second_friend", token: hub).status == .created, "asking needs no room")
+            let full = try await client.send(.post, "/v1/me/friends/popular", token: bea)
+            #expect(full.status == .conflict, "\(full.text)")
+            #expect((full.json["detail"] as? String)?.hasPrefix("popular has 1 friend, the most an account may have") == true, "\(full.text)")
+            let waiting = try await client.send(.get, "/v1/me/friends?state=incoming", token: bea).json["friends"] as? [[String: Any]]
+            #expect(waiting?.compactMap { $0["username"] as? String } == ["popular"], "the request still waits")
+            // Room made, the same acceptance goes through.
+            #expect(try await client.send(.delete, "/v1/me/friends/first_friend", token: hub).status == .noContent)
+            #expect(try await client.send(.post, "/v1/me/friends/popular", token: bea).status == .ok)
+        }
+    }
+}
+
 /// Changes to one account at once, from several devices, each keep what the others wrote.
 extension AccountRouteTests {
     @Test func profileChangesAtOnceAllLand() async throws {

@@ -125,5 +125,7 @@ import Testing
 
     @Test func conformsToTheEditVersionSuite() async throws { try await Self.conforms(EditVersionConformance.check) }
 
+    @Test func conformsToTheFriendLimitSuite() async throws { try await Self.conforms(FriendLimitConformance.check) }
+
     @Test func conformsToThePopularitySuite() async throws { try await Self.conforms(PopularityConformance.check) }
 }

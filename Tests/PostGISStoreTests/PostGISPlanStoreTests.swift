@@ -27,5 +27,7 @@ struct PostGISPlanStoreTests {
 
     @Test func conformsToTheEditVersionSuite() async throws { try await Self.conforms("gem_versions", EditVersionConformance.check) }
 
+    @Test func conformsToTheFriendLimitSuite() async throws { try await Self.conforms("friend_limit", FriendLimitConformance.check) }
+
     @Test func conformsToThePopularitySuite() async throws { try await Self.conforms("popular", PopularityConformance.check) }
 }
