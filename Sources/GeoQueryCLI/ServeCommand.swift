@@ -180,8 +180,7 @@ struct Serve: AsyncParsableCommand {
         }
         let group = ServiceGroup(configuration: .init(services: [.named("http", application),
                                                                  .named("reminders", PeriodicService.tripReminders(service)),
-                                                                 .named("session-sweep", PeriodicService.sessionSweep(service)),
-                                                                 .named("photo-sweep", PeriodicService.photoSweep(service))],
+                                                                 .named("housekeeping", PeriodicService.housekeeping(service))],
                                                       gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         do {
             try await group.run()

@@ -34,22 +34,34 @@ extension PeriodicService {
         }
     }
 
-    /// ``GeoQueryService/deleteExpiredSessions(now:)`` every hour. Several servers on one
-    /// database each sweep; the deletes are idempotent.
-    public static func sessionSweep(_ service: GeoQueryService, every interval: Duration = .seconds(3_600)) -> PeriodicService {
-        PeriodicService(every: interval, logger: service.logger, failure: "the sweep of expired sessions failed this round") {
-            let deleted = try await service.deleteExpiredSessions()
-            if deleted > 0 { service.logger.info("deleted \(deleted) expired sessions") }
+    /// What the service keeps tidy, at start and then every hour: expired sessions
+    /// (``GeoQueryService/deleteExpiredSessions(now:)``), photos an upload stored but never
+    /// attached (``GeoQueryService/removeAbandonedPhotos(now:)``) and notifications past their
+    /// retention (``GeoQueryService/deleteOldNotifications(now:)``). Each is tried whatever the
+    /// others did. Several servers on one database each sweep; every delete checks its
+    /// condition again as it runs, so they may overlap.
+    public static func housekeeping(_ service: GeoQueryService, every interval: Duration = .seconds(3_600)) -> PeriodicService {
+        PeriodicService(every: interval, logger: service.logger, failure: "housekeeping failed this round") {
+            var failures: [String] = []
+            do {
+                let deleted = try await service.deleteExpiredSessions()
+                if deleted > 0 { service.logger.info("deleted \(deleted) expired sessions") }
+            } catch { failures.append("the sweep of expired sessions: \(error)") }
+            do {
+                let removed = try await service.removeAbandonedPhotos()
+                if removed > 0 { service.logger.info("removed \(removed) photos that no upload attached") }
+            } catch { failures.append("the sweep of abandoned photos: \(error)") }
+            do {
+                let deleted = try await service.deleteOldNotifications()
+                if deleted > 0 { service.logger.info("deleted \(deleted) notifications past their retention") }
+            } catch { failures.append("the sweep of old notifications: \(error)") }
+            if !failures.isEmpty { throw HousekeepingFailure(failures: failures) }
         }
     }
+}
 
-    /// ``GeoQueryService/removeAbandonedPhotos(now:)`` every hour: photos stored by an upload
-    /// that stopped before attaching them. Several servers on one database each sweep; the
-    /// store checks each photo again as it removes it.
-    public static func photoSweep(_ service: GeoQueryService, every interval: Duration = .seconds(3_600)) -> PeriodicService {
-        PeriodicService(every: interval, logger: service.logger, failure: "the sweep of abandoned photos failed this round") {
-            let removed = try await service.removeAbandonedPhotos()
-            if removed > 0 { service.logger.info("removed \(removed) photos that no upload attached") }
-        }
-    }
+/// The parts of a round of housekeeping that failed.
+struct HousekeepingFailure: Error, CustomStringConvertible {
+    let failures: [String]
+    var description: String { failures.joined(separator: "; ") }
 }

@@ -74,6 +74,8 @@ public struct ServiceConfiguration: Sendable {
     /// How old (seconds) a photo that nothing uses must be before the sweep removes it: far
     /// longer than any upload takes between storing a photo and attaching it.
     public var abandonedPhotoAge: TimeInterval = 3_600
+    /// How long (seconds) a notification is kept, read or not: 90 days.
+    public var notificationRetention: TimeInterval = 90 * 86_400
     /// The key webhook secrets are derived from (``Accounts/WebhookSigner``); nil sends no
     /// webhooks (the webhook routes answer 503). Every process of a deployment needs the same key.
     public var webhookKey: [UInt8]?

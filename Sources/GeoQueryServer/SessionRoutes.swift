@@ -67,4 +67,12 @@ extension GeoQueryService {
         guard let store = userData else { return 0 }
         return try await store.deleteExpiredSessions(asOf: now)
     }
+
+    /// Deletes every account's notifications older than
+    /// ``ServiceConfiguration/notificationRetention``, read or not. - Returns: how many.
+    @discardableResult
+    public func deleteOldNotifications(now: Date = Date()) async throws -> Int {
+        guard let store = userData else { return 0 }
+        return try await store.deleteNotifications(createdBefore: now.addingTimeInterval(-configuration.notificationRetention))
+    }
 }

@@ -292,6 +292,10 @@ public protocol PlanStore: FriendStore {
     /// Adds a notification. - Returns: false when the user already has one with its id.
     @discardableResult
     func addNotification(_ notification: UserNotification) async throws -> Bool
+    /// Deletes every account's notifications made before `cutoff`, read or not (the service
+    /// keeps a notification for a retention period). - Returns: how many.
+    @discardableResult
+    func deleteNotifications(createdBefore cutoff: Date) async throws -> Int
     /// Newest first, after the notification with id `after`.
     func notifications(of username: String, unreadOnly: Bool, after: String?, limit: Int) async throws -> [UserNotification]
     /// Marks the given notifications (every one when nil) read. - Returns: how many changed.

@@ -98,6 +98,10 @@ public final class SQLiteUserStore: UserDataStore, Sendable {
         CREATE INDEX photos_by_owner ON photos(owner);
         CREATE INDEX sessions_by_expiry ON sessions(expires_at);
         """,
+        // 9: notifications by age (the sweep of those past the retention period).
+        """
+        CREATE INDEX notifications_by_age ON notifications(created_at);
+        """,
     ]
 
     /// Opens the file at `path`, creating it and migrating the user tables to the current
@@ -337,6 +341,13 @@ public final class SQLiteUserStore: UserDataStore, Sendable {
     public func deleteExpiredSessions(asOf now: Date) async throws -> Int {
         try await writing { connection in
             try connection.run("DELETE FROM sessions WHERE expires_at <= ?1", [.double(now.timeIntervalSince1970)])
+            return connection.changes
+        }
+    }
+
+    public func deleteNotifications(createdBefore cutoff: Date) async throws -> Int {
+        try await writing { connection in
+            try connection.run("DELETE FROM notifications WHERE created_at < ?1", [.double(cutoff.timeIntervalSince1970)])
             return connection.changes
         }
     }

@@ -159,6 +159,10 @@ enum PostGISSchema {
         CREATE INDEX IF NOT EXISTS photos_by_owner ON photos (owner);
         CREATE INDEX IF NOT EXISTS sessions_by_expiry ON sessions (expires_at)
         """,
+        // 12: notifications by age (the retention sweep) (the SQLite file's migration 9).
+        """
+        CREATE INDEX IF NOT EXISTS notifications_by_age ON notifications (created_at)
+        """,
     ]
 
     /// The integer key of a region code (a country's ISO 3166 alpha-2 code or a continent's

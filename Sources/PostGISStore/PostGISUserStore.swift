@@ -211,6 +211,12 @@ public final class PostGISUserStore: UserDataStore, Sendable {
             """).first?.decode(Int.self) ?? 0
     }
 
+    public func deleteNotifications(createdBefore cutoff: Date) async throws -> Int {
+        try await database.rows("""
+            WITH gone AS (DELETE FROM notifications WHERE created_at < \(cutoff.timeIntervalSince1970) RETURNING 1) SELECT count(*) FROM gone
+            """).first?.decode(Int.self) ?? 0
+    }
+
     // MARK: - Favourites
 
     public func addFavorite(_ placeID: PlaceID, for username: String, at date: Date) async throws -> Bool {

@@ -139,6 +139,9 @@ import Testing
         let abandonedFile = directory.appendingPathComponent("photos/ab/\(abandoned)").path
         try FileManager.default.createDirectory(atPath: (abandonedFile as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
         try Data([1, 2, 3]).write(to: URL(fileURLWithPath: abandonedFile))
+        // And a notification past the 90 days a notification is kept.
+        try await offline.addNotification(UserNotification(id: "old", username: "restart", kind: "friend_request", data: ["from": "x"],
+                                                           createdAt: Date(timeIntervalSinceNow: -100 * 86_400)))
         try await offline.shutdown()
 
         let second = try await Server.start(arguments + ["--photo-storage-per-user", "50MB"])
@@ -158,6 +161,8 @@ import Testing
         for _ in 0..<50 where !second.log.value.contains("removed 1 photos that no upload attached") { try await Task.sleep(for: .milliseconds(100)) }
         #expect(second.log.value.contains("removed 1 photos that no upload attached"), "\(second.log.value)")
         #expect(!FileManager.default.fileExists(atPath: abandonedFile), "the abandoned photo's file went with it")
+        for _ in 0..<50 where !second.log.value.contains("deleted 1 notifications past their retention") { try await Task.sleep(for: .milliseconds(100)) }
+        #expect(second.log.value.contains("deleted 1 notifications past their retention"), "\(second.log.value)")
         let (found, near) = try await second.request("GET", "/v1/gems/near?lat=43.73&lon=7.42")
         #expect(found == 200 && (near["places"] as? [[String: Any]])?.compactMap { $0["id"] as? String } == [id])
         #expect(try await second.stop())

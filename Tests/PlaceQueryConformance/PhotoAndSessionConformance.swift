@@ -2,7 +2,8 @@ import Foundation
 import PlaceModel
 import PlaceQuery
 
-/// An account's photo storage limit and the sweep of expired sessions, as every
+/// An account's photo storage limit, the sweep of expired sessions and the retention of
+/// notifications, as every
 /// ``UserDataStore`` must keep them: a store's tests call ``check(_:)`` on an empty store and
 /// expect no disagreement.
 public enum PhotoAndSessionConformance {
@@ -82,6 +83,18 @@ public enum PhotoAndSessionConformance {
             expect(try await store.session(tokenHash: hash) == nil, "expired session \(hash) is gone")
         }
         expect(try await store.deleteExpiredSessions(asOf: now) == 0, "a second sweep finds nothing")
+
+        // Notifications past the retention go, read or not, whoever they are for; younger ones stay.
+        for (id, name, daysAgo) in [("n1", "ann", 100.0), ("n2", "bob", 91.0), ("n3", "ann", 89.0), ("n4", "ann", 90.0)] {
+            try await store.addNotification(UserNotification(id: id, username: name, kind: "friend_request", data: ["from": "cat"],
+                                                             createdAt: now.addingTimeInterval(-daysAgo * 86_400)))
+        }
+        _ = try await store.markNotificationsRead(of: "ann", ids: ["n1"], at: now)
+        expect(try await store.deleteNotifications(createdBefore: now.addingTimeInterval(-90 * 86_400)) == 2,
+               "two notifications are older than 90 days (one exactly 90 days old stays)")
+        let kept = try await store.notifications(of: "ann", unreadOnly: false, after: nil, limit: 10).map(\.id)
+        expect(kept == ["n3", "n4"], "ann keeps the younger two: \(kept)")
+        expect(try await store.notifications(of: "bob", unreadOnly: false, after: nil, limit: 10).isEmpty, "bob's old one went")
         return failures
     }
 }
