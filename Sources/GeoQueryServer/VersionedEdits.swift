@@ -10,8 +10,8 @@ import PlaceQuery
 /// once (two photos added from two phones) both land, and a client that sends `If-Match` with
 /// the `ETag` it read is told (412) when the gem changed since, instead of overwriting it.
 extension GeoQueryService {
-    /// How often an edit is read and applied again when others wrote in between.
-    static let gemWriteAttempts = 8
+    /// How often an edit (of a gem or an account) is read and applied again when others wrote in between.
+    static let editAttempts = 8
 
     /// A gem's `ETag`: its version (the stored instant of its last change, as the exact bits
     /// of the number). Nil for a gem with no recorded change time.
@@ -31,13 +31,13 @@ extension GeoQueryService {
 
     /// Reads the owner's gem, applies `change` and writes it over the version it read; when
     /// another request wrote in between, does it again from a fresh read (up to
-    /// ``gemWriteAttempts`` times). With `If-Match`, a gem at another version is answered 412
+    /// ``editAttempts`` times). With `If-Match`, a gem at another version is answered 412
     /// and nothing is written. - Returns: the gem as written.
     func changeGem(_ id: PlaceID, by owner: String, request: Request,
                    _ change: (inout Place) async throws -> Void) async throws -> Place {
         let store = try requireUserData()
         let expected = try Self.ifMatchTags(request)
-        for attempt in 1...Self.gemWriteAttempts {
+        for attempt in 1...Self.editAttempts {
             var gem = try await ownedGem(id, by: owner)
             let version = gem.gem?.updatedAt
             if let expected, !expected.contains("*"), !expected.contains(Self.gemETag(gem) ?? "") {
@@ -50,7 +50,7 @@ extension GeoQueryService {
                 return gem
             } catch UserDataError.conflict {
                 guard expected == nil else { throw Self.gemChanged(try await ownedGem(id, by: owner)) }
-                guard attempt < Self.gemWriteAttempts else { break }
+                guard attempt < Self.editAttempts else { break }
                 // Apart, so the writers that collided do not collide again.
                 try await Task.sleep(for: .milliseconds(Int.random(in: 1...(3 * attempt))))
             }
@@ -71,14 +71,14 @@ extension GeoQueryService {
     /// - Returns: the account as written.
     func changeAccount(_ username: String, _ change: (inout UserAccount) async throws -> Void) async throws -> UserAccount {
         let store = try requireUserData()
-        for attempt in 1...Self.gemWriteAttempts {
+        for attempt in 1...Self.editAttempts {
             guard let read = try await store.user(named: username) else { throw AccountError.notSignedIn }
             var account = read
             try await change(&account)
             do {
                 try await store.updateUser(account, expected: read)
                 return account
-            } catch UserDataError.conflict where attempt < Self.gemWriteAttempts {
+            } catch UserDataError.conflict where attempt < Self.editAttempts {
                 try await Task.sleep(for: .milliseconds(Int.random(in: 1...(3 * attempt))))
             }
         }
