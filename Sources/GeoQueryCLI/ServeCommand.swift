@@ -127,20 +127,19 @@ struct Serve: AsyncParsableCommand {
 
     /// `--creations-per-user-per-hour`, else GEOQUERY_CREATIONS_PER_USER_PER_HOUR, else 300; `none` is no limit.
     private func resolvedCreationsPerHour() throws -> Int? {
-        let (name, text) = creationsPerUserPerHour.map { ("--creations-per-user-per-hour", $0) }
-            ?? ("GEOQUERY_CREATIONS_PER_USER_PER_HOUR", environment("GEOQUERY_CREATIONS_PER_USER_PER_HOUR") ?? "300")
-        let trimmed = text.trimmingCharacters(in: .whitespaces)
-        if trimmed.lowercased() == "none" { return nil }
-        guard let count = Int(trimmed), (1...1_000_000).contains(count) else {
-            throw ValidationError("\(name) '\(text)' is invalid: give a whole number from 1 to 1000000, or none for no limit")
-        }
-        return count
+        try countLimit(creationsPerUserPerHour, flag: "--creations-per-user-per-hour",
+                       variable: "GEOQUERY_CREATIONS_PER_USER_PER_HOUR", default: "300")
     }
 
     /// `--friends-per-user`, else GEOQUERY_FRIENDS_PER_USER, else 5000; `none` is no limit.
     private func resolvedFriendsPerUser() throws -> Int? {
-        let (name, text) = friendsPerUser.map { ("--friends-per-user", $0) }
-            ?? ("GEOQUERY_FRIENDS_PER_USER", environment("GEOQUERY_FRIENDS_PER_USER") ?? "5000")
+        try countLimit(friendsPerUser, flag: "--friends-per-user", variable: "GEOQUERY_FRIENDS_PER_USER", default: "5000")
+    }
+
+    /// A limit given as a whole number from 1 to 1 000 000, or `none` (nil): the flag's value,
+    /// else the environment variable's, else `fallback`.
+    private func countLimit(_ value: String?, flag: String, variable: String, default fallback: String) throws -> Int? {
+        let (name, text) = value.map { (flag, $0) } ?? (variable, environment(variable) ?? fallback)
         let trimmed = text.trimmingCharacters(in: .whitespaces)
         if trimmed.lowercased() == "none" { return nil }
         guard let count = Int(trimmed), (1...1_000_000).contains(count) else {
