@@ -29,7 +29,7 @@ extension SQLiteUserStore {
     public func answerFriendship(of addressee: String, from requester: String, accept: Bool, at date: Date,
                                  friendLimit: Int?) async throws -> Bool {
         try await writing { connection in
-            if accept, try Self.friendshipRow(connection, requester: requester, addressee: addressee)?.accepted == nil {
+            if accept, let request = try Self.friendshipRow(connection, requester: requester, addressee: addressee), request.accepted == nil {
                 try Self.checkFriendRoom(for: [addressee, requester], limit: friendLimit, connection)
             }
             let sql = accept

@@ -39,7 +39,10 @@ extension PostGISUserStore {
         let rows: [PostgresRow]
         if accept {
             rows = try await database.transaction { connection in
-                try await Self.checkFriendRoom(for: [addressee, requester], limit: friendLimit, connection)
+                let pending = try await connection.all("""
+                    SELECT 1 FROM friendships WHERE requester = \(requester) AND addressee = \(addressee) AND accepted_at IS NULL
+                    """)
+                if !pending.isEmpty { try await Self.checkFriendRoom(for: [addressee, requester], limit: friendLimit, connection) }
                 return try await connection.all("""
                     UPDATE friendships SET accepted_at = \(date.timeIntervalSince1970)
                     WHERE requester = \(requester) AND addressee = \(addressee) AND accepted_at IS NULL RETURNING 1

@@ -40,6 +40,9 @@ public enum FriendLimitConformance {
         _ = try await store.requestFriendship(from: "ann", to: "eve", at: now, friendLimit: 2)
         try await refused({ _ = try await store.answerFriendship(of: "eve", from: "ann", accept: true, at: now, friendLimit: 2) },
                           "ann", "eve accepting ann's request")
+        // Accepting a request that does not exist finds nothing, whoever is full.
+        let none = try await store.answerFriendship(of: "ann", from: "zoe", accept: true, at: now, friendLimit: 2)
+        expect(!none, "no request from zoe: nothing to accept")
         // Declining needs no room; ending a friendship makes room.
         expect(try await store.answerFriendship(of: "ann", from: "dan", accept: false, at: now, friendLimit: 2), "a decline goes through")
         expect(try await store.removeFriendship(between: "ann", and: "bob"), "a friendship ends")
