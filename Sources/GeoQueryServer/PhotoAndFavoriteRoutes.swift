@@ -251,9 +251,13 @@ extension GeoQueryService {
         }
         // Now that something uses it, no removal takes it away; one that ran between the save
         // and the attach (the same bytes taken off another account's object) is undone.
-        if try await userData.photo(id: id) == nil { try await userData.savePhoto(record, storageLimit: nil) }
+        var kept = try await userData.photo(id: id)
+        if kept == nil {
+            try await userData.savePhoto(record, storageLimit: nil)
+            kept = record
+        }
         _ = try await writePhotoFile(id, clean, in: directory)
-        return (try await userData.photo(id: id) ?? stored, attached)
+        return (kept ?? stored, attached)
     }
 
     /// Writes a photo's file unless it is there already (on the worker pool). - Returns: whether
