@@ -36,6 +36,8 @@ public struct GeoQueryService: Sendable {
     let imageSearch: ImageSearch
     /// The last random city each signed-in user was shown.
     let recentCities = RecentCities()
+    /// Edits of one gem or one account from this process, one after another.
+    let editLocks = EditLocks()
     /// The country codes a `country` filter accepts (any two letters when no table is loaded).
     let knownCountries: Set<String>?
     /// Each account's budget of creations (``ServiceConfiguration/creationsPerAccountPerHour``).

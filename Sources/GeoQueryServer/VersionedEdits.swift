@@ -10,8 +10,16 @@ import PlaceQuery
 /// once (two photos added from two phones) both land, and a client that sends `If-Match` with
 /// the `ETag` it read is told (412) when the gem changed since, instead of overwriting it.
 extension GeoQueryService {
-    /// How often an edit (of a gem or an account) is read and applied again when others wrote in between.
+    /// How often an edit (of a gem or an account) is read and applied again when others wrote
+    /// in between. Edits from this process wait their turn (``EditLocks``), so only writers in
+    /// other processes (servers sharing one PostgreSQL) make an edit go round again.
     static let editAttempts = 8
+
+    /// A random pause before an edit that lost a race goes again, longer after each loss (up to
+    /// 1 ms … 128 ms), so writers on several servers that collided spread apart.
+    static func pauseBeforeAttempt(after attempt: Int) -> Duration {
+        .microseconds(Int.random(in: 1_000...(1_000 << min(attempt, 7))))
+    }
 
     /// A gem's `ETag`: its version (the stored instant of its last change, as the exact bits
     /// of the number). Nil for a gem with no recorded change time.
@@ -35,6 +43,14 @@ extension GeoQueryService {
     /// and nothing is written. - Returns: the gem as written.
     func changeGem(_ id: PlaceID, by owner: String, request: Request,
                    _ change: (inout Place) async throws -> Void) async throws -> Place {
+        try await editLocks.serially("gem \(id)") {
+            try await changeGemOverItsVersion(id, by: owner, request: request, change)
+        }
+    }
+
+    /// ``changeGem(_:by:request:_:)`` once this process's other edits of the gem are done.
+    private func changeGemOverItsVersion(_ id: PlaceID, by owner: String, request: Request,
+                                         _ change: (inout Place) async throws -> Void) async throws -> Place {
         let store = try requireUserData()
         let expected = try Self.ifMatchTags(request)
         for attempt in 1...Self.editAttempts {
@@ -51,8 +67,7 @@ extension GeoQueryService {
             } catch UserDataError.conflict {
                 guard expected == nil else { throw Self.gemChanged(try await ownedGem(id, by: owner)) }
                 guard attempt < Self.editAttempts else { break }
-                // Apart, so the writers that collided do not collide again.
-                try await Task.sleep(for: .milliseconds(Int.random(in: 1...(3 * attempt))))
+                try await Task.sleep(for: Self.pauseBeforeAttempt(after: attempt))
             }
         }
         throw APIProblem(.conflict, "gem \(id) is being changed by others at this moment: try again")
@@ -70,6 +85,14 @@ extension GeoQueryService {
     /// the webhook), does it again from a fresh read, so neither change is lost.
     /// - Returns: the account as written.
     func changeAccount(_ username: String, _ change: (inout UserAccount) async throws -> Void) async throws -> UserAccount {
+        try await editLocks.serially("account \(username)") {
+            try await changeAccountOverItsVersion(username, change)
+        }
+    }
+
+    /// ``changeAccount(_:_:)`` once this process's other edits of the account are done.
+    private func changeAccountOverItsVersion(_ username: String,
+                                             _ change: (inout UserAccount) async throws -> Void) async throws -> UserAccount {
         let store = try requireUserData()
         for attempt in 1...Self.editAttempts {
             guard let read = try await store.user(named: username) else { throw AccountError.notSignedIn }
@@ -79,7 +102,7 @@ extension GeoQueryService {
                 try await store.updateUser(account, expected: read)
                 return account
             } catch UserDataError.conflict where attempt < Self.editAttempts {
-                try await Task.sleep(for: .milliseconds(Int.random(in: 1...(3 * attempt))))
+                try await Task.sleep(for: Self.pauseBeforeAttempt(after: attempt))
             }
         }
         throw APIProblem(.conflict, "the account \(username) is being changed by others at this moment: try again")
