@@ -135,21 +135,25 @@ public struct AccountService: Sendable {
         try await store.deleteSession(tokenHash: tokenHash)
     }
 
-    /// Changes the password after checking the current one; every other session ends. Wrong
-    /// current passwords count as failed sign-ins of the account (a stolen token cannot be used
-    /// to guess the password at leisure).
-    public func changePassword(of account: UserAccount, current: String, new: String, keepingSession: String) async throws -> UserAccount {
+    /// Checks the current password and the rules for the new one, and answers the new one's
+    /// hash, to be written over the version of the account that was read (so a change made
+    /// meanwhile from another device, a new avatar say, is kept). Wrong current passwords count
+    /// as failed sign-ins of the account (a stolen token cannot be used to guess the password
+    /// at leisure). After writing it, end the other sessions: ``endSessions(of:keeping:)``.
+    public func newPasswordHash(for account: UserAccount, current: String, new: String) async throws -> String {
         if let wait = accountLimiter.wait(for: account.username) { throw AccountError.rateLimited(retryAfter: wait) }
         guard try await verify(current, against: account.passwordHash) else {
             accountLimiter.record(account.username)
             throw AccountError.invalid(field: "current_password", value: "(hidden)", rule: "it does not match the account's password")
         }
         try AccountRules.checkPassword(new, username: account.username)
-        var changed = account
-        changed.passwordHash = try await hashPassword(new)
-        try await store.updateUser(changed)
-        try await store.deleteSessions(of: account.username, keeping: keepingSession)
-        return changed
+        return try await hashPassword(new)
+    }
+
+    /// Ends every session of the account but the one of `keeping` (a token's hash): after a
+    /// password change, whoever knew the old password is signed out everywhere.
+    public func endSessions(of username: String, keeping tokenHash: String) async throws {
+        try await store.deleteSessions(of: username, keeping: tokenHash)
     }
 
     /// bcrypt on the pool.

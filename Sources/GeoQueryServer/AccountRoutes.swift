@@ -64,9 +64,16 @@ extension GeoQueryService {
                 guard let current = try body.string("current_password", maxLength: 1_000) else {
                     throw APIProblem.badRequest("field 'current_password' is required to change the password")
                 }
-                account = try await updatedProfile(user.account, body)
-                account = try await requireAccounts().changePassword(of: account, current: current, new: password,
-                                                                     keepingSession: user.session.tokenHash)
+                let accounts = try requireAccounts()
+                let hash = try await accounts.newPasswordHash(for: user.account, current: current, new: password)
+                account = try await changeAccount(user.username) { account in
+                    // The current password was checked against this hash; another session
+                    // that changed it meanwhile ended this one.
+                    guard account.passwordHash == user.account.passwordHash else { throw AccountError.notSignedIn }
+                    account = try await updatedProfile(account, body)
+                    account.passwordHash = hash
+                }
+                try await accounts.endSessions(of: user.username, keeping: user.session.tokenHash)
             } else {
                 // Over the version read, again from a fresh read when another change landed first.
                 account = try await changeAccount(user.username) { account in account = try await updatedProfile(account, body) }

@@ -95,7 +95,8 @@ extension TripRouteTests {
     }
 }
 
-/// Changes to one account at once, from several devices, each keep what the others wrote.
+/// Changes to one account at once, from several devices (the password among them), each keep
+/// what the others wrote.
 extension AccountRouteTests {
     @Test func profileChangesAtOnceAllLand() async throws {
         let fixture = try await AccountFixture()
@@ -109,9 +110,19 @@ extension AccountRouteTests {
                     group.addTask { Int(try await client.send(.patch, "/v1/me", token: token, json: change).status.code) }
                 }
                 group.addTask { Int(try await client.send(.put, "/v1/me/avatar", token: token, bytes: TestImages.png(grey: 77)).status.code) }
+                group.addTask {
+                    let change = #"{"password":"another long secret","current_password":"a long enough secret"}"#
+                    return Int(try await client.send(.patch, "/v1/me", token: token, json: change).status.code)
+                }
                 return try await group.reduce(into: [Int]()) { $0.append($1) }
             }
-            #expect(statuses.sorted() == [200, 200, 200, 200, 200, 200], "\(statuses)")
+            #expect(statuses.sorted() == [200, 200, 200, 200, 200, 200, 200], "\(statuses)")
+            // The new password is the one, and the session that changed it goes on.
+            let signIn = { (password: String) in
+                try await client.send(.post, "/v1/sessions", json: #"{"username":"many_devices","password":"\#(password)"}"#).status
+            }
+            #expect(try await signIn("another long secret") == .created)
+            #expect(try await signIn("a long enough secret") == .unauthorized)
             let me = try await client.send(.get, "/v1/me", token: token).json
             let text = String(describing: me)
             #expect(me["display_name"] as? String == "Many Devices" && me["bio"] as? String == "walks a lot", "\(text)")
