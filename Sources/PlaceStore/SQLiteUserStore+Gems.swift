@@ -209,15 +209,19 @@ extension SQLiteUserStore {
     public func photoUses(by username: String, among photoIDs: [String]?) async throws -> [PhotoUse] {
         try await reading { connection in
             var uses: [PhotoUse] = []
-            let wanted = photoIDs.map(Set.init)
+            // The ids asked about (a page of photos) as a JSON array, so the statement reads
+            // only their uses; NULL for every use.
+            let wanted: SQLiteValue = try photoIDs.map { .text(String(decoding: try JSONEncoder().encode($0), as: UTF8.self)) } ?? .null
             try connection.each("""
-                SELECT uses.photo_id, 'gem', uses.user_object FROM photo_uses AS uses JOIN gems ON gems.id = uses.user_object WHERE gems.owner = ?1
-                UNION ALL SELECT photo_id, 'avatar', NULL FROM photo_uses WHERE user_object = 'avatar:' || ?1
-                UNION ALL SELECT photo_id, 'album', plan_id FROM album WHERE uploader = ?1
-                """, [.text(username)]) { row in
+                SELECT photo_id, kind, object FROM (
+                  SELECT uses.photo_id AS photo_id, 'gem' AS kind, uses.user_object AS object
+                    FROM photo_uses AS uses JOIN gems ON gems.id = uses.user_object WHERE gems.owner = ?1
+                  UNION ALL SELECT photo_id, 'avatar', NULL FROM photo_uses WHERE user_object = 'avatar:' || ?1
+                  UNION ALL SELECT photo_id, 'album', plan_id FROM album WHERE uploader = ?1)
+                WHERE ?2 IS NULL OR photo_id IN (SELECT value FROM json_each(?2))
+                """, [.text(username), wanted]) { row in
                 guard let kind = PhotoUse.Kind(rawValue: row.text(1) ?? "") else { return }
-                let use = PhotoUse(photoID: row.text(0) ?? "", kind: kind, objectID: row.text(2))
-                if wanted?.contains(use.photoID) ?? true { uses.append(use) }
+                uses.append(PhotoUse(photoID: row.text(0) ?? "", kind: kind, objectID: row.text(2)))
             }
             return uses
         }

@@ -281,16 +281,19 @@ public final class PostGISUserStore: UserDataStore, Sendable {
 
     public func photoUses(by username: String, among photoIDs: [String]?) async throws -> [PhotoUse] {
         let avatar = "avatar:" + username
+        // Only the uses of the ids asked about (a page of photos) when given.
+        let everyUse = photoIDs == nil
+        let wanted = photoIDs ?? []
         let rows = try await database.rows("""
-            SELECT uses.photo_id, 'gem', uses.user_object FROM photo_uses AS uses JOIN gem_owners ON gem_owners.id = uses.user_object
-              WHERE gem_owners.owner = \(username)
-            UNION ALL SELECT photo_id, 'avatar', NULL FROM photo_uses WHERE user_object = \(avatar)
-            UNION ALL SELECT photo_id, 'album', plan_id FROM album WHERE uploader = \(username)
+            SELECT photo_id, kind, object FROM (
+              SELECT uses.photo_id AS photo_id, 'gem'::text AS kind, uses.user_object AS object
+                FROM photo_uses AS uses JOIN gem_owners ON gem_owners.id = uses.user_object WHERE gem_owners.owner = \(username)
+              UNION ALL SELECT photo_id, 'avatar', NULL FROM photo_uses WHERE user_object = \(avatar)
+              UNION ALL SELECT photo_id, 'album', plan_id FROM album WHERE uploader = \(username)) AS shown
+            WHERE \(everyUse) OR photo_id = ANY(\(wanted))
             """)
-        let wanted = photoIDs.map(Set.init)
         return try rows.compactMap { row in
             let (photoID, kind, object) = try row.decode((String, String, String?).self)
-            guard wanted?.contains(photoID) ?? true else { return nil }
             return PhotoUse.Kind(rawValue: kind).map { PhotoUse(photoID: photoID, kind: $0, objectID: object) }
         }
     }

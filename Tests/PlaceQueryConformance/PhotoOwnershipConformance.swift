@@ -107,6 +107,26 @@ public enum PhotoOwnershipConformance {
             if last.id == id(15) { _ = try await store.removeUnusedPhotos([id(15)]) }  // the anchor goes
         }
         expect(paged == all, "pages of 3 list every photo once, in order, past a removed anchor: \(paged) against \(all)")
+
+        // Where a person shows photos: all of it, or only the uses of the photos asked about.
+        try await store.savePhoto(photo(20, owner: "ann"), storageLimit: nil)
+        try await store.savePhoto(photo(21, owner: "ann"), storageLimit: nil)
+        let annGemID = try PlaceID(source: "gem", localID: "photo-uses")
+        var annGem = Place(id: annGemID, name: "Two photos", coordinate: try Coordinate(latitude: 43.7, longitude: 7.4),
+                           provenance: Provenance(source: "gem", sourceID: annGemID.localID), gem: HiddenGem(owner: "ann", visibility: .private))
+        annGem.photos = [20, 21].map { PhotoReference(url: "/v1/photos/\(id($0))", reference: "photo:" + id($0)) }
+        try await store.createGem(annGem)
+        func described(_ uses: [PhotoUse]) -> [String] {
+            uses.map { "\($0.photoID == id(4) ? "4" : $0.photoID == id(20) ? "20" : $0.photoID == id(21) ? "21" : $0.photoID) \($0.kind.rawValue)" }.sorted()
+        }
+        let every = described(try await store.photoUses(by: "ann", among: nil))
+        expect(every == ["20 gem", "21 gem", "4 avatar"], "ann shows her avatar and two photos on her gem: \(every)")
+        let some = described(try await store.photoUses(by: "ann", among: [id(4), id(20), id(99)]))
+        expect(some == ["20 gem", "4 avatar"], "only the uses of the photos asked about: \(some)")
+        let none = try await store.photoUses(by: "ann", among: [])
+        expect(none.isEmpty, "no photos asked about, no uses: \(none)")
+        let others = try await store.photoUses(by: "bob", among: [id(20)])
+        expect(others.isEmpty, "another person's gem is not where bob shows a photo: \(others)")
         return failures
     }
 }
