@@ -16,11 +16,11 @@ public struct AccountService: Sendable {
     /// Sessions end this long after their last use.
     public let sessionLifetime: Duration
     /// Failed sign-ins per account within the window.
-    public let accountLimiter: RateLimiter
+    public let accountLimiter: any AttemptLimiter
     /// Sign-in attempts per client address within the window.
-    public let addressLimiter: RateLimiter
+    public let addressLimiter: any AttemptLimiter
     /// Sign-ups per client address within the window (each costs a bcrypt hash).
-    public let signUpLimiter: RateLimiter
+    public let signUpLimiter: any AttemptLimiter
     let pool: NIOThreadPool
     let dummyHash: DummyHash
 
@@ -29,9 +29,9 @@ public struct AccountService: Sendable {
     ///   - pool: where hashing runs.
     public init(store: any AccountStore, pool: NIOThreadPool, passwordCost: UInt8 = 11,
                 sessionLifetime: Duration = .seconds(30 * 86_400),
-                accountLimiter: RateLimiter = RateLimiter(limit: 10, window: .seconds(900)),
-                addressLimiter: RateLimiter = RateLimiter(limit: 30, window: .seconds(60)),
-                signUpLimiter: RateLimiter = RateLimiter(limit: 10, window: .seconds(3_600))) {
+                accountLimiter: any AttemptLimiter = RateLimiter(limit: 10, window: .seconds(900)),
+                addressLimiter: any AttemptLimiter = RateLimiter(limit: 30, window: .seconds(60)),
+                signUpLimiter: any AttemptLimiter = RateLimiter(limit: 10, window: .seconds(3_600))) {
         precondition(passwordCost >= 11 && passwordCost <= 31, "bcrypt cost must be 11 to 31")
         self.store = store
         self.pool = pool
@@ -56,8 +56,8 @@ public struct AccountService: Sendable {
         let username = try AccountRules.username(rawName)
         let email = try AccountRules.email(rawEmail)
         try AccountRules.checkPassword(password, username: username)
-        if let wait = signUpLimiter.wait(for: clientAddress) { throw AccountError.rateLimited(retryAfter: wait) }
-        signUpLimiter.record(clientAddress)
+        if let wait = try await signUpLimiter.retryAfter(for: clientAddress) { throw AccountError.rateLimited(retryAfter: wait) }
+        try await signUpLimiter.recordAttempt(clientAddress)
         let hash = try await hashPassword(password)
         let account = UserAccount(username: username, email: email, passwordHash: hash, createdAt: now)
         do {
@@ -77,19 +77,18 @@ public struct AccountService: Sendable {
     public func signIn(login: String, password: String, clientAddress: String, client: String? = nil,
                        now: Date = Date()) async throws -> (UserAccount, IssuedToken) {
         let accountKey = login.lowercased()
-        if let wait = addressLimiter.wait(for: clientAddress) ?? accountLimiter.wait(for: accountKey) {
-            throw AccountError.rateLimited(retryAfter: wait)
-        }
-        addressLimiter.record(clientAddress)
+        if let wait = try await addressLimiter.retryAfter(for: clientAddress) { throw AccountError.rateLimited(retryAfter: wait) }
+        if let wait = try await accountLimiter.retryAfter(for: accountKey) { throw AccountError.rateLimited(retryAfter: wait) }
+        try await addressLimiter.recordAttempt(clientAddress)
         let account = try await store.user(login: accountKey)
         let against: String
         if let hash = account?.passwordHash { against = hash } else { against = try await dummyHash.value(on: pool) }
         let matches = try await verify(password, against: against)
         guard let account, matches else {
-            accountLimiter.record(accountKey)
+            try await accountLimiter.recordAttempt(accountKey)
             throw AccountError.wrongCredentials
         }
-        accountLimiter.reset(accountKey)
+        try await accountLimiter.clearAttempts(accountKey)
         return (account, try await openSession(for: account.username, client: client, now: now))
     }
 
@@ -141,9 +140,9 @@ public struct AccountService: Sendable {
     /// as failed sign-ins of the account (a stolen token cannot be used to guess the password
     /// at leisure). After writing it, end the other sessions: ``endSessions(of:keeping:)``.
     public func newPasswordHash(for account: UserAccount, current: String, new: String) async throws -> String {
-        if let wait = accountLimiter.wait(for: account.username) { throw AccountError.rateLimited(retryAfter: wait) }
+        if let wait = try await accountLimiter.retryAfter(for: account.username) { throw AccountError.rateLimited(retryAfter: wait) }
         guard try await verify(current, against: account.passwordHash) else {
-            accountLimiter.record(account.username)
+            try await accountLimiter.recordAttempt(account.username)
             throw AccountError.invalid(field: "current_password", value: "(hidden)", rule: "it does not match the account's password")
         }
         try AccountRules.checkPassword(new, username: account.username)

@@ -2,9 +2,9 @@ import Foundation
 
 /// At most `limit` events per key within a sliding `window`, kept in this process's memory.
 ///
-/// Several `geoquery serve` processes each keep their own counts, so behind a load balancer
-/// a client gets up to `limit` attempts per process; the limits are sized so that this still
-/// stops guessing (see README "Accounts").
+/// For a library user with one process. Several processes each keep their own counts, so
+/// behind a load balancer a client would get up to `limit` attempts per process: the service
+/// counts sign-ins in its store instead (``SharedAttemptLimiter``).
 public final class RateLimiter: @unchecked Sendable {
     // @unchecked Sendable: `events` and `recorded` are touched only while `lock` is held.
     private let lock = NSLock()

@@ -61,11 +61,16 @@ public struct GeoQueryService: Sendable {
         knownCountries = configuration.countries.byCode.isEmpty ? nil : Set(configuration.countries.byCode.keys)
         self.workers = workers ?? Self.defaultWorkers
         creationLimiter = configuration.creationsPerAccountPerHour.map { TokenBucketLimiter(capacity: $0, period: .seconds(3_600)) }
-        accounts = userData.map {
-            AccountService(store: $0, pool: workers ?? Self.defaultWorkers, passwordCost: configuration.passwordCost,
-                           accountLimiter: RateLimiter(limit: configuration.signInAttemptsPerAccount, window: .seconds(900)),
-                           addressLimiter: RateLimiter(limit: configuration.signInAttemptsPerAddress, window: configuration.signInAddressWindow),
-                           signUpLimiter: RateLimiter(limit: configuration.signUpsPerAddress, window: .seconds(3_600)))
+        // The attempts are counted in the store, so every server on one database counts the
+        // same ones (and a restart forgets none).
+        accounts = userData.map { store in
+            AccountService(store: store, pool: workers ?? Self.defaultWorkers, passwordCost: configuration.passwordCost,
+                           accountLimiter: SharedAttemptLimiter(store: store, scope: "sign-in account",
+                                                                limit: configuration.signInAttemptsPerAccount, window: .seconds(900)),
+                           addressLimiter: SharedAttemptLimiter(store: store, scope: "sign-in address",
+                                                                limit: configuration.signInAttemptsPerAddress, window: configuration.signInAddressWindow),
+                           signUpLimiter: SharedAttemptLimiter(store: store, scope: "sign-up address",
+                                                               limit: configuration.signUpsPerAddress, window: .seconds(3_600)))
         }
     }
 

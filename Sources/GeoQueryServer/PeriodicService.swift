@@ -55,6 +55,10 @@ extension PeriodicService {
                 let deleted = try await service.deleteOldNotifications()
                 if deleted > 0 { service.logger.info("deleted \(deleted) notifications past their retention") }
             } catch { failures.append("the sweep of old notifications: \(error)") }
+            do {
+                let deleted = try await service.deleteExpiredAttempts()
+                if deleted > 0 { service.logger.info("forgot \(deleted) sign-in and sign-up attempts past their window") }
+            } catch { failures.append("the sweep of counted attempts: \(error)") }
             if !failures.isEmpty { throw HousekeepingFailure(failures: failures) }
         }
     }

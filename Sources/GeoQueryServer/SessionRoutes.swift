@@ -75,4 +75,12 @@ extension GeoQueryService {
         guard let store = userData else { return 0 }
         return try await store.deleteNotifications(createdBefore: now.addingTimeInterval(-configuration.notificationRetention))
     }
+
+    /// Forgets the sign-in and sign-up attempts whose window has passed (they no longer count
+    /// against any limit). - Returns: how many.
+    @discardableResult
+    public func deleteExpiredAttempts(now: Date = Date()) async throws -> Int {
+        guard let store = userData else { return 0 }
+        return try await store.deleteAttempts(expiredBy: now)
+    }
 }

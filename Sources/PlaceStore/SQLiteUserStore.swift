@@ -102,6 +102,12 @@ public final class SQLiteUserStore: UserDataStore, Sendable {
         """
         CREATE INDEX notifications_by_age ON notifications(created_at);
         """,
+        // 10: attempts counted against rate limits (keys are hashes), kept past a restart.
+        """
+        CREATE TABLE attempts (scope TEXT NOT NULL, key TEXT NOT NULL, at REAL NOT NULL, kept_until REAL NOT NULL);
+        CREATE INDEX attempts_by_key ON attempts(scope, key, at);
+        CREATE INDEX attempts_by_expiry ON attempts(kept_until);
+        """,
     ]
 
     /// Opens the file at `path`, creating it and migrating the user tables to the current
@@ -348,6 +354,37 @@ public final class SQLiteUserStore: UserDataStore, Sendable {
     public func deleteNotifications(createdBefore cutoff: Date) async throws -> Int {
         try await writing { connection in
             try connection.run("DELETE FROM notifications WHERE created_at < ?1", [.double(cutoff.timeIntervalSince1970)])
+            return connection.changes
+        }
+    }
+
+    // MARK: - Attempts
+
+    public func recordAttempt(scope: String, key: String, at time: Date, keptUntil: Date) async throws {
+        try await writing { connection in
+            try connection.run("INSERT INTO attempts (scope, key, at, kept_until) VALUES (?1, ?2, ?3, ?4)",
+                               [.text(scope), .text(key), .double(time.timeIntervalSince1970), .double(keptUntil.timeIntervalSince1970)])
+        }
+    }
+
+    public func attempts(scope: String, key: String, since: Date, limit: Int) async throws -> [Date] {
+        try await reading { connection in
+            var times: [Date] = []
+            try connection.each("SELECT at FROM attempts WHERE scope = ?1 AND key = ?2 AND at >= ?3 ORDER BY at DESC LIMIT ?4",
+                                [.text(scope), .text(key), .double(since.timeIntervalSince1970), .int(Int64(limit))]) {
+                times.append(Date(timeIntervalSince1970: $0.double(0)))
+            }
+            return times
+        }
+    }
+
+    public func clearAttempts(scope: String, key: String) async throws {
+        try await writing { try $0.run("DELETE FROM attempts WHERE scope = ?1 AND key = ?2", [.text(scope), .text(key)]) }
+    }
+
+    public func deleteAttempts(expiredBy now: Date) async throws -> Int {
+        try await writing { connection in
+            try connection.run("DELETE FROM attempts WHERE kept_until < ?1", [.double(now.timeIntervalSince1970)])
             return connection.changes
         }
     }

@@ -163,6 +163,15 @@ enum PostGISSchema {
         """
         CREATE INDEX IF NOT EXISTS notifications_by_age ON notifications (created_at)
         """,
+        // 13: attempts counted against rate limits, shared by every server on the database
+        // (the SQLite file's migration 10). Unlogged: a crash may forget recent attempts, and
+        // counting them costs no write-ahead log.
+        """
+        CREATE UNLOGGED TABLE IF NOT EXISTS attempts (scope text NOT NULL, key text COLLATE "C" NOT NULL, at double precision NOT NULL,
+                                        kept_until double precision NOT NULL);
+        CREATE INDEX IF NOT EXISTS attempts_by_key ON attempts (scope, key, at);
+        CREATE INDEX IF NOT EXISTS attempts_by_expiry ON attempts (kept_until)
+        """,
     ]
 
     /// The integer key of a region code (a country's ISO 3166 alpha-2 code or a continent's

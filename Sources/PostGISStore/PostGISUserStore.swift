@@ -217,6 +217,30 @@ public final class PostGISUserStore: UserDataStore, Sendable {
             """).first?.decode(Int.self) ?? 0
     }
 
+    // MARK: - Attempts
+
+    public func recordAttempt(scope: String, key: String, at time: Date, keptUntil: Date) async throws {
+        try await database.execute("""
+            INSERT INTO attempts (scope, key, at, kept_until) VALUES (\(scope), \(key), \(time.timeIntervalSince1970), \(keptUntil.timeIntervalSince1970))
+            """)
+    }
+
+    public func attempts(scope: String, key: String, since: Date, limit: Int) async throws -> [Date] {
+        try await database.rows("""
+            SELECT at FROM attempts WHERE scope = \(scope) AND key = \(key) AND at >= \(since.timeIntervalSince1970) ORDER BY at DESC LIMIT \(limit)
+            """).map { Date(timeIntervalSince1970: try $0.decode(Double.self)) }
+    }
+
+    public func clearAttempts(scope: String, key: String) async throws {
+        try await database.execute("DELETE FROM attempts WHERE scope = \(scope) AND key = \(key)")
+    }
+
+    public func deleteAttempts(expiredBy now: Date) async throws -> Int {
+        try await database.rows("""
+            WITH gone AS (DELETE FROM attempts WHERE kept_until < \(now.timeIntervalSince1970) RETURNING 1) SELECT count(*) FROM gone
+            """).first?.decode(Int.self) ?? 0
+    }
+
     // MARK: - Favourites
 
     public func addFavorite(_ placeID: PlaceID, for username: String, at date: Date) async throws -> Bool {

@@ -127,5 +127,7 @@ import Testing
 
     @Test func conformsToTheFriendLimitSuite() async throws { try await Self.conforms(FriendLimitConformance.check) }
 
+    @Test func conformsToTheAttemptSuite() async throws { try await Self.conforms { try await AttemptConformance.check($0) } }
+
     @Test func conformsToThePopularitySuite() async throws { try await Self.conforms(PopularityConformance.check) }
 }

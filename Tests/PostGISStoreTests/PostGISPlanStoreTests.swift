@@ -29,5 +29,7 @@ struct PostGISPlanStoreTests {
 
     @Test func conformsToTheFriendLimitSuite() async throws { try await Self.conforms("friend_limit", FriendLimitConformance.check) }
 
+    @Test func conformsToTheAttemptSuite() async throws { try await Self.conforms("attempts") { try await AttemptConformance.check($0) } }
+
     @Test func conformsToThePopularitySuite() async throws { try await Self.conforms("popular", PopularityConformance.check) }
 }
