@@ -1,6 +1,8 @@
 import Foundation
 import Accounts
+import GeoCore
 import GeoQueryServer
+import PlaceModel
 import PlaceQuery
 import ProviderTestSupport
 import Hummingbird
@@ -90,6 +92,31 @@ import Glibc
             _ = try await run(chromium, ["--headless", "--no-sandbox", "--disable-gpu", "--virtual-time-budget=15000",
                                    "--window-size=1200,800", "--screenshot=\(screenshot)", url])
             #expect(FileManager.default.fileExists(atPath: screenshot))
+        }
+    }
+
+    /// The map page is anonymous: a public gem beside Paris is in its "within 20 miles" list
+    /// in headless Chromium, and a private gem at the same spot is in no part of the page.
+    @Test func theMapPageShowsPublicGemsAndNoPrivateOnes() async throws {
+        let chromium = try #require(["/usr/bin/chromium", "/usr/bin/chromium-browser"].first { FileManager.default.isExecutableFile(atPath: $0) },
+                                    "Debian's chromium must be installed (make deps)")
+        let fixture = try await AccountFixture { $0.tilesURL = "http://127.0.0.1:9/{z}/{x}/{y}.png" }
+        defer { fixture.remove() }
+        let now = Date()
+        try await fixture.store.createUser(UserAccount(username: "ann", email: "ann@example.org", passwordHash: "x", createdAt: now))
+        for (local, name, visibility) in [("publicbeside0paris", "Courtyard of the Lamps", HiddenGem.Visibility.public),
+                                          ("privatebesideparis", "Ann's Secret Garden", .private)] {
+            let id = try PlaceID(source: "gem", localID: local)
+            try await fixture.store.createGem(Place(id: id, name: name, coordinate: try Coordinate(latitude: 48.85345, longitude: 2.34885),
+                                                    provenance: Provenance(source: "gem", sourceID: local),
+                                                    gem: HiddenGem(owner: "ann", visibility: visibility, createdAt: now, updatedAt: now)))
+        }
+        try await withLiveServer(fixture.service) { port in
+            let dom = try await run(chromium, ["--headless", "--no-sandbox", "--disable-gpu", "--virtual-time-budget=15000", "--dump-dom",
+                                               "http://127.0.0.1:\(port)/?q=Paris"])
+            #expect(dom.contains("places within 20 miles, nearest first"), "the list is filled")
+            #expect(dom.contains("data-id=\"gem:publicbeside0paris\"") && dom.contains("Courtyard of the Lamps"), "the public gem is listed")
+            #expect(!dom.contains("privatebesideparis") && !dom.contains("Secret Garden"), "the private gem is nowhere on the page")
         }
     }
 
