@@ -63,3 +63,42 @@ public struct SharedAttemptLimiter: AttemptLimiter {
     /// What the store keeps of a key: its SHA-256, in hex.
     static func storedKey(_ key: String) -> String { SessionToken.hash(key) }
 }
+
+/// A budget of events per key that refills steadily (a token bucket): ``TokenBucketLimiter``
+/// keeps it in this process's memory, ``SharedBudget`` in the store every server shares.
+public protocol BudgetLimiter: Sendable {
+    /// The most events a key may spend at once; as many come back over each period.
+    var capacity: Int { get }
+    /// Spends one event of `key`'s budget.
+    /// - Returns: nil when it was spent; otherwise how long until one is there (nothing is spent).
+    func spend(_ key: String) async throws -> Duration?
+}
+
+extension TokenBucketLimiter: BudgetLimiter {
+    public func spend(_ key: String) async throws -> Duration? { take(key) }
+}
+
+/// A budget kept in an ``AttemptStore``, so every `geoquery serve` process on one database
+/// spends from the same one: an account behind N servers gets one budget, not N.
+public struct SharedBudget: BudgetLimiter {
+    public let store: any AttemptStore
+    /// Which budget (``AttemptStore`` keeps scopes apart).
+    public let scope: String
+    public let capacity: Int
+    public let period: Duration
+
+    public init(store: any AttemptStore, scope: String, capacity: Int, period: Duration) {
+        precondition(capacity > 0, "a budget needs room for one event")
+        self.store = store
+        self.scope = scope
+        self.capacity = capacity
+        self.period = period
+    }
+
+    public func spend(_ key: String) async throws -> Duration? {
+        let seconds = Double(period.components.seconds) + Double(period.components.attoseconds) / 1e18
+        let wait = try await store.spendBudget(scope: scope, key: key, capacity: capacity, refillPerSecond: Double(capacity) / seconds,
+                                               at: Date())
+        return wait.map { .milliseconds(Int64(($0 * 1_000).rounded(.up))) }
+    }
+}

@@ -3,7 +3,8 @@ import Foundation
 /// A budget per key of `capacity` events that refills at `capacity` per `period` (a token
 /// bucket): a burst may spend the whole budget at once, and over any long stretch a key acts
 /// no more than `capacity` times a period. Kept in this process's memory, a few dozen bytes per
-/// key, unlike ``RateLimiter``, which remembers every event of its window.
+/// key, unlike ``RateLimiter``, which remembers every event of its window. The service spends
+/// its budgets in the store instead (``SharedBudget``), so that several servers share them.
 public final class TokenBucketLimiter: @unchecked Sendable {
     // @unchecked Sendable: `buckets` and `taken` are touched only while `lock` is held.
     private let lock = NSLock()

@@ -140,7 +140,7 @@ extension GeoQueryService {
     /// whether or not it then succeeds.
     func signedInCreator(_ request: Request) async throws -> SignedIn {
         let user = try await signedIn(request)
-        if let limiter = creationLimiter, let wait = limiter.take(user.username) {
+        if let limiter = creationLimiter, let wait = try await limiter.spend(user.username) {
             let seconds = max(1, Int((wait / .seconds(1)).rounded(.up)))
             throw APIProblem(.tooManyRequests, """
                 \(user.username) has created \(limiter.capacity) things (gems, photos, favourites, reports, friend requests, itineraries, trips, share links) \

@@ -41,7 +41,7 @@ public struct GeoQueryService: Sendable {
     /// The country codes a `country` filter accepts (any two letters when no table is loaded).
     let knownCountries: Set<String>?
     /// Each account's budget of creations (``ServiceConfiguration/creationsPerAccountPerHour``).
-    let creationLimiter: TokenBucketLimiter?
+    let creationLimiter: (any BudgetLimiter)?
 
     /// - Parameters:
     ///   - index: the places (and later gems) the API answers from.
@@ -60,7 +60,12 @@ public struct GeoQueryService: Sendable {
         imageSearch = ImageSearch(settings: configuration.providers)
         knownCountries = configuration.countries.byCode.isEmpty ? nil : Set(configuration.countries.byCode.keys)
         self.workers = workers ?? Self.defaultWorkers
-        creationLimiter = configuration.creationsPerAccountPerHour.map { TokenBucketLimiter(capacity: $0, period: .seconds(3_600)) }
+        // Spent in the store (every server on one database spends from one budget); without
+        // a store nothing is created, and the budget is this process's.
+        creationLimiter = configuration.creationsPerAccountPerHour.map { capacity -> any BudgetLimiter in
+            if let userData { return SharedBudget(store: userData, scope: "creations", capacity: capacity, period: .seconds(3_600)) }
+            return TokenBucketLimiter(capacity: capacity, period: .seconds(3_600))
+        }
         // The attempts are counted in the store, so every server on one database counts the
         // same ones (and a restart forgets none).
         accounts = userData.map { store in

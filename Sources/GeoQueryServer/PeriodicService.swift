@@ -57,8 +57,8 @@ extension PeriodicService {
             } catch { failures.append("the sweep of old notifications: \(error)") }
             do {
                 let deleted = try await service.deleteExpiredAttempts()
-                if deleted > 0 { service.logger.info("forgot \(deleted) sign-in and sign-up attempts past their window") }
-            } catch { failures.append("the sweep of counted attempts: \(error)") }
+                if deleted > 0 { service.logger.info("forgot \(deleted) sign-in and sign-up attempts past their window, and budgets full again") }
+            } catch { failures.append("the sweep of counted attempts and budgets: \(error)") }
             if !failures.isEmpty { throw HousekeepingFailure(failures: failures) }
         }
     }

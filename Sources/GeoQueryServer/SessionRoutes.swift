@@ -77,10 +77,11 @@ extension GeoQueryService {
     }
 
     /// Forgets the sign-in and sign-up attempts whose window has passed (they no longer count
-    /// against any limit). - Returns: how many.
+    /// against any limit) and the budgets of creations that are full again.
+    /// - Returns: how many attempts and budgets.
     @discardableResult
     public func deleteExpiredAttempts(now: Date = Date()) async throws -> Int {
         guard let store = userData else { return 0 }
-        return try await store.deleteAttempts(expiredBy: now)
+        return try await store.deleteAttempts(expiredBy: now) + store.deleteFullBudgets(asOf: now)
     }
 }

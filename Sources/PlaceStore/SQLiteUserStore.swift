@@ -107,6 +107,9 @@ public final class SQLiteUserStore: UserDataStore, Sendable {
         CREATE TABLE attempts (scope TEXT NOT NULL, key TEXT NOT NULL, at REAL NOT NULL, kept_until REAL NOT NULL);
         CREATE INDEX attempts_by_key ON attempts(scope, key, at);
         CREATE INDEX attempts_by_expiry ON attempts(kept_until);
+        CREATE TABLE budgets (scope TEXT NOT NULL, key TEXT NOT NULL, units REAL NOT NULL, updated_at REAL NOT NULL,
+                              full_at REAL NOT NULL, PRIMARY KEY (scope, key));
+        CREATE INDEX budgets_by_full ON budgets(full_at);
         """,
     ]
 
@@ -385,6 +388,30 @@ public final class SQLiteUserStore: UserDataStore, Sendable {
     public func deleteAttempts(expiredBy now: Date) async throws -> Int {
         try await writing { connection in
             try connection.run("DELETE FROM attempts WHERE kept_until < ?1", [.double(now.timeIntervalSince1970)])
+            return connection.changes
+        }
+    }
+
+    public func spendBudget(scope: String, key: String, capacity: Int, refillPerSecond: Double, at time: Date) async throws -> Double? {
+        // On the one writer: the read and the spend are one step.
+        try await writing { connection in
+            var units = Double(capacity)
+            try connection.each("SELECT units, updated_at FROM budgets WHERE scope = ?1 AND key = ?2", [.text(scope), .text(key)]) { row in
+                units = BudgetArithmetic.refilled(row.double(0), updated: Date(timeIntervalSince1970: row.double(1)), now: time,
+                                                  capacity: capacity, refillPerSecond: refillPerSecond)
+            }
+            guard units >= 1 else { return (1 - units) / refillPerSecond }
+            let left = units - 1
+            try connection.run("INSERT OR REPLACE INTO budgets (scope, key, units, updated_at, full_at) VALUES (?1, ?2, ?3, ?4, ?5)",
+                               [.text(scope), .text(key), .double(left), .double(time.timeIntervalSince1970),
+                                .double(BudgetArithmetic.fullAt(left, now: time, capacity: capacity, refillPerSecond: refillPerSecond).timeIntervalSince1970)])
+            return nil
+        }
+    }
+
+    public func deleteFullBudgets(asOf now: Date) async throws -> Int {
+        try await writing { connection in
+            try connection.run("DELETE FROM budgets WHERE full_at <= ?1", [.double(now.timeIntervalSince1970)])
             return connection.changes
         }
     }

@@ -163,14 +163,18 @@ enum PostGISSchema {
         """
         CREATE INDEX IF NOT EXISTS notifications_by_age ON notifications (created_at)
         """,
-        // 13: attempts counted against rate limits, shared by every server on the database
-        // (the SQLite file's migration 10). Unlogged: a crash may forget recent attempts, and
-        // counting them costs no write-ahead log.
+        // 13: attempts counted against rate limits and budgets of creations, shared by every
+        // server on the database (the SQLite file's migration 10). Unlogged: a crash may forget
+        // recent attempts and spending, and counting them costs no write-ahead log.
         """
         CREATE UNLOGGED TABLE IF NOT EXISTS attempts (scope text NOT NULL, key text COLLATE "C" NOT NULL, at double precision NOT NULL,
                                         kept_until double precision NOT NULL);
         CREATE INDEX IF NOT EXISTS attempts_by_key ON attempts (scope, key, at);
-        CREATE INDEX IF NOT EXISTS attempts_by_expiry ON attempts (kept_until)
+        CREATE INDEX IF NOT EXISTS attempts_by_expiry ON attempts (kept_until);
+        CREATE UNLOGGED TABLE IF NOT EXISTS budgets (scope text NOT NULL, key text COLLATE "C" NOT NULL, units double precision NOT NULL,
+                                                     updated_at double precision NOT NULL, full_at double precision NOT NULL,
+                                                     PRIMARY KEY (scope, key));
+        CREATE INDEX IF NOT EXISTS budgets_by_full ON budgets (full_at)
         """,
     ]
 

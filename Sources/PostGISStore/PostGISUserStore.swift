@@ -241,6 +241,34 @@ public final class PostGISUserStore: UserDataStore, Sendable {
             """).first?.decode(Int.self) ?? 0
     }
 
+    public func spendBudget(scope: String, key: String, capacity: Int, refillPerSecond: Double, at time: Date) async throws -> Double? {
+        let now = time.timeIntervalSince1970, full = Double(capacity), rate = refillPerSecond
+        // One statement: the row lock of the upsert makes concurrent spending take turns, and
+        // the WHERE leaves an empty bucket as it is (no row comes back).
+        let spent = try await database.rows("""
+            INSERT INTO budgets AS b (scope, key, units, updated_at, full_at) VALUES (\(scope), \(key), \(full - 1), \(now), \(now + 1 / rate))
+            ON CONFLICT (scope, key) DO UPDATE
+              SET units = least(\(full), b.units + greatest(0, \(now) - b.updated_at) * \(rate)) - 1, updated_at = \(now),
+                  full_at = \(now) + (\(full) - (least(\(full), b.units + greatest(0, \(now) - b.updated_at) * \(rate)) - 1)) / \(rate)
+              WHERE least(\(full), b.units + greatest(0, \(now) - b.updated_at) * \(rate)) >= 1
+            RETURNING 1
+            """)
+        guard spent.isEmpty else { return nil }
+        guard let row = try await database.rows("SELECT units, updated_at FROM budgets WHERE scope = \(scope) AND key = \(key)").first else {
+            return nil
+        }
+        let (units, updated) = try row.decode((Double, Double).self)
+        let refilled = BudgetArithmetic.refilled(units, updated: Date(timeIntervalSince1970: updated), now: time,
+                                                 capacity: capacity, refillPerSecond: rate)
+        return max(0, (1 - refilled) / rate)
+    }
+
+    public func deleteFullBudgets(asOf now: Date) async throws -> Int {
+        try await database.rows("""
+            WITH gone AS (DELETE FROM budgets WHERE full_at <= \(now.timeIntervalSince1970) RETURNING 1) SELECT count(*) FROM gone
+            """).first?.decode(Int.self) ?? 0
+    }
+
     // MARK: - Favourites
 
     public func addFavorite(_ placeID: PlaceID, for username: String, at date: Date) async throws -> Bool {

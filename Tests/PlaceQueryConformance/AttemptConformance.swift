@@ -50,3 +50,57 @@ public enum AttemptConformance {
         return failures
     }
 }
+
+/// How every ``AttemptStore`` spends budgets.
+public enum BudgetConformance {
+    /// Every disagreement with the protocol's documented behaviour (empty when the store conforms).
+    public static func check(_ store: any AttemptStore) async throws -> [String] {
+        var failures: [String] = []
+        func expect(_ condition: Bool, _ message: @autoclosure () -> String) {
+            if !condition { failures.append(message()) }
+        }
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        func at(_ seconds: Double) -> Date { now.addingTimeInterval(seconds) }
+        // Three units, one back every 20 minutes.
+        func spend(_ key: String, _ seconds: Double, scope: String = "creations") async throws -> Double? {
+            try await store.spendBudget(scope: scope, key: key, capacity: 3, refillPerSecond: 3.0 / 3_600, at: at(seconds))
+        }
+
+        for n in 0..<3 {
+            let spent = try await spend("ann", 0)
+            expect(spent == nil, "a new budget spends its whole burst: unit \(n + 1) refused, wait \(String(describing: spent))")
+        }
+        let refused = try await spend("ann", 0)
+        expect(refused.map { abs($0 - 1_200) < 0.01 } == true, "empty: one unit back in 1 200 s, got \(String(describing: refused))")
+        let bob = try await spend("bob", 0)
+        let otherScope = try await spend("ann", 0, scope: "reports")
+        expect(bob == nil && otherScope == nil, "another key and another scope have budgets of their own")
+        let early = try await spend("ann", 1_199)
+        expect(early.map { abs($0 - 1) < 0.01 } == true, "not before the unit is back: \(String(describing: early))")
+        let back = try await spend("ann", 1_200)
+        expect(back == nil, "the unit is back after 1 200 s and spent: \(String(describing: back))")
+        let again = try await spend("ann", 1_201)
+        expect(again != nil, "one came back, one was spent: \(String(describing: again))")
+
+        // Spending at once from many callers (servers) spends each unit once.
+        let results = try await withThrowingTaskGroup(of: Double?.self) { group in
+            for _ in 0..<8 {
+                group.addTask { try await store.spendBudget(scope: "creations", key: "cat", capacity: 3, refillPerSecond: 3.0 / 3_600, at: now) }
+            }
+            return try await group.reduce(into: [Double?]()) { $0.append($1) }
+        }
+        let granted = results.filter { $0 == nil }.count
+        expect(granted == 3, "eight spends at once from a budget of three: exactly three granted, got \(granted)")
+
+        // A budget full again is forgotten by the sweep, and a forgotten budget is full.
+        let notYet = try await store.deleteFullBudgets(asOf: at(1_000))
+        expect(notYet == 0, "no budget is full again at +1 000 s, forgot \(notYet)")
+        let swept = try await store.deleteFullBudgets(asOf: at(10_000))
+        expect(swept == 4, "ann, bob, cat and ann's reports are full again by +10 000 s, forgot \(swept)")
+        for n in 0..<3 {
+            let spent = try await spend("ann", 10_000)
+            expect(spent == nil, "a forgotten budget is full: unit \(n + 1) refused")
+        }
+        return failures
+    }
+}

@@ -129,5 +129,7 @@ import Testing
 
     @Test func conformsToTheAttemptSuite() async throws { try await Self.conforms { try await AttemptConformance.check($0) } }
 
+    @Test func conformsToTheBudgetSuite() async throws { try await Self.conforms { try await BudgetConformance.check($0) } }
+
     @Test func conformsToThePopularitySuite() async throws { try await Self.conforms(PopularityConformance.check) }
 }

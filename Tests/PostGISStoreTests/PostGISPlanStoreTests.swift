@@ -31,5 +31,7 @@ struct PostGISPlanStoreTests {
 
     @Test func conformsToTheAttemptSuite() async throws { try await Self.conforms("attempts") { try await AttemptConformance.check($0) } }
 
+    @Test func conformsToTheBudgetSuite() async throws { try await Self.conforms("budgets") { try await BudgetConformance.check($0) } }
+
     @Test func conformsToThePopularitySuite() async throws { try await Self.conforms("popular", PopularityConformance.check) }
 }
