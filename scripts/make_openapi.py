@@ -264,11 +264,13 @@ paths.update({
       "responses": {"201": json_body(ref("Report"), "Reported"), "200": json_body(ref("Report"), "Your earlier report, replaced"), "401": unauthorized,
                     "403": problem("Your own gem."), "404": problem("No gem you can see."), "413": problem("The body is too large."), **common_errors}}},
   "/v1/moderation/reports": {"get": {"summary": "Reported gems, most reports first (moderators only)", "security": bearer,
-      "parameters": [param("limit", {"type": "integer", "minimum": 1, "maximum": 100}, "How many gems (default 20).")],
-      "responses": {"200": json_body({"type": "object", "required": ["count", "gems"], "properties": {
+      "parameters": [param("limit", {"type": "integer", "minimum": 1, "maximum": 100}, "How many gems (default 20)."),
+                     param("cursor", {"type": "string"}, "next_cursor of the previous page: the report count and id of its last gem.")],
+      "responses": {"200": json_body({"type": "object", "required": ["count", "gems", "next_cursor"], "properties": {
           "count": {"type": "integer"}, "gems": {"type": "array", "items": {"type": "object", "required": ["gem_id", "report_count", "reasons", "reports", "gem"], "properties": {
               "gem_id": {"type": "string"}, "report_count": {"type": "integer"}, "reasons": {"type": "object", "additionalProperties": {"type": "integer"}},
-              "reports": {"type": "array", "items": ref("Report")}, "gem": {"oneOf": [ref("Place"), {"type": "null"}]}}}}}}),
+              "reports": {"type": "array", "items": ref("Report")}, "gem": {"oneOf": [ref("Place"), {"type": "null"}]}}}},
+          "next_cursor": nullable("string")}}, headers=link),
           "401": unauthorized, "403": problem("Not a moderator of this service."), **common_errors}}},
   "/v1/moderation/gems/{id}/hide": {"post": {"summary": "Hide a gem (moderators only): it becomes private, its owner cannot publish it again, its reports close and its owner is notified", "security": bearer,
       "parameters": [gem_id], "requestBody": body({"type": "object", "additionalProperties": False, "required": ["reason"], "properties": {

@@ -32,10 +32,18 @@ extension GeoQueryService {
 
         router.route(.get, "/v1/moderation/reports", in: &table, bound: bound) { request, _ in
             _ = try await moderator(request)
-            let parameters = try QueryParameters(request, allowed: ["limit"])
+            let parameters = try QueryParameters(request, allowed: ["limit", "cursor"])
             let limit = try parameters.int("limit", range: 1...100) ?? 20
+            let after = try parameters.single("cursor").map { text in
+                guard let position = Self.reportQueuePosition(cursor: text) else {
+                    throw APIProblem.badRequest("cursor '\(text.prefix(100))' is invalid: pass next_cursor of the previous page")
+                }
+                return position
+            }
             let store = try requireUserData()
-            let queue = try await store.reportedGems(limit: limit)
+            let found = try await store.reportedGems(after: after, limit: limit + 1)
+            let queue = Array(found.prefix(limit))
+            let next = found.count > limit ? queue.last.map { "\($0.reports.count)_\($0.gemID.rawValue)" } : nil
             var json = JSONWriter(capacity: 2048 + queue.count * 1500)
             json.beginObject()
             json.key("count"); json.int(queue.count)
@@ -55,8 +63,11 @@ extension GeoQueryService {
                 json.endObject()
             }
             json.endArray()
+            json.key("next_cursor"); if let next { json.string(next) } else { json.null() }
             json.endObject()
-            return .writer(json, headers: [.cacheControl: "no-store"])
+            var headers: HTTPFields = [.cacheControl: "no-store"]
+            if let next { headers[Self.linkHeader] = "<\(Self.nextURL(request, cursor: next))>; rel=\"next\"" }
+            return .writer(json, headers: headers)
         }
 
         router.route(.post, "/v1/moderation/gems/{id}/hide", in: &table, bound: bound) { request, context in
@@ -119,5 +130,16 @@ extension GeoQueryService {
     static func moderationJSON(_ gem: PlaceID, _ decision: GemModeration) -> OrderedJSON {
         .object([("gem_id", .string(gem.rawValue)), ("hidden", .bool(true)), ("hidden_at", timestampJSON(decision.hiddenAt)),
                  ("moderator", .string(decision.moderator)), ("reason", .string(decision.reason))])
+    }
+}
+
+extension GeoQueryService {
+    /// A report queue cursor: `<report count>_<gem id>` of the previous page's last gem.
+    static func reportQueuePosition(cursor: String) -> ReportQueuePosition? {
+        let parts = cursor.split(separator: "_", maxSplits: 1)
+        guard parts.count == 2, let count = Int(parts[0]), count > 0, let id = try? PlaceID(String(parts[1])), id.source == "gem" else {
+            return nil
+        }
+        return ReportQueuePosition(reportCount: count, gemID: id)
     }
 }

@@ -25,6 +25,24 @@ public struct GemReport: Sendable, Hashable {
 }
 
 /// A gem in the moderators' queue: its open reports, the newest first.
+/// Where a page of the report queue ends: its last gem's report count and id.
+public struct ReportQueuePosition: Sendable, Hashable {
+    public var reportCount: Int
+    public var gemID: PlaceID
+
+    public init(reportCount: Int, gemID: PlaceID) {
+        self.reportCount = reportCount
+        self.gemID = gemID
+    }
+}
+
+extension ModerationStore {
+    /// The first `limit` gems of the queue.
+    public func reportedGems(limit: Int) async throws -> [ReportedGem] {
+        try await reportedGems(after: nil, limit: limit)
+    }
+}
+
 public struct ReportedGem: Sendable, Hashable {
     public var gemID: PlaceID
     public var reports: [GemReport]
@@ -55,8 +73,10 @@ public protocol ModerationStore: Sendable {
     /// Records `report`, replacing the reporter's earlier report of the gem.
     /// - Returns: true when the reporter had not reported the gem before.
     func report(_ report: GemReport) async throws -> Bool
-    /// The gems with open reports, most reports first, then by id; at most `limit`.
-    func reportedGems(limit: Int) async throws -> [ReportedGem]
+    /// The gems with open reports, most reports first, then by id; at most `limit`, after
+    /// `after` (the report count and id of the previous page's last gem; it need not be in the
+    /// queue any more).
+    func reportedGems(after: ReportQueuePosition?, limit: Int) async throws -> [ReportedGem]
     /// The reports `username` made, the newest first.
     func reports(by username: String) async throws -> [GemReport]
     /// Closes the gem's reports. - Returns: how many there were.

@@ -15,11 +15,16 @@ extension SQLiteUserStore {
         }
     }
 
-    public func reportedGems(limit: Int) async throws -> [ReportedGem] {
+    public func reportedGems(after: ReportQueuePosition?, limit: Int) async throws -> [ReportedGem] {
         try await reading { connection in
             var gems: [String] = []
-            try connection.each("SELECT gem_id FROM gem_reports GROUP BY gem_id ORDER BY count(*) DESC, gem_id LIMIT ?1",
-                                [.int(Int64(limit))]) { gems.append($0.text(0) ?? "") }
+            try connection.each("""
+                SELECT gem_id, count(*) AS reported FROM gem_reports GROUP BY gem_id
+                HAVING ?2 IS NULL OR reported < ?2 OR (reported = ?2 AND gem_id > ?3)
+                ORDER BY reported DESC, gem_id LIMIT ?1
+                """, [.int(Int64(limit)), after.map { .int(Int64($0.reportCount)) } ?? .null, .text(after?.gemID.rawValue ?? "")]) {
+                gems.append($0.text(0) ?? "")
+            }
             return try gems.compactMap { gem in
                 guard let id = try? PlaceID(gem) else { return nil }
                 return ReportedGem(gemID: id, reports: try Self.reports(connection, "gem_id = ?1", [.text(gem)]))

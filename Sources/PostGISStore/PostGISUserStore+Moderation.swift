@@ -17,9 +17,12 @@ extension PostGISUserStore {
         return try rows.first?.decode(Bool.self) ?? false
     }
 
-    public func reportedGems(limit: Int) async throws -> [ReportedGem] {
+    public func reportedGems(after: ReportQueuePosition?, limit: Int) async throws -> [ReportedGem] {
+        let first = after == nil, count = after?.reportCount ?? 0, id = after?.gemID.rawValue ?? ""
         let gems = try await database.rows("""
-            SELECT gem_id FROM gem_reports GROUP BY gem_id ORDER BY count(*) DESC, gem_id COLLATE "C" LIMIT \(limit)
+            SELECT gem_id FROM gem_reports GROUP BY gem_id
+            HAVING \(first) OR count(*) < \(count) OR (count(*) = \(count) AND gem_id COLLATE "C" > \(id))
+            ORDER BY count(*) DESC, gem_id COLLATE "C" LIMIT \(limit)
             """).map { try $0.decode(String.self) }
         guard !gems.isEmpty else { return [] }
         let reports = try Self.reports(try await database.rows("""

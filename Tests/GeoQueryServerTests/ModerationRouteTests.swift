@@ -49,6 +49,16 @@ import Testing
             #expect(Set(reports.compactMap { $0["username"] as? String }) == ["walker", "runner"])
             #expect(reports.contains { $0["note"] as? String == "rude words" })
             #expect((gems.first?["gem"] as? [String: Any])?["name"] as? String == "Rude Rock")
+            // In pages: one gem each, the cursor and Link lead to the next, the last page has none.
+            let firstPage = try await client.send(.get, "/v1/moderation/reports?limit=1", token: moderator)
+            let cursor = firstPage.json["next_cursor"] as? String
+            #expect((firstPage.json["gems"] as? [[String: Any]])?.compactMap { $0["gem_id"] as? String } == [rude])
+            #expect(cursor == "2_\(rude)" && firstPage.headers[PlaceRoutesLink.name]?.contains("rel=\"next\"") == true, "\(firstPage.text)")
+            let secondPage = try await client.send(.get, "/v1/moderation/reports?limit=1&cursor=\(cursor ?? "")", token: moderator)
+            #expect((secondPage.json["gems"] as? [[String: Any]])?.compactMap { $0["gem_id"] as? String } == [misplaced])
+            #expect(secondPage.json["next_cursor"] is NSNull && secondPage.headers[PlaceRoutesLink.name] == nil, "\(secondPage.text)")
+            let badCursor = try await client.send(.get, "/v1/moderation/reports?cursor=two_rocks", token: moderator)
+            #expect(badCursor.status == .badRequest && (badCursor.json["detail"] as? String)?.contains("cursor 'two_rocks' is invalid") == true)
 
             // Hiding: not by anyone else; by a moderator, the gem leaves every listing but its owner's.
             #expect(try await client.send(.post, "/v1/moderation/gems/\(rude)/hide", token: nosy, json: #"{"reason":"no"}"#).status == .forbidden)
