@@ -59,6 +59,16 @@ struct AccountFixture {
         await closePools()
     }
 
+    /// Runs `body` against two applications on the one store, as two `geoquery serve`
+    /// processes on one database are: each its own service (its own edit queue, its own
+    /// memory), the store shared. Then removes the directory.
+    func testOnTwoServers(_ body: @escaping @Sendable (_ first: Client, _ second: Client) async throws -> Void) async throws {
+        let secondServer = GeoQueryService(index: service.index, userData: store, configuration: service.configuration, logger: service.logger)
+        try await test { first in
+            try await secondServer.makeApplication().test(.router) { client in try await body(first, Client(client: client)) }
+        }
+    }
+
     /// A test client with JSON and bearer-token conveniences.
     struct Client: Sendable {
         let client: any TestClientProtocol

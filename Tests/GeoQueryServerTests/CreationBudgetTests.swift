@@ -63,20 +63,15 @@ import Testing
     /// account's budget, not at twice it.
     @Test func twoServersSpendFromOneBudget() async throws {
         let fixture = try await AccountFixture { $0.creationsPerAccountPerHour = 4 }
-        let secondServer = GeoQueryService(index: fixture.service.index, userData: fixture.store,
-                                           configuration: fixture.service.configuration, logger: fixture.service.logger)
-        try await fixture.test { first in
-            try await secondServer.makeApplication().test(.router) { client in
-                let second = AccountFixture.Client(client: client)
-                let busy = try await first.account("two_servers")
-                var statuses: [HTTPResponse.Status] = []
-                for n in 0..<6 {
-                    let server = n.isMultiple(of: 2) ? first : second
-                    statuses.append(try await server.send(.post, "/v1/gems", token: busy, json: #"{"name":"Spot \#(n)","lat":22.5,"lon":12.5}"#).status)
-                }
-                #expect(statuses == [.created, .created, .created, .created, .tooManyRequests, .tooManyRequests], "\(statuses.map(\.code))")
-                #expect(try await second.ids("/v1/me/gems?limit=50", token: busy).count == 4, "four gems made in all")
+        try await fixture.testOnTwoServers { first, second in
+            let busy = try await first.account("two_servers")
+            var statuses: [HTTPResponse.Status] = []
+            for n in 0..<6 {
+                let server = n.isMultiple(of: 2) ? first : second
+                statuses.append(try await server.send(.post, "/v1/gems", token: busy, json: #"{"name":"Spot \#(n)","lat":22.5,"lon":12.5}"#).status)
             }
+            #expect(statuses == [.created, .created, .created, .created, .tooManyRequests, .tooManyRequests], "\(statuses.map(\.code))")
+            #expect(try await second.ids("/v1/me/gems?limit=50", token: busy).count == 4, "four gems made in all")
         }
     }
 }

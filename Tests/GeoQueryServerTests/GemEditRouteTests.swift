@@ -102,33 +102,28 @@ extension GemRouteTests {
     /// goes again, so every photo and both field changes stay.
     @Test func editsOfOneGemFromTwoServersAllLand() async throws {
         let fixture = try await AccountFixture()
-        let secondServer = GeoQueryService(index: fixture.service.index, userData: fixture.store,
-                                           configuration: fixture.service.configuration, logger: fixture.service.logger)
-        try await fixture.test { first in
-            try await secondServer.makeApplication().test(.router) { client in
-                let second = AccountFixture.Client(client: client)
-                let owner = try await first.account("two_desks")
-                let gem = try await first.gem(owner, name: "Ferry Steps", lat: Self.lat, lon: Self.lon, visibility: "public")
-                let statuses = try await withThrowingTaskGroup(of: HTTPResponse.Status.self) { group in
-                    for grey in 60..<76 {
-                        let server = grey.isMultiple(of: 2) ? first : second
-                        group.addTask {
-                            try await server.send(.post, "/v1/gems/\(gem)/photos", token: owner, bytes: TestImages.png(grey: UInt8(grey))).status
-                        }
+        try await fixture.testOnTwoServers { first, second in
+            let owner = try await first.account("two_desks")
+            let gem = try await first.gem(owner, name: "Ferry Steps", lat: Self.lat, lon: Self.lon, visibility: "public")
+            let statuses = try await withThrowingTaskGroup(of: HTTPResponse.Status.self) { group in
+                for grey in 60..<76 {
+                    let server = grey.isMultiple(of: 2) ? first : second
+                    group.addTask {
+                        try await server.send(.post, "/v1/gems/\(gem)/photos", token: owner, bytes: TestImages.png(grey: UInt8(grey))).status
                     }
-                    group.addTask { try await first.send(.patch, "/v1/gems/\(gem)", token: owner, json: #"{"description":"steps down to the water"}"#).status }
-                    group.addTask { try await second.send(.patch, "/v1/gems/\(gem)", token: owner, json: #"{"tags":{"step":"worn"}}"#).status }
-                    return try await group.reduce(into: [HTTPResponse.Status]()) { $0.append($1) }
                 }
-                #expect(statuses.filter { $0 == .created }.count == 16 && statuses.filter { $0 == .ok }.count == 2, "\(statuses.map(\.code))")
-                for server in [first, second] {
-                    let place = (try await server.send(.get, "/v1/gems/\(gem)", token: owner).json["places"] as? [[String: Any]])?.first
-                    let urls = Set((place?["photos"] as? [[String: Any]] ?? []).compactMap { $0["url"] as? String })
-                    #expect(urls == Set((60..<76).map { "/v1/photos/\(SessionToken.sha256Hex(TestImages.png(grey: UInt8($0))))" }),
-                            "all 16 photos are on the gem, got \(urls.count)")
-                    #expect((place?["gem"] as? [String: Any])?["description"] as? String == "steps down to the water")
-                    #expect((place?["tags"] as? [String: String]) == ["step": "worn"], "\(String(describing: place?["tags"]))")
-                }
+                group.addTask { try await first.send(.patch, "/v1/gems/\(gem)", token: owner, json: #"{"description":"steps down to the water"}"#).status }
+                group.addTask { try await second.send(.patch, "/v1/gems/\(gem)", token: owner, json: #"{"tags":{"step":"worn"}}"#).status }
+                return try await group.reduce(into: [HTTPResponse.Status]()) { $0.append($1) }
+            }
+            #expect(statuses.filter { $0 == .created }.count == 16 && statuses.filter { $0 == .ok }.count == 2, "\(statuses.map(\.code))")
+            for server in [first, second] {
+                let place = (try await server.send(.get, "/v1/gems/\(gem)", token: owner).json["places"] as? [[String: Any]])?.first
+                let urls = Set((place?["photos"] as? [[String: Any]] ?? []).compactMap { $0["url"] as? String })
+                #expect(urls == Set((60..<76).map { "/v1/photos/\(SessionToken.sha256Hex(TestImages.png(grey: UInt8($0))))" }),
+                        "all 16 photos are on the gem, got \(urls.count)")
+                #expect((place?["gem"] as? [String: Any])?["description"] as? String == "steps down to the water")
+                #expect((place?["tags"] as? [String: String]) == ["step": "worn"], "\(String(describing: place?["tags"]))")
             }
         }
     }

@@ -76,8 +76,7 @@ import Glibc
     /// miles. Tiles point at a closed port: the points are drawn without them. A screenshot is
     /// kept at .build/map-page.png for people to look at.
     @Test func theMapPageDrawsPlacesInARealBrowser() async throws {
-        let chromium = try #require(["/usr/bin/chromium", "/usr/bin/chromium-browser"].first { FileManager.default.isExecutableFile(atPath: $0) },
-                                    "Debian's chromium must be installed (make deps)")
+        let chromium = try #require(Self.chromium, "Debian's chromium must be installed (make deps)")
         let service = try ServerFixture.service { $0.tilesURL = "http://127.0.0.1:9/{z}/{x}/{y}.png" }
         try await withLiveServer(service) { port in
             let url = "http://127.0.0.1:\(port)/?q=Paris"
@@ -98,8 +97,7 @@ import Glibc
     /// The map page is anonymous: a public gem beside Paris is in its "within 20 miles" list
     /// in headless Chromium, and a private gem at the same spot is in no part of the page.
     @Test func theMapPageShowsPublicGemsAndNoPrivateOnes() async throws {
-        let chromium = try #require(["/usr/bin/chromium", "/usr/bin/chromium-browser"].first { FileManager.default.isExecutableFile(atPath: $0) },
-                                    "Debian's chromium must be installed (make deps)")
+        let chromium = try #require(Self.chromium, "Debian's chromium must be installed (make deps)")
         let fixture = try await AccountFixture { $0.tilesURL = "http://127.0.0.1:9/{z}/{x}/{y}.png" }
         defer { fixture.remove() }
         let now = Date()
@@ -123,8 +121,7 @@ import Glibc
     /// Headless Chromium opens a share link's map page (`/s/{token}`): the itinerary's stops are
     /// drawn as numbered markers with each day's line and listed; a revoked link draws nothing.
     @Test func aSharedItineraryOpensOnTheMapPage() async throws {
-        let chromium = try #require(["/usr/bin/chromium", "/usr/bin/chromium-browser"].first { FileManager.default.isExecutableFile(atPath: $0) },
-                                    "Debian's chromium must be installed (make deps)")
+        let chromium = try #require(Self.chromium, "Debian's chromium must be installed (make deps)")
         let fixture = try await AccountFixture { $0.tilesURL = "http://127.0.0.1:9/{z}/{x}/{y}.png" }
         defer { fixture.remove() }
         let now = Date()
@@ -163,8 +160,7 @@ import Glibc
     /// first. With the page's origin not allowed, the browser stops at the first preflight and
     /// no account is made.
     @Test func aPageOnAnotherOriginUsesTheAPIInARealBrowser() async throws {
-        let chromium = try #require(["/usr/bin/chromium", "/usr/bin/chromium-browser"].first { FileManager.default.isExecutableFile(atPath: $0) },
-                                    "Debian's chromium must be installed (make deps)")
+        let chromium = try #require(Self.chromium, "Debian's chromium must be installed (make deps)")
         let page = try await LoopbackServer.start { _ in
             LoopbackServer.Reply(status: 200, headers: ["Content-Type": "text/html; charset=utf-8"], body: Data(Self.crossOriginPage.utf8))
         }
@@ -228,6 +224,11 @@ import Glibc
 
     /// Runs a program and returns its standard output; the wait happens on a Dispatch thread,
     /// not on the cooperative pool the server's handlers need.
+    /// Debian's headless-capable browser, where the Makefile installs it.
+    static var chromium: String? {
+        ["/usr/bin/chromium", "/usr/bin/chromium-browser"].first { FileManager.default.isExecutableFile(atPath: $0) }
+    }
+
     func run(_ program: String, _ arguments: [String]) async throws -> String {
         try await withCheckedThrowingContinuation { continuation in
             DispatchQueue.global().async {

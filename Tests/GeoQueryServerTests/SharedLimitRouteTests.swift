@@ -13,36 +13,31 @@ extension AccountRouteTests {
             $0.signInAttemptsPerAccount = 3
             $0.signUpsPerAddress = 3
         }
-        let secondServer = GeoQueryService(index: fixture.service.index, userData: fixture.store,
-                                           configuration: fixture.service.configuration, logger: fixture.service.logger)
-        try await fixture.test { first in
-            try await secondServer.makeApplication().test(.router) { client in
-                let second = AccountFixture.Client(client: client)
-                // Sign-ups from one address: two on one server, the third on the other, the
-                // fourth refused on either.
-                _ = try await first.account("guarded")
-                _ = try await first.account("spare.one")
-                _ = try await second.account("spare.two")
-                for server in [first, second] {
-                    let fourth = try await server.send(.post, "/v1/users", json: #"{"username":"spare.three","email":"s3@example.org","password":"a long enough secret"}"#)
-                    #expect(fourth.status == .tooManyRequests && fourth.headers[.retryAfter] != nil, "\(fourth.text)")
-                }
-
-                // Wrong passwords spread over both servers: three in all lock the account on both.
-                let wrong = #"{"username":"guarded","password":"wrong wrong wrong"}"#
-                #expect(try await first.send(.post, "/v1/sessions", json: wrong).status == .unauthorized)
-                #expect(try await second.send(.post, "/v1/sessions", json: wrong).status == .unauthorized)
-                #expect(try await first.send(.post, "/v1/sessions", json: wrong).status == .unauthorized)
-                for server in [first, second] {
-                    let locked = try await server.send(.post, "/v1/sessions", json: #"{"username":"guarded","password":"a long enough secret"}"#)
-                    #expect(locked.status == .tooManyRequests, "locked on both servers: \(locked.text)")
-                    let wait = locked.headers[.retryAfter].flatMap { Int($0) } ?? 0
-                    #expect(wait > 0 && wait <= 900, "Retry-After \(wait)")
-                }
-                // Another account from the same address is not locked by it.
-                let other = try await second.send(.post, "/v1/sessions", json: #"{"username":"spare.one","password":"a long enough secret"}"#)
-                #expect(other.status == .created, "\(other.text)")
+        try await fixture.testOnTwoServers { first, second in
+            // Sign-ups from one address: two on one server, the third on the other, the
+            // fourth refused on either.
+            _ = try await first.account("guarded")
+            _ = try await first.account("spare.one")
+            _ = try await second.account("spare.two")
+            for server in [first, second] {
+                let fourth = try await server.send(.post, "/v1/users", json: #"{"username":"spare.three","email":"s3@example.org","password":"a long enough secret"}"#)
+                #expect(fourth.status == .tooManyRequests && fourth.headers[.retryAfter] != nil, "\(fourth.text)")
             }
+
+            // Wrong passwords spread over both servers: three in all lock the account on both.
+            let wrong = #"{"username":"guarded","password":"wrong wrong wrong"}"#
+            #expect(try await first.send(.post, "/v1/sessions", json: wrong).status == .unauthorized)
+            #expect(try await second.send(.post, "/v1/sessions", json: wrong).status == .unauthorized)
+            #expect(try await first.send(.post, "/v1/sessions", json: wrong).status == .unauthorized)
+            for server in [first, second] {
+                let locked = try await server.send(.post, "/v1/sessions", json: #"{"username":"guarded","password":"a long enough secret"}"#)
+                #expect(locked.status == .tooManyRequests, "locked on both servers: \(locked.text)")
+                let wait = locked.headers[.retryAfter].flatMap { Int($0) } ?? 0
+                #expect(wait > 0 && wait <= 900, "Retry-After \(wait)")
+            }
+            // Another account from the same address is not locked by it.
+            let other = try await second.send(.post, "/v1/sessions", json: #"{"username":"spare.one","password":"a long enough secret"}"#)
+            #expect(other.status == .created, "\(other.text)")
         }
     }
 
