@@ -95,7 +95,7 @@ public struct AccountService: Sendable {
     /// A new session for a user (after sign-in, or a password change).
     public func openSession(for username: String, client: String? = nil, now: Date = Date()) async throws -> IssuedToken {
         let token = SessionToken.make()
-        let expires = now.addingTimeInterval(seconds(sessionLifetime))
+        let expires = now.addingTimeInterval(sessionLifetime.timeInterval)
         try await store.createSession(SessionRecord(tokenHash: SessionToken.hash(token), username: username,
                                                     createdAt: now, expiresAt: expires, client: client.flatMap(Self.clientLabel)))
         return IssuedToken(token: token, expiresAt: expires)
@@ -122,7 +122,7 @@ public struct AccountService: Sendable {
         guard let (session, account, extra) = try await read(hash), session.expiresAt > now else {
             throw AccountError.notSignedIn
         }
-        let renewed = now.addingTimeInterval(seconds(sessionLifetime))
+        let renewed = now.addingTimeInterval(sessionLifetime.timeInterval)
         if renewed.timeIntervalSince(session.expiresAt) > 3_600 {
             try await store.extendSession(tokenHash: hash, until: renewed)
         }
@@ -189,7 +189,7 @@ public struct AccountService: Sendable {
     /// When `session` was last used, to the hour: its end moves to a full lifetime after each
     /// use, at most once an hour (see ``authenticate(token:now:)``).
     public func lastUsed(_ session: SessionRecord) -> Date {
-        max(session.createdAt, session.expiresAt.addingTimeInterval(-seconds(sessionLifetime)))
+        max(session.createdAt, session.expiresAt.addingTimeInterval(-sessionLifetime.timeInterval))
     }
 
     /// A client's self-description as kept: each run of white space or control characters
@@ -199,8 +199,11 @@ public struct AccountService: Sendable {
         let label = String(spaced).split(whereSeparator: \.isWhitespace).joined(separator: " ")
         return label.isEmpty ? nil : String(label.prefix(200))
     }
+}
 
-    private func seconds(_ duration: Duration) -> TimeInterval {
-        TimeInterval(duration.components.seconds) + TimeInterval(duration.components.attoseconds) / 1e18
+extension Duration {
+    /// The duration in seconds, as `Date` arithmetic takes it.
+    var timeInterval: TimeInterval {
+        TimeInterval(components.seconds) + TimeInterval(components.attoseconds) / 1e18
     }
 }

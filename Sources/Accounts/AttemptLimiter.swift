@@ -58,7 +58,7 @@ public struct SharedAttemptLimiter: AttemptLimiter {
         try await store.clearAttempts(scope: scope, key: Self.storedKey(key))
     }
 
-    private var seconds: Double { Double(window.components.seconds) + Double(window.components.attoseconds) / 1e18 }
+    private var seconds: Double { window.timeInterval }
 
     /// What the store keeps of a key: its SHA-256, in hex.
     static func storedKey(_ key: String) -> String { SessionToken.hash(key) }
@@ -96,9 +96,8 @@ public struct SharedBudget: BudgetLimiter {
     }
 
     public func spend(_ key: String) async throws -> Duration? {
-        let seconds = Double(period.components.seconds) + Double(period.components.attoseconds) / 1e18
-        let wait = try await store.spendBudget(scope: scope, key: key, capacity: capacity, refillPerSecond: Double(capacity) / seconds,
-                                               at: Date())
+        let wait = try await store.spendBudget(scope: scope, key: key, capacity: capacity,
+                                               refillPerSecond: Double(capacity) / period.timeInterval, at: Date())
         return wait.map { .milliseconds(Int64(($0 * 1_000).rounded(.up))) }
     }
 }

@@ -29,13 +29,12 @@ public final class TokenBucketLimiter: @unchecked Sendable {
     }
 
     /// Tokens per second.
-    private var rate: Double { Double(capacity) / (Double(period.components.seconds) + Double(period.components.attoseconds) * 1e-18) }
+    private var rate: Double { Double(capacity) / period.timeInterval }
 
     private func refilled(_ bucket: Bucket?, _ now: ContinuousClock.Instant) -> Bucket {
         guard let bucket else { return Bucket(tokens: Double(capacity), updated: now) }
         let elapsed = now - bucket.updated
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
-        return Bucket(tokens: min(Double(capacity), bucket.tokens + max(0, seconds) * rate), updated: now)
+        return Bucket(tokens: min(Double(capacity), bucket.tokens + max(0, elapsed.timeInterval) * rate), updated: now)
     }
 
     /// Spends one event of `key`'s budget.
