@@ -36,29 +36,28 @@ extension PeriodicService {
 
     /// What the service keeps tidy, at start and then every hour: expired sessions
     /// (``GeoQueryService/deleteExpiredSessions(now:)``), photos an upload stored but never
-    /// attached (``GeoQueryService/removeAbandonedPhotos(now:)``) and notifications past their
-    /// retention (``GeoQueryService/deleteOldNotifications(now:)``). Each is tried whatever the
-    /// others did. Several servers on one database each sweep; every delete checks its
-    /// condition again as it runs, so they may overlap.
+    /// attached (``GeoQueryService/removeAbandonedPhotos(now:)``), notifications past their
+    /// retention (``GeoQueryService/deleteOldNotifications(now:)``), and sign-in attempts and
+    /// creation budgets that no longer count (``GeoQueryService/deleteExpiredAttempts(now:)``).
+    /// Each is tried whatever the others did. Several servers on one database each sweep;
+    /// every delete checks its condition again as it runs, so they may overlap.
     public static func housekeeping(_ service: GeoQueryService, every interval: Duration = .seconds(3_600)) -> PeriodicService {
-        PeriodicService(every: interval, logger: service.logger, failure: "housekeeping failed this round") {
+        // Each sweep: what it is called in a failure, what it logs for a count, and the sweep.
+        let sweeps: [(name: String, done: String, run: @Sendable () async throws -> Int)] = [
+            ("the sweep of expired sessions", "deleted %d expired sessions", { try await service.deleteExpiredSessions() }),
+            ("the sweep of abandoned photos", "removed %d photos that no upload attached", { try await service.removeAbandonedPhotos() }),
+            ("the sweep of old notifications", "deleted %d notifications past their retention", { try await service.deleteOldNotifications() }),
+            ("the sweep of counted attempts and budgets", "forgot %d sign-in and sign-up attempts past their window, and budgets full again",
+             { try await service.deleteExpiredAttempts() }),
+        ]
+        return PeriodicService(every: interval, logger: service.logger, failure: "housekeeping failed this round") {
             var failures: [String] = []
-            do {
-                let deleted = try await service.deleteExpiredSessions()
-                if deleted > 0 { service.logger.info("deleted \(deleted) expired sessions") }
-            } catch { failures.append("the sweep of expired sessions: \(error)") }
-            do {
-                let removed = try await service.removeAbandonedPhotos()
-                if removed > 0 { service.logger.info("removed \(removed) photos that no upload attached") }
-            } catch { failures.append("the sweep of abandoned photos: \(error)") }
-            do {
-                let deleted = try await service.deleteOldNotifications()
-                if deleted > 0 { service.logger.info("deleted \(deleted) notifications past their retention") }
-            } catch { failures.append("the sweep of old notifications: \(error)") }
-            do {
-                let deleted = try await service.deleteExpiredAttempts()
-                if deleted > 0 { service.logger.info("forgot \(deleted) sign-in and sign-up attempts past their window, and budgets full again") }
-            } catch { failures.append("the sweep of counted attempts and budgets: \(error)") }
+            for sweep in sweeps {
+                do {
+                    let count = try await sweep.run()
+                    if count > 0 { service.logger.info("\(sweep.done.replacingOccurrences(of: "%d", with: String(count)))") }
+                } catch { failures.append("\(sweep.name): \(error)") }
+            }
             if !failures.isEmpty { throw HousekeepingFailure(failures: failures) }
         }
     }
