@@ -36,10 +36,12 @@ extension GeoQueryService {
             // Opening hours of the stops that are places of the index (read before the write).
             let (current, _) = try await plan(id, .itinerary, viewer: user.username, needs: .edit)
             let before = try Self.decodeDocument(ItineraryDocument.self, current)
+            let stopsOfTheDay = before.stops.filter { $0.day == day }
+            let places = try await searchIndex.places(stopsOfTheDay.compactMap { $0.location.placeID.flatMap { try? PlaceID($0) } })
             var hours: [String: OpeningHours] = [:]
-            for stop in before.stops where stop.day == day {
+            for stop in stopsOfTheDay {
                 if let text = stop.location.placeID, let placeID = try? PlaceID(text),
-                   let place = try await searchIndex.place(placeID), let opening = place.openingHours, !opening.periods.isEmpty {
+                   let opening = places[placeID]?.openingHours, !opening.periods.isEmpty {
                     hours[stop.id] = opening
                 }
             }

@@ -44,6 +44,7 @@ extension GeoQueryService {
             let found = try await store.reportedGems(after: after, limit: limit + 1)
             let queue = Array(found.prefix(limit))
             let next = found.count > limit ? queue.last.map { "\($0.reports.count)_\($0.gemID.rawValue)" } : nil
+            let gems = try await store.places(queue.map(\.gemID))  // one read for the page
             var json = JSONWriter(capacity: 2048 + queue.count * 1500)
             json.beginObject()
             json.key("count"); json.int(queue.count)
@@ -59,7 +60,7 @@ extension GeoQueryService {
                 json.key("reports"); OrderedJSON.array(entry.reports.map { Self.reportJSON($0, includeReporter: true) }).write(to: &json)
                 // Moderators see the gem whatever its visibility: it may have been made private since.
                 json.key("gem")
-                if let gem = try await store.place(entry.gemID) { PlaceJSON.write(gem, distance: nil, to: &json, includeCoordinates: true) } else { json.null() }
+                if let gem = gems[entry.gemID] { PlaceJSON.write(gem, distance: nil, to: &json, includeCoordinates: true) } else { json.null() }
                 json.endObject()
             }
             json.endArray()

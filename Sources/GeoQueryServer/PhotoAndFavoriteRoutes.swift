@@ -325,7 +325,7 @@ extension GeoQueryService {
 
     static let providerSources: Set<String> = ["google", "yelp", "foursquare", "here"]
 
-    /// A provider's place fetched again by its id (see ``favoritePlace(_:viewer:)``).
+    /// A provider's place fetched again by its id (see ``favoritePlaces(_:viewer:)``).
     func providerPlace(_ id: PlaceID) async -> (status: String, place: Place?) {
         let settings = configuration.providers
         guard let name = ProviderName(rawValue: id.source), (try? settings.environment.key(for: name)) != nil else {
@@ -348,38 +348,52 @@ extension GeoQueryService {
         }
     }
 
-    /// ``favoritePlace(_:viewer:)`` of each id, eight at a time, in the ids' order.
+    /// The place each favourite names now, in the ids' order: `ok` with the place, `gone` when
+    /// it was deleted (or a gem turned private, or the provider no longer has it). A provider
+    /// place is kept by id only, as the providers' terms require, and fetched again here:
+    /// `provider` when this deployment has no key for it (or the provider has no lookup by id:
+    /// Foursquare), `unavailable` when the provider did not answer. The index's places and the
+    /// gems are read in one read each; the providers' places are fetched eight at a time.
     func favoritePlaces(_ ids: [PlaceID], viewer: String) async throws -> [(status: String, place: Place?)] {
-        try await withThrowingTaskGroup(of: (Int, (status: String, place: Place?)).self) { group in
-            var found = [(status: String, place: Place?)](repeating: ("gone", nil), count: ids.count)
+        var found = [(status: String, place: Place?)](repeating: ("gone", nil), count: ids.count)
+        let gemIDs = ids.filter { $0.source == "gem" }
+        let placeIDs = ids.filter { $0.source != "gem" && !Self.providerSources.contains($0.source) }
+        let gems = gemIDs.isEmpty ? [:] : try await requireUserData().places(gemIDs)
+        let places = try await index.places(placeIDs)
+        var friendsOf: [String: Bool] = [:]  // owner → is the viewer their friend (asked once each)
+        var providerOffsets: [Int] = []
+        for (offset, id) in ids.enumerated() {
+            if Self.providerSources.contains(id.source) {
+                providerOffsets.append(offset)
+            } else if id.source == "gem" {
+                guard let gem = gems[id], let hidden = gem.gem else { continue }
+                // A friends-only gem's answer depends on its owner alone.
+                let owner = hidden.visibility == .friends ? hidden.owner : nil
+                let reachable: Bool
+                if let owner, let known = friendsOf[owner] { reachable = known } else {
+                    reachable = try await mayOpen(gem, viewer: viewer)
+                    if let owner { friendsOf[owner] = reachable }
+                }
+                if reachable { found[offset] = ("ok", gem) }
+            } else if let place = places[id] {
+                found[offset] = ("ok", place)
+            }
+        }
+        guard !providerOffsets.isEmpty else { return found }
+        return try await withThrowingTaskGroup(of: (Int, (status: String, place: Place?)).self) { group in
             var next = 0
             func start() {
-                guard next < ids.count else { return }
-                let offset = next, id = ids[offset]
+                guard next < providerOffsets.count else { return }
+                let offset = providerOffsets[next], id = ids[offset]
                 next += 1
-                group.addTask { (offset, try await favoritePlace(id, viewer: viewer)) }
+                group.addTask { (offset, await providerPlace(id)) }
             }
-            for _ in 0..<min(8, ids.count) { start() }
+            for _ in 0..<min(8, providerOffsets.count) { start() }
             while let (offset, place) = try await group.next() {
                 found[offset] = place
                 start()
             }
             return found
         }
-    }
-
-    /// The place a favourite names now: `ok` with the place, `gone` when it was deleted (or a
-    /// gem turned private, or the provider no longer has it). A provider place is kept by id
-    /// only, as the providers' terms require, and fetched again here: `provider` when this
-    /// deployment has no key for it (or the provider has no lookup by id: Foursquare),
-    /// `unavailable` when the provider did not answer.
-    func favoritePlace(_ id: PlaceID, viewer: String) async throws -> (status: String, place: Place?) {
-        if Self.providerSources.contains(id.source) { return await providerPlace(id) }
-        if id.source == "gem" {
-            guard let gem = try await requireUserData().place(id), gem.gem != nil, try await mayOpen(gem, viewer: viewer) else { return ("gone", nil) }
-            return ("ok", gem)
-        }
-        guard let place = try await index.place(id) else { return ("gone", nil) }
-        return ("ok", place)
     }
 }

@@ -95,12 +95,13 @@ extension GeoQueryService {
                 let threshold = eligible.count > limit ? eligible[limit] : -Double.infinity
                 let page = try await store.popular(kind, period: period, activeSince: now.addingTimeInterval(-period.seconds),
                                                    after: position, limit: 200)
+                let places = try await searchIndex.places(page.map(\.subject))  // one read per page of entries
                 for entry in page {
                     read += 1
                     position = entry
                     let activity = PopularityMath.value(entry.key, at: now, period: period)
                     if activity + Self.maximumPrior < threshold { break reading }
-                    guard let place = try await searchIndex.place(entry.subject), filter.matchesAttributes(of: place) else { continue }
+                    guard let place = places[entry.subject], filter.matchesAttributes(of: place) else { continue }
                     if let city, let reach, Geodesic.distance(city.coordinate, place.coordinate) > reach.meters { continue }
                     let prior = Self.prior(place)
                     ranked.append(Ranked(place: place, score: activity + prior, activity: activity, prior: prior, entry: entry))

@@ -107,12 +107,15 @@ extension GeoQueryService {
             throw APIProblem.badRequest("\(ids.count) stops is too many: a route takes at most \(configuration.maximumRouteStops)")
         }
         var seen = Set<String>()
-        var coordinates: [Coordinate] = [], names: [String] = []
+        var placeIDs: [PlaceID] = []
         for text in ids {
             guard seen.insert(text).inserted else { throw RouteInputError(origin: origin, reason: "place '\(text)' appears twice; each stop needs its own id") }
-            let id: PlaceID
-            do { id = try PlaceID(text) } catch { throw APIProblem.badRequest(String(describing: error)) }
-            guard let place = try await index.place(id) else {
+            do { placeIDs.append(try PlaceID(text)) } catch { throw APIProblem.badRequest(String(describing: error)) }
+        }
+        let places = try await index.places(placeIDs)  // one read for every stop
+        var coordinates: [Coordinate] = [], names: [String] = []
+        for (text, id) in zip(ids, placeIDs) {
+            guard let place = places[id] else {
                 throw APIProblem(.unprocessableContent, "no place with id \(text); route stops must be places of the index")
             }
             coordinates.append(place.coordinate)

@@ -63,6 +63,17 @@ public struct MergedPlaceIndex: PlaceIndex {
         return nil
     }
 
+    /// Each id from the first part that holds it, as ``place(_:)``: one read per part at most.
+    public func places(_ ids: [PlaceID]) async throws -> [PlaceID: Place] {
+        var found: [PlaceID: Place] = [:]
+        var missing = Array(Set(ids))
+        for part in parts where !missing.isEmpty {
+            found.merge(try await part.places(missing)) { first, _ in first }
+            missing.removeAll { found[$0] != nil }
+        }
+        return found
+    }
+
     @discardableResult
     public func upsert(_ places: [Place]) async throws -> Int { try await parts[0].upsert(places) }
 
@@ -140,6 +151,8 @@ extension MergedIndexRefinement {
 
     public func place(_ id: PlaceID) async throws -> Place? { try await merged.place(id) }
 
+    public func places(_ ids: [PlaceID]) async throws -> [PlaceID: Place] { try await merged.places(ids) }
+
     @discardableResult
     public func upsert(_ places: [Place]) async throws -> Int { try await merged.upsert(places) }
 
@@ -198,6 +211,11 @@ public struct ViewerScopedIndex: PlaceIndex {
     public func place(_ id: PlaceID) async throws -> Place? {
         guard let place = try await base.place(id), place.gem?.isReachable(by: viewer, viewerFriends: viewerFriends) ?? true else { return nil }
         return place
+    }
+
+    /// The places, but gems `viewer` may not open.
+    public func places(_ ids: [PlaceID]) async throws -> [PlaceID: Place] {
+        try await base.places(ids).filter { $0.value.gem?.isReachable(by: viewer, viewerFriends: viewerFriends) ?? true }
     }
 
     public func upsert(_ places: [Place]) async throws -> Int { try await base.upsert(places) }

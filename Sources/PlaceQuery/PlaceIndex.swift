@@ -33,9 +33,24 @@ public protocol PlaceIndex: Sendable {
     /// whole index) when the other conditions match little.
     func ranked(filter: PlaceFilter, limit: Int?, cursor: String?) async throws -> PlacePage
     func place(_ id: PlaceID) async throws -> Place?
+    /// The places with these ids that the index holds, keyed by id: what ``place(_:)`` answers
+    /// for each, in one read where the backend can (lists of favourites, route stops, a
+    /// moderation page). Ids it does not hold are absent; a repeated id is looked up once.
+    func places(_ ids: [PlaceID]) async throws -> [PlaceID: Place]
     @discardableResult func upsert(_ places: [Place]) async throws -> Int
     @discardableResult func delete(_ ids: [PlaceID]) async throws -> Int
     func count(source: String?) async throws -> Int
+}
+
+extension PlaceIndex {
+    /// One ``place(_:)`` per distinct id, for indexes with no cheaper way.
+    public func places(_ ids: [PlaceID]) async throws -> [PlaceID: Place] {
+        var found: [PlaceID: Place] = [:]
+        for id in Set(ids) {
+            if let place = try await place(id) { found[id] = place }
+        }
+        return found
+    }
 }
 
 /// What a query keeps besides where a place is. Every condition must hold (AND); within one

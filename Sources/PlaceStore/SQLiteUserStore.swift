@@ -178,6 +178,7 @@ public final class SQLiteUserStore: UserDataStore, Sendable {
 
     /// The gem with this id, whoever may see it (callers check ``HiddenGem/isReachable(by:)``).
     public func place(_ id: PlaceID) async throws -> Place? { try await store.place(id) }
+    public func places(_ ids: [PlaceID]) async throws -> [PlaceID: Place] { try await store.places(ids) }
 
     /// Writes gems as they are (no owner bookkeeping): use ``createGem(_:)``.
     @discardableResult

@@ -220,6 +220,25 @@ public final class SpatiaLitePlaceIndex: SnapshotStore, @unchecked Sendable {
         }
     }
 
+    /// The places with these ids, keyed by id (ids not held are absent): one statement, the ids
+    /// bound as one JSON array.
+    public func places(_ ids: [PlaceID]) throws -> [PlaceID: Place] {
+        guard !ids.isEmpty else { return [:] }
+        let list = String(decoding: try JSONEncoder().encode(Set(ids.map(\.rawValue)).sorted()), as: UTF8.self)
+        return try locked {
+            let row = try statement("SELECT \(Schema.selectColumns) FROM places p WHERE p.id IN (SELECT value FROM json_each(?1))")
+            row.reset()
+            row.bind(list, at: 1)
+            defer { row.reset() }
+            var found: [PlaceID: Place] = [:]
+            while try row.step() {
+                let place = try PlaceRowCodec.decode(row)
+                found[place.id] = place
+            }
+            return found
+        }
+    }
+
     /// How many places the index holds, from one source or all.
     public func count(source: String? = nil) throws -> Int {
         try locked {

@@ -134,6 +134,11 @@ public final class SpatiaLitePlaceStore: PlaceIndex, @unchecked Sendable {
         try await reading { try $0.place(id) }
     }
 
+    public func places(_ ids: [PlaceID]) async throws -> [PlaceID: Place] {
+        guard !ids.isEmpty else { return [:] }
+        return try await reading { try $0.places(ids) }
+    }
+
     @discardableResult
     public func upsert(_ places: [Place]) async throws -> Int {
         try await writing { try $0.upsert(places) }

@@ -304,6 +304,19 @@ public final class PostGISPlaceIndex: PlaceIndex, Sendable {
         return Hit(id: id, name: name, latitude: latitude, longitude: longitude, record: record, distance: 0).place
     }
 
+    public func places(_ ids: [PlaceID]) async throws -> [PlaceID: Place] {
+        guard !ids.isEmpty else { return [:] }
+        let wanted = Array(Set(ids.map(\.rawValue)))
+        let rows = try await reader.rows("SELECT id, name, latitude, longitude, record FROM \(unescaped: table) WHERE id = ANY(\(wanted))")
+        var found: [PlaceID: Place] = [:]
+        for row in rows {
+            let (id, name, latitude, longitude, record) = try row.decode((String, String, Double, Double, ByteBuffer).self)
+            let place = Hit(id: id, name: name, latitude: latitude, longitude: longitude, record: record, distance: 0).place
+            found[place.id] = place
+        }
+        return found
+    }
+
     public func count(source: String?) async throws -> Int {
         if let source {
             return try await reader.scalarInt("SELECT count(*)::bigint FROM \(unescaped: table) WHERE source = \(source)") ?? 0

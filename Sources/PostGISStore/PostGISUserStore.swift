@@ -53,6 +53,7 @@ public final class PostGISUserStore: UserDataStore, Sendable {
     /// The gem with this id, whoever may see it (callers check ``HiddenGem/isReachable(by:)``);
     /// read from the primary, so an owner sees their edit at once.
     public func place(_ id: PlaceID) async throws -> Place? { try await gemsOnPrimary.place(id) }
+    public func places(_ ids: [PlaceID]) async throws -> [PlaceID: Place] { try await gemsOnPrimary.places(ids) }
 
     /// Writes gems as they are (no owner bookkeeping): use ``createGem(_:)``.
     @discardableResult

@@ -193,6 +193,44 @@ import Testing
         }
     }
 
+    /// A page of favourites mixes the index's places and gems of several visibilities, read in
+    /// one read each: a friend sees the friends-only gems of both friends; when one friendship
+    /// ends, that friend's gems (and only theirs) are gone, and a gem made private is gone.
+    @Test func favouriteGemsFollowTheirVisibilityAndFriendships() async throws {
+        let fixture = try await AccountFixture()
+        try await fixture.test { client in
+            let fan = try await client.account("gem.fan")
+            let (lat, lon) = (Self.lat, Self.lon)
+            var owners: [String] = [], friendsOnly: [String] = []
+            for name in ["first.friend", "second.friend"] {
+                let owner = try await client.account(name)
+                #expect(try await client.send(.post, "/v1/me/friends/gem.fan", token: owner).status == .created)
+                #expect(try await client.send(.post, "/v1/me/friends/\(name)", token: fan).status == .ok, "accepted")
+                owners.append(owner)
+                for n in 1...2 { friendsOnly.append(try await client.gem(owner, name: "\(name) \(n)", lat: lat, lon: lon, visibility: "friends")) }
+            }
+            let shown = try await client.gem(owners[0], name: "Public", lat: lat, lon: lon, visibility: "public")
+            let hiddenLater = try await client.gem(owners[1], name: "Private later", lat: lat, lon: lon, visibility: "unlisted")
+            let favourites = friendsOnly + [shown, hiddenLater, "geonames:2988507"]
+            for id in favourites {
+                #expect(try await client.send(.put, "/v1/me/favorites/\(id)", token: fan).status == .created, "\(id)")
+            }
+            func statuses() async throws -> [String: String] {
+                let listed = try #require(try await client.send(.get, "/v1/me/favorites?limit=100", token: fan).json["favorites"] as? [[String: Any]])
+                return Dictionary(uniqueKeysWithValues: listed.compactMap { item in
+                    (item["place_id"] as? String).map { ($0, item["status"] as? String ?? "?") }
+                })
+            }
+            #expect(try await statuses() == Dictionary(uniqueKeysWithValues: favourites.map { ($0, "ok") }))
+
+            #expect(try await client.send(.patch, "/v1/gems/\(hiddenLater)", token: owners[1], json: #"{"visibility":"private"}"#).status == .ok)
+            #expect(try await client.send(.delete, "/v1/me/friends/gem.fan", token: owners[0]).status == .noContent)
+            var expected = Dictionary(uniqueKeysWithValues: favourites.map { ($0, "ok") })
+            for id in friendsOnly.prefix(2) + [hiddenLater] { expected[id] = "gone" }
+            #expect(try await statuses() == expected)
+        }
+    }
+
     /// Provider places are kept by id and fetched again when listed: from a loopback Yelp here,
     /// which answers by path (the favourites are fetched concurrently, in no fixed order).
     @Test func providerFavouritesAreFetchedAgainWhenListed() async throws {

@@ -149,6 +149,7 @@ public struct PlaceIndexConformance: Sendable {
         failures += try await checkNearest(index)
         failures += try await checkPaging(index)
         failures += try await checkRanked(index)
+        failures += try await checkPlacesByID(index)
         return failures
     }
 
@@ -265,6 +266,29 @@ public struct PlaceIndexConformance: Sendable {
                 failures.append("nearest \(k) to \(query.center): \(answer.map(\.id.rawValue)) ≠ \(expected.map(\.id))")
             }
         }
+        return failures
+    }
+
+    /// `places(_:)` answers what `place(_:)` answers for each id: every id the index holds,
+    /// gems and places alike, and no other; a repeated id once; an empty list empty.
+    public func checkPlacesByID(_ index: any PlaceIndex) async throws -> [String] {
+        var failures: [String] = []
+        var random = SplitMix64(seed: 9)
+        for round in 0..<max(4, queriesPerCheck / 50) {
+            let count = [1, 3, 40, 400][round % 4]
+            var ids = (0..<count).map { _ in places[Int(random.next() % UInt64(places.count))].id }
+            ids += [try PlaceID("t:\(places.count + round)"), try PlaceID("gem:none\(round)")]
+            if let first = ids.first { ids.append(first) }
+            let found = try await index.places(ids)
+            var expected: [PlaceID: Place] = [:]
+            for id in Set(ids) { expected[id] = try await index.place(id) }
+            if found != expected {
+                let wrong = Set(found.keys).symmetricDifference(expected.keys).map(\.rawValue).sorted().prefix(5)
+                failures.append("places(\(ids.count) ids) ≠ place(_:) of each: \(found.count) against \(expected.count), ids \(wrong)")
+            }
+            if expected.count != Set(ids).count - 2 { failures.append("place(_:) missed a place the index was filled with") }
+        }
+        if try await !index.places([]).isEmpty { failures.append("places([]) is not empty") }
         return failures
     }
 

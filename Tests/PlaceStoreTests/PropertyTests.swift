@@ -58,7 +58,7 @@ import Testing
     static let fixture = Result { try Fixture() }
 
     /// `near`, `within` and `nearest` equal brute force; paged answers equal unpaged ones.
-    @Test(arguments: ["near", "within", "nearest", "paging", "ranked"])
+    @Test(arguments: ["near", "within", "nearest", "paging", "ranked", "byID"])
     func conformsToBruteForce(_ check: String) async throws {
         let fixture = try Self.fixture.get()
         let failures: [String] = switch check {
@@ -66,6 +66,7 @@ import Testing
         case "within": try await fixture.suite.checkWithin(fixture.store)
         case "nearest": try await fixture.suite.checkNearest(fixture.store)
         case "ranked": try await fixture.suite.checkRanked(fixture.store)
+        case "byID": try await fixture.suite.checkPlacesByID(fixture.store)
         default: try await fixture.suite.checkPaging(fixture.store)
         }
         #expect(failures.isEmpty, "\(failures.prefix(5))")
@@ -73,7 +74,7 @@ import Testing
 
     /// Two stores merged answer exactly as one store with every place: same order, same
     /// pages, one cursor that continues both.
-    @Test(arguments: ["near", "within", "nearest", "paging", "ranked"])
+    @Test(arguments: ["near", "within", "nearest", "paging", "ranked", "byID"])
     func aMergedIndexConformsToo(_ check: String) async throws {
         let fixture = try Self.fixture.get()
         let failures: [String] = switch check {
@@ -81,6 +82,7 @@ import Testing
         case "within": try await fixture.suite.checkWithin(fixture.merged)
         case "nearest": try await fixture.suite.checkNearest(fixture.merged)
         case "ranked": try await fixture.suite.checkRanked(fixture.merged)
+        case "byID": try await fixture.suite.checkPlacesByID(fixture.merged)
         default: try await fixture.suite.checkPaging(fixture.merged)
         }
         #expect(failures.isEmpty, "\(failures.prefix(5))")
@@ -88,11 +90,14 @@ import Testing
 
     /// Places and gems read by one statement over two files answer as every place in one store:
     /// `near` (every viewer, filters included) and its pages equal brute force.
-    @Test(arguments: ["near", "paging"])
+    @Test(arguments: ["near", "paging", "byID"])
     func placesAndGemsReadAsOneConformToBruteForce(_ check: String) async throws {
         let fixture = try Self.fixture.get()
-        let failures = check == "near" ? try await fixture.suite.checkNear(fixture.combined)
-                                       : try await fixture.suite.checkPaging(fixture.combined)
+        let failures: [String] = switch check {
+        case "near": try await fixture.suite.checkNear(fixture.combined)
+        case "byID": try await fixture.suite.checkPlacesByID(fixture.combined)
+        default: try await fixture.suite.checkPaging(fixture.combined)
+        }
         #expect(failures.isEmpty, "\(failures.prefix(5))")
     }
 

@@ -28,7 +28,7 @@ struct PostGISConformanceTests {
     static let fixture = AsyncOnce { try await Fixture() }
 
     /// `near`, `within` and `nearest` equal brute force; paged answers equal unpaged ones.
-    @Test(arguments: ["near", "within", "nearest", "paging", "ranked"])
+    @Test(arguments: ["near", "within", "nearest", "paging", "ranked", "byID"])
     func conformsToBruteForce(_ check: String) async throws {
         let fixture = try await Self.fixture.value()
         let failures: [String] = switch check {
@@ -36,6 +36,7 @@ struct PostGISConformanceTests {
         case "within": try await fixture.suite.checkWithin(fixture.index)
         case "nearest": try await fixture.suite.checkNearest(fixture.index)
         case "ranked": try await fixture.suite.checkRanked(fixture.index)
+        case "byID": try await fixture.suite.checkPlacesByID(fixture.index)
         default: try await fixture.suite.checkPaging(fixture.index)
         }
         #expect(failures.isEmpty, "\(failures.prefix(5))")
@@ -71,7 +72,7 @@ struct PostGISConformanceTests {
     /// merged index's as they stand).
     @Test func placesAndGemsReadAsOneConformToBruteForce() async throws {
         let fixture = try await Self.combinedFixture.value()
-        let failures = try await fixture.suite.checkPaging(fixture.combined)
+        let failures = try await fixture.suite.checkPaging(fixture.combined) + fixture.suite.checkPlacesByID(fixture.combined)
         #expect(failures.isEmpty, "\(failures.prefix(5))")
     }
 
