@@ -179,6 +179,7 @@ struct Serve: AsyncParsableCommand {
         }
         let group = ServiceGroup(configuration: .init(services: [.named("http", application),
                                                                  .named("reminders", PeriodicService.tripReminders(service)),
+                                                                 .named("webhooks", PeriodicService.webhookDeliveries(service)),
                                                                  .named("housekeeping", PeriodicService.housekeeping(service))],
                                                       gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         do {

@@ -34,6 +34,15 @@ extension PeriodicService {
         }
     }
 
+    /// ``GeoQueryService/deliverDueWebhooks(now:)`` every 15 s: the deliveries a stopped
+    /// server left (a server retries its own deliveries itself while it runs).
+    public static func webhookDeliveries(_ service: GeoQueryService, every interval: Duration = .seconds(15)) -> PeriodicService {
+        PeriodicService(every: interval, logger: service.logger, failure: "the round of due webhook deliveries failed") {
+            let taken = try await service.deliverDueWebhooks()
+            if taken > 0 { service.logger.info("took \(taken) webhook deliveries that were due") }
+        }
+    }
+
     /// What the service keeps tidy, at start and then every hour: expired sessions
     /// (``GeoQueryService/deleteExpiredSessions(now:)``), photos an upload stored but never
     /// attached (``GeoQueryService/removeAbandonedPhotos(now:)``), notifications past their

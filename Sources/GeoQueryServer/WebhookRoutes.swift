@@ -79,43 +79,6 @@ extension GeoQueryService {
         }
         return url
     }
-
-    /// Delivers a notification to the user's webhook, if they have one, in the background:
-    /// retried after each of ``ServiceConfiguration/webhookRetryDelays`` until a 2xx answer.
-    func deliverWebhook(_ notification: UserNotification) {
-        guard configuration.webhookKey != nil, let store = userData else { return }
-        Task.detached { [self] in
-            guard let account = try? await store.user(named: notification.username), let text = account.profile.webhookURL,
-                  let webhookID = account.profile.webhookID, let signer = try? requireWebhookSigner() else { return }
-            var body = JSONWriter()
-            OrderedJSON.object([
-                ("id", .string(notification.id)), ("username", .string(notification.username)), ("kind", .string(notification.kind)),
-                ("data", .object(notification.data.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) })),
-                ("created_at", Self.timestampJSON(notification.createdAt)),
-            ]).write(to: &body)
-            let payload = Data(body.bytes)
-            let secret = signer.secret(username: account.username, webhookID: webhookID)
-            let delays = [Duration.zero] + configuration.webhookRetryDelays
-            for (attempt, delay) in delays.enumerated() {
-                if delay > .zero { try? await Task.sleep(for: delay) }
-                do {
-                    let url = try await checkedWebhookURL(text)
-                    let timestamp = Int(Date().timeIntervalSince1970)
-                    let signature = "t=\(timestamp),v1=" + WebhookSigner.signature(secret: secret, timestamp: timestamp, body: payload)
-                    let response = try await configuration.providers.transport.send(ProviderRequest(
-                        method: "POST", url: url,
-                        headers: ["Content-Type": "application/json", Self.webhookSignatureHeader: signature,
-                                  "X-GeoQuery-Delivery": notification.id, "User-Agent": "GeoQuery-Webhook/1"],
-                        body: payload, timeout: 10))
-                    if (200..<300).contains(response.status) { return }
-                    logger.info("webhook of \(notification.username) answered \(response.status) (attempt \(attempt + 1) of \(delays.count))")
-                } catch {
-                    logger.info("webhook of \(notification.username) failed (attempt \(attempt + 1) of \(delays.count)): \(error)")
-                }
-            }
-            logger.warning("webhook delivery of \(notification.id) to \(notification.username)'s URL given up after \(delays.count) attempts")
-        }
-    }
 }
 
 /// Name resolution and the address classes webhooks may not reach.

@@ -282,6 +282,7 @@ extension SQLiteUserStore {
             unused += try Self.removeUnused(avatars, connection)
             unused += try Self.deletePlanData(of: username, connection)
             try connection.run("DELETE FROM favorites WHERE username = ?1", [.text(username)])
+            try connection.run("DELETE FROM webhook_deliveries WHERE username = ?1", [.text(username)])
             try connection.run("DELETE FROM gem_reports WHERE username = ?1", [.text(username)])
             try connection.run("DELETE FROM blocks WHERE blocker = ?1 OR blocked = ?1", [.text(username)])
             try connection.run("DELETE FROM sessions WHERE username = ?1", [.text(username)])

@@ -111,6 +111,13 @@ public final class SQLiteUserStore: UserDataStore, Sendable {
                               full_at REAL NOT NULL, PRIMARY KEY (scope, key));
         CREATE INDEX budgets_by_full ON budgets(full_at);
         """,
+        // 11: webhook deliveries waiting for an attempt, kept past a restart.
+        """
+        CREATE TABLE webhook_deliveries (notification_id TEXT PRIMARY KEY, username TEXT NOT NULL, body TEXT NOT NULL,
+                                         failed_attempts INTEGER NOT NULL, due_at REAL NOT NULL);
+        CREATE INDEX webhook_deliveries_by_due ON webhook_deliveries(due_at);
+        CREATE INDEX webhook_deliveries_by_user ON webhook_deliveries(username);
+        """,
     ]
 
     /// Opens the file at `path`, creating it and migrating the user tables to the current
@@ -415,6 +422,48 @@ public final class SQLiteUserStore: UserDataStore, Sendable {
             try connection.run("DELETE FROM budgets WHERE full_at <= ?1", [.double(now.timeIntervalSince1970)])
             return connection.changes
         }
+    }
+
+    // MARK: - Webhook deliveries
+
+    public func queueDelivery(_ delivery: PendingDelivery, leaseUntil: Date) async throws {
+        try await writing { connection in
+            try connection.run("""
+                INSERT OR IGNORE INTO webhook_deliveries (notification_id, username, body, failed_attempts, due_at)
+                VALUES (?1, ?2, ?3, ?4, ?5)
+                """, [.text(delivery.notificationID), .text(delivery.username), .text(delivery.body),
+                      .int(Int64(delivery.failedAttempts)), .double(leaseUntil.timeIntervalSince1970)])
+        }
+    }
+
+    public func claimDeliveries(dueBy now: Date, leaseUntil: Date, only: String?, limit: Int) async throws -> [PendingDelivery] {
+        // One write transaction: finding and leasing are one step.
+        try await writing { connection in
+            var claimed: [PendingDelivery] = []
+            try connection.each("""
+                SELECT notification_id, username, body, failed_attempts FROM webhook_deliveries
+                WHERE due_at <= ?1 AND (?2 IS NULL OR notification_id = ?2) ORDER BY due_at, notification_id LIMIT ?3
+                """, [.double(now.timeIntervalSince1970), only.map { .text($0) } ?? .null, .int(Int64(limit))]) { row in
+                claimed.append(PendingDelivery(notificationID: row.text(0) ?? "", username: row.text(1) ?? "", body: row.text(2) ?? "",
+                                               failedAttempts: Int(row.int64(3))))
+            }
+            for delivery in claimed {
+                try connection.run("UPDATE webhook_deliveries SET due_at = ?2 WHERE notification_id = ?1",
+                                   [.text(delivery.notificationID), .double(leaseUntil.timeIntervalSince1970)])
+            }
+            return claimed
+        }
+    }
+
+    public func rescheduleDelivery(of notificationID: String, failedAttempts: Int, dueAt: Date) async throws {
+        try await writing { connection in
+            try connection.run("UPDATE webhook_deliveries SET failed_attempts = ?2, due_at = ?3 WHERE notification_id = ?1",
+                               [.text(notificationID), .int(Int64(failedAttempts)), .double(dueAt.timeIntervalSince1970)])
+        }
+    }
+
+    public func finishDelivery(of notificationID: String) async throws {
+        try await writing { try $0.run("DELETE FROM webhook_deliveries WHERE notification_id = ?1", [.text(notificationID)]) }
     }
 
     // MARK: - Plumbing

@@ -176,6 +176,14 @@ enum PostGISSchema {
                                                      PRIMARY KEY (scope, key));
         CREATE INDEX IF NOT EXISTS budgets_by_full ON budgets (full_at)
         """,
+        // 14: webhook deliveries waiting for an attempt, kept past a restart and taken by one
+        // server at a time (the SQLite file's migration 11).
+        """
+        CREATE TABLE IF NOT EXISTS webhook_deliveries (notification_id text PRIMARY KEY, username text NOT NULL, body text NOT NULL,
+                                                       failed_attempts integer NOT NULL, due_at double precision NOT NULL);
+        CREATE INDEX IF NOT EXISTS webhook_deliveries_by_due ON webhook_deliveries (due_at);
+        CREATE INDEX IF NOT EXISTS webhook_deliveries_by_user ON webhook_deliveries (username)
+        """,
     ]
 
     /// The integer key of a region code (a country's ISO 3166 alpha-2 code or a continent's

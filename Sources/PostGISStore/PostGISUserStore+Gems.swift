@@ -124,6 +124,7 @@ extension PostGISUserStore {
             unused += try await Self.removeUnused(avatars, connection)
             unused += try await Self.deletePlanData(of: username, connection)
             try await connection.all("DELETE FROM favorites WHERE username = \(username)")
+            try await connection.all("DELETE FROM webhook_deliveries WHERE username = \(username)")
             try await connection.all("DELETE FROM gem_reports WHERE username = \(username)")
             try await connection.all("DELETE FROM blocks WHERE blocker = \(username) OR blocked = \(username)")
             try await connection.all("DELETE FROM sessions WHERE username = \(username)")

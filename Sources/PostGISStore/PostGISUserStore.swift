@@ -270,6 +270,44 @@ public final class PostGISUserStore: UserDataStore, Sendable {
             """).first?.decode(Int.self) ?? 0
     }
 
+    // MARK: - Webhook deliveries
+
+    public func queueDelivery(_ delivery: PendingDelivery, leaseUntil: Date) async throws {
+        try await database.execute("""
+            INSERT INTO webhook_deliveries (notification_id, username, body, failed_attempts, due_at)
+            VALUES (\(delivery.notificationID), \(delivery.username), \(delivery.body), \(delivery.failedAttempts), \(leaseUntil.timeIntervalSince1970))
+            ON CONFLICT (notification_id) DO NOTHING
+            """)
+    }
+
+    public func claimDeliveries(dueBy now: Date, leaseUntil: Date, only: String?, limit: Int) async throws -> [PendingDelivery] {
+        // SKIP LOCKED: a claim beside another passes over the rows that one is taking.
+        try await database.rows("""
+            WITH due AS (SELECT notification_id, due_at FROM webhook_deliveries
+                         WHERE due_at <= \(now.timeIntervalSince1970) AND (\(only)::text IS NULL OR notification_id = \(only))
+                         ORDER BY due_at, notification_id LIMIT \(limit) FOR UPDATE SKIP LOCKED)
+            UPDATE webhook_deliveries AS d SET due_at = \(leaseUntil.timeIntervalSince1970) FROM due
+            WHERE d.notification_id = due.notification_id
+            RETURNING d.notification_id, d.username, d.body, d.failed_attempts, due.due_at
+            """).map { row in
+            let (id, username, body, failed, wasDue) = try row.decode((String, String, String, Int32, Double).self)
+            return (PendingDelivery(notificationID: id, username: username, body: body, failedAttempts: Int(failed)), wasDue)
+        }
+        .sorted { ($0.1, $0.0.notificationID) < ($1.1, $1.0.notificationID) }
+        .map(\.0)
+    }
+
+    public func rescheduleDelivery(of notificationID: String, failedAttempts: Int, dueAt: Date) async throws {
+        try await database.execute("""
+            UPDATE webhook_deliveries SET failed_attempts = \(failedAttempts), due_at = \(dueAt.timeIntervalSince1970)
+            WHERE notification_id = \(notificationID)
+            """)
+    }
+
+    public func finishDelivery(of notificationID: String) async throws {
+        try await database.execute("DELETE FROM webhook_deliveries WHERE notification_id = \(notificationID)")
+    }
+
     // MARK: - Favourites
 
     public func addFavorite(_ placeID: PlaceID, for username: String, at date: Date) async throws -> Bool {

@@ -4,6 +4,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+import PlaceQuery
 import ProviderTestSupport
 import Testing
 
@@ -57,6 +58,62 @@ import Testing
             #expect(try await client.send(.post, "/v1/me/friends/bob", token: ann).status == .created)
             try await Task.sleep(for: .milliseconds(300))
             #expect(received.all.count == 2)
+        }
+        await receiver.stop()
+    }
+
+    /// Deliveries a stopped server left in the store (queued, their lease over) are made by the
+    /// next servers' rounds: two rounds at once on one store make each delivery once, signed
+    /// with the user's secret; a delivery to a user who has no webhook any more is dropped;
+    /// nothing is left in the store afterwards.
+    @Test func deliveriesAStoppedServerLeftAreMadeOnceByTheNextServers() async throws {
+        let received = Received()
+        let receiver = try await LoopbackServer.start { request in
+            _ = received.add(request)
+            return .json("{}")
+        }
+        let fixture = try await AccountFixture { configuration in
+            configuration.webhookKey = WebhookSigner.makeKey()
+            configuration.webhooksMayReachPrivateAddresses = true
+            configuration.webhookRetryDelays = [.milliseconds(50)]
+        }
+        let store = fixture.store
+        let second = GeoQueryService(index: fixture.service.index, userData: store, configuration: fixture.service.configuration,
+                                     logger: fixture.service.logger)
+        try await fixture.test { client in
+            let bob = try await client.account("bob"), cat = try await client.account("cat")
+            let set = try await client.send(.put, "/v1/me/webhook", token: bob, json: #"{"url":"\#(receiver.baseURL.absoluteString)/hook"}"#)
+            let secret = try #require(set.json["secret"] as? String)
+            #expect(try await client.send(.put, "/v1/me/webhook", token: cat, json: #"{"url":"\#(receiver.baseURL.absoluteString)/cat"}"#).status == .created)
+            #expect(try await client.send(.delete, "/v1/me/webhook", token: cat).status == .noContent)
+            // As a server that stopped mid-way leaves them: leased until a moment ago.
+            let past = Date().addingTimeInterval(-1)
+            for n in 0..<12 {
+                try await store.queueDelivery(PendingDelivery(notificationID: "n_left\(n)", username: "bob",
+                                                              body: #"{"id":"n_left\#(n)","kind":"friend_request"}"#, failedAttempts: n % 2),
+                                              leaseUntil: past)
+            }
+            try await store.queueDelivery(PendingDelivery(notificationID: "n_cat", username: "cat", body: "{}", failedAttempts: 0), leaseUntil: past)
+            async let one = fixture.service.deliverDueWebhooks()
+            async let two = second.deliverDueWebhooks()
+            let taken = try await one + two
+            #expect(taken == 13, "every due delivery taken by one round or the other: \(taken)")
+            let deadline = ContinuousClock.now + .seconds(60)
+            while received.all.count < 12 && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+            try await Task.sleep(for: .milliseconds(500))
+            let left = try await store.claimDeliveries(dueBy: Date().addingTimeInterval(3_600), leaseUntil: Date().addingTimeInterval(3_600),
+                                                       only: nil, limit: 50)
+            #expect(left.isEmpty, "nothing left to deliver: \(left.map(\.notificationID))")
+            let deliveries = received.all
+            #expect(deliveries.count == 12 && deliveries.allSatisfy { $0.path == "/hook" }, "\(deliveries.map(\.path))")
+            let ids = deliveries.compactMap { $0.headers.first { $0.key.lowercased() == "x-geoquery-delivery" }?.value }
+            #expect(Set(ids) == Set((0..<12).map { "n_left\($0)" }) && ids.count == 12, "each made once: \(ids.sorted())")
+            for delivery in deliveries {
+                let header = delivery.headers.first { $0.key.lowercased() == "x-geoquery-signature" }?.value ?? ""
+                let fields = header.split(separator: ",").map { $0.split(separator: "=", maxSplits: 1).map(String.init) }
+                let timestamp = Int(fields.first { $0.first == "t" }?.last ?? "") ?? 0
+                #expect(fields.first { $0.first == "v1" }?.last == WebhookSigner.signature(secret: secret, timestamp: timestamp, body: delivery.body))
+            }
         }
         await receiver.stop()
     }

@@ -131,5 +131,7 @@ import Testing
 
     @Test func conformsToTheBudgetSuite() async throws { try await Self.conforms { try await BudgetConformance.check($0) } }
 
+    @Test func conformsToTheWebhookDeliverySuite() async throws { try await Self.conforms { try await WebhookDeliveryConformance.check($0) } }
+
     @Test func conformsToThePopularitySuite() async throws { try await Self.conforms(PopularityConformance.check) }
 }

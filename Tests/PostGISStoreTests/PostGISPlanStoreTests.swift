@@ -33,5 +33,7 @@ struct PostGISPlanStoreTests {
 
     @Test func conformsToTheBudgetSuite() async throws { try await Self.conforms("budgets") { try await BudgetConformance.check($0) } }
 
+    @Test func conformsToTheWebhookDeliverySuite() async throws { try await Self.conforms("deliveries") { try await WebhookDeliveryConformance.check($0) } }
+
     @Test func conformsToThePopularitySuite() async throws { try await Self.conforms("popular", PopularityConformance.check) }
 }
