@@ -35,7 +35,6 @@ public struct GeoQueryService: Sendable {
     /// cached as each source's terms allow.
     let imageSearch: ImageSearch
     /// The last random city each signed-in user was shown.
-    let recentCities = RecentCities()
     /// Edits of one gem or one account from this process, one after another.
     let editLocks = EditLocks()
     /// The country codes a `country` filter accepts (any two letters when no table is loaded).

@@ -46,11 +46,13 @@ extension GeoQueryService {
             let eligible = RandomCityPicker.eligible(directory.cities.map(\.place), continent: continent, country: country,
                                                      minimumPopulation: minimumPopulation, countries: configuration.countries)
             let picker = RandomCityPicker(cities: eligible, weighting: weighting)
-            let previous = viewer.flatMap { recentCities.previous(for: $0) }
+            // The city this user was shown last, whichever server showed it: the draw goes around it.
+            var previous: PlaceID?
+            if let viewer, let store = userData { previous = try await store.lastRandomCity(of: viewer).flatMap { try? PlaceID($0) } }
             guard let city = picker.pick(seed: UInt64(seed), avoiding: previous) else {
                 throw APIProblem(.notFound, "no city matches: continent \(continent?.rawValue ?? "any"), country \(country ?? "any"), at least \(minimumPopulation) people")
             }
-            if let viewer { recentCities.remember(city.id, for: viewer) }
+            if let viewer, let store = userData { try await store.rememberRandomCity(city.id.rawValue, for: viewer) }
 
             let extras = await cityExtras(city, perGroup: perGroup, viewer: viewer, friends: friends, timeout: timeout)
 
@@ -251,23 +253,5 @@ extension GeoQueryService {
         }
         extras.groups = groups.sorted { $0.0 < $1.0 }.map { (Self.suggestionGroups[$0.0], $0.1) }
         return extras
-    }
-}
-
-/// The last random city each signed-in user was shown, so the next draw differs. Kept in this
-/// process's memory (a user served by two processes in turn may, rarely, see a city twice in a
-/// row); at most 100 000 users are remembered, the memory starting afresh past that.
-final class RecentCities: @unchecked Sendable {
-    // @unchecked Sendable: `last` is read and written only under `lock`.
-    private let lock = NSLock()
-    private var last: [String: PlaceID] = [:]
-
-    func previous(for username: String) -> PlaceID? { lock.withLock { last[username] } }
-
-    func remember(_ city: PlaceID, for username: String) {
-        lock.withLock {
-            if last.count >= 100_000 { last.removeAll(keepingCapacity: true) }
-            last[username] = city
-        }
     }
 }

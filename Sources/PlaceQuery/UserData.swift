@@ -353,7 +353,7 @@ public enum ByteCountText {
 
 /// Everything people make, in one store (one backend serves all of it).
 public typealias UserDataStore = GemStore & ViewerStore & FavoriteStore & PhotoStore & PlanStore & PopularityStore & ModerationStore & BlockStore
-    & AttemptStore & WebhookDeliveryStore
+    & AttemptStore & WebhookDeliveryStore & RandomCityMemory
 
 /// A gem's version is its ``HiddenGem/updatedAt``: how every store checks and moves it.
 public enum GemVersions {

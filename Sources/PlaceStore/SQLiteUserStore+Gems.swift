@@ -283,6 +283,7 @@ extension SQLiteUserStore {
             unused += try Self.deletePlanData(of: username, connection)
             try connection.run("DELETE FROM favorites WHERE username = ?1", [.text(username)])
             try connection.run("DELETE FROM webhook_deliveries WHERE username = ?1", [.text(username)])
+            try connection.run("DELETE FROM random_city_memory WHERE username = ?1", [.text(username)])
             try connection.run("DELETE FROM gem_reports WHERE username = ?1", [.text(username)])
             try connection.run("DELETE FROM blocks WHERE blocker = ?1 OR blocked = ?1", [.text(username)])
             try connection.run("DELETE FROM sessions WHERE username = ?1", [.text(username)])

@@ -118,6 +118,10 @@ public final class SQLiteUserStore: UserDataStore, Sendable {
         CREATE INDEX webhook_deliveries_by_due ON webhook_deliveries(due_at);
         CREATE INDEX webhook_deliveries_by_user ON webhook_deliveries(username);
         """,
+        // 12: the last "surprise me" city each user was shown.
+        """
+        CREATE TABLE random_city_memory (username TEXT PRIMARY KEY, city_id TEXT NOT NULL);
+        """,
     ]
 
     /// Opens the file at `path`, creating it and migrating the user tables to the current
@@ -422,6 +426,20 @@ public final class SQLiteUserStore: UserDataStore, Sendable {
             try connection.run("DELETE FROM budgets WHERE full_at <= ?1", [.double(now.timeIntervalSince1970)])
             return connection.changes
         }
+    }
+
+    // MARK: - Random cities
+
+    public func lastRandomCity(of username: String) async throws -> String? {
+        try await reading { connection in
+            var city: String?
+            try connection.each("SELECT city_id FROM random_city_memory WHERE username = ?1", [.text(username)]) { city = $0.text(0) }
+            return city
+        }
+    }
+
+    public func rememberRandomCity(_ cityID: String, for username: String) async throws {
+        try await writing { try $0.run("INSERT OR REPLACE INTO random_city_memory (username, city_id) VALUES (?1, ?2)", [.text(username), .text(cityID)]) }
     }
 
     // MARK: - Webhook deliveries

@@ -184,6 +184,11 @@ enum PostGISSchema {
         CREATE INDEX IF NOT EXISTS webhook_deliveries_by_due ON webhook_deliveries (due_at);
         CREATE INDEX IF NOT EXISTS webhook_deliveries_by_user ON webhook_deliveries (username)
         """,
+        // 15: the last "surprise me" city each user was shown (the SQLite file's migration 12).
+        // Unlogged: a crash may forget it, which costs at most one repeated city.
+        """
+        CREATE UNLOGGED TABLE IF NOT EXISTS random_city_memory (username text PRIMARY KEY, city_id text NOT NULL)
+        """,
     ]
 
     /// The integer key of a region code (a country's ISO 3166 alpha-2 code or a continent's

@@ -125,6 +125,7 @@ extension PostGISUserStore {
             unused += try await Self.deletePlanData(of: username, connection)
             try await connection.all("DELETE FROM favorites WHERE username = \(username)")
             try await connection.all("DELETE FROM webhook_deliveries WHERE username = \(username)")
+            try await connection.all("DELETE FROM random_city_memory WHERE username = \(username)")
             try await connection.all("DELETE FROM gem_reports WHERE username = \(username)")
             try await connection.all("DELETE FROM blocks WHERE blocker = \(username) OR blocked = \(username)")
             try await connection.all("DELETE FROM sessions WHERE username = \(username)")

@@ -270,6 +270,19 @@ public final class PostGISUserStore: UserDataStore, Sendable {
             """).first?.decode(Int.self) ?? 0
     }
 
+    // MARK: - Random cities
+
+    public func lastRandomCity(of username: String) async throws -> String? {
+        try await database.rows("SELECT city_id FROM random_city_memory WHERE username = \(username)").first?.decode(String.self)
+    }
+
+    public func rememberRandomCity(_ cityID: String, for username: String) async throws {
+        try await database.execute("""
+            INSERT INTO random_city_memory (username, city_id) VALUES (\(username), \(cityID))
+            ON CONFLICT (username) DO UPDATE SET city_id = excluded.city_id
+            """)
+    }
+
     // MARK: - Webhook deliveries
 
     public func queueDelivery(_ delivery: PendingDelivery, leaseUntil: Date) async throws {

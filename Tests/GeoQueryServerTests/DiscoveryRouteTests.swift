@@ -130,6 +130,23 @@ import Testing
         }
     }
 
+    /// The last city a user was shown is kept in the store: sent to two servers in turn, a
+    /// user still never gets the same city twice in a row.
+    @Test func twoServersInTurnNeverShowTheSameCityTwiceInARow() async throws {
+        let fixture = try await AccountFixture { $0.providers = Self.offline() }
+        try await fixture.testOnTwoServers { first, second in
+            let token = try await first.account("traveller")
+            var previous: String?
+            for round in 0..<6 {
+                let server = round % 2 == 0 ? first : second
+                let answer = try await server.send(.get, "/v1/discover/random-city?country=LU&seed=5&per_group=1", token: token)
+                let id = try #require((answer.json["city"] as? [String: Any])?["id"] as? String)
+                #expect(id != previous, "round \(round)")
+                previous = id
+            }
+        }
+    }
+
     @Test func aSignedInUserNeverGetsTheSameCityTwiceInARow() async throws {
         let fixture = try await AccountFixture { $0.providers = Self.offline() }
         try await fixture.test { client in
