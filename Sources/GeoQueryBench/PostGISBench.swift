@@ -110,6 +110,7 @@ enum PostGISBench {
                   + "| \(String(format: "%.2f×", mean(library) / mean(raw))) | \(micros(percentile(lite, 0.5))) / \(micros(mean(lite))) "
                   + "| \(found / sample.count)\(mismatches > 0 ? " (\(mismatches) answers differ from SpatiaLite's)" : "") |")
         }
+        try await IDListBench.run(index, label: "places by id on PostGIS", ids: places.map(\.id))
         try serviceRow(url: url, centres: centres, seconds: seconds)
         await index.close()
     }

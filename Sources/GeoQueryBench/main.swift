@@ -177,6 +177,13 @@ func gemRows() async throws {
     }
 }
 
+/// Lists of places by id on the async SpatiaLite store the service reads through.
+func idListRows() async throws {
+    let store = try SpatiaLitePlaceStore(path: path)
+    try await IDListBench.run(store, label: "\nplaces by id on SpatiaLite", ids: places.map(\.id))
+    try await store.shutdown()
+}
+
 func postGISRows() async throws {
     try await PostGISBench.run(places: places, centres: centres, spatiaLitePath: path,
                                seconds: Int(option("--service-seconds") ?? "") ?? 10)
@@ -192,6 +199,7 @@ if arguments.contains("--gems-only") {
 }
 if arguments.contains("--service-only") {
     try jsonRows()
+    try await idListRows()
     try serviceRows()
     exit(0)
 }
@@ -324,6 +332,7 @@ print("library and raw baseline answers differ in \(mismatches) of \(centres.cou
 if mismatches > 0 { exit(1) }
 
 try jsonRows()
+try await idListRows()
 if !arguments.contains("--no-service") { try serviceRows() }
 if !arguments.contains("--no-gems") { try await gemRows() }
 if !arguments.contains("--no-postgis") { try await postGISRows() }
