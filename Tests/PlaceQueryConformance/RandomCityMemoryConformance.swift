@@ -1,3 +1,4 @@
+import Foundation
 import PlaceQuery
 
 /// How every ``RandomCityMemory`` remembers: a store's tests call ``check(_:)`` on an empty
@@ -13,6 +14,22 @@ public enum RandomCityMemoryConformance {
         let ann = try await store.lastRandomCity(of: "ann"), bob = try await store.lastRandomCity(of: "bob")
         if ann != "geonames:3117735" { failures.append("the last city shown replaces the one before: \(ann ?? "none")") }
         if bob != "geonames:2643743" { failures.append("each user has their own: \(bob ?? "none")") }
+        return failures
+    }
+
+    /// ``check(_:)``, then: deleting an account forgets its city and its webhook deliveries
+    /// (and nobody else's).
+    public static func checkWithAccountDeletion(_ store: any UserDataStore) async throws -> [String] {
+        var failures = try await check(store)
+        let lease = Date(timeIntervalSince1970: 0)
+        for user in ["ann", "bob"] {
+            try await store.queueDelivery(PendingDelivery(notificationID: "n_\(user)", username: user, body: "{}", failedAttempts: 0), leaseUntil: lease)
+        }
+        _ = try await store.deleteUser(named: "ann")
+        if let left = try await store.lastRandomCity(of: "ann") { failures.append("a deleted account's city is forgotten: \(left)") }
+        if try await store.lastRandomCity(of: "bob") == nil { failures.append("another account's city stays") }
+        let due = try await store.claimDeliveries(dueBy: Date(), leaseUntil: Date(), only: nil, limit: 10).map(\.notificationID)
+        if due != ["n_bob"] { failures.append("a deleted account's deliveries go, others' stay: \(due)") }
         return failures
     }
 }

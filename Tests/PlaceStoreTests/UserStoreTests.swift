@@ -133,7 +133,7 @@ import Testing
 
     @Test func conformsToTheWebhookDeliverySuite() async throws { try await Self.conforms { try await WebhookDeliveryConformance.check($0) } }
 
-    @Test func conformsToTheRandomCityMemorySuite() async throws { try await Self.conforms { try await RandomCityMemoryConformance.check($0) } }
+    @Test func conformsToTheRandomCityMemorySuite() async throws { try await Self.conforms { try await RandomCityMemoryConformance.checkWithAccountDeletion($0) } }
 
     @Test func conformsToThePopularitySuite() async throws { try await Self.conforms(PopularityConformance.check) }
 }

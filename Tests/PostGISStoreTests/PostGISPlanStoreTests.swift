@@ -35,7 +35,7 @@ struct PostGISPlanStoreTests {
 
     @Test func conformsToTheWebhookDeliverySuite() async throws { try await Self.conforms("deliveries") { try await WebhookDeliveryConformance.check($0) } }
 
-    @Test func conformsToTheRandomCityMemorySuite() async throws { try await Self.conforms("random_cities") { try await RandomCityMemoryConformance.check($0) } }
+    @Test func conformsToTheRandomCityMemorySuite() async throws { try await Self.conforms("random_cities") { try await RandomCityMemoryConformance.checkWithAccountDeletion($0) } }
 
     @Test func conformsToThePopularitySuite() async throws { try await Self.conforms("popular", PopularityConformance.check) }
 }
