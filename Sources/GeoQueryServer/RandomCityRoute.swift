@@ -108,8 +108,9 @@ extension GeoQueryService {
                 return id
             }
             var stops: [ItineraryStop] = []
+            let suggested = try await searchIndex.places(suggestions)  // one read for them all
             for suggestion in suggestions {
-                guard let place = try await searchIndex.place(suggestion), try await mayOpen(place, viewer: user.username) else {
+                guard let place = suggested[suggestion], try await mayOpen(place, viewer: user.username) else {
                     throw APIProblem.badRequest("suggestion \(suggestion) is not a place you can see")
                 }
                 stops.append(ItineraryStop(id: "s_" + Self.shortID(), location: PlanLocation(placeID: place.id.rawValue, coordinate: place.coordinate, name: place.name),

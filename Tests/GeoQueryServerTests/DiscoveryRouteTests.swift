@@ -181,6 +181,16 @@ import Testing
             #expect(try await client.send(.get, "/v1/itineraries/\(plan)", token: other).status == .notFound)
             let bad = try await client.send(.post, "/v1/me/favorites", token: token, json: #"{"place_id":"\#(city)","suggestions":["nowhere"]}"#)
             #expect(bad.status == .badRequest)
+            // A suggestion that is another user's private gem, or no place at all, saves nothing.
+            let secret = try await client.gem(other, name: "Not Yours", lat: 43.7384, lon: 7.4246, visibility: "private")
+            let plansBefore = try await client.send(.get, "/v1/itineraries", token: token).text
+            for suggestion in [secret, "geonames:1"] {
+                let refused = try await client.send(.post, "/v1/me/favorites", token: token,
+                                                    json: #"{"place_id":"\#(city)","suggestions":["\#(suggestions[0])","\#(suggestion)"]}"#)
+                #expect(refused.status == .badRequest && (refused.json["detail"] as? String)?.contains("\(suggestion) is not a place you can see") == true,
+                        "\(refused.text)")
+            }
+            #expect(try await client.send(.get, "/v1/itineraries", token: token).text == plansBefore, "no plan saved")
         }
     }
 
