@@ -34,7 +34,6 @@ public struct GeoQueryService: Sendable {
     /// Pictures: Wikimedia Commons, and Pixabay and Unsplash when their keys are set; answers
     /// cached as each source's terms allow.
     let imageSearch: ImageSearch
-    /// The last random city each signed-in user was shown.
     /// Edits of one gem or one account from this process, one after another.
     let editLocks = EditLocks()
     /// The country codes a `country` filter accepts (any two letters when no table is loaded).
