@@ -57,7 +57,8 @@ import Testing
 
     static let fixture = Result { try Fixture() }
 
-    /// `near`, `within` and `nearest` equal brute force; paged answers equal unpaged ones.
+    /// `near`, `within` and `nearest` equal brute force; paged answers equal unpaged ones;
+    /// `places(_:)` answers `place(_:)` of each id.
     @Test(arguments: ["near", "within", "nearest", "paging", "ranked", "byID"])
     func conformsToBruteForce(_ check: String) async throws {
         let fixture = try Self.fixture.get()

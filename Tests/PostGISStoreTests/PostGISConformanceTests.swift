@@ -27,7 +27,8 @@ struct PostGISConformanceTests {
 
     static let fixture = AsyncOnce { try await Fixture() }
 
-    /// `near`, `within` and `nearest` equal brute force; paged answers equal unpaged ones.
+    /// `near`, `within` and `nearest` equal brute force; paged answers equal unpaged ones;
+    /// `places(_:)` answers `place(_:)` of each id.
     @Test(arguments: ["near", "within", "nearest", "paging", "ranked", "byID"])
     func conformsToBruteForce(_ check: String) async throws {
         let fixture = try await Self.fixture.value()
