@@ -10,10 +10,7 @@ import PlaceQuery
 public enum EditVersionConformance {
     /// Every disagreement with the protocols' documented behaviour (empty when the store conforms).
     public static func check(_ store: any UserDataStore) async throws -> [String] {
-        var failures: [String] = []
-        func expect(_ condition: Bool, _ message: @autoclosure () -> String) {
-            if !condition { failures.append(message()) }
-        }
+        var failures = Disagreements()
         let created = Date(timeIntervalSince1970: 1_800_000_000.123_456)
         let id = try PlaceID(source: "gem", localID: "versioned")
         let gem = Place(id: id, name: "First", coordinate: try Coordinate(latitude: 43.7, longitude: 7.4),
@@ -21,7 +18,7 @@ public enum EditVersionConformance {
                         gem: HiddenGem(owner: "ann", visibility: .public, createdAt: created, updatedAt: created))
         try await store.createGem(gem)
         let read = try await store.place(id)
-        expect(read?.gem?.updatedAt == created, "the version reads back exactly: \(String(describing: read?.gem?.updatedAt))")
+        failures.expect(read?.gem?.updatedAt == created, "the version reads back exactly: \(String(describing: read?.gem?.updatedAt))")
 
         // Two edits from the same version: the first lands, the second is refused and changes nothing.
         var first = gem, second = gem
@@ -37,7 +34,7 @@ public enum EditVersionConformance {
             if case .conflict = error {} else { failures.append("a stale edit is refused as a conflict, got \(error)") }
         }
         let now = try await store.place(id)
-        expect(now?.name == "Edited by the phone" && now?.gem?.updatedAt == created.addingTimeInterval(10),
+        failures.expect(now?.name == "Edited by the phone" && now?.gem?.updatedAt == created.addingTimeInterval(10),
                "the first edit stays: \(String(describing: now?.name)) at \(String(describing: now?.gem?.updatedAt))")
 
         // A clock that went back still makes a new version, past the stored one.
@@ -46,13 +43,13 @@ public enum EditVersionConformance {
         skewed.gem?.updatedAt = created
         try await store.updateGem(skewed, expectedUpdatedAt: created.addingTimeInterval(10))
         let after = try await store.place(id)
-        expect((after?.gem?.updatedAt).map { $0 > created.addingTimeInterval(10) } == true,
+        failures.expect((after?.gem?.updatedAt).map { $0 > created.addingTimeInterval(10) } == true,
                "a write's version moves forward: \(String(describing: after?.gem?.updatedAt))")
         // Without an expected version, whatever is stored is replaced.
         var blind = gem
         blind.name = "Unconditional"
         try await store.updateGem(blind)
-        expect(try await store.place(id)?.name == "Unconditional", "an unconditional write replaces what is stored")
+        failures.expect(try await store.place(id)?.name == "Unconditional", "an unconditional write replaces what is stored")
         let missing = try PlaceID(source: "gem", localID: "missing")
         do {
             let absent = Place(id: missing, name: "Nowhere", coordinate: try Coordinate(latitude: 1, longitude: 1),
@@ -84,8 +81,8 @@ public enum EditVersionConformance {
         fresh.profile.bio = "walks"
         try await store.updateUser(fresh, expected: expected)
         let both = try await store.user(named: "ann")
-        expect(both?.profile.displayName == "Ann" && both?.profile.bio == "walks", "both changes stay: \(String(describing: both?.profile))")
-        return failures
+        failures.expect(both?.profile.displayName == "Ann" && both?.profile.bio == "walks", "both changes stay: \(String(describing: both?.profile))")
+        return failures.list
     }
 
     struct Missing: Error {}

@@ -9,10 +9,7 @@ import PlaceQuery
 public enum PhotoOwnershipConformance {
     /// Every disagreement with the protocols' documented behaviour (empty when the store conforms).
     public static func check(_ store: any UserDataStore) async throws -> [String] {
-        var failures: [String] = []
-        func expect(_ condition: Bool, _ message: @autoclosure () -> String) {
-            if !condition { failures.append(message()) }
-        }
+        var failures = Disagreements()
         let now = Date(timeIntervalSince1970: 1_800_000_000)
         for name in ["ann", "bob", "cat", "dan"] {
             try await store.createUser(UserAccount(username: name, email: "\(name)@example.org", passwordHash: "x", createdAt: now))
@@ -37,14 +34,14 @@ public enum PhotoOwnershipConformance {
                         provenance: Provenance(source: "gem", sourceID: gemID.localID), gem: HiddenGem(owner: "bob", visibility: .public))
         gem.photos = [PhotoReference(url: "/v1/photos/\(id(1))", reference: "photo:" + id(1))]
         try await store.createGem(gem)
-        expect(try await owner(1) == "ann", "a photo stored already keeps its first uploader")
+        failures.expect(try await owner(1) == "ann", "a photo stored already keeps its first uploader")
         // Ann stops showing it; bob's gem still does: bob pays from now on.
         try await setAvatar("ann", nil)
-        expect(try await store.removeUnusedPhotos([id(1)]).isEmpty, "a photo a gem shows is not removed")
+        failures.expect(try await store.removeUnusedPhotos([id(1)]).isEmpty, "a photo a gem shows is not removed")
         let heir = try await owner(1)
-        expect(heir == "bob", "a photo passes to the account that still shows it, got \(String(describing: heir))")
+        failures.expect(heir == "bob", "a photo passes to the account that still shows it, got \(String(describing: heir))")
         let annBytes = try await store.photoBytes(ownedBy: "ann"), bobBytes = try await store.photoBytes(ownedBy: "bob")
-        expect(annBytes == 0 && bobBytes == 300, "storage follows the photo: ann 0 and bob 300 bytes, got \(annBytes) and \(bobBytes)")
+        failures.expect(annBytes == 0 && bobBytes == 300, "storage follows the photo: ann 0 and bob 300 bytes, got \(annBytes) and \(bobBytes)")
 
         // Shown by two others (a trip album and an avatar): the first by code point order gets it.
         try await store.createPlan(PlanRecord(id: "trip_photo", kind: .trip, owner: "dan", visibility: .private,
@@ -54,18 +51,18 @@ public enum PhotoOwnershipConformance {
         _ = try await store.addAlbumPhoto(AlbumPhoto(photoID: id(1), uploader: "dan", addedAt: now), to: "trip_photo")
         try await setAvatar("cat", 1)
         let unused = try await store.deleteGem(gemID)
-        expect(unused.isEmpty, "deleting the gem leaves a photo others show, removed \(unused)")
+        failures.expect(unused.isEmpty, "deleting the gem leaves a photo others show, removed \(unused)")
         let first = try await owner(1)
-        expect(first == "cat", "of cat (avatar) and dan (album), cat gets the photo, got \(String(describing: first))")
+        failures.expect(first == "cat", "of cat (avatar) and dan (album), cat gets the photo, got \(String(describing: first))")
         // Cat's account goes: dan, who still shows it, pays; a new cat pays nothing.
         _ = try await store.deleteUser(named: "cat")
         let next = try await owner(1)
-        expect(next == "dan", "a deleted account's photo passes to who shows it, got \(String(describing: next))")
+        failures.expect(next == "dan", "a deleted account's photo passes to who shows it, got \(String(describing: next))")
         try await store.createUser(UserAccount(username: "cat", email: "cat@example.org", passwordHash: "x", createdAt: now))
-        expect(try await store.photoBytes(ownedBy: "cat") == 0, "a new account named cat pays for none of the old cat's photos")
+        failures.expect(try await store.photoBytes(ownedBy: "cat") == 0, "a new account named cat pays for none of the old cat's photos")
         // The album photo goes: nothing shows it, so it is removed.
-        expect(try await store.removeAlbumPhoto(id(1), from: "trip_photo") == [id(1)], "the last use gone, the photo goes")
-        expect(try await store.photo(id: id(1)) == nil, "and is no longer recorded")
+        failures.expect(try await store.removeAlbumPhoto(id(1), from: "trip_photo") == [id(1)], "the last use gone, the photo goes")
+        failures.expect(try await store.photo(id: id(1)) == nil, "and is no longer recorded")
 
         // An upload never attached (the process stopped) is taken over by the next upload of
         // the same bytes, which pays for it, and removed by the sweep once old enough.
@@ -75,20 +72,20 @@ public enum PhotoOwnershipConformance {
             try await store.savePhoto(photo(2, owner: "bob", bytes: 400), storageLimit: 300)
             failures.append("taking over an unused photo of 400 bytes ignored bob's limit of 300")
         } catch let error as UserDataError {
-            expect(error == .storageFull(owner: "bob", used: 0, adding: 400, limit: 300), "the take-over is refused like a new photo: \(error)")
+            failures.expect(error == .storageFull(owner: "bob", used: 0, adding: 400, limit: 300), "the take-over is refused like a new photo: \(error)")
         }
-        expect(try await owner(2) == "ann", "a refused take-over leaves the photo as it was")
+        failures.expect(try await owner(2) == "ann", "a refused take-over leaves the photo as it was")
         try await store.savePhoto(photo(2, owner: "dan", bytes: 400), storageLimit: 500)
         let taken = try await store.photo(id: id(2))
-        expect(taken?.owner == "dan" && taken?.createdAt == now, "an unused photo uploaded again is the new uploader's, now: \(String(describing: taken))")
+        failures.expect(taken?.owner == "dan" && taken?.createdAt == now, "an unused photo uploaded again is the new uploader's, now: \(String(describing: taken))")
         try await store.savePhoto(photo(3, owner: "ann", at: earlier), storageLimit: nil)
         try await store.savePhoto(photo(4, owner: "ann", at: earlier), storageLimit: nil)
         try await setAvatar("ann", 4)
         let swept = try await store.removeUnusedPhotos(storedBefore: now.addingTimeInterval(-3_600))
-        expect(swept == [id(3)], "the sweep removes the old unused photo only (not the new one, not the avatar), removed \(swept)")
+        failures.expect(swept == [id(3)], "the sweep removes the old unused photo only (not the new one, not the avatar), removed \(swept)")
         let young = try await store.photo(id: id(2)), used = try await store.photo(id: id(4))
-        expect(young != nil && used != nil, "the young and the used photos stay")
-        expect(try await store.removeUnusedPhotos(storedBefore: now.addingTimeInterval(-3_600)).isEmpty, "a second sweep finds nothing")
+        failures.expect(young != nil && used != nil, "the young and the used photos stay")
+        failures.expect(try await store.removeUnusedPhotos(storedBefore: now.addingTimeInterval(-3_600)).isEmpty, "a second sweep finds nothing")
 
         // Pages, newest first, ties by id; a page resumes after a photo that has gone since.
         for number in 10..<17 {
@@ -96,7 +93,7 @@ public enum PhotoOwnershipConformance {
             try await store.savePhoto(photo(number, owner: "bob", bytes: 1, at: time), storageLimit: nil)
         }
         let all = try await store.photos(ownedBy: "bob", after: nil, limit: 100).map(\.id)
-        expect(all == [16, 14, 15, 12, 13, 10, 11].map(id), "bob's photos newest first, ties by id: \(all)")
+        failures.expect(all == [16, 14, 15, 12, 13, 10, 11].map(id), "bob's photos newest first, ties by id: \(all)")
         var paged: [String] = []
         var after: (uploadedAt: Date, id: String)?
         while true {
@@ -106,7 +103,7 @@ public enum PhotoOwnershipConformance {
             after = (last.createdAt, last.id)
             if last.id == id(15) { _ = try await store.removeUnusedPhotos([id(15)]) }  // the anchor goes
         }
-        expect(paged == all, "pages of 3 list every photo once, in order, past a removed anchor: \(paged) against \(all)")
+        failures.expect(paged == all, "pages of 3 list every photo once, in order, past a removed anchor: \(paged) against \(all)")
 
         // Where a person shows photos: all of it, or only the uses of the photos asked about.
         try await store.savePhoto(photo(20, owner: "ann"), storageLimit: nil)
@@ -120,13 +117,13 @@ public enum PhotoOwnershipConformance {
             uses.map { "\($0.photoID == id(4) ? "4" : $0.photoID == id(20) ? "20" : $0.photoID == id(21) ? "21" : $0.photoID) \($0.kind.rawValue)" }.sorted()
         }
         let every = described(try await store.photoUses(by: "ann", among: nil))
-        expect(every == ["20 gem", "21 gem", "4 avatar"], "ann shows her avatar and two photos on her gem: \(every)")
+        failures.expect(every == ["20 gem", "21 gem", "4 avatar"], "ann shows her avatar and two photos on her gem: \(every)")
         let some = described(try await store.photoUses(by: "ann", among: [id(4), id(20), id(99)]))
-        expect(some == ["20 gem", "4 avatar"], "only the uses of the photos asked about: \(some)")
+        failures.expect(some == ["20 gem", "4 avatar"], "only the uses of the photos asked about: \(some)")
         let none = try await store.photoUses(by: "ann", among: [])
-        expect(none.isEmpty, "no photos asked about, no uses: \(none)")
+        failures.expect(none.isEmpty, "no photos asked about, no uses: \(none)")
         let others = try await store.photoUses(by: "bob", among: [id(20)])
-        expect(others.isEmpty, "another person's gem is not where bob shows a photo: \(others)")
-        return failures
+        failures.expect(others.isEmpty, "another person's gem is not where bob shows a photo: \(others)")
+        return failures.list
     }
 }

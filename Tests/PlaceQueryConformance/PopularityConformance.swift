@@ -7,10 +7,7 @@ import PlaceQuery
 /// that all count.
 public enum PopularityConformance {
     public static func check(_ store: any PopularityStore) async throws -> [String] {
-        var failures: [String] = []
-        func expect(_ condition: Bool, _ message: @autoclosure () -> String) {
-            if !condition { failures.append(message()) }
-        }
+        var failures = Disagreements()
         let day = 86_400.0
         let now = Date(timeIntervalSince1970: 1_800_000_000)
         func id(_ n: Int) -> PlaceID { PlaceID(trustedRawValue: "test:p\(n)") }
@@ -36,10 +33,10 @@ public enum PopularityConformance {
                 .sorted { abs($0.value - $1.value) > 1e-9 ? $0.value > $1.value : $0.key.rawValue < $1.key.rawValue }
             let since = now.addingTimeInterval(-period.seconds)
             let found = try await store.popular(.place, period: period, activeSince: since, after: nil, limit: 50)
-            expect(found.map(\.subject) == expected.map(\.key), "\(period): order \(found.map(\.subject.rawValue)) != \(expected.map(\.key.rawValue))")
+            failures.expect(found.map(\.subject) == expected.map(\.key), "\(period): order \(found.map(\.subject.rawValue)) != \(expected.map(\.key.rawValue))")
             for (entry, truth) in zip(found, expected) {
                 let value = PopularityMath.value(entry.key, at: now, period: period)
-                expect(abs(value - truth.value) < 1e-6 * max(1, truth.value), "\(period): \(entry.subject) is worth \(value), brute force \(truth.value)")
+                failures.expect(abs(value - truth.value) < 1e-6 * max(1, truth.value), "\(period): \(entry.subject) is worth \(value), brute force \(truth.value)")
             }
             // Pages of two continue exactly.
             var paged: [PlaceID] = [], after: PopularEntry?
@@ -49,15 +46,15 @@ public enum PopularityConformance {
                 guard page.count == 2 else { break }
                 after = page.last
             }
-            expect(paged == expected.map(\.key), "\(period): paging gives \(paged.map(\.rawValue))")
+            failures.expect(paged == expected.map(\.key), "\(period): paging gives \(paged.map(\.rawValue))")
         }
         let week = try await store.popular(.place, period: .week, activeSince: now.addingTimeInterval(-7 * day), after: nil, limit: 50)
-        expect(!week.contains { $0.subject == id(1) }, "a burst three weeks ago is not popular this week")
+        failures.expect(!week.contains { $0.subject == id(1) }, "a burst three weeks ago is not popular this week")
         let month = try await store.popular(.place, period: .month, activeSince: now.addingTimeInterval(-30 * day), after: nil, limit: 50)
-        expect(month.first?.subject == id(1), "over the month the old burst (15 favourites) leads, got \(month.first?.subject.rawValue ?? "none")")
-        expect(month.first(where: { $0.subject == id(1) })?.events == 15, "events are counted")
+        failures.expect(month.first?.subject == id(1), "over the month the old burst (15 favourites) leads, got \(month.first?.subject.rawValue ?? "none")")
+        failures.expect(month.first(where: { $0.subject == id(1) })?.events == 15, "events are counted")
         let destinations = try await store.popular(.destination, period: .month, activeSince: now.addingTimeInterval(-30 * day), after: nil, limit: 5)
-        expect(Set(destinations.map(\.subject)) == [id(100), id(101)], "destinations are counted apart from places")
+        failures.expect(Set(destinations.map(\.subject)) == [id(100), id(101)], "destinations are counted apart from places")
 
         // Concurrent actions on one place all count.
         try await withThrowingTaskGroup(of: Void.self) { group in
@@ -65,10 +62,10 @@ public enum PopularityConformance {
             try await group.waitForAll()
         }
         let busy = try await store.popular(.place, period: .week, activeSince: now.addingTimeInterval(-7 * day), after: nil, limit: 1)
-        expect(busy.first?.subject == id(9) && busy.first?.events == 16, "16 concurrent favourites all count, got \(busy.first?.events ?? 0)")
+        failures.expect(busy.first?.subject == id(9) && busy.first?.events == 16, "16 concurrent favourites all count, got \(busy.first?.events ?? 0)")
         if let key = busy.first?.key {
-            expect(abs(PopularityMath.value(key, at: now, period: .week) - 48) < 1e-6, "16 × 3 = 48")
+            failures.expect(abs(PopularityMath.value(key, at: now, period: .week) - 48) < 1e-6, "16 × 3 = 48")
         }
-        return failures
+        return failures.list
     }
 }
