@@ -116,6 +116,10 @@ public final class PostGISSnapshotWriter: SnapshotWriter {
 
     /// Settings of a connection that does an import's bulk work: no request's statement
     /// timeout, and memory to sort a million rows in.
+    /// The statistics target of the place table's `ANALYZE` after a rebuild (PostgreSQL's
+    /// default is 100; ANALYZE samples 300 rows per unit).
+    static let statisticsTarget = 25
+
     static let bulkSettings = ["SET statement_timeout = 0", "SET work_mem = '256MB'", "SET maintenance_work_mem = '512MB'"]
 
     public func beginSnapshot(source: String) throws {
@@ -326,8 +330,12 @@ public final class PostGISSnapshotWriter: SnapshotWriter {
         if let primaryKey = indexes.primaryKey {
             try runWork("ALTER TABLE \(next) ADD CONSTRAINT \(primaryKey.name(on: next)) PRIMARY KEY USING INDEX \(primaryKey.name(on: next))")
         }
-        // After the indexes: ANALYZE and CREATE INDEX lock each other out.
+        // After the indexes: ANALYZE and CREATE INDEX lock each other out. It samples a quarter
+        // of the rows PostgreSQL's default would (7 500): 0.15 s of a million-place load instead
+        // of 0.6 s, and the plans of GeoQuery's statements came out the same (README).
+        try runWork("SET default_statistics_target = \(Self.statisticsTarget)")
         try runWork("ANALYZE \(next)")
+        try runWork("RESET default_statistics_target")
         try run("DROP TABLE \(table)")
         try run("ALTER TABLE \(next) RENAME TO \(table)")
         for index in indexes.all { try run("ALTER INDEX \(index.name(on: next)) RENAME TO \(index.name)") }
