@@ -184,7 +184,7 @@ let package = Package(
                                .product(name: "NIOCore", package: "swift-nio")],
                 path: "Tests/ProviderTestSupport", resources: [.copy("Recorded")], swiftSettings: swiftSettings),
         // Runs the built `geoquery` executable as a user would.
-        .testTarget(name: "GeoQueryCLITests", dependencies: ["GeoQueryCLI", "PlaceStore", "PlaceQuery", "GeoCore", "ProviderTestSupport",
+        .testTarget(name: "GeoQueryCLITests", dependencies: ["GeoQueryCLI", "GeoQueryServer", "PlaceStore", "PlaceQuery", "GeoCore", "ProviderTestSupport",
                                                       "PostgresTestSupport"],
                     swiftSettings: swiftSettings),
     ]

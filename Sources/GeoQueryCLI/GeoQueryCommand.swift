@@ -21,10 +21,8 @@ struct GeoQueryCommand: AsyncParsableCommand {
 
     static func main() async {
         LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
             let level = ProcessInfo.processInfo.environment["GEOQUERY_LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:))
-            handler.logLevel = level ?? .notice
-            return DeferredMetadataLogHandler(handler)
+            return LineLogHandler(label: label, output: .standardError, level: level ?? .notice)
         }
         do {
             var command = try parseAsRoot()

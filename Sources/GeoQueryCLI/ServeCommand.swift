@@ -163,6 +163,8 @@ struct Serve: AsyncParsableCommand {
         settings.countries = try reportingFailures { try CountryTable(contentsOf: dataDirectory + "/countries.csv") }
         settings.regions = try reportingFailures { try RegionLocator(dataDirectory: dataDirectory) }
 
+        // A line per request: gathered into fewer writes (LogOutput).
+        LogOutput.standardError.gathersLines = true
         var logger = Logger(label: "geoquery.serve")
         logger.logLevel = environment("GEOQUERY_LOG_LEVEL").flatMap(Logger.Level.init(rawValue:)) ?? .info
         if let gemRadiusCap { settings.gemRadiusCap = try Distance(parsing: gemRadiusCap) }
