@@ -103,6 +103,16 @@ public struct JSONWriter {
         try body(UnsafeRawBufferPointer(start: buffer.base, count: buffer.count))
     }
 
+    /// How many bytes are written and not yet drained.
+    public var count: Int { buffer.count }
+
+    /// Hands the bytes written so far to `body` and empties the buffer, keeping where the writer
+    /// is (open containers, a pending comma): for answers sent in pieces as they are written.
+    public mutating func drain<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        defer { buffer.state.pointee.count = 0 }
+        return try body(UnsafeRawBufferPointer(start: buffer.base, count: buffer.count))
+    }
+
     /// The JSON as a string.
     public var text: String { String(decoding: UnsafeBufferPointer(start: buffer.base, count: buffer.count), as: UTF8.self) }
 

@@ -47,11 +47,12 @@ struct AccountFixture {
 
     func remove() { try? FileManager.default.removeItem(at: directory) }
 
-    /// Runs `body` against the in-process application, then removes the directory.
-    func test(_ body: @escaping @Sendable (Client) async throws -> Void) async throws {
+    /// Runs `body` against the in-process application (or, with `.live`, the application
+    /// serving on a loopback port), then removes the directory.
+    func test(_ setup: TestingSetup = .router, _ body: @escaping @Sendable (Client) async throws -> Void) async throws {
         defer { remove() }
         do {
-            try await service.makeApplication().test(.router) { client in try await body(Client(client: client)) }
+            try await service.makeApplication().test(setup) { client in try await body(Client(client: client)) }
         } catch {
             await closePools()
             throw error

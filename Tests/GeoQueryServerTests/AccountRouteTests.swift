@@ -4,7 +4,7 @@ import PlaceImport
 import PlaceModel
 import PlaceQuery
 import Foundation
-import GeoQueryServer
+@testable import GeoQueryServer
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
@@ -337,6 +337,45 @@ import ProviderTestSupport
             let theirs = try await client.send(.get, "/v1/me/export", token: bob)
             #expect(Set(((theirs.json["gems"] as? [[String: Any]]) ?? []).compactMap { $0["id"] as? String }) == [spring, hideaway])
             #expect(!theirs.text.contains(secret) && !theirs.text.contains("Exporter's Secret"), "the other user's export is theirs alone")
+        }
+    }
+
+    /// An export longer than a page of each list and than one piece of the answer is whole,
+    /// over real sockets (chunked): every gem and favourite once, in order, and the document
+    /// valid JSON to its end.
+    @Test func aLargeExportIsSentInPiecesAndIsWhole() async throws {
+        let fixture = try await AccountFixture()
+        let now = Date()
+        try await fixture.test(.live) { client in
+            let ann = try await client.account("collector")
+            let other = try await client.account("bystander")
+            let count = UserExport.pageSize * 2 + 7
+            var made: [String] = []
+            for number in 0..<count {
+                let local = String(format: "collector%05d", number)
+                let id = try PlaceID(source: "gem", localID: local)
+                let owner = number % 50 == 49 ? "bystander" : "collector"
+                try await fixture.store.createGem(Place(id: id, name: "Gem \(number) " + String(repeating: "long name ", count: 8),
+                                                        coordinate: try Coordinate(latitude: 10 + Double(number) / 1_000, longitude: 20),
+                                                        provenance: Provenance(source: "gem", sourceID: local),
+                                                        gem: HiddenGem(owner: owner, visibility: number % 3 == 0 ? .private : .public,
+                                                                       createdAt: now, updatedAt: now)))
+                if owner == "collector" { made.append(id.rawValue) }
+                if number % 2 == 0 { _ = try await fixture.store.addFavorite(id, for: "collector", at: now) }
+            }
+            let export = try await client.send(.get, "/v1/me/export", token: ann)
+            #expect(export.status == .ok)
+            #expect(export.text.utf8.count > UserExport.pieceBytes * 2, "several pieces: \(export.text.utf8.count) bytes")
+            let json = export.json
+            #expect(json["format"] as? String == "geoquery-export/1", "the document parses to its end")
+            let gems = ((json["gems"] as? [[String: Any]]) ?? []).compactMap { $0["id"] as? String }
+            #expect(gems == made.sorted(), "every gem of theirs once, in id order, over three pages: \(gems.count) of \(made.count)")
+            let favorites = ((json["favorites"] as? [[String: Any]]) ?? []).compactMap { $0["place_id"] as? String }
+            #expect(favorites.count == (count + 1) / 2 && Set(favorites).count == favorites.count, "\(favorites.count)")
+            #expect((json["sessions"] as? [[String: Any]])?.count == 1, "the sections after the long ones are there")
+            #expect(!export.text.contains("collector00049"), "not the bystander's gems")
+            let small = try await client.send(.get, "/v1/me/export", token: other)
+            #expect(small.status == .ok && small.json["format"] as? String == "geoquery-export/1", "a short export ends too: \(small.text.prefix(200))")
         }
     }
 }

@@ -161,4 +161,29 @@ import Testing
         #expect(parsed?["a longer key"] == "tab\there \"quoted\" back\\slash \u{1}")
         #expect(parsed?["d\"k"] == "é")
     }
+
+    /// Bytes drained part-way (an answer sent in pieces) join up to what one writer writes whole:
+    /// the commas and open containers carry over the drain.
+    @Test func drainedPiecesJoinUpToTheWholeDocument() throws {
+        func write(_ json: inout JSONWriter, drainingAfter every: Int?, into pieces: inout [UInt8]) {
+            json.beginObject()
+            json.key("items"); json.beginArray()
+            for number in 0..<25 {
+                json.beginObject(); json.key("n"); json.int(number); json.key("name"); json.string("item \(number)"); json.endObject()
+                if let every, number % every == every - 1 { json.drain { pieces.append(contentsOf: $0) } }
+            }
+            json.endArray()
+            json.key("done"); json.bool(true)
+            json.endObject()
+            json.drain { pieces.append(contentsOf: $0) }
+        }
+        var whole = JSONWriter(), wholeBytes: [UInt8] = []
+        write(&whole, drainingAfter: nil, into: &wholeBytes)
+        var pieced = JSONWriter(capacity: 64), piecedBytes: [UInt8] = []
+        write(&pieced, drainingAfter: 4, into: &piecedBytes)
+        #expect(piecedBytes == wholeBytes)
+        #expect(pieced.count == 0)
+        let parsed = try JSONSerialization.jsonObject(with: Data(piecedBytes)) as? [String: Any]
+        #expect((parsed?["items"] as? [Any])?.count == 25 && parsed?["done"] as? Bool == true)
+    }
 }
