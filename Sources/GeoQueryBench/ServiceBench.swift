@@ -98,6 +98,24 @@ enum ServiceBench {
             print(row.name.padding(toLength: 26, withPad: " ", startingAt: 0) + " " +
                   cells.map { String(repeating: " ", count: max(0, 11 - $0.count)) + $0 }.joined(separator: " "))
         }
+
+        // The first row again on a server of its own at the default log level, a line per
+        // request written to a file: what the access log costs.
+        let logPath = directory + "/access.log"
+        let logged = try startServer(binary, port: port + 1, places: indexPath, users: directory + "/users.sqlite", accessLog: logPath)
+        let scriptPath = directory + "/row.lua"
+        try rows[0].script.write(toFile: scriptPath, atomically: true, encoding: .utf8)
+        _ = try wrkRun(wrk, port: port + 1, connections: 32, seconds: 2, script: scriptPath)
+        let outcome = try wrkRun(wrk, port: port + 1, connections: 32, seconds: seconds, script: scriptPath,
+                                 measuring: .process(logged.processIdentifier))
+        logged.terminate()
+        logged.waitUntilExit()
+        let lines = (try? String(contentsOfFile: logPath, encoding: .utf8))?.split(separator: "\n").count ?? 0
+        let cells = ["32", String(format: "%.0f", outcome.requestsPerSecond), outcome.p50, outcome.p99, outcome.transfer, outcome.cpuCell]
+        print("near 1 km, access log on".padding(toLength: 26, withPad: " ", startingAt: 0) + " " +
+              cells.map { String(repeating: " ", count: max(0, 11 - $0.count)) + $0 }.joined(separator: " ") +
+              "   (\(lines) log lines)")
+        try? FileManager.default.removeItem(atPath: logPath)
     }
 
     /// Signs `username` up on the server at `port` (an account already there is kept) and opens
@@ -158,18 +176,23 @@ enum ServiceBench {
     }
 
     /// Starts `geoquery serve` on loopback over the given places and user files, and waits
-    /// until it answers `/healthz`. Warnings only: an access log line per request would measure
-    /// the terminal.
-    static func startServer(_ binary: String, port: Int, places: String, users: String) throws -> Process {
+    /// until it answers `/healthz`. Warnings only, unless `accessLog` names a file for the
+    /// server's log at the default level (a line per request).
+    static func startServer(_ binary: String, port: Int, places: String, users: String, accessLog: String? = nil) throws -> Process {
         let server = Process()
         server.executableURL = URL(fileURLWithPath: binary)
         // No budget of creations: the soak and the import bench measure the store's writes.
         server.arguments = ["serve", "--port", String(port), "--db", places, "--data-dir", "geodata", "--users-db", users,
                             "--creations-per-user-per-hour", "none"]
         var environment = ProcessInfo.processInfo.environment
-        environment["GEOQUERY_LOG_LEVEL"] = "warning"
+        environment["GEOQUERY_LOG_LEVEL"] = accessLog == nil ? "warning" : "info"
         server.environment = environment
-        server.standardError = FileHandle.nullDevice
+        if let accessLog {
+            FileManager.default.createFile(atPath: accessLog, contents: nil)
+            server.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: accessLog))
+        } else {
+            server.standardError = FileHandle.nullDevice
+        }
         try server.run()
         do { try waitForHealth(port: port) } catch {
             server.terminate()
