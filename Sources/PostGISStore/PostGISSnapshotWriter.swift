@@ -114,12 +114,12 @@ public final class PostGISSnapshotWriter: SnapshotWriter {
         try rows(query, on: connection ?? self.connection).first?.decode(Int.self) ?? 0
     }
 
-    /// Settings of a connection that does an import's bulk work: no request's statement
-    /// timeout, and memory to sort a million rows in.
     /// The statistics target of the place table's `ANALYZE` after a rebuild (PostgreSQL's
     /// default is 100; ANALYZE samples 300 rows per unit).
     static let statisticsTarget = 25
 
+    /// Settings of a connection that does an import's bulk work: no request's statement
+    /// timeout, and memory to sort a million rows in.
     static let bulkSettings = ["SET statement_timeout = 0", "SET work_mem = '256MB'", "SET maintenance_work_mem = '512MB'"]
 
     public func beginSnapshot(source: String) throws {
