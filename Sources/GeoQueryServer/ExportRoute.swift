@@ -43,12 +43,9 @@ extension GeoQueryService {
                 json.key("exported_at"); json.timestamp(Date())
                 json.key("account"); Self.privateProfile(user.account).write(to: &json)
                 json.key("gems"); json.beginArray()
-                var gems = firstGems
-                while true {
+                for try await gems in KeysetPages(first: firstGems, position: \.id, next: { try await store.gems(ownedBy: username, after: $0, limit: $1) }) {
                     for gem in gems { PlaceJSON.write(gem, distance: nil, to: &json, includeCoordinates: true) }
                     try await send(&json, &writer)
-                    guard gems.count == UserExport.pageSize, let last = gems.last else { break }
-                    gems = try await store.gems(ownedBy: username, after: last.id, limit: UserExport.pageSize)
                 }
                 json.endArray()
                 json.key("ratings"); json.beginArray()
@@ -58,28 +55,21 @@ extension GeoQueryService {
                 }
                 json.endArray()
                 json.key("favorites"); json.beginArray()
-                var favoritesAfter: PlaceID?
-                while true {
-                    let favorites = try await store.favorites(of: username, after: favoritesAfter, limit: UserExport.pageSize)
+                for try await favorites in KeysetPages(position: \.placeID, next: { try await store.favorites(of: username, after: $0, limit: $1) }) {
                     for favorite in favorites {
                         OrderedJSON.object([("place_id", .string(favorite.placeID.rawValue)),
                                             ("added_at", Self.timestampJSON(favorite.createdAt))]).write(to: &json)
                     }
                     try await send(&json, &writer)
-                    guard favorites.count == UserExport.pageSize, let last = favorites.last else { break }
-                    favoritesAfter = last.placeID
                 }
                 json.endArray()
                 json.key("photos"); json.beginArray()
-                var photosAfter: (uploadedAt: Date, id: String)?
-                while true {
-                    let photos = try await store.photos(ownedBy: username, after: photosAfter, limit: UserExport.pageSize)
+                for try await photos in KeysetPages(position: { PhotoPosition(uploadedAt: $0.createdAt, id: $0.id) },
+                                                    next: { try await store.photos(ownedBy: username, after: $0.map { ($0.uploadedAt, $0.id) }, limit: $1) }) {
                     for photo in photos {
                         OrderedJSON.object(Self.photoFields(photo) + [("uploaded_at", Self.timestampJSON(photo.createdAt))]).write(to: &json)
                     }
                     try await send(&json, &writer)
-                    guard photos.count == UserExport.pageSize, let last = photos.last else { break }
-                    photosAfter = (uploadedAt: last.createdAt, id: last.id)
                 }
                 json.endArray()
                 json.key("friends"); OrderedJSON.array(friendships.map(Self.friendshipJSON)).write(to: &json)
@@ -87,9 +77,8 @@ extension GeoQueryService {
                 json.key("blocks"); OrderedJSON.array(blocks.map(Self.blockJSON)).write(to: &json)
                 for kind in [PlanKind.itinerary, .trip] {
                     json.key(kind == .itinerary ? "itineraries" : "trips"); json.beginArray()
-                    var plansAfter: PlanListPosition?
-                    while true {
-                        let plans = try await store.plans(of: kind, involving: username, window: .all, after: plansAfter, limit: UserExport.pageSize)
+                    for try await plans in KeysetPages(position: { PlanListPosition(startsAt: $0.startsAt, id: $0.id) },
+                                                       next: { try await store.plans(of: kind, involving: username, window: .all, after: $0, limit: $1) }) {
                         for record in plans {
                             let access = PlanAccess.of(username, to: record, isFriendOfOwner: false)
                             if kind == .itinerary {
@@ -99,20 +88,15 @@ extension GeoQueryService {
                             }
                         }
                         try await send(&json, &writer)
-                        guard plans.count == UserExport.pageSize, let last = plans.last else { break }
-                        plansAfter = PlanListPosition(startsAt: last.startsAt, id: last.id)
                     }
                     json.endArray()
                 }
                 json.key("notifications"); json.beginArray()
-                var notificationsAfter: String?
-                while true {
-                    let notifications = try await store.notifications(of: username, unreadOnly: false, after: notificationsAfter,
-                                                                      limit: UserExport.pageSize)
+                for try await notifications in KeysetPages(position: \.id, next: {
+                    try await store.notifications(of: username, unreadOnly: false, after: $0, limit: $1)
+                }) {
                     for notification in notifications { Self.notificationJSON(notification).write(to: &json) }
                     try await send(&json, &writer)
-                    guard notifications.count == UserExport.pageSize, let last = notifications.last else { break }
-                    notificationsAfter = last.id
                 }
                 json.endArray()
                 json.key("sessions"); OrderedJSON.array(sessions.map { Self.sessionJSON($0, asking: user.session, accounts: accounts) }).write(to: &json)
@@ -131,6 +115,48 @@ extension GeoQueryService {
 
 extension GeoQueryService {
     static let contentDispositionHeader = HTTPField.Name("Content-Disposition")!
+}
+
+/// Where a photo listing resumes (a tuple cannot be `Sendable` state of a sequence).
+struct PhotoPosition: Sendable {
+    var uploadedAt: Date
+    var id: String
+}
+
+/// The pages of a keyset-paged listing, ``UserExport/pageSize`` items at a time, until a short
+/// page: each resumes after the position of the previous page's last item. `first`, when given,
+/// is the first page, already read.
+struct KeysetPages<Item: Sendable, Position: Sendable>: AsyncSequence {
+    typealias Element = [Item]
+    let first: [Item]?
+    let position: @Sendable (Item) -> Position
+    let next: @Sendable (_ after: Position?, _ limit: Int) async throws -> [Item]
+
+    init(first: [Item]? = nil, position: @escaping @Sendable (Item) -> Position,
+         next: @escaping @Sendable (_ after: Position?, _ limit: Int) async throws -> [Item]) {
+        self.first = first
+        self.position = position
+        self.next = next
+    }
+
+    struct AsyncIterator: AsyncIteratorProtocol {
+        let pages: KeysetPages
+        var after: Position?
+        var started = false
+        var finished = false
+
+        mutating func next() async throws -> [Item]? {
+            guard !finished else { return nil }
+            let page: [Item]
+            if !started, let first = pages.first { page = first } else { page = try await pages.next(after, UserExport.pageSize) }
+            started = true
+            if page.count < UserExport.pageSize { finished = true }
+            if let last = page.last { after = pages.position(last) }
+            return page
+        }
+    }
+
+    func makeAsyncIterator() -> AsyncIterator { AsyncIterator(pages: self) }
 }
 
 /// How the export is read and sent.
