@@ -39,8 +39,7 @@ struct LineLogHandler: LogHandler {
             all["error.message"] = "\(error)"
             all["error.type"] = "\(String(reflecting: type(of: error)))"
         }
-        var line = output.timestamp()
-        line += " \(event.level)"
+        var line = " \(event.level)"
         if !label.isEmpty { line += " " }
         line += label
         line += ":"
@@ -68,7 +67,7 @@ final class LogOutput: @unchecked Sendable {
     private var gathering = false
     private var flusherStarted = false
     private var stampSecond: time_t = -1
-    private var stamp = ""
+    private var stamp: [UInt8] = []
 
     /// Standard error, where `geoquery` logs.
     static let standardError = LogOutput(descriptor: 2)
@@ -96,28 +95,27 @@ final class LogOutput: @unchecked Sendable {
         }
     }
 
-    /// The local time to the second, as `StreamLogHandler` writes it (`2026-11-28T05:12:01+0000`),
-    /// made once per second.
-    func timestamp() -> String {
-        var now = time(nil)
-        return lock.withLock {
-            if now == stampSecond { return stamp }
-            var local = tm()
-            localtime_r(&now, &local)
-            var buffer = [CChar](repeating: 0, count: 64)
-            let length = strftime(&buffer, buffer.count, "%Y-%m-%dT%H:%M:%S%z", &local)
-            stamp = String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            stampSecond = now
-            return stamp
-        }
-    }
-
-    /// Writes `line`, or lets it wait when lines are gathered and it is not `urgent`.
+    /// Writes the current time and `line` after it, or lets them wait when lines are gathered
+    /// and it is not `urgent`. One lock per line: the time is taken and written under it, so
+    /// gathered lines are in the order of their times.
     func write(_ line: String, urgent: Bool) {
+        var now = time(nil)
         lock.withLock {
+            if now != stampSecond { stamp = Self.timestamp(&now); stampSecond = now }
+            pending.append(contentsOf: stamp)
             pending.append(contentsOf: line.utf8)
             if urgent || !gathering || pending.count >= Self.gatheredBytes { writePending() }
         }
+    }
+
+    /// The local time to the second, as `StreamLogHandler` writes it (`2026-11-28T05:12:01+0000`);
+    /// made once per second.
+    private static func timestamp(_ now: inout time_t) -> [UInt8] {
+        var local = tm()
+        localtime_r(&now, &local)
+        var buffer = [CChar](repeating: 0, count: 64)
+        let length = strftime(&buffer, buffer.count, "%Y-%m-%dT%H:%M:%S%z", &local)
+        return buffer[..<length].map { UInt8(bitPattern: $0) }
     }
 
     /// Writes the lines that wait.
