@@ -45,16 +45,11 @@ public struct ImportOptions: Sendable {
     public var maximumRejectRatio: Double = 0.01
     /// Fail on the first rejected row.
     public var strict = false
-    /// Places written per batch inside the single transaction.
-    ///
-    /// A store writes each batch in Hilbert-curve order, so the larger the batch, the closer
-    /// the stored order comes to the map's, even when the dump is in no spatial order: places
-    /// near each other then share database pages, and a query reads fewer of them. On a
-    /// million places in random order, batches of 100 000 cost a first page near 20 miles
-    /// about 12 % less server CPU than batches of 10 000, imported in the same time (the
-    /// reading thread still runs ahead of the writer); larger batches delay the writer's start
-    /// and cost memory (about 300 bytes a place, a few batches at once).
-    public var batchSize = 100_000
+    /// Places written per batch inside the single transaction; nil for what suits the store
+    /// (``PlaceBatch/preferredCount``: 100 000 for SpatiaLite, which stores a batch in map
+    /// order; 10 000 for PostgreSQL, whose `COPY` overlaps the reading thread better in
+    /// smaller pieces).
+    public var batchSize: Int?
     /// How many problems the summary lists.
     public var problemsToReport = 20
     /// Which GeoJSON properties hold id, name and categories.
@@ -101,7 +96,7 @@ public enum PlaceImporter {
                                     problems: [], seconds: 0)
         var problems: [RowProblem] = []
         // Reading, parsing and encoding run on a thread of their own, writing on this one.
-        let pipeline = ReadingPipeline<Store.Writer.Batch>(reader: reader, source: sourceName, batchSize: options.batchSize,
+        let pipeline = ReadingPipeline<Store.Writer.Batch>(reader: reader, source: sourceName, batchSize: options.batchSize ?? Store.Writer.Batch.preferredCount,
                                        problemsToKeep: max(options.problemsToReport, 5), regions: options.regions)
         defer { pipeline.cancel() }
         try index.importSnapshot { writer in

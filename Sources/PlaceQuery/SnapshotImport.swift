@@ -43,6 +43,15 @@ public protocol PlaceBatch: Sendable {
     mutating func append(_ place: Place) throws
     /// How many places the batch holds.
     var count: Int { get }
+    /// How many places an importer puts in one batch unless told otherwise: what suits this
+    /// store's writer (how much the reading thread may run ahead, how the store lays rows out).
+    static var preferredCount: Int { get }
+}
+
+extension PlaceBatch {
+    /// Ten thousand places: the reading thread and the writer overlap from early on, and a
+    /// batch's memory stays small.
+    public static var preferredCount: Int { 10_000 }
 }
 
 /// The write side of a nightly import, inside one transaction of a ``SnapshotStore``

@@ -12,6 +12,16 @@ import PlaceQuery
 /// writer binds straight from the buffer, and a batch of ten thousand places is freed as a
 /// handful of arrays rather than a few hundred thousand strings.
 public struct EncodedBatch: PlaceBatch {
+    /// A hundred thousand places. The writer stores each batch in Hilbert-curve order, and
+    /// SQLite keeps rows in key order, so the larger the batch, the closer the stored order comes
+    /// to the map's even when the dump is in no spatial order: places near each other then share
+    /// pages, and a query reads fewer of them. On a million places in random order, batches of
+    /// 100 000 cost a first page near 20 miles about 12 % less server CPU than batches of
+    /// 10 000, and the import took the same time (the reading thread still runs ahead of the
+    /// writer). Larger batches delay the writer's start and cost memory: about 300 bytes a
+    /// place, with a few batches held at once.
+    public static var preferredCount: Int { 100_000 }
+
     /// Where a row's text or record lies in ``bytes``.
     struct Span: Sendable {
         var start: Int
