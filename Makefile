@@ -68,16 +68,21 @@ index: build $(DB)
 run: build index
 	$(GEOQUERY) near --lat 48.8584 --lon 2.2945 --radius 20mi --limit 15 --db $(DB) --format table
 	$(GEOQUERY) near --lat 43.7396 --lon 7.4276 --radius 300m --category food --limit 8 --db $(DB) --format table
-	@$(MAKE) --no-print-directory serve
+	$(start-service)
 
 # The service on 127.0.0.1:8080 in the foreground (Ctrl-C stops it); SERVE_HOST and SERVE_PORT override.
 SERVE_HOST ?= 127.0.0.1
 SERVE_PORT ?= 8080
 serve: build index
-	@echo "map page:        http://$(SERVE_HOST):$(SERVE_PORT)/"
-	@echo "API description: http://$(SERVE_HOST):$(SERVE_PORT)/openapi.json"
-	@echo "try:             curl 'http://$(SERVE_HOST):$(SERVE_PORT)/v1/places/near?lat=48.8584&lon=2.2945&radius=20mi&limit=5'"
-	$(GEOQUERY) serve --host $(SERVE_HOST) --port $(SERVE_PORT) --db $(DB) --data-dir geodata
+	$(start-service)
+
+# Shared by run and serve, so that run does not build a second time before serving.
+define start-service
+@echo "map page:        http://$(SERVE_HOST):$(SERVE_PORT)/"
+@echo "API description: http://$(SERVE_HOST):$(SERVE_PORT)/openapi.json"
+@echo "try:             curl 'http://$(SERVE_HOST):$(SERVE_PORT)/v1/places/near?lat=48.8584&lon=2.2945&radius=20mi&limit=5'"
+$(GEOQUERY) serve --host $(SERVE_HOST) --port $(SERVE_PORT) --db $(DB) --data-dir geodata
+endef
 
 # Tests run optimised (with testability): the property tests compare against brute force over
 # 20 000 places, and optimised builds also catch optimiser-only bugs.

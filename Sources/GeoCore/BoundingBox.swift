@@ -47,9 +47,13 @@ public struct BoundingBox: Sendable, Hashable, Codable, CustomStringConvertible 
         guard parts.count == 4 else {
             throw GeoCoreError.invalidBoundingBox(text, reason: "expected four numbers W,S,E,N, e.g. 2.2,48.8,2.4,48.9")
         }
-        let numbers = try parts.map { part -> Double in
+        let edges = ["west", "south", "east", "north"]
+        let numbers = try zip(edges, parts).map { edge, part -> Double in
+            guard !part.isEmpty else {
+                throw GeoCoreError.invalidBoundingBox(text, reason: "the \(edge) edge is missing; expected four numbers W,S,E,N, e.g. 2.2,48.8,2.4,48.9")
+            }
             guard let value = Double(part) else {
-                throw GeoCoreError.invalidBoundingBox(text, reason: "'\(part)' is not a number")
+                throw GeoCoreError.invalidBoundingBox(text, reason: "the \(edge) edge '\(part)' is not a number")
             }
             return value
         }

@@ -50,6 +50,9 @@ public struct Distance: Sendable, Hashable, Comparable, Codable, CustomStringCon
             unitPart = String(numberPart[eIndex...]).lowercased() + unitPart
             numberPart = String(numberPart[..<eIndex])
         }
+        guard !numberPart.isEmpty else {
+            throw GeoCoreError.invalidDistance(text, reason: "it has no number; write a number and a unit, e.g. 20mi, 5km, 800m")
+        }
         guard let value = Double(numberPart) else {
             throw GeoCoreError.invalidDistance(text, reason: "'\(numberPart)' is not a number; write e.g. 20mi, 5km, 800m")
         }

@@ -232,7 +232,7 @@ public final class SpatiaLitePlaceIndex: SnapshotStore, @unchecked Sendable {
             defer { row.reset() }
             var found: [PlaceID: Place] = [:]
             while try row.step() {
-                let place = try PlaceRowCodec.decode(row)
+                let place = PlaceRowCodec.decode(row)
                 found[place.id] = place
             }
             return found

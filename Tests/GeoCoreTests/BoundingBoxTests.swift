@@ -51,6 +51,12 @@ import Testing
         #expect(throws: GeoCoreError.invalidLatitude(95)) { try BoundingBox(parsing: "0,0,1,95") }
         #expect(throws: GeoCoreError.self) { try BoundingBox(parsing: "0,10,1,5") }
         #expect(throws: GeoCoreError.self) { try BoundingBox(parsing: "a,0,1,5") }
+        #expect(throws: GeoCoreError.invalidBoundingBox("a,0,1,5", reason: "the west edge 'a' is not a number")) {
+            try BoundingBox(parsing: "a,0,1,5")
+        }
+        #expect(throws: GeoCoreError.invalidBoundingBox("1,,3,4", reason: "the south edge is missing; expected four numbers W,S,E,N, e.g. 2.2,48.8,2.4,48.9")) {
+            try BoundingBox(parsing: "1,,3,4")
+        }
     }
 
     @Test func antimeridianIsOneMeridian() throws {

@@ -30,4 +30,16 @@ struct DistanceParsingTests {
         #expect(throws: GeoCoreError.self) { try Distance(parsing: "-1km") }
         #expect(throws: GeoCoreError.self) { try Distance(parsing: "3 parsecs") }
     }
+
+    /// Each wrong radius is told what is wrong with it, in words a user can act on.
+    @Test func eachBadRadiusGetsItsOwnReason() {
+        func reason(_ text: String) -> String? {
+            do { _ = try Distance(parsing: text); return nil } catch GeoCoreError.invalidDistance(_, let reason) { return reason } catch { return "\(error)" }
+        }
+        #expect(reason("nope") == "it has no number; write a number and a unit, e.g. 20mi, 5km, 800m")
+        #expect(reason("km") == "it has no number; write a number and a unit, e.g. 20mi, 5km, 800m")
+        #expect(reason("1.2.3km") == "'1.2.3' is not a number; write e.g. 20mi, 5km, 800m")
+        #expect(reason("3 parsecs")?.hasPrefix("unknown unit 'parsecs'") == true)
+        #expect(reason("") == "it is empty; write a number and a unit, e.g. 20mi, 5km, 800m")
+    }
 }
