@@ -28,12 +28,17 @@ SCHEMATHESIS_VERSION := 4.32.5
 PILLOW_VERSION := 11.0.0
 PYTHON_TOOLS := $(VENV)/installed-schemathesis-$(SCHEMATHESIS_VERSION)-pillow-$(PILLOW_VERSION)
 
-.PHONY: deps build run serve test bench bench-routes fuzz index clean
+.PHONY: deps bench-deps build run serve test bench bench-routes fuzz index clean
+
+# gdal-bin: ogr2ogr, the baseline of the import rows of `make bench` (the tests do not need it).
+BENCH_PACKAGES := gdal-bin
 
 # Idempotent: installs only what dpkg says is missing; apt-get update only then, and once.
-deps:
+deps: PACKAGES = $(APT_PACKAGES)
+bench-deps: PACKAGES = $(APT_PACKAGES) $(BENCH_PACKAGES)
+deps bench-deps:
 	@missing=""; \
-	for package in $(APT_PACKAGES); do \
+	for package in $(PACKAGES); do \
 	  dpkg-query -W -f='$${Status}' "$$package" 2>/dev/null | grep -q "install ok installed" \
 	    || missing="$$missing $$package"; \
 	done; \
@@ -108,7 +113,7 @@ test: deps $(PYTHON_TOOLS)
 	  exit 1; }
 	scripts/schemathesis.sh $$(swift build $(TEST_FLAGS) --show-bin-path)/geoquery $(SCHEMATHESIS)
 
-bench: deps
+bench: bench-deps
 	swift build -c release --product geoquery
 	swift build -c release --product GeoQueryBench
 	.build/release/GeoQueryBench $(BENCH_ARGS)
