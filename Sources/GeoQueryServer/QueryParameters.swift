@@ -139,7 +139,7 @@ struct QueryParameters {
     /// (repeatable), `open_now` (`true`) or `open_at` (an RFC 3339 time).
     func filter(countries known: Set<String>? = nil, now: Date = Date()) throws -> PlaceFilter {
         let categories = try list("category").map { text in
-            do { return try Category(text) } catch { throw APIProblem.badRequest("category: \(error)") }
+            do { return try Category(text) } catch { throw APIProblem.badRequest("\(error)") }  // it names the category parameter
         }
         let minimumRating = try double("min_rating", example: "4")
         if let minimumRating, !(0...5).contains(minimumRating) {
