@@ -58,6 +58,9 @@ extension GeoQueryService {
             let user = try await signedIn(request)
             let body = try await JSONBody(request, limit: 65_536, allowed: Self.tripFields)
             let id = try planID(context, .trip)
+            // Only the author changes a trip: asked first, so that nobody else learns from the
+            // answer whether the trip, its place or its invitees exist.
+            let before = try await plan(id, .trip, viewer: user.username, needs: .own, action: "change").0
             let title = try Self.title(body, required: false)
             let place = try await location(body, "place", viewer: user.username)
             let zone = try Self.timeZoneName(body)
@@ -65,8 +68,7 @@ extension GeoQueryService {
             let given = Set(body.members.keys)
             let notes = try body.string("notes", maxLength: 10_000), budget = try Self.money(body, "budget")
             let visibility = try Self.planVisibility(body)
-            let invitees = try await inviteeNames(body, author: user.username)
-            let before = try await plan(id, .trip, viewer: user.username, needs: .own, action: "change").0
+            let invitees = try await inviteeNames(body, author: before.owner)
             let (record, access) = try await changePlan(id, .trip, user: user.username, needs: .own, request: request) { record in
                 var document = try Self.decodeDocument(TripDocument.self, record)
                 if let title { document.title = title }

@@ -54,6 +54,12 @@ import Testing
                         == (who == "ann" || who == "bob" ? 200 : who == "cat" ? 403 : edit))
                 #expect(try await status(.post, "/v1/trips/\(id)/shares", who) == (who == "ann" ? 201 : edit))
             }
+            // Invitees are checked only once the caller is known to be the author.
+            #expect(try await status(.patch, "/v1/trips/\(id)", "ann", json: #"{"invitees":["ann"]}"#) == 400, "the author does not invite themselves")
+            #expect(try await status(.patch, "/v1/trips/\(id)", "eve", json: #"{"invitees":["eve"]}"#) == 404,
+                    "a stranger learns nothing, not even from an invitee list that names them")
+            #expect(try await status(.patch, "/v1/trips/\(id)", "bob", json: #"{"invitees":["nobody"]}"#) == 403)
+
             // Upcoming and past.
             let upcoming = try await client.send(.get, "/v1/me/trips?when=upcoming", token: tokens["bob"])
             #expect(((upcoming.json["trips"] as? [[String: Any]]) ?? []).compactMap { $0["id"] as? String } == [id])

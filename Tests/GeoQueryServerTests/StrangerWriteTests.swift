@@ -1,0 +1,151 @@
+import Accounts
+import Foundation
+import GeoQueryServer
+import HTTPTypes
+import Hummingbird
+import ProviderTestSupport
+import HummingbirdTesting
+import Testing
+
+/// Every write route of the service, tried by a signed-in stranger on someone else's things.
+///
+/// The route suites test each route's rules in depth. This one is the net under them: it reads
+/// the router's own table, so a write route added later without a probe here, or without being
+/// listed as one that only touches the caller's own account, fails it.
+@Suite struct StrangerWriteTests {
+    typealias Client = AccountFixture.Client
+
+    /// Write routes that act only on the caller's own account (or on nobody's data), with why:
+    /// a stranger using them changes nothing of anyone else's.
+    static let ownDataOnly: [String: String] = [
+        "POST /v1/route": "orders stops; stores nothing",
+        "POST /v1/discover/itinerary": "suggests an itinerary; stores nothing",
+        "POST /v1/users": "signs up a new account",
+        "POST /v1/sessions": "signs in to one's own account",
+        "DELETE /v1/sessions/current": "signs out the caller's own session",
+        "DELETE /v1/me/sessions": "ends the caller's own other sessions",
+        "PATCH /v1/me": "the caller's own profile",
+        "DELETE /v1/me": "the caller's own account",
+        "PUT /v1/me/avatar": "the caller's own avatar",
+        "POST /v1/me/favorites": "the caller's own favourites",
+        "PUT /v1/me/favorites/{placeId}": "the caller's own favourites",
+        "DELETE /v1/me/favorites/{placeId}": "the caller's own favourites",
+        "POST /v1/me/friends/{username}": "a request from the caller, which the other person answers",
+        "DELETE /v1/me/friends/{username}": "the caller's own side of a friendship",
+        "PUT /v1/me/blocks/{username}": "the caller's own block list",
+        "DELETE /v1/me/blocks/{username}": "the caller's own block list",
+        "POST /v1/me/notifications/read": "the caller's own notifications",
+        "PUT /v1/me/webhook": "the caller's own webhook",
+        "DELETE /v1/me/webhook": "the caller's own webhook",
+        "POST /v1/gems": "creates a gem the caller owns",
+        "POST /v1/itineraries": "creates an itinerary the caller owns",
+        "POST /v1/trips": "creates a trip the caller leads",
+    ]
+
+    /// One try: the concrete path, its body, and what a stranger may be answered.
+    struct Probe {
+        var path: String
+        var json: String? = nil
+        var bytes: [UInt8]? = nil
+        /// 404 where the stranger may not see the thing, 403 where they see it but may not change it.
+        var refused: Set<Int> = [403, 404]
+    }
+
+    @Test func aStrangerChangesNothingOfAnothersThroughAnyWriteRoute() async throws {
+        let fixture = try await AccountFixture()
+        let (_, table) = fixture.service.makeRouter()
+        try await fixture.test { client in
+            let ann = try await client.account("ann")
+            let mal = try await client.account("mal")
+
+            // Ann's things: a private and a public gem (with a photo), an itinerary with a share
+            // link, a trip with a photo and a share link, and her session.
+            let privateGem = try await client.gem(ann, name: "Hidden Spring", lat: 43.7301, lon: 7.4219, visibility: "private")
+            let publicGem = try await client.gem(ann, name: "Open Lookout", lat: 43.7402, lon: 7.4301, visibility: "public")
+            let gemImage = TestImages.png(grey: 61)
+            #expect(try await client.send(.post, "/v1/gems/\(publicGem)/photos", token: ann, bytes: gemImage).status == .created)
+            let gemPhoto = SessionToken.sha256Hex(gemImage)
+            let itinerary = try #require(try await client.send(.post, "/v1/itineraries", token: ann, json: PlanRouteTests.itinerary).json["id"] as? String)
+            let itineraryShare = try #require(try await client.send(.post, "/v1/itineraries/\(itinerary)/shares", token: ann).json["id"] as? String)
+            let trip = try #require(try await client.send(.post, "/v1/trips", token: ann, json: TripRouteTests.trip(
+                start: "2030-06-12T12:00:00+02:00", end: "2030-06-12T16:00:00+02:00", invitees: [])).json["id"] as? String)
+            let tripPhoto = try #require(try await client.send(.post, "/v1/trips/\(trip)/photos", token: ann,
+                                                               bytes: TestImages.png(grey: 62)).json["photo_id"] as? String)
+            let tripShare = try #require(try await client.send(.post, "/v1/trips/\(trip)/shares", token: ann).json["id"] as? String)
+            let annSessions = try await client.send(.get, "/v1/me/sessions", token: ann).json["sessions"] as? [[String: Any]] ?? []
+            let annSession = try #require(annSessions.first?["id"] as? String)
+
+            let photo = TestImages.png(grey: 63)
+            let probes: [String: [Probe]] = [
+                "DELETE /v1/me/sessions/{sessionId}": [Probe(path: "/v1/me/sessions/\(annSession)")],
+                "PATCH /v1/gems/{id}": [Probe(path: "/v1/gems/\(privateGem)", json: #"{"name":"Mine now"}"#),
+                                        Probe(path: "/v1/gems/\(publicGem)", json: #"{"name":"Mine now"}"#)],
+                "DELETE /v1/gems/{id}": [Probe(path: "/v1/gems/\(privateGem)"), Probe(path: "/v1/gems/\(publicGem)")],
+                // Rating and reporting a public gem is everyone's right (their own rating or
+                // report); a private one the stranger may not even see.
+                "PUT /v1/gems/{id}/rating": [Probe(path: "/v1/gems/\(privateGem)/rating", json: #"{"stars":1}"#)],
+                "DELETE /v1/gems/{id}/rating": [Probe(path: "/v1/gems/\(privateGem)/rating")],
+                "PUT /v1/gems/{id}/report": [Probe(path: "/v1/gems/\(privateGem)/report", json: #"{"reason":"spam"}"#)],
+                "POST /v1/gems/{id}/photos": [Probe(path: "/v1/gems/\(privateGem)/photos", bytes: photo),
+                                              Probe(path: "/v1/gems/\(publicGem)/photos", bytes: photo)],
+                "DELETE /v1/gems/{id}/photos/{photoId}": [Probe(path: "/v1/gems/\(publicGem)/photos/\(gemPhoto)")],
+                "POST /v1/moderation/gems/{id}/hide": [Probe(path: "/v1/moderation/gems/\(publicGem)/hide", json: #"{"reason":"mine"}"#)],
+                "POST /v1/moderation/gems/{id}/restore": [Probe(path: "/v1/moderation/gems/\(publicGem)/restore", json: "{}")],
+                "POST /v1/moderation/gems/{id}/dismiss": [Probe(path: "/v1/moderation/gems/\(publicGem)/dismiss", json: "{}")],
+                "PATCH /v1/itineraries/{id}": [Probe(path: "/v1/itineraries/\(itinerary)", json: #"{"title":"Mine now"}"#)],
+                "DELETE /v1/itineraries/{id}": [Probe(path: "/v1/itineraries/\(itinerary)")],
+                "POST /v1/itineraries/{id}/stops": [Probe(path: "/v1/itineraries/\(itinerary)/stops", json: #"{"place_id":"geonames:2988507","day":1}"#)],
+                "PUT /v1/itineraries/{id}/collaborators/{username}": [Probe(path: "/v1/itineraries/\(itinerary)/collaborators/mal", json: #"{"role":"editor"}"#)],
+                "DELETE /v1/itineraries/{id}/collaborators/{username}": [Probe(path: "/v1/itineraries/\(itinerary)/collaborators/ann")],
+                "POST /v1/itineraries/{id}/days/{day}/optimize": [Probe(path: "/v1/itineraries/\(itinerary)/days/2/optimize")],
+                "POST /v1/itineraries/{id}/shares": [Probe(path: "/v1/itineraries/\(itinerary)/shares")],
+                "DELETE /v1/itineraries/{id}/shares/{shareId}": [Probe(path: "/v1/itineraries/\(itinerary)/shares/\(itineraryShare)")],
+                "PATCH /v1/trips/{id}": [Probe(path: "/v1/trips/\(trip)", json: #"{"invitees":["mal"]}"#)],
+                "DELETE /v1/trips/{id}": [Probe(path: "/v1/trips/\(trip)")],
+                "PUT /v1/trips/{id}/rsvp": [Probe(path: "/v1/trips/\(trip)/rsvp", json: #"{"answer":"accepted"}"#)],
+                "PUT /v1/trips/{id}/availability": [Probe(path: "/v1/trips/\(trip)/availability", json: #"{"busy":[]}"#)],
+                "POST /v1/trips/{id}/photos": [Probe(path: "/v1/trips/\(trip)/photos", bytes: photo)],
+                "DELETE /v1/trips/{id}/photos/{photoId}": [Probe(path: "/v1/trips/\(trip)/photos/\(tripPhoto)")],
+                "POST /v1/trips/{id}/shares": [Probe(path: "/v1/trips/\(trip)/shares")],
+                "DELETE /v1/trips/{id}/shares/{shareId}": [Probe(path: "/v1/trips/\(trip)/shares/\(tripShare)")],
+            ]
+
+            // What ann reads of her things, before and after.
+            let reads = ["/v1/gems/\(privateGem)", "/v1/gems/\(publicGem)", "/v1/itineraries/\(itinerary)",
+                         "/v1/itineraries/\(itinerary)/shares", "/v1/trips/\(trip)", "/v1/me"]
+            func snapshot() async throws -> [String: String] {
+                var texts: [String: String] = [:]
+                for path in reads {
+                    let answer = try await client.send(.get, path, token: ann)
+                    #expect(answer.status == .ok, "\(path): \(answer.text)")
+                    texts[path] = answer.text
+                }
+                return texts
+            }
+            let before = try await snapshot()
+
+            let writes = table.entries.filter { [.post, .put, .patch, .delete].contains($0.method) }
+            #expect(writes.count >= 40, "the router's write routes")
+            for route in writes {
+                let key = "\(route.method.rawValue) \(route.path)"
+                if Self.ownDataOnly[key] != nil { continue }
+                guard let tries = probes[key] else {
+                    Issue.record("no stranger probe for \(key): add one here, or list it in ownDataOnly with why")
+                    continue
+                }
+                for probe in tries {
+                    let answer = try await client.send(route.method, probe.path, token: mal, json: probe.json, bytes: probe.bytes)
+                    #expect(probe.refused.contains(Int(answer.status.code)), "\(key) as a stranger on \(probe.path): \(answer.status) \(answer.text)")
+                }
+            }
+            for key in probes.keys { #expect(writes.contains { "\($0.method.rawValue) \($0.path)" == key }, "a probe for a route the router lacks: \(key)") }
+            for key in Self.ownDataOnly.keys { #expect(writes.contains { "\($0.method.rawValue) \($0.path)" == key }, "listed but not served: \(key)") }
+
+            // Nothing of ann's changed; her session still works; the photos are still hers.
+            let after = try await snapshot()
+            for path in reads { #expect(before[path] == after[path], "\(path) changed") }
+            #expect(try await client.send(.get, "/v1/photos/\(gemPhoto)").status == .ok)
+            #expect(try await client.send(.get, "/v1/photos/\(tripPhoto)", token: ann).status == .ok)
+        }
+    }
+}
