@@ -7,7 +7,8 @@ import ProviderTestSupport
 import HummingbirdTesting
 import Testing
 
-/// Every write route of the service, tried by a signed-in stranger on someone else's things.
+/// Every write route of the service, tried by a signed-in stranger on someone else's things,
+/// and by someone not signed in.
 ///
 /// The route suites test each route's rules in depth. This one is the net under them: it reads
 /// the router's own table, so a write route added later without a probe here, or without being
@@ -140,6 +141,16 @@ import Testing
             }
             for key in probes.keys { #expect(writes.contains { "\($0.method.rawValue) \($0.path)" == key }, "a probe for a route the router lacks: \(key)") }
             for key in Self.ownDataOnly.keys { #expect(writes.contains { "\($0.method.rawValue) \($0.path)" == key }, "listed but not served: \(key)") }
+
+            // Nobody signed in: every write route but signing up, signing in and the two that
+            // store nothing answers 401, whatever the path names.
+            let openToAll: Set<String> = ["POST /v1/users", "POST /v1/sessions", "POST /v1/route", "POST /v1/discover/itinerary"]
+            for route in writes where !openToAll.contains("\(route.method.rawValue) \(route.path)") {
+                let key = "\(route.method.rawValue) \(route.path)"
+                let path = probes[key]?.first?.path ?? route.path.replacingOccurrences(of: #"\{[A-Za-z]+\}"#, with: "x", options: .regularExpression)
+                let answer = try await client.send(route.method, path, json: probes[key]?.first?.json ?? "{}")
+                #expect(answer.status == .unauthorized, "\(key) with no token on \(path): \(answer.status) \(answer.text)")
+            }
 
             // Nothing of ann's changed; her session still works; the photos are still hers.
             let after = try await snapshot()
