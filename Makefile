@@ -107,7 +107,7 @@ test: deps $(PYTHON_TOOLS)
 	  exit 1; }
 	@# The account, gem, photo, moderation, itinerary, trip, discovery, creation-budget and stranger route suites again, with their user store on PostgreSQL/PostGIS.
 	@set -o pipefail; GEOQUERY_TEST_USER_STORE=postgres swift test $(TEST_FLAGS) --skip-build \
-	  --filter "GeoQueryServerTests.(AccountRouteTests|GemRouteTests|PhotoRouteTests|ModerationRouteTests|PlanRouteTests|TripRouteTests|WebhookTests|DiscoveryRouteTests|CreationBudgetTests|StrangerWriteTests)" 2>&1 | tee .build/test-postgres.log || { \
+	  --filter "GeoQueryServerTests.(AccountRouteTests|GemRouteTests|PhotoRouteTests|ModerationRouteTests|PlanRouteTests|TripRouteTests|WebhookTests|DiscoveryRouteTests|CreationBudgetTests|StrangerTests)" 2>&1 | tee .build/test-postgres.log || { \
 	  echo "=== failures on PostgreSQL (from .build/test-postgres.log) ==="; \
 	  grep -E "recorded an issue|✘|error:|Fatal error|Crash" .build/test-postgres.log | grep -v "passed after" | cut -c1-400 | tail -n 60; \
 	  exit 1; }

@@ -13,7 +13,7 @@ import Testing
 /// The route suites test each route's rules in depth. This one is the net under them: it reads
 /// the router's own table, so a write route added later without a probe here, or without being
 /// listed as one that only touches the caller's own account, fails it.
-@Suite struct StrangerWriteTests {
+@Suite struct StrangerTests {
     typealias Client = AccountFixture.Client
 
     /// Write routes that act only on the caller's own account (or on nobody's data), with why:
@@ -157,6 +157,61 @@ import Testing
             for path in reads { #expect(before[path] == after[path], "\(path) changed") }
             #expect(try await client.send(.get, "/v1/photos/\(gemPhoto)").status == .ok)
             #expect(try await client.send(.get, "/v1/photos/\(tripPhoto)", token: ann).status == .ok)
+        }
+    }
+
+    /// Every read route, asked by a signed-in stranger and by someone not signed in, near and
+    /// about another person's private things: no answer holds any of them (names, ids, titles,
+    /// the email address). Like the write sweep, it reads the router's table, so a read route
+    /// added later is asked too.
+    @Test func noReadRouteShowsAStrangerWhatIsNotTheirs() async throws {
+        let fixture = try await AccountFixture()
+        let (_, table) = fixture.service.makeRouter()
+        try await fixture.test { client in
+            let ann = try await client.account("ann")
+            let mal = try await client.account("mal")
+            let privateGem = try await client.gem(ann, name: "Hidden Spring Zq", lat: 43.7301, lon: 7.4219, visibility: "private")
+            let friendsGem = try await client.gem(ann, name: "Friends Cove Zq", lat: 43.7305, lon: 7.4225, visibility: "friends")
+            let itinerary = try #require(try await client.send(.post, "/v1/itineraries", token: ann, json: PlanRouteTests.itinerary
+                .replacingOccurrences(of: "Paris in spring", with: "Secret Weekend Zq")).json["id"] as? String)
+            let trip = try #require(try await client.send(.post, "/v1/trips", token: ann, json: TripRouteTests.trip(
+                start: "2030-06-12T12:00:00+02:00", end: "2030-06-12T16:00:00+02:00", invitees: [])
+                .replacingOccurrences(of: "Picnic", with: "Secret Picnic Zq")).json["id"] as? String)
+            #expect(try await client.send(.put, "/v1/me/favorites/\(privateGem)", token: ann).status.code < 300)
+            let secrets = ["Hidden Spring Zq", privateGem, "Friends Cove Zq", friendsGem, "Secret Weekend Zq", itinerary,
+                           "Secret Picnic Zq", trip, "ann@example.org"]
+
+            // Values for the parameters a route may take, all aimed at ann's things.
+            let values: [String: String] = ["lat": "43.7301", "lon": "7.4219", "radius": "20km", "bbox": "7.3,43.6,7.6,43.9",
+                                            "k": "50", "max_distance": "50km", "q": "ann", "limit": "50"]
+            let document = try #require(try JSONSerialization.jsonObject(with: Data(try ServiceResources.openAPI())) as? [String: Any])
+            let paths = try #require(document["paths"] as? [String: [String: Any]])
+            let pathValues = ["id": privateGem, "username": "ann", "token": "not-a-real-token"]
+            let skipped: Set<String> = ["/", "/openapi.json", "/metrics", "/healthz", "/leaflet/{file}", "/leaflet/images/{file}",
+                                        "/v1/photos/{id}", "/v1/weather", "/v1/images"]
+            var asked = 0
+            for route in table.entries where route.method == .get && !skipped.contains(route.path) {
+                var path = route.path
+                if path.hasPrefix("/v1/itineraries/{id}") { path = path.replacingOccurrences(of: "{id}", with: itinerary) }
+                if path.hasPrefix("/v1/trips/{id}") { path = path.replacingOccurrences(of: "{id}", with: trip) }
+                for (name, value) in pathValues { path = path.replacingOccurrences(of: "{\(name)}", with: value) }
+                let parameters = ((paths[route.path]?["get"] as? [String: Any])?["parameters"] as? [[String: Any]] ?? [])
+                    .compactMap { $0["name"] as? String }
+                var query = parameters.compactMap { name in values[name].map { "\(name)=\($0)" } }
+                if route.path == "/v1/search" { query += ["query=Hidden", "provider=local"] }
+                if route.path == "/v1/cities" { query = ["q=Mon"] }
+                let uri = query.isEmpty ? path : path + "?" + query.joined(separator: "&")
+                for (viewer, token) in [("mal", Optional(mal)), ("nobody", nil)] {
+                    let answer = try await client.send(.get, uri, token: token)
+                    asked += 1
+                    for secret in secrets where !uri.contains(secret) {
+                        #expect(!answer.text.contains(secret), "GET \(uri) as \(viewer) shows \(secret): \(answer.text.prefix(300))")
+                    }
+                }
+            }
+            #expect(asked >= 60, "the router's read routes, twice each")
+            // The sweep can see: ann herself finds her private gem near the same point.
+            #expect(try await client.ids("/v1/gems/near?lat=43.7301&lon=7.4219&radius=20km", token: ann).contains(privateGem))
         }
     }
 }
