@@ -52,29 +52,56 @@ import Testing
         var refused: Set<Int> = [403, 404]
     }
 
+    /// Ann's things, which the stranger (mal) is then let loose on: a private, a friends-only
+    /// and a public gem (the public one with a photo), a private itinerary with a share link, a
+    /// trip with a photo and a share link, a favourite, and her session.
+    struct AnnsThings {
+        var ann = "", mal = ""
+        var privateGem = "", friendsGem = "", publicGem = "", gemPhoto = ""
+        var itinerary = "", itineraryShare = "", trip = "", tripPhoto = "", tripShare = "", session = ""
+
+        /// Names, ids and the email address the stranger must never be shown.
+        var secrets: [String] {
+            ["Hidden Spring Zq", privateGem, "Friends Cove Zq", friendsGem, "Secret Weekend Zq", itinerary,
+             "Secret Picnic Zq", trip, "ann@example.org"]
+        }
+
+        static func make(_ client: Client) async throws -> AnnsThings {
+            var things = AnnsThings()
+            let ann = try await client.account("ann")
+            things.ann = ann
+            things.mal = try await client.account("mal")
+            things.privateGem = try await client.gem(ann, name: "Hidden Spring Zq", lat: 43.7301, lon: 7.4219, visibility: "private")
+            things.friendsGem = try await client.gem(ann, name: "Friends Cove Zq", lat: 43.7305, lon: 7.4225, visibility: "friends")
+            things.publicGem = try await client.gem(ann, name: "Open Lookout", lat: 43.7402, lon: 7.4301, visibility: "public")
+            let gemImage = TestImages.png(grey: 61)
+            #expect(try await client.send(.post, "/v1/gems/\(things.publicGem)/photos", token: ann, bytes: gemImage).status == .created)
+            things.gemPhoto = SessionToken.sha256Hex(gemImage)
+            things.itinerary = try #require(try await client.send(.post, "/v1/itineraries", token: ann, json: PlanRouteTests.itinerary
+                .replacingOccurrences(of: "Paris in spring", with: "Secret Weekend Zq")).json["id"] as? String)
+            things.itineraryShare = try #require(try await client.send(.post, "/v1/itineraries/\(things.itinerary)/shares", token: ann)
+                .json["id"] as? String)
+            things.trip = try #require(try await client.send(.post, "/v1/trips", token: ann, json: TripRouteTests.trip(
+                start: "2030-06-12T12:00:00+02:00", end: "2030-06-12T16:00:00+02:00", invitees: [])
+                .replacingOccurrences(of: "Picnic", with: "Secret Picnic Zq")).json["id"] as? String)
+            things.tripPhoto = try #require(try await client.send(.post, "/v1/trips/\(things.trip)/photos", token: ann,
+                                                                  bytes: TestImages.png(grey: 62)).json["photo_id"] as? String)
+            things.tripShare = try #require(try await client.send(.post, "/v1/trips/\(things.trip)/shares", token: ann).json["id"] as? String)
+            #expect(try await client.send(.put, "/v1/me/favorites/\(things.privateGem)", token: ann).status.code < 300)
+            let sessions = try await client.send(.get, "/v1/me/sessions", token: ann).json["sessions"] as? [[String: Any]] ?? []
+            things.session = try #require(sessions.first?["id"] as? String)
+            return things
+        }
+    }
+
     @Test func aStrangerChangesNothingOfAnothersThroughAnyWriteRoute() async throws {
         let fixture = try await AccountFixture()
         let (_, table) = fixture.service.makeRouter()
         try await fixture.test { client in
-            let ann = try await client.account("ann")
-            let mal = try await client.account("mal")
-
-            // Ann's things: a private and a public gem (with a photo), an itinerary with a share
-            // link, a trip with a photo and a share link, and her session.
-            let privateGem = try await client.gem(ann, name: "Hidden Spring", lat: 43.7301, lon: 7.4219, visibility: "private")
-            let publicGem = try await client.gem(ann, name: "Open Lookout", lat: 43.7402, lon: 7.4301, visibility: "public")
-            let gemImage = TestImages.png(grey: 61)
-            #expect(try await client.send(.post, "/v1/gems/\(publicGem)/photos", token: ann, bytes: gemImage).status == .created)
-            let gemPhoto = SessionToken.sha256Hex(gemImage)
-            let itinerary = try #require(try await client.send(.post, "/v1/itineraries", token: ann, json: PlanRouteTests.itinerary).json["id"] as? String)
-            let itineraryShare = try #require(try await client.send(.post, "/v1/itineraries/\(itinerary)/shares", token: ann).json["id"] as? String)
-            let trip = try #require(try await client.send(.post, "/v1/trips", token: ann, json: TripRouteTests.trip(
-                start: "2030-06-12T12:00:00+02:00", end: "2030-06-12T16:00:00+02:00", invitees: [])).json["id"] as? String)
-            let tripPhoto = try #require(try await client.send(.post, "/v1/trips/\(trip)/photos", token: ann,
-                                                               bytes: TestImages.png(grey: 62)).json["photo_id"] as? String)
-            let tripShare = try #require(try await client.send(.post, "/v1/trips/\(trip)/shares", token: ann).json["id"] as? String)
-            let annSessions = try await client.send(.get, "/v1/me/sessions", token: ann).json["sessions"] as? [[String: Any]] ?? []
-            let annSession = try #require(annSessions.first?["id"] as? String)
+            let things = try await AnnsThings.make(client)
+            let (ann, mal, privateGem, publicGem, gemPhoto) = (things.ann, things.mal, things.privateGem, things.publicGem, things.gemPhoto)
+            let (itinerary, itineraryShare, trip) = (things.itinerary, things.itineraryShare, things.trip)
+            let (tripPhoto, tripShare, annSession) = (things.tripPhoto, things.tripShare, things.session)
 
             let photo = TestImages.png(grey: 63)
             let probes: [String: [Probe]] = [
@@ -168,18 +195,9 @@ import Testing
         let fixture = try await AccountFixture()
         let (_, table) = fixture.service.makeRouter()
         try await fixture.test { client in
-            let ann = try await client.account("ann")
-            let mal = try await client.account("mal")
-            let privateGem = try await client.gem(ann, name: "Hidden Spring Zq", lat: 43.7301, lon: 7.4219, visibility: "private")
-            let friendsGem = try await client.gem(ann, name: "Friends Cove Zq", lat: 43.7305, lon: 7.4225, visibility: "friends")
-            let itinerary = try #require(try await client.send(.post, "/v1/itineraries", token: ann, json: PlanRouteTests.itinerary
-                .replacingOccurrences(of: "Paris in spring", with: "Secret Weekend Zq")).json["id"] as? String)
-            let trip = try #require(try await client.send(.post, "/v1/trips", token: ann, json: TripRouteTests.trip(
-                start: "2030-06-12T12:00:00+02:00", end: "2030-06-12T16:00:00+02:00", invitees: [])
-                .replacingOccurrences(of: "Picnic", with: "Secret Picnic Zq")).json["id"] as? String)
-            #expect(try await client.send(.put, "/v1/me/favorites/\(privateGem)", token: ann).status.code < 300)
-            let secrets = ["Hidden Spring Zq", privateGem, "Friends Cove Zq", friendsGem, "Secret Weekend Zq", itinerary,
-                           "Secret Picnic Zq", trip, "ann@example.org"]
+            let things = try await AnnsThings.make(client)
+            let (ann, mal, privateGem, itinerary, trip) = (things.ann, things.mal, things.privateGem, things.itinerary, things.trip)
+            let secrets = things.secrets
 
             // Values for the parameters a route may take, all aimed at ann's things.
             let values: [String: String] = ["lat": "43.7301", "lon": "7.4219", "radius": "20km", "bbox": "7.3,43.6,7.6,43.9",
