@@ -329,6 +329,11 @@ struct CopyText: Sendable {
 /// Places prepared for a PostgreSQL writer: COPY text lines, encoded on the importer's reading
 /// thread so the writer only streams bytes.
 public struct PostGISBatch: PlaceBatch {
+    /// Ten thousand places. Each batch is one `COPY`, streamed while the reading thread encodes
+    /// the next; in batches of 100 000 the two overlapped less, and 1 M places (a CSV in random
+    /// order, regions decided) took 10.9–11.9 s to import against 9.3–9.6 s.
+    public static var preferredCount: Int { 10_000 }
+
     /// The COPY text of every place, one line each.
     var text = CopyText()
     var lines: [UInt8] { text.bytes }
