@@ -3,7 +3,7 @@
 #               then the service on 127.0.0.1:8080 in the foreground (`make serve` for that alone)
 #   make test   install system packages and the Python test tools, run the test suite and schemathesis
 #   make bench  1 M synthetic places: load rate, query latencies, library vs raw SQLite; JSON answers;
-#               geoquery serve under wrk; imports; routes
+#               geoquery serve under wrk; imports (against ogr2ogr: it also installs gdal-bin); routes
 #   make bench-routes  only the routing rows
 
 SHELL := /bin/bash
