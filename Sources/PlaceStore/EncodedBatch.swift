@@ -17,9 +17,9 @@ public struct EncodedBatch: PlaceBatch {
     /// to the map's even when the dump is in no spatial order: places near each other then share
     /// pages, and a query reads fewer of them. On a million places in random order, batches of
     /// 100 000 cost a first page near 20 miles about 12 % less server CPU than batches of
-    /// 10 000, and the import took the same time (the reading thread still runs ahead of the
-    /// writer). Larger batches delay the writer's start and cost memory: about 300 bytes a
-    /// place, with a few batches held at once.
+    /// 10 000. The import took the same time where the reading thread sets the pace (regions
+    /// decided) and 3–4 % longer where the writer does (`--no-regions`). Larger batches also
+    /// cost memory: about 300 bytes a place, with a few batches held at once.
     public static var preferredCount: Int { 100_000 }
 
     /// Where a row's text or record lies in ``bytes``.
