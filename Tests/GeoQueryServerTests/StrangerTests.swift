@@ -55,7 +55,7 @@ import Testing
     /// Ann's things, which the stranger (mal) is then let loose on: a private, a friends-only
     /// and a public gem (the public one with a photo), a private itinerary with a share link, a
     /// trip with a photo and a share link, a favourite, and her session.
-    struct AnnsThings {
+    struct AnnsThings: Sendable {
         var ann = "", mal = ""
         var privateGem = "", friendsGem = "", publicGem = "", gemPhoto = ""
         var itinerary = "", itineraryShare = "", trip = "", tripPhoto = "", tripShare = "", session = ""
@@ -94,11 +94,15 @@ import Testing
         }
     }
 
-    @Test func aStrangerChangesNothingOfAnothersThroughAnyWriteRoute() async throws {
+    /// Runs `body` on a fresh service with Ann's things made, and the router's table.
+    static func withAnnsThings(_ body: @escaping @Sendable (Client, AnnsThings, RouteTable) async throws -> Void) async throws {
         let fixture = try await AccountFixture()
         let (_, table) = fixture.service.makeRouter()
-        try await fixture.test { client in
-            let things = try await AnnsThings.make(client)
+        try await fixture.test { client in try await body(client, try await AnnsThings.make(client), table) }
+    }
+
+    @Test func aStrangerChangesNothingOfAnothersThroughAnyWriteRoute() async throws {
+        try await Self.withAnnsThings { client, things, table in
             let (ann, mal, privateGem, publicGem, gemPhoto) = (things.ann, things.mal, things.privateGem, things.publicGem, things.gemPhoto)
             let (itinerary, itineraryShare, trip) = (things.itinerary, things.itineraryShare, things.trip)
             let (tripPhoto, tripShare, annSession) = (things.tripPhoto, things.tripShare, things.session)
@@ -192,10 +196,7 @@ import Testing
     /// the email address). Like the write sweep, it reads the router's table, so a read route
     /// added later is asked too.
     @Test func noReadRouteShowsAStrangerWhatIsNotTheirs() async throws {
-        let fixture = try await AccountFixture()
-        let (_, table) = fixture.service.makeRouter()
-        try await fixture.test { client in
-            let things = try await AnnsThings.make(client)
+        try await Self.withAnnsThings { client, things, table in
             let (ann, mal, privateGem, itinerary, trip) = (things.ann, things.mal, things.privateGem, things.itinerary, things.trip)
             let secrets = things.secrets
 
