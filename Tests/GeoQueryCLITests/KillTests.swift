@@ -22,8 +22,9 @@ typealias GeoCoreDistance = Distance
         try Data((0..<50).map { feature($0, lat: 10) }.joined(separator: "\n").utf8).write(to: small)
         #expect(try CLI.run(["import", small.path, "--format", "geojsonseq", "--source", "big", "--db", db]).status == 0)
 
-        // Loading the country boundaries takes the import about 1 s of CPU before it writes;
-        // a full import of this file takes about 8 s, so 3 s is well inside the transaction.
+        // Loading the country boundaries takes the import about 1 s of CPU before it writes; a
+        // full import of this file takes about 12 s, so 3 s is well inside the transaction, with
+        // room for the import to go on working while the reader below runs on a busy machine.
         try killImportHalfWay(of: try largeSnapshot(in: directory), into: db, afterCPUSeconds: 3) {
             let during = try CLI.run(["near", "--lat", "10", "--lon", "0.5", "--radius", "200km", "--limit", "all", "--format", "json", "--db", db])
             #expect(during.status == 0 && during.json["count"] as? Int == 50, "readers see the old snapshot during the import")
@@ -69,12 +70,14 @@ typealias GeoCoreDistance = Distance
         #expect(!FileManager.default.fileExists(atPath: db + "-journal"))
     }
 
-    /// 400 000 places of source "big" at latitude -10: long enough an import to be killed half-way.
+    /// 1 000 000 places of source "big" at latitude -10: long enough an import to be killed
+    /// half-way. (With 400 000, a run on a busy machine saw the import commit while the reader
+    /// in `whileRunning` was still starting: the import goes on working until the kill.)
     func largeSnapshot(in directory: URL) throws -> URL {
         let large = directory.appendingPathComponent("large.geojsonl")
         try #require(FileManager.default.createFile(atPath: large.path, contents: nil))
         let handle = try FileHandle(forWritingTo: large)
-        for chunk in 0..<40 {
+        for chunk in 0..<100 {
             let lines = (0..<10_000).map { feature(chunk * 10_000 + $0, lat: -10) }.joined(separator: "\n") + "\n"
             handle.write(Data(lines.utf8))
         }
