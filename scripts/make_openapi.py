@@ -7,7 +7,22 @@ run it, and commit both.
 """
 import json, pathlib, sys
 
+import re
+
 def ref(name): return {"$ref": f"#/components/schemas/{name}"}
+
+def taxonomy():
+    """The taxonomy's ids, read from Category.tree in Sources/PlaceModel/Taxonomy.swift (a test
+    checks that the description's Category enum is Category.taxonomy)."""
+    source = (pathlib.Path(__file__).resolve().parent.parent / "Sources/PlaceModel/Taxonomy.swift").read_text()
+    tree = source[source.index("static let tree"):source.index("static let taxonomy:")]
+    ids = []
+    for top, subs in re.findall(r'\("([a-z_]+)",\s*\[([^\]]*)\]\)', tree):
+        ids.append(top)
+        ids += [f"{top}.{sub}" for sub in re.findall(r'"([a-z0-9_]+)"', subs)]
+    if len(ids) < 20: sys.exit("make_openapi.py: could not read the taxonomy from Taxonomy.swift")
+    return ids
+
 def param(name, schema, description, required=False, explode=None):
     p = {"name": name, "in": "query", "required": required, "description": description, "schema": schema}
     # An empty value (`cursor=`, as a form sends an empty field) means the parameter is absent.
@@ -28,7 +43,7 @@ lon = param("lon", {"type": "number", "minimum": -180, "maximum": 180}, "Longitu
 distance_schema = {"type": "string", "pattern": "^[0-9]+(\\.[0-9]+)?(e[0-9]{1,2})? ?(m|km|mi|ft|yd|nmi)?$", "examples": ["20mi", "5km", "800m"]}
 radius = param("radius", distance_schema, "Radius with a unit: m, km, mi, ft, yd, nmi (a bare number is metres).", True)
 filters = [
-    param("category", {"type": "array", "items": {"type": "string"}}, "Taxonomy categories, any of (a parent matches its children): food, transport.airport, …", explode=True),
+    param("category", {"type": "array", "items": ref("Category")}, "Taxonomy categories, any of (a parent matches its children): food, transport.airport, … (GET /v1/categories lists them).", explode=True),
     param("query", {"type": "string", "maxLength": 200}, "Words that must begin words of the name (case and accents ignored)."),
     param("source", {"type": "array", "items": {"type": "string"}}, "Sources, any of: geonames, airport, osm-monaco, …", explode=True),
     param("min_rating", {"type": "number", "minimum": 0, "maximum": 5}, "Normalised rating at least this."),
@@ -64,7 +79,7 @@ paths = {
       "responses": {"200": json_body(ref("PlaceAnswer"), geo=True, csv=True), "404": problem("No place with that id."), **common_errors}}},
   "/v1/search": {"get": {"summary": "Federated search: the local index and the providers with keys, merged", "parameters": [
       lat, lon, radius, param("query", {"type": "string"}, "Free text."),
-      param("category", {"type": "array", "items": {"type": "string"}}, "Taxonomy categories.", explode=True),
+      param("category", {"type": "array", "items": ref("Category")}, "Taxonomy categories (GET /v1/categories lists them).", explode=True),
       param("provider", {"type": "array", "items": {"type": "string", "enum": ["google", "yelp", "foursquare", "here", "local", "all"]}}, "Sources to ask (default all).", explode=True),
       param("limit", {"type": "integer", "minimum": 1, "maximum": 240, "default": 20}, "At most this many places."),
       param("format", {"type": "string", "enum": ["json", "geojson"]}, "Answer format.")],
@@ -99,6 +114,8 @@ paths = {
                      param("country", {"type": "string", "pattern": "^[A-Za-z]{2}$"}, "ISO 3166 alpha-2 code."),
                      param("continent", {"type": "string", "enum": ["AF", "AN", "AS", "EU", "NA", "OC", "SA"]}, "Continent code.")],
       "responses": {"200": json_body(ref("CityAnswer")), **common_errors}}},
+  "/v1/categories": {"get": {"summary": "The taxonomy: every category a filter or a gem may name", "description": "Each top level in display order with its subcategories, each with a label for people. A parent matches its children in every filter. It changes only with a new version (cached for a day).",
+      "responses": {"200": json_body(ref("CategoryAnswer")), **common_errors}}},
   "/v1/airports/near": {"get": {"summary": "Airports with an IATA code nearest to a point", "parameters": [
       lat, lon, param("k", {"type": "integer", "minimum": 1, "maximum": 50, "default": 5}, "How many."),
       param("max_distance", distance_schema, "Ignore airports further than this.")],
@@ -147,7 +164,7 @@ profile_patch = {"type": "object", "additionalProperties": False, "properties": 
     "email": {"type": "string"}, "password": {"type": "string", "description": "A new password; needs current_password. Every other session ends."},
     "current_password": {"type": "string"}}}
 gem_fields = {"name": {"type": "string", "minLength": 1, "maxLength": 200}, "lat": {"type": "number", "minimum": -90, "maximum": 90},
-    "lon": {"type": "number", "minimum": -180, "maximum": 180}, "categories": {"type": "array", "maxItems": 10, "items": {"type": "string"}},
+    "lon": {"type": "number", "minimum": -180, "maximum": 180}, "categories": {"type": "array", "maxItems": 10, "items": ref("Category")},
     "tags": {"type": "object", "additionalProperties": {"type": "string"}}, "description": nullable("string"),
     "visibility": {"type": "string", "enum": ["public", "unlisted", "friends", "private"], "default": "private",
                    "description": "public: listed to everyone; unlisted: reachable by id, never listed; friends: the owner and their accepted friends; private: the owner alone."}}
@@ -570,7 +587,7 @@ paths.update({
           "days": {"type": "integer", "minimum": 1, "maximum": 14, "default": 1}, "start_date": {"type": "string", "format": "date"},
           "day_start": {"type": "string", "pattern": "^[0-2][0-9]:[0-5][0-9]$", "default": "09:00"}, "day_end": {"type": "string", "pattern": "^[0-2][0-9]:[0-5][0-9]$", "default": "18:00"},
           "budget": {"type": "object", "required": ["amount", "currency"], "properties": {"amount": {"type": "number", "minimum": 0}, "currency": {"type": "string", "pattern": "^[A-Z]{3}$"}}},
-          "preferred": {"type": "array", "items": {"type": "string"}, "maxItems": 20}, "pace": {"type": "string", "enum": ["relaxed", "normal", "packed"]},
+          "preferred": {"type": "array", "items": ref("Category"), "maxItems": 20}, "pace": {"type": "string", "enum": ["relaxed", "normal", "packed"]},
           "mode": {"type": "string", "enum": ["walk", "bike", "car"]}, "start": {"type": "object", "required": ["lat", "lon"], "properties": {"lat": {"type": "number"}, "lon": {"type": "number"}}},
           "radius": distance_schema, "save": {"type": "boolean"}, "title": {"type": "string"}, "visibility": {"type": "string"}}},
           {"destination": "Lisbon", "days": 2, "start_date": "2027-05-03", "budget": {"amount": 80, "currency": "EUR"}, "preferred": ["culture"], "pace": "normal", "mode": "walk"}),
@@ -581,7 +598,7 @@ paths["/v1/discover/popular"] = {"get": {"summary": "Places (or destinations) ra
     "description": "Favourites (3), first ratings (2), itinerary stops (2) and views of shared itineraries (1), each decaying with a half-life of a third of the period; counted as they happen, read in order from an index. A place's provider ratings add a prior of at most 2. Destinations are the cities the places lie in or by (within 30 km). Gems are listed as the viewer may see them.",
     "security": optional_bearer, "parameters": [
     param("kind", {"type": "string", "enum": ["places", "destinations"], "default": "places"}, "Places, or the cities they lie in or by."),
-    region, param("category", {"type": "array", "items": {"type": "string"}}, "Taxonomy categories, any of (places only).", explode=True),
+    region, param("category", {"type": "array", "items": ref("Category")}, "Taxonomy categories, any of (places only).", explode=True),
     param("period", {"type": "string", "enum": ["7d", "30d", "365d"], "default": "30d"}, "Activity within this period counts."),
     param("limit", {"type": "integer", "minimum": 1, "maximum": 100, "default": 20}, "At most this many."), cursor],
     "responses": {"200": json_body({"type": "object", "required": ["query", "count", "results", "next_cursor"], "properties": {
@@ -654,6 +671,12 @@ schemas = {
       "next_cursor": {"type": "null"}, "providers": {"type": "object", "additionalProperties": {"type": "object", "required": ["status", "count"],
           "properties": {"status": {"type": "string", "enum": ["ok", "failed", "timed_out"]}, "count": {"type": "integer"}, "error": {"type": "string"}}}}}},
   "FeatureCollection": {"type": "object", "required": ["type", "features"], "properties": {"type": {"const": "FeatureCollection"}, "features": {"type": "array", "items": {"type": "object"}}}},
+  "Category": {"type": "string", "enum": taxonomy(), "description": "A category of the taxonomy (GET /v1/categories)."},
+  "CategoryAnswer": {"type": "object", "required": ["count", "categories"], "properties": {
+      "count": {"type": "integer", "description": "Every category, top levels and subcategories."},
+      "categories": {"type": "array", "items": {"type": "object", "required": ["id", "label", "subcategories"], "properties": {
+          "id": ref("Category"), "label": {"type": "string"}, "subcategories": {"type": "array", "items": {"type": "object",
+              "required": ["id", "label"], "properties": {"id": ref("Category"), "label": {"type": "string"}}}}}}}}},
   "CityAnswer": {"type": "object", "required": ["query", "count", "cities"], "properties": {
       "query": {"type": "object"}, "count": {"type": "integer"}, "cities": {"type": "array", "items": {"type": "object",
           "required": ["id", "name", "lat", "lon", "country_code", "country", "continent", "population"],

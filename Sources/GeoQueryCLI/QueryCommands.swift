@@ -251,3 +251,25 @@ struct Sources: AsyncParsableCommand {
         }
     }
 }
+
+/// `geoquery categories`: the taxonomy, what `--category` accepts.
+struct Categories: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "The categories --category accepts: each top level with its subcategories.")
+
+    @OptionGroup var output: OutputOptions
+
+    func run() async throws {
+        switch output.resolved {
+        case .json, .geojson:
+            Renderer.emit(CategoryAnswer.json().rendered(pretty: true) + "\n")
+        case .csv:
+            Renderer.emit("id,label,parent\n" + Category.taxonomy.map { category in
+                [category.identifier, category.label, category.parent?.identifier ?? ""].joined(separator: ",")
+            }.joined(separator: "\n") + "\n")
+        case .table:
+            let rows = Category.taxonomy.map { [$0.parent == nil ? $0.identifier : "  " + $0.identifier, $0.label] }
+            Renderer.emit(TextTable(headers: ["category", "label"], rows: rows, rightAligned: []).rendered)
+        }
+    }
+}

@@ -58,7 +58,7 @@ struct Search: AsyncParsableCommand {
 
     func parsedCategories() throws -> [Category] {
         try categories.map { text in
-            do { return try Category(text) } catch { throw ValidationError("--category: \(error)") }
+            do { return try Category(text) } catch { throw ValidationError(String(describing: error)) }
         }
     }
 

@@ -188,10 +188,7 @@ extension GeoQueryService {
         }
         if let categories = try body.strings("categories", maxCount: 10) {
             gem.categories = try categories.map { text in
-                do { return try Category(text) } catch {
-                    throw APIProblem.badRequest("category '\(text)' is invalid: use the taxonomy's ids, e.g. "
-                                                + Category.topLevelIdentifiers.prefix(6).joined(separator: ", ") + " or water.beach")
-                }
+                do { return try Category(text) } catch { throw APIProblem.badRequest("\(error)") }
             }
         }
         if let tags = try body.stringMap("tags") { gem.tags = tags }

@@ -8,7 +8,7 @@ import PlaceQuery
 import Regions
 import Discovery
 
-/// `/v1/places/…`, `/v1/cities`, `/v1/airports/near`: the index's queries with the CLI's answer
+/// `/v1/places/…`, `/v1/cities`, `/v1/airports/near`, `/v1/categories`: the index's queries with the CLI's answer
 /// contracts and parameter names.
 extension GeoQueryService {
     /// The filter parameters every place query takes (named as the CLI's options).
@@ -124,6 +124,11 @@ extension GeoQueryService {
             return .writer(json)
         }
 
+        router.route(.get, "/v1/categories", in: &table, bound: deadline) { request, _ in
+            _ = try QueryParameters(request, allowed: [])
+            return .bytes(Self.categoryAnswer, headers: [.cacheControl: "public, max-age=86400"])
+        }
+
         router.route(.get, "/v1/airports/near", in: &table, bound: deadline) { request, _ in
             let parameters = try QueryParameters(request, allowed: ["lat", "lon", "k", "max_distance"])
             let center = try parameters.coordinate()
@@ -137,6 +142,13 @@ extension GeoQueryService {
     }
 
     static let linkHeader = HTTPField.Name("Link")!
+
+    /// The taxonomy's answer, written once: it changes only with a new version.
+    static let categoryAnswer: [UInt8] = {
+        var writer = JSONWriter(pretty: false, capacity: 8_192)
+        CategoryAnswer.json().write(to: &writer)
+        return writer.bytes
+    }()
 
     static let continents = ["AF", "AN", "AS", "EU", "NA", "OC", "SA"]
 

@@ -62,7 +62,7 @@ extension GeoQueryService {
             } ?? .month
             let limit = try parameters.int("limit", range: 1...100) ?? 20
             var filter = PlaceFilter(categories: try parameters.list("category").map { text in
-                do { return try Category(text) } catch { throw APIProblem.badRequest("category: \(error)") }
+                do { return try Category(text) } catch { throw APIProblem.badRequest("\(error)") }
             })
             if kind == .destination, !filter.categories.isEmpty {
                 throw APIProblem.badRequest("category applies to kind=places; destinations are cities")

@@ -16,7 +16,7 @@ extension GeoQueryService {
             var regionFilter = PlaceFilter()
             let (center, radius) = try await circle(parameters, filter: &regionFilter)
             let categories = try parameters.list("category").map { text in
-                do { return try Category(text) } catch { throw APIProblem.badRequest("category: \(error)") }
+                do { return try Category(text) } catch { throw APIProblem.badRequest("\(error)") }
             }
             let names = try Self.providers(parameters.list("provider"))
             let limit = try parameters.int("limit", range: 1...240) ?? 20

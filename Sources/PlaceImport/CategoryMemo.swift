@@ -5,7 +5,9 @@ import PlaceModel
 /// time spent reading a CSV dump. Bounded, so that free text in a category column cannot grow
 /// it without end. A reader owns one and uses it from its own thread only.
 final class CategoryMemo {
-    /// A cell's taxonomy categories, and its words that are not ones (kept as a tag).
+    /// A cell's taxonomy categories, and its words that are not ones (kept as a tag). A word
+    /// finer than the taxonomy (`food.ramen`) is both: filed under its nearest ancestor in the
+    /// taxonomy (`food`) and kept as written.
     struct Cell {
         var categories: [Category]
         var unknown: [String]
@@ -30,7 +32,12 @@ final class CategoryMemo {
         var parsed = Cell(categories: [], unknown: [])
         let words = splitsCells ? cell.split(whereSeparator: { $0 == ";" || $0 == "|" || $0 == " " }).map(String.init) : [cell]
         for word in words {
-            if let category = try? Category(word) { parsed.categories.append(category) } else { parsed.unknown.append(word) }
+            if let category = Category(nearestInTaxonomy: word) {
+                if !parsed.categories.contains(category) { parsed.categories.append(category) }
+                if category.identifier != word { parsed.unknown.append(word) }
+            } else {
+                parsed.unknown.append(word)
+            }
         }
         if cells.count < limit { cells[cell] = parsed }
         return parsed

@@ -70,7 +70,7 @@ struct FeatureDecoder {
         for value in categoryValues {
             guard let text = Self.text(value) else { continue }
             let parsed = categoryMemo.parse(text)
-            categories += parsed.categories
+            categories += parsed.categories.filter { !categories.contains($0) }
             unknownCategories += parsed.unknown
         }
         var tags: [String: String] = [:]

@@ -59,27 +59,29 @@ struct GeoNamesDumpReader: DumpReader {
         return .place(place)
     }
 
+    /// GeoNames `class.code` → a category of the taxonomy, for the codes that say more than their class.
+    static let featureCategories: [String: String] = [
+        "H.LK": "water.lake", "H.LKS": "water.lake", "H.RSV": "water.lake", "H.STM": "water.river",
+        "H.BAY": "water.bay", "H.SPNG": "water.spring", "H.FLLS": "water.waterfall", "H.GLCR": "nature.glacier",
+        "T.BCH": "water.beach", "T.BCHS": "water.beach", "T.MT": "nature.peak", "T.PK": "nature.peak",
+        "T.MTS": "nature.mountains", "T.VLC": "nature.volcano", "T.ISL": "nature.island", "T.CAPE": "nature.cape",
+        "T.CNYN": "nature.canyon", "T.CAVE": "nature.cave",
+        "S.MUS": "culture.museum", "S.THTR": "culture.theatre", "S.LIBR": "culture.library",
+        "S.CSTL": "historic.castle", "S.RUIN": "historic.ruins", "S.FT": "historic.fort", "S.PAL": "historic.palace",
+        "S.MNMT": "landmark.monument", "S.TOWR": "landmark.tower", "S.BDG": "landmark.bridge",
+        "S.CH": "religious.church", "S.CTRR": "religious", "S.MSQE": "religious.mosque", "S.TMPL": "religious.temple",
+        "S.SHRN": "religious.shrine", "S.MSTY": "religious.monastery", "S.CMTY": "religious.cemetery",
+        "S.AIRP": "transport.airport", "S.AIRF": "transport.airport", "S.RSTN": "transport.station",
+        "S.BUSTN": "transport.bus_station", "S.PRT": "transport.port", "S.HTL": "lodging.hotel",
+        "S.REST": "food.restaurant", "S.ZOO": "activity.zoo", "S.STDM": "activity.stadium",
+        "S.AMUS": "activity.amusement_park", "S.GDN": "nature.garden", "S.MKT": "shopping.market",
+        "S.MALL": "shopping.mall", "S.HSP": "service.hospital", "S.SCH": "service.school", "S.UNIV": "service.university",
+        "L.PRK": "nature.park", "L.RESN": "nature.reserve", "V.FRST": "nature.forest",
+    ]
+
     /// GeoNames feature class and code → common taxonomy. Specific codes first, then the class.
     static func category(featureClass: String, featureCode: String) -> Category? {
-        let specific: [String: String] = [
-            "H.LK": "water.lake", "H.LKS": "water.lake", "H.RSV": "water.lake", "H.STM": "water.river",
-            "H.BAY": "water.bay", "H.SPNG": "water.spring", "H.FLLS": "water.waterfall", "H.GLCR": "nature.glacier",
-            "T.BCH": "water.beach", "T.BCHS": "water.beach", "T.MT": "nature.peak", "T.PK": "nature.peak",
-            "T.MTS": "nature.mountains", "T.VLC": "nature.volcano", "T.ISL": "nature.island", "T.CAPE": "nature.cape",
-            "T.CNYN": "nature.canyon", "T.CAVE": "nature.cave",
-            "S.MUS": "culture.museum", "S.THTR": "culture.theatre", "S.LIBR": "culture.library",
-            "S.CSTL": "historic.castle", "S.RUIN": "historic.ruins", "S.FT": "historic.fort", "S.PAL": "historic.palace",
-            "S.MNMT": "landmark.monument", "S.TOWR": "landmark.tower", "S.BDG": "landmark.bridge",
-            "S.CH": "religious.church", "S.CTRR": "religious", "S.MSQE": "religious.mosque", "S.TMPL": "religious.temple",
-            "S.SHRN": "religious.shrine", "S.MSTY": "religious.monastery", "S.CMTY": "religious.cemetery",
-            "S.AIRP": "transport.airport", "S.AIRF": "transport.airport", "S.RSTN": "transport.station",
-            "S.BUSTN": "transport.bus_station", "S.PRT": "transport.port", "S.HTL": "lodging.hotel",
-            "S.REST": "food.restaurant", "S.ZOO": "activity.zoo", "S.STDM": "activity.stadium",
-            "S.AMUS": "activity.amusement_park", "S.GDN": "nature.garden", "S.MKT": "shopping.market",
-            "S.MALL": "shopping.mall", "S.HSP": "service.hospital", "S.SCH": "service.school", "S.UNIV": "service.university",
-            "L.PRK": "nature.park", "L.RESN": "nature.reserve", "V.FRST": "nature.forest",
-        ]
-        if let id = specific["\(featureClass).\(featureCode)"] { return try? Category(id) }
+        if let id = featureCategories["\(featureClass).\(featureCode)"] { return try? Category(id) }
         switch featureClass {
         case "P": return .city
         case "H", "U": return .water

@@ -1,4 +1,4 @@
-/// A category in GeoQuery's common taxonomy: dotted ids, top level first.
+/// A category of GeoQuery's taxonomy (``taxonomy`` lists it, closed): dotted ids, top level first.
 ///
 /// Top levels: `food`, `drink`, `lodging`, `culture`, `historic`, `landmark`, `nature`, `water`,
 /// `activity`, `shopping`, `transport`, `religious`, `city`, `service`; subcategories such as
@@ -9,15 +9,18 @@ public struct Category: Sendable, Hashable, Comparable, Codable, CustomStringCon
     public let identifier: String
 
     /// The top-level categories, in display order.
-    public static let topLevelIdentifiers = [
-        "food", "drink", "lodging", "culture", "historic", "landmark", "nature", "water",
-        "activity", "shopping", "transport", "religious", "city", "service",
-    ]
+    public static let topLevelIdentifiers = tree.map(\.topLevel)
 
-    /// Validates a dotted id: lower-case segments of letters, digits and `_`, the first one a
-    /// known top level.
-    /// - Throws: ``PlaceModelError/invalidCategory(_:)``.
+    /// A category of the taxonomy (``taxonomy`` lists them all).
+    /// - Throws: ``PlaceModelError/invalidCategory(_:)``, whose message lists what is valid.
     public init(_ identifier: String) throws {
+        guard Category.isInTaxonomy(identifier) else { throw PlaceModelError.invalidCategory(identifier) }
+        self.identifier = identifier
+    }
+
+    /// A well-formed dotted id (lower-case segments of letters, digits and `_`, the first a top
+    /// level), in the taxonomy or not: what an earlier version may have stored.
+    init(wellFormed identifier: String) throws {
         let segments = identifier.split(separator: ".", omittingEmptySubsequences: false)
         guard let top = segments.first, Category.topLevelIdentifiers.contains(String(top)),
               segments.allSatisfy({ !$0.isEmpty && $0.utf8.allSatisfy(Category.isSegmentByte) }) else {
@@ -53,8 +56,10 @@ public struct Category: Sendable, Hashable, Comparable, Codable, CustomStringCon
     public var description: String { identifier }
     public static func < (lhs: Category, rhs: Category) -> Bool { lhs.identifier < rhs.identifier }
 
+    /// Decodes any well-formed id, in the taxonomy or not: JSON may have been written by an
+    /// earlier version whose taxonomy was open.
     public init(from decoder: any Decoder) throws {
-        try self.init(try decoder.singleValueContainer().decode(String.self))
+        try self.init(wellFormed: try decoder.singleValueContainer().decode(String.self))
     }
 
     public func encode(to encoder: any Encoder) throws {

@@ -14,7 +14,7 @@ public enum PlaceModelError: Error, Sendable, Equatable, CustomStringConvertible
         case .invalidPlaceID(let text):
             return "place id '\(text)' is invalid: write source:localId, e.g. geonames:2988507 or airport:LFPG (source is lower-case letters, digits, '-' or '_')"
         case .invalidCategory(let text):
-            return "category '\(text)' is invalid: use a dotted id under one of \(Category.topLevelIdentifiers.joined(separator: ", ")), e.g. water.beach"
+            return "category '\(text)' is not in the taxonomy: \(Category.validChoices(for: text))"
         case .invalidRating(let value, let scale):
             return "rating \(value) is outside its scale 0...\(scale)"
         case .invalidPriceLevel(let value):

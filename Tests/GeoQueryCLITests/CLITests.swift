@@ -1,5 +1,6 @@
 import Foundation
 import ProviderTestSupport
+import PlaceModel
 import Testing
 
 /// Runs the built `geoquery` executable (next to the test bundle in .build/…/debug).
@@ -123,6 +124,23 @@ final class CLIFixture: @unchecked Sendable {
         let second = try CLI.run(["near", "--lat", "48.8584", "--lon", "2.2945", "--radius", "20mi", "--limit", "2", "--cursor", cursor,
                                   "--format", "json", "--db", try db])
         #expect((second.json["places"] as? [[String: Any]])?.compactMap { $0["id"] as? String } == ["geonames:2988507", "airport:LFPO"])
+    }
+
+    /// `geoquery categories` lists what `--category` takes; a category outside it is exit 64 with
+    /// the sentence the service answers.
+    @Test func categoriesListWhatTheCategoryOptionTakes() throws {
+        let csv = try CLI.run(["categories", "--format", "csv"])
+        #expect(csv.status == 0, "\(csv.stderr)")
+        let rows = csv.stdout.split(separator: "\n").dropFirst().map { $0.split(separator: ",", omittingEmptySubsequences: false) }
+        #expect(rows.count == Category.taxonomy.count && rows.contains { $0 == ["water.beach", "Beach", "water"] })
+        let json = try CLI.run(["categories", "--format", "json"])
+        #expect(json.json["count"] as? Int == rows.count)
+        for id in ["transport", "transport.airport", "city"] {
+            #expect(try CLI.run(["near", "--lat", "48.8584", "--lon", "2.2945", "--radius", "5km", "--category", id, "--db", try db]).status == 0)
+        }
+        let typo = try CLI.run(["near", "--lat", "48.8584", "--lon", "2.2945", "--radius", "5km", "--category", "transport.airprt", "--db", try db])
+        #expect(typo.status == 64 && typo.stderr.contains("category 'transport.airprt' is not in the taxonomy: under transport there are transport.airport, "),
+                "\(typo.stderr)")
     }
 
     @Test func negativeCoordinatesWorkBothWays() throws {

@@ -102,7 +102,7 @@ struct AccountFixture {
         func gem(_ token: String, name: String, lat: Double, lon: Double, visibility: String,
                  extra: String = "") async throws -> String {
             let made = try await send(.post, "/v1/gems", token: token, json: """
-                {"name":"\(name)","lat":\(lat),"lon":\(lon),"visibility":"\(visibility)","categories":["nature.viewpoint"],
+                {"name":"\(name)","lat":\(lat),"lon":\(lon),"visibility":"\(visibility)","categories":["landmark.viewpoint"],
                  "description":"quiet at dawn"\(extra)}
                 """)
             #expect(made.status == .created, "\(made.text)")

@@ -59,7 +59,7 @@ import Testing
             }
             let shown = try await client.send(.get, "/v1/gems/\(secret)", token: owner).json
             let gem = try #require((shown["places"] as? [[String: Any]])?.first)
-            #expect(gem["source"] as? String == "gem" && gem["categories"] as? [String] == ["nature.viewpoint"])
+            #expect(gem["source"] as? String == "gem" && gem["categories"] as? [String] == ["landmark.viewpoint"])
             #expect((gem["gem"] as? [String: Any])?["owner"] as? String == "owner")
             #expect((gem["gem"] as? [String: Any])?["description"] as? String == "quiet at dawn")
             let mine = try await client.ids("/v1/me/gems?limit=500", token: owner)
@@ -102,7 +102,10 @@ import Testing
             let bad = try await client.send(.patch, "/v1/gems/\(open)", token: owner, json: #"{"visibility":"everyone"}"#)
             #expect(bad.json["detail"] as? String == "visibility 'everyone' is invalid: use public, unlisted, friends or private")
             let badCategory = try await client.send(.post, "/v1/gems", token: owner, json: #"{"name":"x","lat":1,"lon":1,"categories":["shiny"]}"#)
-            #expect(badCategory.status == .badRequest && (badCategory.json["detail"] as? String)?.hasPrefix("category 'shiny' is invalid") == true)
+            #expect(badCategory.status == .badRequest && (badCategory.json["detail"] as? String)?.hasPrefix("category 'shiny' is not in the taxonomy: the top levels are food, ") == true)
+            let nearMiss = try await client.send(.post, "/v1/gems", token: owner, json: #"{"name":"x","lat":1,"lon":1,"categories":["nature.viewpoint"]}"#)
+            #expect(nearMiss.status == .badRequest && (nearMiss.json["detail"] as? String)?
+                .hasPrefix("category 'nature.viewpoint' is not in the taxonomy: did you mean landmark.viewpoint? Under nature there are nature.arch, ") == true)
             let badLat = try await client.send(.post, "/v1/gems", token: owner, json: #"{"name":"x","lat":91,"lon":1}"#)
             #expect(badLat.status == .badRequest && (badLat.json["detail"] as? String)?.contains("91") == true)
             #expect(try await client.send(.post, "/v1/gems", json: #"{"name":"x","lat":1,"lon":1}"#).status == .unauthorized)

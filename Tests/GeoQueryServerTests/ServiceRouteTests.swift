@@ -4,6 +4,7 @@ import Hummingbird
 import HummingbirdTesting
 import NIOCore
 import ProviderTestSupport
+import PlaceModel
 import Providers
 import Testing
 
@@ -103,6 +104,32 @@ import Testing
         }
     }
 
+    /// The taxonomy, for an app's category filter: every category a filter accepts, and only those.
+    @Test func theCategoriesAreTheTaxonomyEveryFilterAccepts() async throws {
+        try await app().test(.router) { client in
+            let answer = try await client.execute(uri: "/v1/categories", method: .get)
+            #expect(answer.status == .ok && answer.headers[.cacheControl] == "public, max-age=86400")
+            let tops = try #require(answer.json["categories"] as? [[String: Any]])
+            #expect(tops.compactMap { $0["id"] as? String } == Category.topLevelIdentifiers)
+            let water = try #require(tops.first { $0["id"] as? String == "water" })
+            let waterSubs = (water["subcategories"] as? [[String: Any]] ?? []).compactMap { $0["id"] as? String }
+            #expect(water["label"] as? String == "Water" && waterSubs.contains("water.beach") && waterSubs.allSatisfy { $0.hasPrefix("water.") })
+            let all = tops.flatMap { top in
+                [top["id"] as? String ?? ""] + (top["subcategories"] as? [[String: Any]] ?? []).compactMap { $0["id"] as? String }
+            }
+            #expect(answer.json["count"] as? Int == all.count && all.count == Category.taxonomy.count)
+            // Each one is a filter the index takes; one letter off is not.
+            for id in all {
+                let response = try await client.execute(uri: "/v1/places/near?lat=43.73&lon=7.42&radius=1km&limit=1&category=\(id)", method: .get)
+                #expect(response.status == .ok, "\(id)")
+            }
+            let typo = try await client.execute(uri: "/v1/places/near?lat=43.73&lon=7.42&radius=1km&category=water.beech", method: .get)
+            #expect(typo.status == .badRequest && typo.json["detail"] as? String
+                    == "category 'water.beech' is not in the taxonomy: under water there are " + waterSubs.joined(separator: ", "))
+            #expect(try await client.execute(uri: "/v1/categories?lang=fr", method: .get).status == .badRequest)
+        }
+    }
+
     @Test func unknownRoutesAndMethodsAreProblems() async throws {
         try await app().test(.router) { client in
             let missing = try await client.execute(uri: "/v2/places", method: .get)
@@ -155,6 +182,10 @@ import Testing
         let near = try #require((paths["/v1/places/near"]?["get"] as? [String: Any])?["parameters"] as? [[String: Any]])
         #expect(Set(near.compactMap { $0["name"] as? String }) ==
                 Set(["lat", "lon", "radius", "region", "limit", "cursor", "format"] + GeoQueryService.filterParameters))
+        // The categories a request may name are the taxonomy, no more and no fewer.
+        let schemas = try #require((document["components"] as? [String: Any])?["schemas"] as? [String: Any])
+        let categoryEnum = try #require((schemas["Category"] as? [String: Any])?["enum"] as? [String])
+        #expect(categoryEnum == Category.taxonomy.map(\.identifier))
     }
 
     /// The committed description is what `scripts/make_openapi.py` writes: an edit of the JSON

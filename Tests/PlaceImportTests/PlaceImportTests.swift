@@ -333,7 +333,7 @@ func write(_ text: String, to url: URL) throws -> String {
 
     @Test func propertyMappingAndCollectionsWithoutFeatures() throws {
         try withTemporaryDirectory { directory in
-            let text = #"{"type":"FeatureCollection","features":[{"type":"Feature","geometry":{"type":"Point","coordinates":[1.52,42.5]},"properties":{"ref":"AD-1","title":"Casa","kind":["lodging.hotel","boutique"]}}]}"#
+            let text = #"{"type":"FeatureCollection","features":[{"type":"Feature","geometry":{"type":"Point","coordinates":[1.52,42.5]},"properties":{"ref":"AD-1","title":"Casa","kind":["lodging.hotel","boutique"]}},{"type":"Feature","geometry":{"type":"Point","coordinates":[1.53,42.5]},"properties":{"ref":"AD-2","title":"Ramen-ya","kind":["food.ramen","food.noodles"]}}]}"#
             let path = try write(text, to: directory.appendingPathComponent("m.geojson"))
             let index = try SpatiaLitePlaceIndex(path: directory.appendingPathComponent("i.sqlite").path, mode: .createIfMissing)
             var options = ImportOptions()
@@ -341,6 +341,9 @@ func write(_ text: String, to url: URL) throws -> String {
             _ = try PlaceImporter.importFile(path, format: .geojson, into: index, source: "andorra", options: options)
             let place = try #require(try index.place(PlaceID("andorra:AD-1")))
             #expect(try place.name == "Casa" && place.categories == [Category("lodging.hotel")] && place.tags["source_category"] == "boutique")
+            // Finer than the taxonomy: filed under the nearest category it has, and kept as written.
+            let ramen = try #require(try index.place(PlaceID("andorra:AD-2")))
+            #expect(ramen.categories == [.food] && ramen.tags["source_category"] == "food.ramen;food.noodles")
             let noFeatures = try write(#"{"type":"FeatureCollection","items":[]}"#, to: directory.appendingPathComponent("n.geojson"))
             #expect(throws: ImportError.self) { try PlaceImporter.importFile(noFeatures, format: .geojson, into: index) }
         }
