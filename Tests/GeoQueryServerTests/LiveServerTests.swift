@@ -94,6 +94,22 @@ import Glibc
         }
     }
 
+    /// The category filter: its list is the taxonomy from /v1/categories, and `?category=`
+    /// narrows the places in view and the 20-mile list (beside Paris, transport is the airports).
+    @Test func theMapPageFiltersByCategory() async throws {
+        let chromium = try #require(Self.chromium, "Debian's chromium must be installed (make deps)")
+        let service = try ServerFixture.service { $0.tilesURL = "http://127.0.0.1:9/{z}/{x}/{y}.png" }
+        try await withLiveServer(service) { port in
+            let dom = try await run(chromium, ["--headless", "--no-sandbox", "--disable-gpu", "--virtual-time-budget=15000", "--dump-dom",
+                                               "http://127.0.0.1:\(port)/?q=Paris&category=transport"])
+            #expect(dom.components(separatedBy: "<option").count - 1 == Category.taxonomy.count + 1, "every category and 'All categories'")
+            let items = dom.components(separatedBy: "class=\"place\"").dropFirst()
+            #expect(items.count >= 3, "the airports within 20 miles of Paris are listed")
+            #expect(items.allSatisfy { $0.components(separatedBy: "</li>")[0].contains("transport") }, "only transport is listed")
+            #expect(dom.contains("data-id=\"airport:LFPO\"") && !dom.contains("data-id=\"geonames:2988507\""), "Orly, not the city of Paris")
+        }
+    }
+
     /// The map page is anonymous: a public gem beside Paris is in its "within 20 miles" list
     /// in headless Chromium, and a private gem at the same spot is in no part of the page.
     @Test func theMapPageShowsPublicGemsAndNoPrivateOnes() async throws {
