@@ -97,8 +97,11 @@ struct QueryParameters {
 
     func double(_ name: String, example: String) throws -> Double? {
         guard let text = try single(name) else { return nil }
-        guard let value = Double(text), value.isFinite else {
+        guard let value = Double(text) else {
             throw APIProblem.badRequest("\(name) '\(text)' is not a number, e.g. \(name)=\(example)")
+        }
+        guard value.isFinite else {
+            throw APIProblem.badRequest("\(name) '\(text)' is not a finite number, e.g. \(name)=\(example)")
         }
         return value
     }
