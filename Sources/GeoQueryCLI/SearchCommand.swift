@@ -26,7 +26,7 @@ struct Search: AsyncParsableCommand {
     @Option(parsing: .unconditional, help: "Longitude of the centre, -180 to 180.") var lon: Double
     @Option(parsing: .unconditional, help: "Radius, e.g. 1km, 800m, 2mi.") var radius: String
     @Option(help: "Free text: a name or what you want (\"ramen\").") var query: String?
-    @Option(name: .customLong("category"), help: "Only places in this common category or its children (repeatable).")
+    @Option(name: .customLong("category"), help: "Only places in this category of the taxonomy or its children (repeatable; `geoquery categories` lists them).")
     var categories: [String] = []
     @Option(name: .customLong("provider"), help: "google, yelp, foursquare, here, local or all (repeatable or comma-separated).")
     var providers: [String] = ["all"]

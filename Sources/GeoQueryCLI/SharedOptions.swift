@@ -60,7 +60,7 @@ struct OutputOptions: ParsableArguments {
 
 /// Filters shared by the query commands.
 struct FilterOptions: ParsableArguments {
-    @Option(name: .customLong("category"), help: "Keep places in this category or its children (repeatable: any of).")
+    @Option(name: .customLong("category"), help: "Keep places in this category or its children (repeatable: any of; `geoquery categories` lists them).")
     var categories: [String] = []
 
     @Option(name: .customLong("query"), help: "Words that must begin words of the name (case and accents ignored).")
