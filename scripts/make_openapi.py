@@ -38,6 +38,10 @@ def json_body(schema, description="OK", geo=False, csv=False, headers=None):
     if headers: r["headers"] = headers
     return r
 
+# Answers that change only with a new version carry an entity tag; If-None-Match with it is 304.
+unchanging_etag = {"ETag": {"description": "The answer's version, quoted.", "schema": {"type": "string"}}}
+not_modified = {"description": "Not modified: If-None-Match names the current ETag.", "headers": unchanging_etag}
+
 lat = param("lat", {"type": "number", "minimum": -90, "maximum": 90}, "Latitude of the centre, WGS84 degrees.", True)
 lon = param("lon", {"type": "number", "minimum": -180, "maximum": 180}, "Longitude of the centre, WGS84 degrees.", True)
 distance_schema = {"type": "string", "pattern": "^[0-9]+(\\.[0-9]+)?(e[0-9]{1,2})? ?(m|km|mi|ft|yd|nmi)?$", "examples": ["20mi", "5km", "800m"]}
@@ -115,7 +119,7 @@ paths = {
                      param("continent", {"type": "string", "enum": ["AF", "AN", "AS", "EU", "NA", "OC", "SA"]}, "Continent code.")],
       "responses": {"200": json_body(ref("CityAnswer")), **common_errors}}},
   "/v1/categories": {"get": {"summary": "The taxonomy: every category a filter or a gem may name", "description": "Each top level in display order with its subcategories, each with a label for people. A parent matches its children in every filter. It changes only with a new version (cached for a day).",
-      "responses": {"200": json_body(ref("CategoryAnswer")), **common_errors}}},
+      "responses": {"200": json_body(ref("CategoryAnswer"), headers=unchanging_etag), "304": not_modified, **common_errors}}},
   "/v1/airports/near": {"get": {"summary": "Airports with an IATA code nearest to a point", "parameters": [
       lat, lon, param("k", {"type": "integer", "minimum": 1, "maximum": 50, "default": 5}, "How many."),
       param("max_distance", distance_schema, "Ignore airports further than this.")],
@@ -124,7 +128,9 @@ paths = {
       "properties": {"status": {"const": "ok"}, "places": {"type": "integer"}}}), "503": problem("The index does not answer.")}}},
   "/metrics": {"get": {"summary": "Prometheus metrics", "responses": {"200": {"description": "Prometheus text format",
       "content": {"text/plain": {"schema": {"type": "string"}}}}}}},
-  "/openapi.json": {"get": {"summary": "This description", "responses": {"200": {"description": "OpenAPI 3.1", "content": {"application/json": {"schema": {"type": "object"}}}}}}},
+  "/openapi.json": {"get": {"summary": "This description", "description": "Revalidated by its ETag: If-None-Match with it answers 304.",
+      "responses": {"200": {"description": "OpenAPI 3.1", "headers": unchanging_etag, "content": {"application/json": {"schema": {"type": "object"}}}},
+                    "304": not_modified}}},
   "/": {"get": {"summary": "The map page", "responses": {"200": {"description": "HTML", "content": {"text/html": {"schema": {"type": "string"}}}}}}},
   "/s/{token}": {"get": {"summary": "The map page showing a shared itinerary", "parameters": [{"name": "token", "in": "path", "required": True, "schema": {"type": "string"}, "description": "The token of a share link."}],
       "responses": {"200": {"description": "HTML", "content": {"text/html": {"schema": {"type": "string"}}}}}}},

@@ -19,9 +19,17 @@ extension GeoQueryService {
             ServiceMetrics.indexPlaces.record(try await healthCache.count(index))
             return .bytes(registry.emitToBuffer(), contentType: "text/plain; version=0.0.4; charset=utf-8")
         }
-        router.route(.get, "/openapi.json", in: &table, bound: .none) { _, _ in
-            .bytes(try ServiceResources.openAPI(), headers: [.cacheControl: "no-cache"])
+        router.route(.get, "/openapi.json", in: &table, bound: .none) { request, _ in
+            try Self.openAPIAnswer.get().response(to: request)
         }
+    }
+}
+
+extension GeoQueryService {
+    /// The description, read once; revalidated by its entity tag (`no-cache`), so a client that
+    /// holds it gets 304 instead of its 480 KB.
+    static let openAPIAnswer = Result {
+        UnchangingAnswer(bytes: try ServiceResources.openAPI(), cacheControl: "no-cache")
     }
 }
 

@@ -126,7 +126,7 @@ extension GeoQueryService {
 
         router.route(.get, "/v1/categories", in: &table, bound: deadline) { request, _ in
             _ = try QueryParameters(request, allowed: [])
-            return .bytes(Self.categoryAnswer, headers: [.cacheControl: "public, max-age=86400"])
+            return Self.categoryAnswer.response(to: request)
         }
 
         router.route(.get, "/v1/airports/near", in: &table, bound: deadline) { request, _ in
@@ -144,10 +144,10 @@ extension GeoQueryService {
     static let linkHeader = HTTPField.Name("Link")!
 
     /// The taxonomy's answer, written once: it changes only with a new version.
-    static let categoryAnswer: [UInt8] = {
+    static let categoryAnswer: UnchangingAnswer = {
         var writer = JSONWriter(pretty: false, capacity: 8_192)
         CategoryAnswer.json().write(to: &writer)
-        return writer.bytes
+        return UnchangingAnswer(bytes: writer.bytes, cacheControl: "public, max-age=86400")
     }()
 
     static let continents = ["AF", "AN", "AS", "EU", "NA", "OC", "SA"]

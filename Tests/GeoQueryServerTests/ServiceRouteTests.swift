@@ -127,6 +127,21 @@ import Testing
             #expect(typo.status == .badRequest && typo.json["detail"] as? String
                     == "category 'water.beech' is not in the taxonomy: under water there are " + waterSubs.joined(separator: ", "))
             #expect(try await client.execute(uri: "/v1/categories?lang=fr", method: .get).status == .badRequest)
+            // A client holding it revalidates by its tag: 304 and no body; another tag gets it again.
+            let tag = try #require(answer.headers[.eTag])
+            #expect(tag.hasPrefix("\"") && tag.count == 18)
+            for held in [tag, "W/" + tag, "\"0000000000000000\", " + tag, "*"] {
+                let again = try await client.execute(uri: "/v1/categories", method: .get, headers: [.ifNoneMatch: held])
+                #expect(again.status == .notModified && again.body.readableBytes == 0 && again.headers[.eTag] == tag, "\(held)")
+            }
+            let other = try await client.execute(uri: "/v1/categories", method: .get, headers: [.ifNoneMatch: "\"0000000000000000\""])
+            #expect(other.status == .ok && other.body == answer.body)
+            let description = try await client.execute(uri: "/openapi.json", method: .get)
+            let descriptionTag = try #require(description.headers[.eTag])
+            #expect(description.status == .ok && description.headers[.cacheControl] == "no-cache" && descriptionTag != tag)
+            #expect(description.body.readableBytes == (try ServiceResources.openAPI()).count)
+            let held = try await client.execute(uri: "/openapi.json", method: .get, headers: [.ifNoneMatch: descriptionTag])
+            #expect(held.status == .notModified && held.body.readableBytes == 0)
         }
     }
 
