@@ -105,7 +105,8 @@ import Glibc
             #expect(dom.components(separatedBy: "<option").count - 1 == Category.taxonomy.count + 1, "every category and 'All categories'")
             let items = dom.components(separatedBy: "class=\"place\"").dropFirst()
             #expect(items.count >= 3, "the airports within 20 miles of Paris are listed")
-            #expect(items.allSatisfy { $0.components(separatedBy: "</li>")[0].contains("transport") }, "only transport is listed")
+            #expect(items.allSatisfy { $0.components(separatedBy: "</li>")[0].contains("data-categories=\"transport") }, "only transport is listed")
+            #expect(dom.contains("<div class=\"categories\">Airport</div>"), "categories are shown by their labels")
             #expect(dom.contains("data-id=\"airport:LFPO\"") && !dom.contains("data-id=\"geonames:2988507\""), "Orly, not the city of Paris")
         }
     }
