@@ -10,15 +10,17 @@ import PlaceQuery
 /// once (two photos added from two phones) both land, and a client that sends `If-Match` with
 /// the `ETag` it read is told (412) when the gem changed since, instead of overwriting it.
 extension GeoQueryService {
-    /// How often an edit (of a gem or an account) is read and applied again when others wrote
-    /// in between. Edits from this process wait their turn (``EditLocks``), so only writers in
-    /// other processes (servers sharing one PostgreSQL) make an edit go round again.
-    static let editAttempts = 8
+    /// How long an edit (of a gem or an account) goes on being read and applied again while
+    /// others write in between. Edits from this process wait their turn (``EditLocks``), so only
+    /// writers in other processes (servers sharing one PostgreSQL) make an edit go round again.
+    /// A time, not a count: with eight attempts, an edit on one server lost every round to a
+    /// queue of nine on the other on a busy machine and answered 409.
+    static let editPatience: Duration = .seconds(5)
 
     /// A random pause before an edit that lost a race goes again, longer after each loss (up to
-    /// 1 ms … 128 ms), so writers on several servers that collided spread apart.
+    /// 1 ms … 64 ms), so writers on several servers that collided spread apart.
     static func pauseBeforeAttempt(after attempt: Int) -> Duration {
-        .microseconds(Int.random(in: 1_000...(1_000 << min(attempt, 7))))
+        .microseconds(Int.random(in: 1_000...(1_000 << min(attempt, 6))))
     }
 
     /// A gem's `ETag`: its version (the stored instant of its last change, as the exact bits
@@ -38,8 +40,8 @@ extension GeoQueryService {
     }
 
     /// Reads the owner's gem, applies `change` and writes it over the version it read; when
-    /// another request wrote in between, does it again from a fresh read (up to
-    /// ``editAttempts`` times). With `If-Match`, a gem at another version is answered 412
+    /// another request wrote in between, does it again from a fresh read (for up to
+    /// ``editPatience``). With `If-Match`, a gem at another version is answered 412
     /// and nothing is written. - Returns: the gem as written.
     func changeGem(_ id: PlaceID, by owner: String, request: Request,
                    _ change: (inout Place) async throws -> Void) async throws -> Place {
@@ -53,7 +55,8 @@ extension GeoQueryService {
                                          _ change: (inout Place) async throws -> Void) async throws -> Place {
         let store = try requireUserData()
         let expected = try Self.ifMatchTags(request)
-        for attempt in 1...Self.editAttempts {
+        let giveUp = ContinuousClock.now + Self.editPatience
+        for attempt in 1... {
             var gem = try await ownedGem(id, by: owner)
             let version = gem.gem?.updatedAt
             if let expected, !expected.contains("*"), !expected.contains(Self.gemETag(gem) ?? "") {
@@ -66,7 +69,7 @@ extension GeoQueryService {
                 return gem
             } catch UserDataError.conflict {
                 guard expected == nil else { throw Self.gemChanged(try await ownedGem(id, by: owner)) }
-                guard attempt < Self.editAttempts else { break }
+                guard ContinuousClock.now < giveUp else { break }
                 try await Task.sleep(for: Self.pauseBeforeAttempt(after: attempt))
             }
         }
@@ -94,14 +97,16 @@ extension GeoQueryService {
     private func changeAccountOverItsVersion(_ username: String,
                                              _ change: (inout UserAccount) async throws -> Void) async throws -> UserAccount {
         let store = try requireUserData()
-        for attempt in 1...Self.editAttempts {
+        let giveUp = ContinuousClock.now + Self.editPatience
+        for attempt in 1... {
             guard let read = try await store.user(named: username) else { throw AccountError.notSignedIn }
             var account = read
             try await change(&account)
             do {
                 try await store.updateUser(account, expected: read)
                 return account
-            } catch UserDataError.conflict where attempt < Self.editAttempts {
+            } catch UserDataError.conflict {
+                guard ContinuousClock.now < giveUp else { break }
                 try await Task.sleep(for: Self.pauseBeforeAttempt(after: attempt))
             }
         }
