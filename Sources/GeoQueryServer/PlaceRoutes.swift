@@ -8,8 +8,8 @@ import PlaceQuery
 import Regions
 import Discovery
 
-/// `/v1/places/…`, `/v1/cities`, `/v1/airports/near`, `/v1/categories`: the index's queries with the CLI's answer
-/// contracts and parameter names.
+/// `/v1/places/…`, `/v1/cities`, `/v1/airports/near`: the index's queries with the CLI's answer
+/// contracts and parameter names; and `/v1/categories`, the taxonomy their filters take.
 extension GeoQueryService {
     /// The filter parameters every place query takes (named as the CLI's options).
     public static let filterParameters = ["category", "query", "source", "min_rating", "price", "country", "continent", "open_now", "open_at"]
