@@ -187,9 +187,7 @@ extension GeoQueryService {
             gem.timeZone = nil
         }
         if let categories = try body.strings("categories", maxCount: 10) {
-            gem.categories = try categories.map { text in
-                do { return try Category(text) } catch { throw APIProblem.badRequest("\(error)") }
-            }
+            gem.categories = try categories.map { try Category($0) }
         }
         if let tags = try body.stringMap("tags") { gem.tags = tags }
         if body.has("description") {

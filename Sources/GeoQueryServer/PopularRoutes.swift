@@ -61,9 +61,7 @@ extension GeoQueryService {
                 return period
             } ?? .month
             let limit = try parameters.int("limit", range: 1...100) ?? 20
-            var filter = PlaceFilter(categories: try parameters.list("category").map { text in
-                do { return try Category(text) } catch { throw APIProblem.badRequest("\(error)") }
-            })
+            var filter = PlaceFilter(categories: try parameters.list("category").map { try Category($0) })
             if kind == .destination, !filter.categories.isEmpty {
                 throw APIProblem.badRequest("category applies to kind=places; destinations are cities")
             }

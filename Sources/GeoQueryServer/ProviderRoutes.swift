@@ -15,9 +15,7 @@ extension GeoQueryService {
             let parameters = try QueryParameters(request, allowed: ["lat", "lon", "radius", "region", "query", "category", "provider", "limit", "format"])
             var regionFilter = PlaceFilter()
             let (center, radius) = try await circle(parameters, filter: &regionFilter)
-            let categories = try parameters.list("category").map { text in
-                do { return try Category(text) } catch { throw APIProblem.badRequest("\(error)") }
-            }
+            let categories = try parameters.list("category").map { try Category($0) }
             let names = try Self.providers(parameters.list("provider"))
             let limit = try parameters.int("limit", range: 1...240) ?? 20
             let format = try AnswerFormat(parameters)

@@ -141,9 +141,8 @@ struct QueryParameters {
     /// (repeatable), `min_rating` (0–5), `price` (`2` or `1-3`), `country` and `continent`
     /// (repeatable), `open_now` (`true`) or `open_at` (an RFC 3339 time).
     func filter(countries known: Set<String>? = nil, now: Date = Date()) throws -> PlaceFilter {
-        let categories = try list("category").map { text in
-            do { return try Category(text) } catch { throw APIProblem.badRequest("\(error)") }  // it names the category parameter
-        }
+        // A category outside the taxonomy throws PlaceModelError: 400 with its sentence (Problem.swift).
+        let categories = try list("category").map { try Category($0) }
         let minimumRating = try double("min_rating", example: "4")
         if let minimumRating, !(0...5).contains(minimumRating) {
             throw APIProblem.badRequest("min_rating \(minimumRating) is invalid: it must be from 0 to 5")

@@ -73,6 +73,7 @@ import Testing
             ("/v1/places/near?lat=48&lon=2&radius=1km&category=foood", "category 'foood' is not in the taxonomy: the top levels are food, drink, "),
             ("/v1/places/near?lat=48&lon=2&radius=1km&category=food.ramen", "category 'food.ramen' is not in the taxonomy: under food there are food.bakery, food.cafe, "),
             ("/v1/search?lat=48&lon=2&radius=1km&category=Food", "category 'Food' is not in the taxonomy: did you mean food? "),
+            ("/v1/discover/popular?category=food.nope", "category 'food.nope' is not in the taxonomy: under food there are "),
             ("/v1/places/near?lat=1e400&lon=2&radius=1km", "lat '1e400' is not a finite number, e.g. lat="),
             ("/v1/places/near?lat=north&lon=2&radius=1km", "lat 'north' is not a number, e.g. lat="),
             ("/v1/places/near?lat=48&lon=2&radius=nope", "radius: distance 'nope' is invalid: it has no number; write a number and a unit"),
