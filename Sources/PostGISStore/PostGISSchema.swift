@@ -244,11 +244,12 @@ enum PostGISSchema {
     static func migrate(_ database: PostGISDatabase) async throws {
         while true {
             let done = try await database.transaction { connection -> Bool in
+                // The pool's statement timeout is for requests: a migration may rewrite every row,
+                // and waiting for the lock while another server migrates is no request either.
+                _ = try await connection.query("SET LOCAL statement_timeout = 0", logger: database.logger).collect()
                 // The lock comes first: `IF NOT EXISTS` is not safe against a concurrent create
                 // (two servers racing would both pass the check and one fail on pg_type).
                 _ = try await connection.query("SELECT pg_advisory_xact_lock(\(migrationLock))", logger: database.logger).collect()
-                // A migration may rewrite every row: the pool's statement timeout is for requests.
-                _ = try await connection.query("SET LOCAL statement_timeout = 0", logger: database.logger).collect()
                 _ = try await connection.query("CREATE EXTENSION IF NOT EXISTS postgis", logger: database.logger).collect()
                 _ = try await connection.query("CREATE TABLE IF NOT EXISTS geoquery_schema (version integer NOT NULL)",
                                            logger: database.logger).collect()

@@ -164,7 +164,9 @@ struct PostGISSchemaTests {
     @Test func aStatementPastItsTimeoutIsStopped() async throws {
         let cluster = try TestCluster.shared!.get()
         let url = try cluster.createDatabase("timeout")
-        let index = try await PostGISPlaceIndex.open(url, maximumConnections: 2, timeout: .seconds(60), statementTimeout: .milliseconds(300))
+        // Long enough that no ordinary statement of a loaded test machine meets it (CI once
+        // failed the open's first statement at 300 ms), far shorter than the sleep below.
+        let index = try await PostGISPlaceIndex.open(url, maximumConnections: 2, timeout: .seconds(60), statementTimeout: .seconds(3))
         let started = ContinuousClock.now
         await #expect(throws: PlaceQueryError.deadlineExceeded) {
             _ = try await index.rawQuery("SELECT 'a'::text, 'b'::text, 0::float8 FROM pg_sleep(120)")
