@@ -85,3 +85,28 @@ extension Category {
         return hint.isEmpty ? tops : hint + tops.prefix(1).uppercased() + tops.dropFirst()
     }
 }
+
+extension Place {
+    /// This place with each category outside the taxonomy filed under its nearest category in
+    /// it (``Category/init(nearestInTaxonomy:)``; `food` for `food.ramen`) and the original kept
+    /// in the `source_category` tag, as an import files a source's finer categories; nil when
+    /// every category is in the taxonomy already.
+    ///
+    /// For what was stored before the taxonomy was closed (a gem made with `nature.viewpoint`):
+    /// afterwards every category the place has is one a filter can name, and nothing the owner
+    /// wrote is lost.
+    public func filedUnderTheTaxonomy() -> Place? {
+        guard categories.contains(where: { !Category.isInTaxonomy($0.identifier) }) else { return nil }
+        var filed: [Category] = [], originals: [String] = []
+        for category in categories {
+            let nearest = Category(nearestInTaxonomy: category.identifier)
+            if let nearest, !filed.contains(nearest) { filed.append(nearest) }
+            if nearest?.identifier != category.identifier { originals.append(category.identifier) }
+        }
+        var place = self
+        place.categories = filed
+        let earlier = tags["source_category"].map { $0.split(separator: ";").map(String.init) } ?? []
+        place.tags["source_category"] = (earlier + originals.filter { !earlier.contains($0) }).joined(separator: ";")
+        return place
+    }
+}

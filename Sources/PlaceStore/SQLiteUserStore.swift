@@ -122,6 +122,9 @@ public final class SQLiteUserStore: UserDataStore, Sendable {
         """
         CREATE TABLE random_city_memory (username TEXT PRIMARY KEY, city_id TEXT NOT NULL);
         """,
+        // 13: gems made before the taxonomy was closed filed under it (no SQL: see
+        // ``fileGemsUnderTheTaxonomy(_:)``).
+        "",
     ]
 
     /// Opens the file at `path`, creating it and migrating the user tables to the current
@@ -140,13 +143,14 @@ public final class SQLiteUserStore: UserDataStore, Sendable {
         do {
             // Closed when it goes out of scope, before the store opens its own connections.
             let setup = try SpatiaLitePlaceIndex(path: path, mode: .createIfMissing)
-            try Self.migrate(setup.connection, upTo: Self.migrations.count)
+            try Self.migrate(setup, upTo: Self.migrations.count)
         }
         store = try SpatiaLitePlaceStore(path: path, threads: threads)
     }
 
     /// Runs the migrations after the file's version, up to `target`.
-    static func migrate(_ connection: SQLiteConnection, upTo target: Int) throws {
+    static func migrate(_ index: SpatiaLitePlaceIndex, upTo target: Int) throws {
+        let connection = index.connection
         try connection.execute("CREATE TABLE IF NOT EXISTS user_data_schema (version INTEGER NOT NULL)")
         var version = Int(try connection.scalarInt("SELECT max(version) FROM user_data_schema") ?? 0)
         if version > migrations.count {
@@ -157,6 +161,7 @@ public final class SQLiteUserStore: UserDataStore, Sendable {
             do {
                 try connection.execute(migrations[version])
                 version += 1
+                if version == 13 { try fileGemsUnderTheTaxonomy(index) }
                 try connection.execute("DELETE FROM user_data_schema; INSERT INTO user_data_schema VALUES (\(version))")
                 try connection.execute("COMMIT")
             } catch {
@@ -164,6 +169,31 @@ public final class SQLiteUserStore: UserDataStore, Sendable {
                 throw error
             }
         }
+    }
+
+    /// Migration 13: each gem with a category outside the taxonomy (made before it was closed,
+    /// when any well-formed category was taken) is filed under the nearest category in it, the
+    /// original kept in its `source_category` tag (``PlaceModel/Place/filedUnderTheTaxonomy()``),
+    /// so that every category a gem has is one a filter can name. The gem's version
+    /// (`updated_at`) stays: its owner changed nothing. Runs inside the migration's transaction.
+    static func fileGemsUnderTheTaxonomy(_ index: SpatiaLitePlaceIndex) throws {
+        let connection = index.connection
+        var outside: [String] = []
+        try connection.each("SELECT DISTINCT category FROM place_categories") { row in
+            if let category = row.text(0), !Category.isInTaxonomy(category) { outside.append(category) }
+        }
+        guard !outside.isEmpty else { return }
+        let list = String(decoding: try JSONEncoder().encode(outside), as: UTF8.self)
+        var filed: [Place] = []
+        try connection.each("""
+            SELECT \(Schema.selectColumns) FROM places p
+            WHERE p.pk IN (SELECT pk FROM place_categories WHERE category IN (SELECT value FROM json_each(?1)))
+            """, [.text(list)]) { row in
+            if let place = PlaceRowCodec.decode(row).filedUnderTheTaxonomy() { filed.append(place) }
+        }
+        let writer = PlaceWriter(index: index)
+        _ = try writer.upsert(filed)
+        try writer.finish()
     }
 
     /// Stops the store's threads.

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import PlaceModel
 import PlaceQuery
 import PostgresNIO
 
@@ -189,6 +190,9 @@ enum PostGISSchema {
         """
         CREATE UNLOGGED TABLE IF NOT EXISTS random_city_memory (username text PRIMARY KEY, city_id text NOT NULL)
         """,
+        // 16: gems made before the taxonomy was closed filed under it (the SQLite file's
+        // migration 13; no SQL: see ``fileGemsUnderTheTaxonomy(_:logger:)``).
+        "",
     ]
 
     /// The integer key of a region code (a country's ISO 3166 alpha-2 code or a continent's
@@ -236,6 +240,22 @@ enum PostGISSchema {
         }
     }
 
+    /// What migration 16 does: each gem with a category outside the taxonomy (made before it
+    /// was closed) is filed under the nearest category in it, the original kept in its
+    /// `source_category` tag (``PlaceModel/Place/filedUnderTheTaxonomy()``). The gem's version
+    /// stays: its owner changed nothing.
+    static func fileGemsUnderTheTaxonomy(_ connection: PostgresConnection, logger: Logger) async throws {
+        var binds = PostgresBindings()
+        binds.append(Category.taxonomy.map(\.identifier))
+        // `categories` holds each category with its ancestors: a row whose list is not inside
+        // the taxonomy has a category outside it.
+        let rows = try await connection.query(PostgresQuery(unsafeSQL: """
+            SELECT id, name, latitude, longitude, record FROM gems WHERE NOT (categories <@ $1::text[])
+            """, binds: binds), logger: logger).collect()
+        let filed = try rows.compactMap { try PostGISUserStore.place($0).filedUnderTheTaxonomy() }
+        if !filed.isEmpty { _ = try await PostGISPlaceIndex.write(try PostGISBatch(filed), into: "gems", on: connection) }
+    }
+
     /// An arbitrary constant naming GeoQuery's migration lock.
     static let migrationLock: Int64 = 0x6765_6f71_7565_7279
 
@@ -263,6 +283,7 @@ enum PostGISSchema {
                     _ = try await connection.query(PostgresQuery(unsafeSQL: text), logger: database.logger).collect()
                 }
                 if version + 1 == 5 { try await fillRanks(connection, logger: database.logger) }
+                if version + 1 == 16 { try await fileGemsUnderTheTaxonomy(connection, logger: database.logger) }
                 _ = try await connection.query("DELETE FROM geoquery_schema", logger: database.logger).collect()
                 _ = try await connection.query("INSERT INTO geoquery_schema VALUES (\(version + 1))", logger: database.logger).collect()
                 return false

@@ -1,4 +1,5 @@
 import Foundation
+import GeoCore
 import Testing
 @testable import PlaceModel
 
@@ -53,5 +54,21 @@ import Testing
         #expect(throws: PlaceModelError.invalidCategory("Spaceship")) {
             try JSONDecoder().decode([Category].self, from: Data(#"["Spaceship"]"#.utf8))
         }
+    }
+
+    /// A place from before: each category outside the taxonomy filed under its nearest (none for
+    /// an unknown top level), each original kept once in `source_category` after what was there.
+    @Test func aPlaceFromBeforeIsFiledUnderTheTaxonomy() throws {
+        let inside = Place(id: try PlaceID("gem:a"), name: "A", coordinate: try Coordinate(latitude: 0, longitude: 0),
+                           categories: [.beach, .food])
+        #expect(inside.filedUnderTheTaxonomy() == nil)
+        var before = inside
+        before.categories = ["water.beach.nudist", "food", "food.ramen", "spaceship.dock"].map { Category(trustedIdentifier: $0) }
+        before.tags = ["source_category": "food.ramen"]
+        let filed = try #require(before.filedUnderTheTaxonomy())
+        #expect(filed.categories == [.beach, .food])
+        #expect(filed.tags == ["source_category": "food.ramen;water.beach.nudist;spaceship.dock"])
+        #expect(filed.filedUnderTheTaxonomy() == nil, "filing twice changes nothing")
+        #expect(filed.name == "A" && filed.id == inside.id)
     }
 }

@@ -21,7 +21,7 @@ import Testing
         // A file as version 1 left it: accounts, a session, a gem with a rating; no photo tables.
         do {
             let index = try SpatiaLitePlaceIndex(path: path, mode: .createIfMissing)
-            try SQLiteUserStore.migrate(index.connection, upTo: 1)
+            try SQLiteUserStore.migrate(index, upTo: 1)
             try index.connection.execute("""
                 INSERT INTO users VALUES ('old', 'old@example.org', '$2b$11$abcdefghijklmnopqrstuv', '{"displayName":"Old Timer"}', 1700000000);
                 INSERT INTO users VALUES ('rater', 'rater@example.org', '$2b$11$abcdefghijklmnopqrstuv', '{}', 1700000000);
@@ -49,12 +49,54 @@ import Testing
         _ = try SQLiteUserStore(path: path, threads: 2)
     }
 
+    /// Gems stored before the taxonomy was closed (migration 13): a category outside it is
+    /// filed under its nearest category in it, the original kept as `source_category`; the
+    /// gem's version and its other fields stay, and a gem inside the taxonomy is not rewritten.
+    @Test func gemsFromBeforeTheTaxonomyAreFiledUnderIt() async throws {
+        let (directory, path) = try temporaryPath()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let edited = Date(timeIntervalSince1970: 1_750_000_000)
+        func gem(_ id: String, _ categories: [String], tags: [String: String] = [:]) throws -> Place {
+            try Place(id: PlaceID(id), name: id, coordinate: Coordinate(latitude: 48.85, longitude: 2.35),
+                      categories: categories.map { Category(trustedIdentifier: $0) }, tags: tags,
+                      gem: HiddenGem(owner: "old", visibility: .public, description: "kept", createdAt: edited, updatedAt: edited))
+        }
+        do {
+            let index = try SpatiaLitePlaceIndex(path: path, mode: .createIfMissing)
+            try SQLiteUserStore.migrate(index, upTo: 12)
+            try index.connection.execute("""
+                INSERT INTO gems VALUES ('gem:old', 'old', 'public', 1700000000);
+                INSERT INTO gems VALUES ('gem:fine', 'old', 'public', 1700000000);
+                """)
+            try index.upsert([try gem("gem:old", ["nature.viewpoint", "food.cafe", "food.ramen", "food"], tags: ["wheelchair": "yes"]),
+                              try gem("gem:fine", ["water.beach"])])
+        }
+        let store = try SQLiteUserStore(path: path, threads: 2)
+        defer { Task { try? await store.shutdown() } }
+        let old = try #require(try await store.place(PlaceID("gem:old")))
+        #expect(old.categories.map(\.identifier) == ["nature", "food.cafe", "food"])
+        #expect(old.tags == ["wheelchair": "yes", "source_category": "nature.viewpoint;food.ramen"])
+        #expect(old.gem?.description == "kept" && old.gem?.updatedAt == edited && old.name == "gem:old")
+        let fine = try #require(try await store.place(PlaceID("gem:fine")))
+        #expect(fine.categories.map(\.identifier) == ["water.beach"] && fine.tags.isEmpty)
+        // A filter finds the gem by what it is filed under; no category outside is left to find.
+        let nature = try await store.near(try Coordinate(latitude: 48.85, longitude: 2.35), radius: Distance(meters: 10),
+                                          filter: PlaceFilter(categories: [try Category("nature")], viewer: "old"), limit: nil, cursor: nil)
+        #expect(nature.matches.map(\.id.rawValue) == ["gem:old"])
+        let left = try await store.reading { connection in
+            var found: [String] = []
+            try connection.each("SELECT DISTINCT category FROM place_categories") { found.append($0.text(0) ?? "") }
+            return found.filter { !Category.isInTaxonomy($0) }
+        }
+        #expect(left.isEmpty)
+    }
+
     @Test func aFileFromANewerVersionIsRefused() throws {
         let (directory, path) = try temporaryPath()
         defer { try? FileManager.default.removeItem(at: directory) }
         do {
             let index = try SpatiaLitePlaceIndex(path: path, mode: .createIfMissing)
-            try SQLiteUserStore.migrate(index.connection, upTo: SQLiteUserStore.migrations.count)
+            try SQLiteUserStore.migrate(index, upTo: SQLiteUserStore.migrations.count)
             try index.connection.execute("UPDATE user_data_schema SET version = 99")
         }
         let error = #expect(throws: PlaceStoreError.self) { _ = try SQLiteUserStore(path: path, threads: 2) }

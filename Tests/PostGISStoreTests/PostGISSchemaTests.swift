@@ -159,6 +159,36 @@ struct PostGISSchemaTests {
         #expect(try cluster.psql(database: name, "SELECT count(*) FROM pg_indexes WHERE indexname LIKE '%_geog'") == "0")
     }
 
+    /// Migration 16 files gems stored before the taxonomy was closed under it, the original
+    /// category kept as `source_category`; a gem inside the taxonomy is left as it is.
+    @Test func gemsFromBeforeTheTaxonomyAreFiledUnderIt() async throws {
+        let cluster = try TestCluster.shared!.get()
+        let url = try cluster.createDatabase("taxonomy")
+        let name = String(url.split(separator: "/").last!)
+        let edited = Date(timeIntervalSince1970: 1_750_000_000)
+        func gem(_ id: String, _ categories: [String]) throws -> Place {
+            try Place(id: PlaceID(id), name: id, coordinate: Coordinate(latitude: 48.85, longitude: 2.35),
+                      categories: categories.map { Category(trustedIdentifier: $0) }, tags: ["wheelchair": "yes"],
+                      gem: HiddenGem(owner: "old", visibility: .public, description: "kept", createdAt: edited, updatedAt: edited))
+        }
+        let index = try await PostGISPlaceIndex.open(url, maximumConnections: 2, timeout: .seconds(60))
+        try await PostGISUserStore(sharingPoolsOf: index).createGems([try gem("gem:old", ["nature.viewpoint", "food.cafe", "food.ramen"]),
+                                                                      try gem("gem:fine", ["water.beach"])])
+        await index.close()
+        try cluster.psql(database: name, "UPDATE geoquery_schema SET version = 15")
+        let migrated = try await PostGISPlaceIndex.open(url, maximumConnections: 2, timeout: .seconds(60))
+        let store = PostGISUserStore(sharingPoolsOf: migrated)
+        let old = try #require(try await store.place(PlaceID("gem:old")))
+        #expect(old.categories.map(\.identifier) == ["nature", "food.cafe", "food"])
+        #expect(old.tags == ["wheelchair": "yes", "source_category": "nature.viewpoint;food.ramen"])
+        #expect(old.gem?.description == "kept" && old.gem?.updatedAt == edited)
+        let fine = try #require(try await store.place(PlaceID("gem:fine")))
+        #expect(fine.categories.map(\.identifier) == ["water.beach"] && fine.tags == ["wheelchair": "yes"])
+        #expect(try cluster.psql(database: name, "SELECT string_agg(DISTINCT c, ',' ORDER BY c) FROM gems, unnest(categories) c")
+                == "food,food.cafe,nature,water,water.beach")
+        await migrated.close()
+    }
+
     /// The pool's statement timeout stops a statement on the server (and it fails as the seam's
     /// deadline error); a task past its deadline is refused before asking; the pool works after.
     @Test func aStatementPastItsTimeoutIsStopped() async throws {
