@@ -105,9 +105,9 @@ let package = Package(
         ),
         // Itineraries and trips: their documents, who may do what, costs, meeting times, day plans.
         .target(name: "Trips", dependencies: ["GeoCore", "PlaceModel", "PlaceQuery", "Routing"], swiftSettings: swiftSettings),
-        .target(name: "Discovery", dependencies: ["GeoCore", "PlaceModel", "Regions", "Routing", "Trips"], swiftSettings: swiftSettings),
+        .target(name: "Discovery", dependencies: ["GeoCore", "PlaceModel", "PlaceQuery", "Regions", "Routing", "Trips"], swiftSettings: swiftSettings),
         // The answers' JSON / GeoJSON / CSV contracts and request parsing, shared by CLI and server.
-        .target(name: "GeoQueryWire", dependencies: ["GeoCore", "PlaceModel", "PlaceQuery", "Routing", "Providers", "PlaceImport"],
+        .target(name: "GeoQueryWire", dependencies: ["GeoCore", "PlaceModel", "PlaceQuery", "Routing", "Providers", "PlaceImport", "Regions", "Discovery"],
                 swiftSettings: swiftSettings),
         // The Hummingbird application behind `geoquery serve`.
         .target(

@@ -16,7 +16,7 @@ struct GeoQueryCommand: AsyncParsableCommand {
             65 bad data file, 66 no index (or user data file), 69 a provider failed, 74 I/O or database failure.
             """,
         version: "0.1.0",
-        subcommands: [Near.self, BBox.self, Nearest.self, Best.self, PlaceLookup.self, Stats.self, Sources.self, Categories.self, Import.self, RouteCommand.self, Search.self, WeatherLookup.self, Serve.self, Backup.self]
+        subcommands: [Near.self, BBox.self, Nearest.self, Best.self, PlaceLookup.self, Stats.self, Sources.self, Categories.self, Where.self, Import.self, RouteCommand.self, Search.self, WeatherLookup.self, Serve.self, Backup.self]
     )
 
     static func main() async {

@@ -8,7 +8,7 @@ import PlaceQuery
 import Regions
 import Discovery
 
-/// `/v1/places/…`, `/v1/cities`, `/v1/airports/near`: the index's queries with the CLI's answer
+/// `/v1/places/…`, `/v1/cities`, `/v1/airports/near`, `/v1/where`: the index's queries with the CLI's answer
 /// contracts and parameter names; and `/v1/categories`, the taxonomy their filters take.
 extension GeoQueryService {
     /// The filter parameters every place query takes (named as the CLI's options).
@@ -139,7 +139,22 @@ extension GeoQueryService {
                                          limit: k)
             return answer(PlaceAnswer(query: query, page: PlacePage(matches: airports, nextCursor: nil)), format: .json, request: request)
         }
+
+        router.route(.get, "/v1/where", in: &table, bound: deadline) { request, _ in
+            let parameters = try QueryParameters(request, allowed: ["lat", "lon", "radius", "limit"])
+            let center = try parameters.coordinate()
+            let radius = try parameters.distance("radius") ?? Self.whereRadius
+            let limit = try parameters.int("limit", range: 1...Whereabouts.maximumCityCount) ?? 5
+            let whereabouts = try await Whereabouts.find(at: center, within: radius, cityCount: limit, index: index,
+                                                         regions: configuration.regions, countries: configuration.countries)
+            var json = JSONWriter(pretty: false, capacity: 512 + limit * 300)
+            WhereaboutsAnswer.write(whereabouts, radius: radius, limit: limit, countries: configuration.countries, to: &json)
+            return .writer(json)
+        }
     }
+
+    /// How far `GET /v1/where` looks for cities unless asked: 50 km.
+    static let whereRadius = Distance(uncheckedMeters: 50_000)
 
     static let linkHeader = HTTPField.Name("Link")!
 
@@ -271,21 +286,7 @@ extension GeoQueryService {
     }
 
     func writeCity(_ place: Place, to json: inout JSONWriter) {
-        let code = place.address?.countryCode?.uppercased()
-        let country = configuration.countries[code]
-        json.beginObject()
-        json.key("id"); json.string(place.id.rawValue)
-        json.key("name"); json.string(place.name)
-        json.key("lat"); json.double(place.coordinate.latitude)
-        json.key("lon"); json.double(place.coordinate.longitude)
-        json.key("country_code"); json.string(code)
-        json.key("country"); json.string(country?.name)
-        json.key("continent"); json.string(country?.continent)
-        json.key("region"); json.string(place.address?.region)
-        json.key("population")
-        if let population = place.tags["population"].flatMap({ Int($0) }) { json.int(population) } else { json.null() }
-        json.key("timezone"); json.string(place.tags["timezone"])
-        json.endObject()
+        CityJSON.write(place, countries: configuration.countries, to: &json)
     }
 
     /// The `count` nearest airports with an IATA code, nearest first: asks for ever more

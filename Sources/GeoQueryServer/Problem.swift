@@ -1,4 +1,5 @@
 import Accounts
+import Discovery
 import Foundation
 import GeoCore
 import GeoQueryWire
@@ -67,6 +68,8 @@ public struct APIProblem: Error, Sendable, HTTPResponseError {
             case .friendLimit: return APIProblem(.conflict, error.description)
             }
         case let error as PlaceModelError:
+            return .badRequest(error.description)
+        case let error as WhereaboutsError:
             return .badRequest(error.description)
         case let error as PlaceQueryError:
             switch error {

@@ -143,6 +143,31 @@ final class CLIFixture: @unchecked Sendable {
                 "\(typo.stderr)")
     }
 
+    /// `geoquery where`: the country and time zone from the shipped boundaries and cities, the
+    /// city a point is near (Paris, the most populous of three about 4 km off), the cities in
+    /// reach nearest first; out-of-range options are exit 64 naming the value.
+    @Test func whereSaysTheCountryAndTheCityAPointIsNear() throws {
+        let dataDirectory = PostGISCLITests.dataDirectory
+        let place = ["where", "--lat", "48.8584", "--lon", "2.2945", "--data-dir", dataDirectory, "--db", try db]
+        let table = try CLI.run(place + ["--format", "table"])
+        #expect(table.status == 0, "\(table.stderr)")
+        #expect(table.stdout.hasPrefix("Near Paris (4.0 km) · France (FR), Europe · Europe/Paris\n"), "\(table.stdout)")
+        let csv = try CLI.run(place + ["--format", "csv"])
+        let rows = csv.stdout.split(separator: "\n").dropFirst().map { $0.split(separator: ",", omittingEmptySubsequences: false) }
+        #expect(rows.map { String($0[1]) } == ["Neuilly-sur-Seine", "Vanves", "Paris"])
+        #expect(rows.map { String($0[8]) } == ["false", "false", "true"])
+        let json = try CLI.run(place + ["--format", "json", "--limit", "1"])
+        #expect((json.json["city"] as? [String: Any])?["id"] as? String == "geonames:2988507")
+        #expect((json.json["cities"] as? [[String: Any]])?.count == 1 && json.json["country_code"] as? String == "FR")
+        let sea = try CLI.run(["where", "--lat", "30", "--lon", "-40", "--data-dir", dataDirectory, "--db", try db, "--format", "table"])
+        #expect(sea.status == 0 && sea.stdout == "No city in reach · in no country\n", "\(sea.stdout)")
+        for (option, value, sentence) in [("--radius", "600km", "--radius '600km' is invalid: give at most 500km"),
+                                          ("--limit", "0", "--limit 0 is invalid: it must be from 1 to 50")] {
+            let refused = try CLI.run(place + [option, value])
+            #expect(refused.status == 64 && refused.stderr.contains(sentence), "\(refused.stderr)")
+        }
+    }
+
     @Test func negativeCoordinatesWorkBothWays() throws {
         for arguments in [["--lat", "37.7749", "--lon", "-122.4194"], ["--lat=37.7749", "--lon=-122.4194"]] {
             let result = try CLI.run(["near"] + arguments + ["--radius", "15mi", "--format", "csv", "--db", try db])

@@ -35,6 +35,8 @@ struct PostGISCLITests {
             ["nearest", "--lat", "35.68", "--lon", "139.69", "-k", "25", "--country", "JP"],
             ["near", "--lat", "40.4", "--lon", "-3.7", "--radius", "300km", "--query", "san", "--limit", "all"],
             ["near", "--lat", "0", "--lon", "0", "--radius", "0", "--limit", "all"],
+            ["where", "--lat", "48.8584", "--lon", "2.2945", "--limit", "50", "--data-dir", Self.dataDirectory],
+            ["where", "--lat", "-16.8", "--lon", "-179.99", "--radius", "500km", "--data-dir", Self.dataDirectory],  // across the antimeridian
         ]
         for query in queries {
             let fromDatabase = try CLI.run(query + ["--db", url, "--format", "csv"])

@@ -98,6 +98,10 @@ import Testing
             ("/v1/cities?q=" + String(repeating: "a", count: 101), "q is 101 characters long; give at most 100"),
             ("/v1/cities?q=par&country=France", "country 'FRANCE' is invalid"),
             ("/v1/airports/near?lat=0&lon=0&k=0", "k '0' is invalid"),
+            ("/v1/where?lat=48&lon=2&radius=600km", "radius 600 km is too large for a city lookup: give at most 500 km"),
+            ("/v1/where?lat=48&lon=2&limit=51", "limit '51' is invalid: it must be a whole number from 1 to 50"),
+            ("/v1/where?lat=91&lon=2", "latitude 91.0 is invalid"),
+            ("/v1/where?lat=48&lon=2&radius=-1km", "radius:"),
         ]
         try await app().test(.router) { client in
             for (uri, sentence) in cases {
@@ -177,6 +181,47 @@ import Testing
             #expect(!continents.isEmpty && continents.allSatisfy { $0 == "EU" })
             let namibia = try await client.execute(uri: "/v1/cities?q=wind&country=NA", method: .get).json
             #expect((namibia["cities"] as? [[String: Any]])?.first?["name"] as? String == "Windhoek", "NA is Namibia, not a missing value")
+        }
+    }
+
+    /// `GET /v1/where`: the country, continent and time zone of a point, the city it is near
+    /// (Paris, not the district 1.4 km away) and the cities in reach nearest first; across the
+    /// antimeridian, at sea and at the poles.
+    @Test func whereSaysTheCountryAndTheCityAPointIsNear() async throws {
+        try await app().test(.router) { client in
+            let eiffel = try await client.execute(uri: "/v1/where?lat=48.8584&lon=2.2945", method: .get)
+            #expect(eiffel.status == .ok)
+            let json = eiffel.json
+            #expect(json["country_code"] as? String == "FR" && json["country"] as? String == "France")
+            #expect(json["continent"] as? String == "EU" && json["timezone"] as? String == "Europe/Paris")
+            let city = try #require(json["city"] as? [String: Any])
+            #expect(city["id"] as? String == "geonames:2988507" && city["name"] as? String == "Paris")
+            let paris = try #require(city["distance_m"] as? Double)
+            #expect(abs(paris - 4_023.132) < 0.01, "the Eiffel Tower is 4.0 km from Paris's GeoNames point: \(paris)")
+            let cities = try #require(json["cities"] as? [[String: Any]])
+            #expect(cities.count == 5 && cities.first?["name"] as? String == "Paris 16 Passy")
+            let distances = cities.compactMap { $0["distance_m"] as? Double }
+            #expect(distances.count == 5 && distances == distances.sorted() && distances.allSatisfy { $0 <= 50_000 })
+            let query = try #require(json["query"] as? [String: Any])
+            #expect(query["kind"] as? String == "where" && query["radius_m"] as? Double == 50_000 && query["limit"] as? Int == 5)
+
+            // Labasa lies west of the antimeridian, the point east of it: 78–80 km either side.
+            for (longitude, expected) in [(-179.99, 79_945.0), (179.99, 78_115.0)] {
+                let fiji = try await client.execute(uri: "/v1/where?lat=-16.8&lon=\(longitude)&radius=200km&limit=3", method: .get).json
+                let near = (fiji["cities"] as? [[String: Any]]) ?? []
+                #expect(near.map { $0["name"] as? String } == ["Labasa"], "\(longitude)")
+                #expect(abs((near.first?["distance_m"] as? Double ?? 0) - expected) < 1, "\(longitude)")
+                #expect(near.first?["country"] as? String == "Fiji")
+            }
+            for (uri, country) in [("/v1/where?lat=30&lon=-40", nil), ("/v1/where?lat=90&lon=0&radius=500km", nil),
+                                   ("/v1/where?lat=-90&lon=0&radius=500km", "AQ" as String?)] {
+                let far = try await client.execute(uri: uri, method: .get)
+                #expect(far.status == .ok, "\(uri)")
+                #expect(far.json["city"] is NSNull && (far.json["cities"] as? [Any])?.isEmpty == true, "\(uri)")
+                #expect(far.json["country_code"] as? String == country, "\(uri)")
+            }
+            let zero = try await client.execute(uri: "/v1/where?lat=40.71427&lon=-74.00597&radius=0m", method: .get).json
+            #expect((zero["cities"] as? [[String: Any]])?.map { $0["name"] as? String } == ["New York City"], "a city exactly on the point is in")
         }
     }
 
