@@ -87,6 +87,7 @@ import Glibc
             #expect(markers >= 20, "markers are drawn")
             #expect(dom.contains("places within 20 miles, nearest first"))
             #expect(dom.contains("data-id=\"geonames:2988507\""), "Paris itself is listed")
+            #expect(dom.contains("<div id=\"where\" aria-live=\"polite\">Near Paris, France · Europe/Paris</div>"), "the circle's centre in words")
             let screenshot = repositoryRoot.appendingPathComponent(".build/map-page.png").path
             _ = try await run(chromium, ["--headless", "--no-sandbox", "--disable-gpu", "--virtual-time-budget=15000",
                                    "--window-size=1200,800", "--screenshot=\(screenshot)", url])
