@@ -562,19 +562,15 @@ region = param("region", {"type": "string", "maxLength": 200, "examples": ["fr",
 for route, unless in [("/v1/places/near", " Required unless region is given: a city sets the centre; a country or continent with no centre lists its places best first, as /v1/places does."),
                       ("/v1/search", " Required unless region names a city.")]:
     operation = paths[route]["get"]
-    for p in operation["parameters"]:
-        if p["name"] in ("lat", "lon", "radius"):
-            p.update({"required": False, "allowEmptyValue": True, "description": p["description"] + unless})
+    # New dicts: lat, lon and radius are shared with every other route, which still requires them.
+    operation["parameters"] = [{**p, "required": False, "allowEmptyValue": True, "description": p["description"] + unless}
+                               if p["name"] in ("lat", "lon", "radius") else p for p in operation["parameters"]]
     operation["parameters"].append(region)
 paths["/v1/places/bbox"]["get"]["parameters"].append(region)
 paths["/v1/places"] = place_query("Places of a country or continent, best first",
     [param("region", region["schema"], "A country (ISO code or name) or a continent (code or name); or give country= or continent= instead. A city is refused: ask /v1/places/near?region=<city>."),
      *filters, limit, cursor, fmt],
     "Every place of the region that passes the filters, sorted by rating (highest first, to the hundredth of a star), then by how many ratings it has, then by id; unrated places come last. Each page walks the region's rank index from the cursor, so a continent costs no more than a country.")
-city_schema = ({"type": "object", "required": ["id", "name", "lat", "lon", "country_code", "country", "continent", "population"],
-    "properties": {"id": {"type": "string"}, "name": {"type": "string"}, "lat": {"type": "number"}, "lon": {"type": "number"},
-                   "country_code": nullable("string"), "country": nullable("string"), "continent": nullable("string"),
-                   "region": nullable("string"), "population": nullable("integer"), "timezone": nullable("string")}})
 paths.update({
   "/v1/discover/random-city": {"get": {"summary": "Surprise me: a random city with a picture, the weather, airports and suggestions",
       "description": "A city from the index, uniformly or by population, reproducible with seed (the answer gives the seed it used); a signed-in user never gets the same city twice in a row. Suggestions around it are grouped by the taxonomy's top level, nearest first, empty groups left out. The picture and the weather are left out, and named under sources, when their source fails.",
@@ -587,7 +583,7 @@ paths.update({
       param("per_group", {"type": "integer", "minimum": 1, "maximum": 20, "default": 5}, "Suggestions per group.")],
       "responses": {"200": json_body({"type": "object", "required": ["seed", "weighting", "candidates", "city", "image", "weather", "airports", "suggestions", "sources"], "properties": {
           "seed": {"type": "integer"}, "weighting": {"type": "string"}, "candidates": {"type": "integer", "description": "How many cities could have been drawn."},
-          "city": city_schema, "image": {"oneOf": [ref("Image"), {"type": "null"}]}, "weather": {"oneOf": [ref("Weather"), {"type": "null"}]},
+          "city": ref("City"), "image": {"oneOf": [ref("Image"), {"type": "null"}]}, "weather": {"oneOf": [ref("Weather"), {"type": "null"}]},
           "airports": {"type": "array", "items": ref("Place")}, "suggestion_radius_m": {"type": "number"},
           "suggestions": {"type": "array", "items": {"type": "object", "required": ["group", "places"], "properties": {"group": {"type": "string"}, "places": {"type": "array", "items": ref("Place")}}}},
           "sources": {"type": "array", "items": {"type": "object", "required": ["provider", "error"], "properties": {"provider": {"type": "string"}, "error": {"type": "string"}}}}}}),
