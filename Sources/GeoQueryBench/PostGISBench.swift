@@ -35,7 +35,7 @@ enum PostGISBench {
             var offset = 0
             do {
                 while offset < places.count {
-                    let end = min(offset + 50_000, places.count)
+                    let end = min(offset + PostGISBatch.preferredCount, places.count)
                     guard batches.push(try PostGISBatch(Array(places[offset..<end]))) else { return }
                     offset = end
                 }

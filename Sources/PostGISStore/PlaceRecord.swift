@@ -169,6 +169,9 @@ struct CopyText: Sendable {
 
     mutating func reserveCapacity(_ count: Int) { bytes.reserveCapacity(count) }
 
+    /// Appends whole lines of another ``CopyText``.
+    mutating func appendLines(_ lines: ArraySlice<UInt8>) { bytes.append(contentsOf: lines) }
+
     private mutating func separate() {
         if lineHasFields { bytes.append(0x09) }
         lineHasFields = true
@@ -344,6 +347,10 @@ public struct PostGISBatch: PlaceBatch {
     /// hashes never repeat has no id twice, and skips the engine's search for repeats.
     private(set) var idHashes: [Int] = []
 
+    /// Where each line starts in ``text``, and each place's position on the Hilbert curve.
+    private var lineStarts: [Int] = []
+    private var hilbertKeys: [UInt32] = []
+
     public init() {}
 
     public init(_ places: [Place]) throws {
@@ -351,11 +358,41 @@ public struct PostGISBatch: PlaceBatch {
         for place in places { try append(place) }
     }
 
-    public mutating func reserveCapacity(_ count: Int) { text.reserveCapacity(count * 400) }
+    public mutating func reserveCapacity(_ count: Int) {
+        text.reserveCapacity(count * 400)
+        lineStarts.reserveCapacity(count)
+        hilbertKeys.reserveCapacity(count)
+    }
 
     public mutating func append(_ place: Place) throws {
+        let start = text.bytes.count
         try PlaceRecord.appendCopyLine(place, to: &text, scratch: &scratch)
+        lineStarts.append(start)
+        hilbertKeys.append(HilbertCurve.index(latitude: place.coordinate.latitude, longitude: place.coordinate.longitude))
         idHashes.append(place.id.rawValue.hashValue)
         count += 1
+    }
+
+    /// The batch with its lines in Hilbert order, so that nearby places are copied next to
+    /// each other and a table filled by COPY keeps them on nearby pages: a near query then reads
+    /// a few pages where it read one page a place (near 20 mi on the bench's million places,
+    /// 1.3× faster). As it is when it is in that order already, or when an id may come twice
+    /// in it: the later of two lines of an id must stay the later.
+    func spatiallyOrdered() -> PostGISBatch {
+        guard count > 1, zip(hilbertKeys, hilbertKeys.dropFirst()).contains(where: { $0 > $1 }),
+              Set(idHashes).count == idHashes.count else { return self }
+        let order = hilbertKeys.indices.sorted { (hilbertKeys[$0], $0) < (hilbertKeys[$1], $1) }
+        var ordered = PostGISBatch()
+        ordered.reserveCapacity(count)
+        let bytes = text.bytes
+        for index in order {
+            let end = index + 1 < lineStarts.count ? lineStarts[index + 1] : bytes.count
+            ordered.lineStarts.append(ordered.text.bytes.count)
+            ordered.text.appendLines(bytes[lineStarts[index]..<end])
+            ordered.hilbertKeys.append(hilbertKeys[index])
+            ordered.idHashes.append(idHashes[index])
+        }
+        ordered.count = count
+        return ordered
     }
 }

@@ -161,6 +161,9 @@ public final class PostGISSnapshotWriter: SnapshotWriter {
         guard source != nil else { throw PostGISError.server("merge needs beginSnapshot(source:) first") }
         guard batch.count > 0 else { return SnapshotCounts() }
         noteIDs(of: batch)
+        // Nearby places on nearby pages of the table (the new table of a first fill, or the
+        // staging table the new rows are inserted from).
+        let batch = batch.spatiallyOrdered()
         // From the first batch that may repeat an id on, rows are staged: a later row must be
         // able to supersede an earlier one, which the staging table's order decides.
         let target = fillsNext && !mayRepeatIDs ? nextTable : importTable

@@ -163,6 +163,27 @@ struct PostGISSnapshotTests {
         #expect(near.matches.map(\.id.rawValue) == ["a:5"])
     }
 
+    /// A batch is copied in Hilbert order, so a first fill keeps nearby places on nearby pages;
+    /// a batch that names an id twice keeps its own order (the later row must win).
+    @Test func aFirstFillLaysPlacesOutAlongTheHilbertCurve() async throws {
+        let (cluster, name, index) = try await Self.database("hilbert")
+        defer { Task { await index.close() } }
+        let day = Date(timeIntervalSince1970: 1_790_000_000)
+        let places = try (0..<1_000).map { try Self.place("h", $0, importedAt: day) }
+        _ = try Self.snapshot(places, source: "h", into: index)
+        func key(_ place: Place) -> UInt32 { HilbertCurve.index(latitude: place.coordinate.latitude, longitude: place.coordinate.longitude) }
+        let expected = places.indices.sorted { (key(places[$0]), $0) < (key(places[$1]), $1) }.map { places[$0].id.rawValue }
+        #expect(expected != places.map(\.id.rawValue), "the dump's order is not the curve's")
+        let stored = try cluster.psql(database: name, "SELECT string_agg(id, ',' ORDER BY ctid) FROM places")
+        #expect(stored == expected.joined(separator: ","))
+
+        var repeated = try PostGISBatch(Array(places.prefix(10)) + [try Self.place("h", 3, name: "Three again", importedAt: day)])
+        #expect(repeated.spatiallyOrdered().lines == repeated.lines)
+        repeated = try PostGISBatch(Array(places.prefix(10)))
+        #expect(repeated.spatiallyOrdered().lines != repeated.lines && repeated.spatiallyOrdered().lines.count == repeated.lines.count)
+        #expect(repeated.spatiallyOrdered().spatiallyOrdered().lines == repeated.spatiallyOrdered().lines)
+    }
+
     /// A place written on its own while an import runs is kept: during a first fill and a
     /// rebuild (whose new table is filled on the import's work connection) the write waits for
     /// the commit and lands in the new table; before a rebuild's filling it is copied over.
