@@ -94,9 +94,10 @@ public enum WhereaboutsError: Error, Sendable, Hashable, CustomStringConvertible
         }
     }
 
-    /// `600 km`, `12.5 km`.
+    /// `600 km`, `12.5 km`, `2.208e+50 km` (whatever was asked: a radius may be any finite size).
     static func kilometres(_ distance: Distance) -> String {
-        let kilometres = distance.meters.rounded() / 1000
-        return (kilometres.rounded() == kilometres ? String(Int(kilometres)) : String(kilometres)) + " km"
+        let kilometres = distance.meters / 1000
+        if kilometres < 1e9, kilometres == kilometres.rounded() { return "\(Int(kilometres)) km" }
+        return "\(kilometres) km"
     }
 }

@@ -77,6 +77,8 @@ enum ServiceBench {
              }),
             ("place by id", script(paths: placeIDs.prefix(2000).map { "/v1/places/" + $0 }), 32, []),
             ("cities autocomplete", script(paths: cityNames.prefix(2000).map { "/v1/cities?limit=8&q=" + prefix($0) }), 32, []),
+            // Country, time zone and the 50 nearest cities weighed, five written.
+            ("where a point is", script(centres: sample, path: "/v1/where?"), 32, []),
             // What this machine serves today through the same middleware with no query: the
             // ceiling the rows above are measured against (the speed of the machine moves by up
             // to 2× between days, this row with it).

@@ -99,6 +99,8 @@ import Testing
             ("/v1/cities?q=par&country=France", "country 'FRANCE' is invalid"),
             ("/v1/airports/near?lat=0&lon=0&k=0", "k '0' is invalid"),
             ("/v1/where?lat=48&lon=2&radius=600km", "radius 600 km is too large for a city lookup: give at most 500 km"),
+            ("/v1/where?lat=48&lon=2&radius=22.08e52+", "radius 2.208e+50 km is too large"),  // once a crash (Int of 2e50)
+            ("/v1/where?lat=48&lon=2&radius=500.5km", "radius 500.5 km is too large"),
             ("/v1/where?lat=48&lon=2&limit=51", "limit '51' is invalid: it must be a whole number from 1 to 50"),
             ("/v1/where?lat=91&lon=2", "latitude 91.0 is invalid"),
             ("/v1/where?lat=48&lon=2&radius=-1km", "radius:"),
