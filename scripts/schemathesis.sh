@@ -60,8 +60,10 @@ export GEOQUERY_ST_TOKEN=$(echo "$tokens" | sed -n 1p)
 export GEOQUERY_ST_THROWAWAY_TOKEN=$(echo "$tokens" | sed -n 2p)
 
 status=0
+# No example database: a run by hand generates what CI's first run does (a cache under
+# .hypothesis/ once hid a crash that CI's run found).
 "$schemathesis" --config-file scripts/schemathesis.toml run "http://127.0.0.1:$port/openapi.json" \
-  --max-examples "${SCHEMATHESIS_EXAMPLES:-40}" --seed 1 --no-color || status=$?
+  --max-examples "${SCHEMATHESIS_EXAMPLES:-40}" --seed 1 --generation-database none --no-color || status=$?
 if grep -q "request failed" "$work/serve.log"; then
   echo "server errors logged by geoquery serve:"; grep "request failed" "$work/serve.log"; status=1
 fi
