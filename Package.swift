@@ -167,7 +167,7 @@ let package = Package(
                     swiftSettings: swiftSettings),
         .testTarget(name: "GeoQueryServerTests",
                     dependencies: ["GeoQueryServer", "PlaceStore", "PlaceQuery", "GeoQueryWire", "PlaceImport", "Providers",
-                                   "ProviderTestSupport", "GeoCore", "PlaceModel", "Regions", "Accounts",
+                                   "ProviderTestSupport", "GeoCore", "PlaceModel", "Regions", "Accounts", "Discovery",
                                    "PostGISStore", "PostgresTestSupport",
                                    .product(name: "HummingbirdTesting", package: "hummingbird"),
                                    .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")],

@@ -1,3 +1,4 @@
+import Discovery
 import Foundation
 import PlaceModel
 import PlaceQuery
@@ -32,6 +33,8 @@ final class CityDirectory: @unchecked Sendable {
         var cities: [City]
         /// (folded word, city) sorted by word.
         var words: [(word: String, city: Int32)]
+        /// The same cities by position, for `GET /v1/where`.
+        var nearby: NearbyCities
         var built: ContinuousClock.Instant
     }
 
@@ -90,7 +93,7 @@ final class CityDirectory: @unchecked Sendable {
             for word in Set(Self.words(place.name)) { words.append((word, number)) }
         }
         words.sort { $0.word < $1.word }
-        return Snapshot(cities: cities, words: words, built: .now)
+        return Snapshot(cities: cities, words: words, nearby: NearbyCities(cities.map(\.place)), built: .now)
     }
 }
 

@@ -145,8 +145,12 @@ extension GeoQueryService {
             let center = try parameters.coordinate()
             let radius = try parameters.distance("radius") ?? Self.whereRadius
             let limit = try parameters.int("limit", range: 1...Whereabouts.maximumCityCount) ?? 5
-            let whereabouts = try await Whereabouts.find(at: center, within: radius, cityCount: limit, index: index,
-                                                         regions: configuration.regions, countries: configuration.countries)
+            // The cities of the autocomplete's list (the index's, rebuilt as it changes), by position.
+            let nearby = try await cities.current(index).nearby
+            let whereabouts = try await Whereabouts.find(at: center, within: radius, cityCount: limit,
+                                                         regions: configuration.regions, countries: configuration.countries) {
+                center, count, radius, _ in nearby.nearest(center, count: count, within: radius)
+            }
             var json = JSONWriter(pretty: false, capacity: 512 + limit * 300)
             WhereaboutsAnswer.write(whereabouts, radius: radius, limit: limit, countries: configuration.countries, to: &json)
             return .writer(json)

@@ -1,3 +1,4 @@
+import Discovery
 import Foundation
 import GeoQueryServer
 import HTTPTypes
@@ -5,6 +6,7 @@ import Hummingbird
 import HummingbirdTesting
 import GeoCore
 import PlaceModel
+import PlaceQuery
 import PlaceStore
 import Testing
 
@@ -225,6 +227,46 @@ import Testing
             let zero = try await client.execute(uri: "/v1/where?lat=40.71427&lon=-74.00597&radius=0m", method: .get).json
             #expect((zero["cities"] as? [[String: Any]])?.map { $0["name"] as? String } == ["New York City"], "a city exactly on the point is in")
         }
+    }
+
+    /// The in-memory cities `GET /v1/where` reads answer as the index does: the same cities at
+    /// the same distances in the same order, for random points and radii, across the
+    /// antimeridian, at the poles and at radius zero.
+    @Test func nearbyCitiesAnswerAsTheIndex() async throws {
+        let store = try ServerFixture.shared.get().store
+        let filter = PlaceFilter(categories: [.city])
+        let all = try await store.within(.world, filter: filter, limit: nil, cursor: nil).matches.map(\.place)
+        let nearby = NearbyCities(all)
+        #expect(nearby.count == all.count && nearby.count > 34_000, "the GeoNames cities and Monaco")
+        var random = SplitMix64(seed: 42)
+        func unit() -> Double { Double(random.next() >> 11) / Double(1 << 53) }
+        var cases: [(Coordinate, Distance)] = [
+            (try Coordinate(latitude: -16.8, longitude: -179.99), Distance(uncheckedMeters: 500_000)),
+            (try Coordinate(latitude: -16.8, longitude: 179.99), Distance(uncheckedMeters: 500_000)),
+            (try Coordinate(latitude: 90, longitude: 0), Distance(uncheckedMeters: 500_000)),
+            (try Coordinate(latitude: -90, longitude: 0), Distance(uncheckedMeters: 500_000)),
+            (try Coordinate(latitude: 78.22, longitude: 15.65), Distance(uncheckedMeters: 300_000)),  // Longyearbyen
+            (try Coordinate(latitude: 40.71427, longitude: -74.00597), Distance(uncheckedMeters: 0)),
+        ]
+        for _ in 0..<300 {
+            cases.append((try Coordinate(latitude: unit() * 180 - 90, longitude: unit() * 360 - 180), Distance(uncheckedMeters: unit() * 500_000)))
+        }
+        // Points near cities, where most lookups are.
+        for _ in 0..<200 {
+            let city = all[Int(random.next() % UInt64(all.count))].coordinate
+            cases.append((try Coordinate(latitude: max(-90, min(90, city.latitude + unit() - 0.5)),
+                                         longitude: Coordinate.normalizedLongitude(city.longitude + unit() - 0.5)),
+                          Distance(uncheckedMeters: unit() * 100_000)))
+        }
+        var found = 0
+        for (center, radius) in cases {
+            let expected = try await store.nearest(center, count: 50, maxDistance: radius, filter: filter)
+            let answer = nearby.nearest(center, count: 50, within: radius)
+            #expect(answer.map(\.place.id) == expected.map(\.place.id), "\(center) \(radius)")
+            #expect(answer.map { $0.distance?.meters } == expected.map { $0.distance?.meters }, "\(center) \(radius)")
+            found += answer.count
+        }
+        #expect(found > 2_000, "the cases found cities: \(found)")
     }
 
     /// A city imported after the service started is found once the in-memory list is rebuilt.
