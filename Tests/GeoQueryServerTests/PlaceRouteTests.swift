@@ -8,6 +8,7 @@ import GeoCore
 import PlaceModel
 import PlaceQuery
 import PlaceStore
+import Regions
 import Testing
 
 /// The place routes in-process, on the real index of the shipped data.
@@ -267,6 +268,17 @@ import Testing
             found += answer.count
         }
         #expect(found > 2_000, "the cases found cities: \(found)")
+
+        // Whereabouts asks an index as the CLI does, or the cities in memory as the service does: the same answer.
+        let regions = try ServerFixture.regions.get()
+        for (center, radius) in cases.prefix(40) {
+            let fromIndex = try await Whereabouts.find(at: center, within: radius, cityCount: 5, index: store, regions: regions,
+                                                       countries: CountryTable())
+            let fromMemory = try await Whereabouts.find(at: center, within: radius, cityCount: 5, regions: regions,
+                                                        countries: CountryTable()) { center, count, radius, _ in nearby.nearest(center, count: count, within: radius) }
+            #expect(fromIndex.cities.map(\.place.id) == fromMemory.cities.map(\.place.id) && fromIndex.city?.place.id == fromMemory.city?.place.id
+                    && fromIndex.region == fromMemory.region && fromIndex.timeZone == fromMemory.timeZone, "\(center) \(radius)")
+        }
     }
 
     /// A city imported after the service started is found once the in-memory list is rebuilt.
