@@ -40,7 +40,7 @@ struct Backup: ParsableCommand {
                 pg_dump --format=custom (and copy the photos folder DATA_DIR/photos); geoquery backup copies SQLite deployments
                 """, exitCode: CLIFailure.usage)
         }
-        let dataDirectory = dataDirectory ?? environment("GEOQUERY_DATA_DIR") ?? "geodata"
+        let dataDirectory = resolvedDataDirectory(dataDirectory)
         let usersPath = usersDatabase ?? environment("GEOQUERY_USERS_DB") ?? dataDirectory + "/users.sqlite"
         guard FileManager.default.fileExists(atPath: usersPath) else {
             throw CLIFailure("no user data file at \(usersPath): give the service's --users-db or --data-dir", exitCode: CLIFailure.noInput)

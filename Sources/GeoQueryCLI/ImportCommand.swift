@@ -118,7 +118,7 @@ struct Import: AsyncParsableCommand {
     private func regions(logger: Logger) throws -> RegionLocator? {
         if noRegions { return nil }
         if let dataDirectory { return try RegionLocator(dataDirectory: dataDirectory) }
-        let directory = ProcessInfo.processInfo.environment["GEOQUERY_DATA_DIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "geodata"
+        let directory = resolvedDataDirectory(nil)
         guard FileManager.default.fileExists(atPath: directory + "/" + RegionLocator.boundariesFile) else {
             logger.warning("no \(directory)/\(RegionLocator.boundariesFile): places are imported without country, continent or time zone (give --data-dir)")
             return nil

@@ -159,7 +159,7 @@ struct Serve: AsyncParsableCommand {
         settings.photoStorageLimit = try resolvedPhotoStorageLimit()
         settings.creationsPerAccountPerHour = try resolvedCreationsPerHour()
         settings.friendsPerAccount = try resolvedFriendsPerUser()
-        let dataDirectory = dataDirectory ?? environment("GEOQUERY_DATA_DIR") ?? "geodata"
+        let dataDirectory = resolvedDataDirectory(dataDirectory)
         settings.countries = try reportingFailures { try CountryTable(contentsOf: dataDirectory + "/countries.csv") }
         settings.regions = try reportingFailures { try RegionLocator(dataDirectory: dataDirectory) }
 

@@ -147,3 +147,9 @@ func parseCoordinate(latitude: Double, longitude: Double) throws -> Coordinate {
 func parseDistance(_ text: String, option: String) throws -> Distance {
     do { return try Distance(parsing: text) } catch { throw ValidationError("\(option): \(error)") }
 }
+
+/// The data folder a command reads (boundaries, countries, cities): `--data-dir` when given,
+/// else `$GEOQUERY_DATA_DIR` when set and not empty, else `geodata`.
+func resolvedDataDirectory(_ option: String?) -> String {
+    option ?? ProcessInfo.processInfo.environment["GEOQUERY_DATA_DIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "geodata"
+}

@@ -3,6 +3,7 @@ import Discovery
 import Foundation
 import GeoCore
 import GeoQueryWire
+import PlaceQuery
 import Regions
 
 /// `geoquery where --lat … --lon …`: the country, time zone and cities around a point.
@@ -33,7 +34,7 @@ struct Where: AsyncParsableCommand {
     func run() async throws {
         let center = try parseCoordinate(latitude: lat, longitude: lon)
         let distance = try parseDistance(radius, option: "--radius")
-        let directory = dataDirectory ?? ProcessInfo.processInfo.environment["GEOQUERY_DATA_DIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "geodata"
+        let directory = resolvedDataDirectory(dataDirectory)
         let (regions, countries) = try reportingFailures {
             (try RegionLocator(dataDirectory: directory), try CountryTable(contentsOf: directory + "/" + RegionLocator.countriesFile))
         }
@@ -62,17 +63,22 @@ struct Where: AsyncParsableCommand {
             guard !whereabouts.cities.isEmpty else { return }
             let rows = whereabouts.cities.map { match in
                 [match.place.name, match.place.address?.countryCode ?? "", match.place.tags["population"] ?? "",
-                 String(format: "%.1f km", (match.distance?.meters ?? 0) / 1000)]
+                 Self.kilometres(match)]
             }
             Renderer.emit(TextTable(headers: ["city", "country", "population", "distance"], rows: rows, rightAligned: [2, 3]).rendered)
         }
+    }
+
+    /// `4.0 km`: a city's distance for people.
+    static func kilometres(_ match: PlaceMatch) -> String {
+        String(format: "%.1f km", (match.distance?.meters ?? 0) / 1000)
     }
 
     /// `Near Paris (4.3 km) · France (FR), Europe · Europe/Paris`; at sea, what is known.
     static func summary(_ whereabouts: Whereabouts) -> String {
         var parts: [String] = []
         if let city = whereabouts.city {
-            parts.append("Near \(city.place.name) (\(String(format: "%.1f km", (city.distance?.meters ?? 0) / 1000)))")
+            parts.append("Near \(city.place.name) (\(kilometres(city)))")
         } else {
             parts.append("No city in reach")
         }

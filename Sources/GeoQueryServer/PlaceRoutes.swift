@@ -118,7 +118,7 @@ extension GeoQueryService {
             json.endObject()
             json.key("count"); json.int(cities.count)
             json.key("cities"); json.beginArray()
-            for place in cities { writeCity(place, to: &json) }
+            for place in cities { CityJSON.write(place, countries: configuration.countries, to: &json) }
             json.endArray()
             json.endObject()
             return .writer(json)
@@ -287,10 +287,6 @@ extension GeoQueryService {
             if let continent, configuration.countries[code]?.continent != continent { return false }
             return true
         }
-    }
-
-    func writeCity(_ place: Place, to json: inout JSONWriter) {
-        CityJSON.write(place, countries: configuration.countries, to: &json)
     }
 
     /// The `count` nearest airports with an IATA code, nearest first: asks for ever more

@@ -61,7 +61,7 @@ extension GeoQueryService {
             json.key("seed"); json.int(seed)
             json.key("weighting"); json.string(weighting.rawValue)
             json.key("candidates"); json.int(eligible.count)
-            json.key("city"); writeCity(city, to: &json)
+            json.key("city"); CityJSON.write(city, countries: configuration.countries, to: &json)
             json.key("image")
             if let image = extras.image { ImageAnswer.json(image).write(to: &json) } else { json.null() }
             json.key("weather")
