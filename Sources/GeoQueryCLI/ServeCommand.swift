@@ -16,9 +16,11 @@ struct Serve: AsyncParsableCommand {
         abstract: "Serve the places API over HTTP (v1), the map page at /, /healthz and /metrics.",
         discussion: """
             Example: geoquery serve --port 8080, then open http://127.0.0.1:8080/ or \
-            curl 'http://127.0.0.1:8080/v1/places/near?lat=48.8584&lon=2.2945&radius=20mi&limit=5'.
-            With --db postgres://user@host:5432/name the places and everything people make live in that \
-            PostgreSQL/PostGIS database, and any number of servers may share it.
+            curl '127.0.0.1:8080/v1/places/near?lat=48.8584&lon=2.2945&radius=20mi&limit=5'.
+
+            The places and everything people make can live in a PostgreSQL/PostGIS database instead \
+            (--db postgres://user@host:5432/name), which any number of servers may share.
+
             Every flag has an environment variable: GEOQUERY_HOST, GEOQUERY_PORT, GEOQUERY_DB, GEOQUERY_READ_DB, \
             GEOQUERY_DATA_DIR, GEOQUERY_TILES, GEOQUERY_TILES_ATTRIBUTION, GEOQUERY_CORS_ORIGINS, GEOQUERY_LOG_LEVEL (default info); \
             GEOQUERY_WEBHOOK_KEY (64 hex digits; default the file webhook.key beside the photos, made when missing). \

@@ -115,7 +115,10 @@ extension GeoQueryService {
             }
             let body = try await JSONBody(request, limit: 1_024, allowed: ["stars"])
             guard let stars = try? body.double("stars"), stars == stars.rounded(), (1...5).contains(stars) else {
-                throw APIProblem.badRequest("stars must be a whole number from 1 to 5")
+                guard let given = body.members["stars"] else {
+                    throw APIProblem.badRequest("field 'stars' is required: a whole number from 1 to 5")
+                }
+                throw JSONBody.mistyped("stars", given, "a whole number from 1 to 5")
             }
             let previous = try await requireUserData().rating(of: gem.id, by: user.username)
             let rating = try await requireUserData().rate(gem.id, by: user.username, stars: Int(stars))

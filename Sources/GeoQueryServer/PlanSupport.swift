@@ -137,12 +137,13 @@ extension GeoQueryService {
     /// `{"amount": 12.5, "currency": "EUR"}`.
     static func money(_ body: JSONBody, _ name: String) throws -> Money? {
         guard let object = try body.object(name, allowed: ["amount", "currency"]) else { return nil }
-        guard let amount = try object.double("amount"), amount >= 0, amount < 1e12 else {
-            throw APIProblem.badRequest("\(name).amount must be a number from 0 to 1e12")
+        guard let amount = try? object.double("amount"), amount >= 0, amount < 1e12 else {
+            let given = object.members["amount"].map { JSONBody.describe($0) } ?? "missing"
+            throw APIProblem.badRequest("\(object.qualified("amount")) is \(given); it must be a number from 0 to 1e12")
         }
         let currency = try object.requiredString("currency", maxLength: 10)
         guard currency.count == 3, currency.allSatisfy({ $0.isASCII && $0.isUppercase }) else {
-            throw APIProblem.badRequest("\(name).currency '\(currency)' is invalid: use an ISO 4217 code such as EUR, USD or JPY")
+            throw APIProblem.badRequest("\(object.qualified("currency")) '\(currency)' is invalid: use an ISO 4217 code such as EUR, USD or JPY")
         }
         // To 4 decimal places, the finest minor unit of any currency (ISO 4217), through the
         // shortest text of the double, so 12.1 stays 12.1 (not 12.0999…). Unrounded, an amount
@@ -262,24 +263,28 @@ extension JSONBody {
     /// A nested object whose members are all in `allowed`; nil when absent or null.
     func object(_ name: String, allowed: [String]) throws -> JSONBody? {
         guard let value = members[name], !(value is NSNull) else { return nil }
-        guard let object = value as? [String: Any] else { throw APIProblem.badRequest("\(name) must be a JSON object") }
-        if let unknown = object.keys.sorted().first(where: { !allowed.contains($0) }) {
-            throw APIProblem.badRequest("unknown field '\(name).\(unknown)': the fields are \(allowed.joined(separator: ", "))")
+        guard let object = value as? [String: Any] else {
+            throw Self.mistyped(qualified(name), value, "a JSON object with \(allowed.joined(separator: ", "))")
         }
-        return JSONBody(members: object)
+        if let unknown = object.keys.sorted().first(where: { !allowed.contains($0) }) {
+            throw APIProblem.badRequest("unknown field '\(qualified(name)).\(unknown)': the fields are \(allowed.joined(separator: ", "))")
+        }
+        return JSONBody(members: object, path: qualified(name) + ".")
     }
 
     /// An array of objects, each with members in `allowed`; nil when absent or null.
     func objects(_ name: String, allowed: [String], maxCount: Int) throws -> [JSONBody]? {
         guard let value = members[name], !(value is NSNull) else { return nil }
-        guard let list = value as? [Any] else { throw APIProblem.badRequest("\(name) must be an array of objects") }
-        guard list.count <= maxCount else { throw APIProblem.badRequest("\(name) has \(list.count) entries; give at most \(maxCount)") }
+        guard let list = value as? [Any] else { throw Self.mistyped(qualified(name), value, "an array of objects") }
+        guard list.count <= maxCount else { throw APIProblem.badRequest("\(qualified(name)) has \(list.count) entries; give at most \(maxCount)") }
         return try list.enumerated().map { index, item in
-            guard let object = item as? [String: Any] else { throw APIProblem.badRequest("\(name)[\(index)] must be a JSON object") }
-            if let unknown = object.keys.sorted().first(where: { !allowed.contains($0) }) {
-                throw APIProblem.badRequest("unknown field '\(name)[\(index)].\(unknown)': the fields are \(allowed.joined(separator: ", "))")
+            guard let object = item as? [String: Any] else {
+                throw Self.mistyped("\(qualified(name))[\(index)]", item, "a JSON object with \(allowed.joined(separator: ", "))")
             }
-            return JSONBody(members: object)
+            if let unknown = object.keys.sorted().first(where: { !allowed.contains($0) }) {
+                throw APIProblem.badRequest("unknown field '\(qualified(name))[\(index)].\(unknown)': the fields are \(allowed.joined(separator: ", "))")
+            }
+            return JSONBody(members: object, path: "\(qualified(name))[\(index)].")
         }
     }
 
@@ -287,7 +292,7 @@ extension JSONBody {
     func bool(_ name: String) throws -> Bool? {
         guard let value = members[name], !(value is NSNull) else { return nil }
         guard let number = value as? NSNumber, String(cString: number.objCType) == "c" else {
-            throw APIProblem.badRequest("\(name) must be true or false")
+            throw Self.mistyped(qualified(name), value, "true or false")
         }
         return number.boolValue
     }
@@ -296,7 +301,7 @@ extension JSONBody {
     func int(_ name: String, in range: ClosedRange<Int>) throws -> Int? {
         guard let value = try double(name) else { return nil }
         guard value == value.rounded(), value >= Double(range.lowerBound), value <= Double(range.upperBound) else {
-            throw APIProblem.badRequest("\(name) must be a whole number from \(range.lowerBound) to \(range.upperBound)")
+            throw Self.mistyped(qualified(name), members[name] ?? value, "a whole number from \(range.lowerBound) to \(range.upperBound)")
         }
         return Int(value)
     }

@@ -127,10 +127,13 @@ import Testing
             let own = try await client.send(.put, "/v1/gems/\(gem)/rating", token: owner, json: #"{"stars":5}"#)
             #expect(own.status == .forbidden)
             #expect(try await client.send(.put, "/v1/gems/\(gem)/rating", json: #"{"stars":5}"#).status == .unauthorized)
-            for stars in ["0", "6", "4.5", "\"five\""] {
+            for (stars, given) in [("0", "the number 0"), ("6", "the number 6"), ("4.5", "the number 4.5"), ("\"five\"", "the string \"five\""),
+                                   ("true", "true"), ("[5]", "an array of 1 entry")] {
                 let bad = try await client.send(.put, "/v1/gems/\(gem)/rating", token: first, json: #"{"stars":\#(stars)}"#)
-                #expect(bad.status == .badRequest && bad.json["detail"] as? String == "stars must be a whole number from 1 to 5")
+                #expect(bad.status == .badRequest && bad.json["detail"] as? String == "stars is \(given); it must be a whole number from 1 to 5")
             }
+            let missing = try await client.send(.put, "/v1/gems/\(gem)/rating", token: first, json: "{}")
+            #expect(missing.json["detail"] as? String == "field 'stars' is required: a whole number from 1 to 5")
             _ = try await client.send(.put, "/v1/gems/\(gem)/rating", token: first, json: #"{"stars":2}"#)
             let changed = try await client.send(.put, "/v1/gems/\(gem)/rating", token: first, json: #"{"stars":4}"#)
             #expect(changed.json["rating"] as? Double == 4 && changed.json["rating_count"] as? Int == 1)

@@ -191,6 +191,18 @@ import Testing
             #expect(bad.status == .badRequest && bad.text.contains("'euro'"))
             let stray = try await client.send(.patch, "/v1/itineraries/\(id)", token: ann, json: #"{"end_date":"2027-04-10"}"#)
             #expect(stray.status == .badRequest && stray.text.contains("day 2"), "\(stray.text)")
+            // A member of the wrong kind: the answer says what was sent and what is valid.
+            for (json, detail) in [
+                (#"{"destination":"Paris"}"#, #"destination is the string "Paris"; it must be a JSON object with place_id, lat, lon, name"#),
+                (#"{"stops":{"id":"x"}}"#, "stops is an object with id; it must be an array of objects"),
+                (#"{"stops":[3]}"#, "stops[0] is the number 3; it must be a JSON object with id, location, day, fixed_start, duration_minutes, notes, price"),
+                (#"{"title":["a","b"]}"#, "title is an array of 2 entries; it must be a string"),
+                (#"{"budget":{"amount":"5","currency":"EUR"}}"#, #"budget.amount is the string "5"; it must be a number from 0 to 1e12"#),
+                (#"{"budget":{"amount":-1,"currency":"EUR"}}"#, "budget.amount is the number -1; it must be a number from 0 to 1e12"),
+            ] {
+                let wrong = try await client.send(.patch, "/v1/itineraries/\(id)", token: ann, json: json)
+                #expect(wrong.status == .badRequest && wrong.json["detail"] as? String == detail, "\(json): \(wrong.text)")
+            }
         }
     }
 
