@@ -102,7 +102,9 @@ paths = {
       param("provider", {"type": "string", "enum": ["wikimedia-commons", "pixabay", "unsplash"]}, "Ask this source only."),
       param("limit", {"type": "integer", "minimum": 1, "maximum": 50, "default": 5}, "At most this many.")],
       "responses": {"200": json_body(ref("ImageAnswer")), **common_errors}}},
-  "/v1/route": {"post": {"summary": "The shortest visiting order of stops", "parameters": [
+  "/v1/route": {"post": {"summary": "The shortest visiting order of stops",
+      "description": "Stops as GeoJSON points, a distance matrix, or place ids: places of the index and gems the caller may see (signed in, their own and their friends' friends-only gems too); any other id is answered 422 as unknown.",
+      "parameters": [
       param("start", {"type": "string"}, "Id of the first stop."), param("end", {"type": "string"}, "Id of the last stop."),
       param("closed", {"type": "boolean"}, "A round trip back to the first stop."),
       param("deadline", {"type": "string", "examples": ["250ms", "1s"]}, "Time allowed, at most 5s."),
@@ -621,8 +623,9 @@ paths["/v1/me/favorites"]["post"] = {"summary": "Keep a place, and the suggestio
     "responses": {"200": json_body({"type": "object"}, "Already a favourite; nothing saved."), "201": json_body({"type": "object", "required": ["place_id", "favorite", "itinerary_id"], "properties": {
         "place_id": {"type": "string"}, "favorite": {"type": "boolean"}, "itinerary_id": nullable("string")}}),
         "401": unauthorized, "404": problem("No such place."), "413": problem("The body is too large."), "415": problem("The body is not JSON."), **common_errors}}
-for route in ["/v1/places/near", "/v1/places/bbox", "/v1/places/nearest", "/v1/places/{id}", "/v1/places", "/v1/search"]:
-    operation = paths[route]["get"]
+for route, method in [("/v1/places/near", "get"), ("/v1/places/bbox", "get"), ("/v1/places/nearest", "get"), ("/v1/places/{id}", "get"),
+                      ("/v1/places", "get"), ("/v1/search", "get"), ("/v1/route", "post")]:
+    operation = paths[route][method]
     operation["security"] = optional_bearer
     operation["responses"]["401"] = unauthorized
 

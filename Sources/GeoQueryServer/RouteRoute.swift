@@ -9,7 +9,8 @@ import Routing
 /// `POST /v1/route`: the visiting order of stops given in the body, as `geoquery route` gives it.
 ///
 /// The body is JSON (`application/json` or `application/geo+json`), one of: a GeoJSON
-/// FeatureCollection (or Feature) of points; `{"places": ["id", …]}` with ids from the index;
+/// FeatureCollection (or Feature) of points; `{"places": ["id", …]}` with ids from the index or
+/// gems the caller may see (a private gem only for its owner, a friends-only one for friends);
 /// `{"ids": […], "distances": [[…]]}`, a matrix (null for a missing edge). The CLI's options are
 /// query parameters: `start`, `end`, `closed`, `deadline`, `seed`, `format` (json or geojson).
 extension GeoQueryService {
@@ -31,7 +32,7 @@ extension GeoQueryService {
                 throw APIProblem(.contentTooLarge, "the request body is larger than \(configuration.maximumBodyBytes) bytes, the most this service accepts")
             }
             let text = String(buffer: body)
-            let stops = try await readStops(text)
+            let stops = try await readStops(text, viewer: try await viewer(request)?.username)
             guard stops.ids.count <= configuration.maximumRouteStops else {
                 throw APIProblem.badRequest("\(stops.ids.count) stops is too many: a route takes at most \(configuration.maximumRouteStops)")
             }
@@ -91,8 +92,10 @@ extension GeoQueryService {
         throw APIProblem.badRequest("deadline '\(text)' is invalid: give a duration such as 250ms or 1s, at most \(maximum)")
     }
 
-    /// The stops of a route body: GeoJSON points, place ids, or a matrix.
-    func readStops(_ text: String) async throws -> RouteStops {
+    /// The stops of a route body: GeoJSON points, place ids, or a matrix. A place id is a place
+    /// of the index or a gem `viewer` may see; any other is answered as unknown, so that a route
+    /// tells no one that a gem they may not see exists.
+    func readStops(_ text: String, viewer: String?) async throws -> RouteStops {
         let origin = "request body"
         guard let data = text.data(using: .utf8),
               let root = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]) as? [String: Any] else {
@@ -112,11 +115,11 @@ extension GeoQueryService {
             guard seen.insert(text).inserted else { throw RouteInputError(origin: origin, reason: "place '\(text)' appears twice; each stop needs its own id") }
             do { placeIDs.append(try PlaceID(text)) } catch { throw APIProblem.badRequest(String(describing: error)) }
         }
-        let places = try await index.places(placeIDs)  // one read for every stop
+        let places = try await searchIndex.places(placeIDs)  // one read for every stop
         var coordinates: [Coordinate] = [], names: [String] = []
         for (text, id) in zip(ids, placeIDs) {
-            guard let place = places[id] else {
-                throw APIProblem(.unprocessableContent, "no place with id \(text); route stops must be places of the index")
+            guard let place = places[id], try await mayOpen(place, viewer: viewer) else {
+                throw APIProblem(.unprocessableContent, "no place with id \(text); route stops must be places of the index or gems you may see")
             }
             coordinates.append(place.coordinate)
             names.append(place.name)

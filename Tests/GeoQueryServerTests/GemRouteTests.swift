@@ -13,6 +13,48 @@ import Testing
     /// Somewhere in the Sahara, where the shipped data has no places: the answers hold gems only.
     static let lat = 23.5, lon = 12.5
 
+    /// `POST /v1/route` with place ids goes through gems too, those its caller may see: a
+    /// gem hidden from the caller is answered as an unknown id, word for word.
+    @Test func aRouteGoesThroughTheGemsItsCallerMaySee() async throws {
+        let fixture = try await AccountFixture()
+        try await fixture.test { client in
+            let owner = try await client.account("router")
+            let friend = try await client.account("router.friend")
+            let stranger = try await client.account("router.stranger")
+            #expect(try await client.send(.post, "/v1/me/friends/router", token: friend).status == .created)
+            #expect(try await client.send(.post, "/v1/me/friends/router.friend", token: owner).status == .ok)
+            var gems: [String: String] = [:]
+            for (n, visibility) in ["public", "unlisted", "friends", "private"].enumerated() {
+                gems[visibility] = try await client.gem(owner, name: "Stop \(visibility)", lat: Self.lat + Double(n) * 0.01, lon: Self.lon,
+                                                        visibility: visibility)
+            }
+            func route(_ visibility: String, token: String?) async throws -> TestResponse {
+                try await client.send(.post, "/v1/route?start=\(gems["public"]!)", token: token,
+                                      json: #"{"places":["\#(gems["public"]!)","\#(gems[visibility]!)","geonames:2988507"]}"#)
+            }
+            let seen: [(String, String?, Set<String>)] = [("owner", owner, ["public", "unlisted", "friends", "private"]),
+                                                          ("friend", friend, ["public", "unlisted", "friends"]),
+                                                          ("stranger", stranger, ["public", "unlisted"]), ("anonymous", nil, ["public", "unlisted"])]
+            for (who, token, visible) in seen {
+                for visibility in ["unlisted", "friends", "private"] {
+                    let answer = try await route(visibility, token: token)
+                    if visible.contains(visibility) {
+                        #expect(answer.status == .ok, "\(who), \(visibility): \(answer.text)")
+                        let order = answer.json["order"] as? [String] ?? []
+                        #expect(order.first == gems["public"] && Set(order) == [gems["public"]!, gems[visibility]!, "geonames:2988507"])
+                    } else {
+                        #expect(answer.status == .unprocessableContent, "\(who), \(visibility): \(answer.text)")
+                        #expect(answer.json["detail"] as? String
+                                == "no place with id \(gems[visibility]!); route stops must be places of the index or gems you may see")
+                    }
+                }
+            }
+            let unknown = try await client.send(.post, "/v1/route", token: stranger, json: #"{"places":["gem:000000000000000000000000","geonames:2988507"]}"#)
+            #expect(unknown.json["detail"] as? String == "no place with id gem:000000000000000000000000; route stops must be places of the index or gems you may see")
+            #expect(try await client.send(.post, "/v1/route", token: "not-a-token", json: #"{"places":["geonames:2988507"]}"#).status == .unauthorized)
+        }
+    }
+
     @Test func eachViewerSeesOnlyTheGemsTheyMay() async throws {
         let fixture = try await AccountFixture()
         try await fixture.test { client in
