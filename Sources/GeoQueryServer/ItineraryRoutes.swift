@@ -32,8 +32,8 @@ extension GeoQueryService {
                 throw APIProblem.badRequest("the destination's time zone is unknown: give 'time_zone', e.g. Europe/Paris")
             }
             var document = ItineraryDocument(title: try Self.title(body, required: true) ?? "", destination: destination,
-                                             startDate: try body.requiredString("start_date", maxLength: 10),
-                                             endDate: try body.requiredString("end_date", maxLength: 10), timeZone: zone)
+                                             startDate: try body.requiredString("start_date", maxLength: 10, expected: "a date YYYY-MM-DD"),
+                                             endDate: try body.requiredString("end_date", maxLength: 10, expected: "a date YYYY-MM-DD"), timeZone: zone)
             try await applyItinerary(body, to: &document, viewer: user.username)
             let now = Date()
             let (starts, ends) = try Self.itineraryInstants(document)
@@ -133,7 +133,7 @@ extension GeoQueryService {
         router.route(.put, "/v1/itineraries/{id}/collaborators/{username}", in: &table, bound: bound) { request, context in
             let user = try await signedIn(request)
             let body = try await JSONBody(request, limit: 1_024, allowed: ["role"])
-            let roleText = try body.requiredString("role", maxLength: 20)
+            let roleText = try body.requiredString("role", maxLength: 20, expected: "editor or viewer")
             guard let role = PlanRole(rawValue: roleText), role != .invitee else {
                 throw APIProblem.badRequest("role '\(roleText)' is invalid: use editor or viewer")
             }
@@ -177,7 +177,7 @@ extension GeoQueryService {
             var parsed: [TransportLeg] = []
             for (index, leg) in legs.enumerated() {
                 let field = "transport[\(index)]"
-                let mode = try leg.requiredString("mode", maxLength: 20)
+                let mode = try leg.requiredString("mode", maxLength: 20, expected: TransportLeg.modes.joined(separator: ", "))
                 guard TransportLeg.modes.contains(mode) else {
                     throw APIProblem.badRequest("\(field).mode '\(mode)' is invalid: use \(TransportLeg.modes.joined(separator: ", "))")
                 }
@@ -185,10 +185,15 @@ extension GeoQueryService {
                       let to = try leg.object("to", allowed: ["place_id", "lat", "lon", "name"]) else {
                     throw APIProblem.badRequest("\(field) needs 'from' and 'to' locations")
                 }
-                let departure = try leg.requiredString("departure", maxLength: 40), arrival = try leg.requiredString("arrival", maxLength: 40)
-                guard let leaves = Self.instant(departure), let arrives = Self.instant(arrival) else {
-                    throw APIProblem.badRequest("\(field) departure and arrival must be RFC 3339 times with an offset, e.g. 2027-05-02T09:40:00+02:00")
+                let departure = try leg.requiredString("departure", maxLength: 40, expected: "an RFC 3339 time with an offset, e.g. 2027-05-02T09:40:00+02:00"),
+                    arrival = try leg.requiredString("arrival", maxLength: 40, expected: "an RFC 3339 time with an offset, e.g. 2027-05-02T13:05:00+02:00")
+                func instant(_ text: String, _ name: String) throws -> Date {
+                    guard let date = Self.instant(text) else {
+                        throw APIProblem.badRequest("\(leg.qualified(name)) '\(text)' is invalid: give an RFC 3339 time with an offset, e.g. 2027-05-02T09:40:00+02:00")
+                    }
+                    return date
                 }
+                let leaves = try instant(departure, "departure"), arrives = try instant(arrival, "arrival")
                 guard arrives >= leaves else { throw APIProblem.badRequest("\(field) arrives (\(arrival)) before it departs (\(departure))") }
                 parsed.append(TransportLeg(id: try leg.string("id", maxLength: 40) ?? "t_" + Self.shortID(), mode: mode,
                                            from: try await location(from, field: "\(field).from", viewer: viewer),

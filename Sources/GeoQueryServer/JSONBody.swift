@@ -56,8 +56,12 @@ struct JSONBody {
         return text
     }
 
-    func requiredString(_ name: String, maxLength: Int = 10_000) throws -> String {
-        guard let text = try string(name, maxLength: maxLength) else { throw APIProblem.badRequest("field '\(qualified(name))' is required") }
+    /// A string that must be there; `expected` says what it is, for the error when it is not
+    /// (`an RFC 3339 time with an offset, e.g. …`).
+    func requiredString(_ name: String, maxLength: Int = 10_000, expected: String? = nil) throws -> String {
+        guard let text = try string(name, maxLength: maxLength) else {
+            throw APIProblem.badRequest("field '\(qualified(name))' is required" + (expected.map { ": " + $0 } ?? ""))
+        }
         return text
     }
 

@@ -28,8 +28,8 @@ extension GeoQueryService {
             guard let zone = named else {
                 throw APIProblem.badRequest("the place's time zone is unknown: give 'time_zone', e.g. Europe/Paris")
             }
-            let (start, end, starts, ends) = try Self.tripTimes(try body.requiredString("start", maxLength: 40),
-                                                                try body.requiredString("end", maxLength: 40))
+            let (start, end, starts, ends) = try Self.tripTimes(try body.requiredString("start", maxLength: 40, expected: "an RFC 3339 time with an offset, e.g. 2027-06-12T18:00:00+02:00"),
+                                                                try body.requiredString("end", maxLength: 40, expected: "an RFC 3339 time with an offset, e.g. 2027-06-12T23:00:00+02:00"))
             let invitees = try await inviteeNames(body, author: user.username) ?? []
             let document = TripDocument(title: try Self.title(body, required: true) ?? "", place: place, start: start, end: end,
                                         timeZone: zone, notes: try body.string("notes", maxLength: 10_000), budget: try Self.money(body, "budget"))
@@ -104,7 +104,7 @@ extension GeoQueryService {
         router.route(.put, "/v1/trips/{id}/rsvp", in: &table, bound: bound) { request, context in
             let user = try await signedIn(request)
             let body = try await JSONBody(request, limit: 1_024, allowed: ["answer"])
-            let text = try body.requiredString("answer", maxLength: 20)
+            let text = try body.requiredString("answer", maxLength: 20, expected: "accepted, declined or maybe")
             guard let answer = PlanAnswer(rawValue: text), answer != .invited else {
                 throw APIProblem.badRequest("answer '\(text)' is invalid: use accepted, declined or maybe")
             }

@@ -199,6 +199,10 @@ import Testing
                 (#"{"title":["a","b"]}"#, "title is an array of 2 entries; it must be a string"),
                 (#"{"budget":{"amount":"5","currency":"EUR"}}"#, #"budget.amount is the string "5"; it must be a number from 0 to 1e12"#),
                 (#"{"budget":{"amount":-1,"currency":"EUR"}}"#, "budget.amount is the number -1; it must be a number from 0 to 1e12"),
+                (#"{"transport":[{"mode":"train","from":{"lat":51.5,"lon":-0.1},"to":{"lat":48.9,"lon":2.4},"departure":"tomorrow","arrival":"2027-04-10T11:20:00+02:00"}]}"#,
+                 "transport[0].departure 'tomorrow' is invalid: give an RFC 3339 time with an offset, e.g. 2027-05-02T09:40:00+02:00"),
+                (#"{"transport":[{"from":{"lat":51.5,"lon":-0.1},"to":{"lat":48.9,"lon":2.4}}]}"#,
+                 "field 'transport[0].mode' is required: flight, train, bus, car, ferry, taxi, walk, bike, other"),
             ] {
                 let wrong = try await client.send(.patch, "/v1/itineraries/\(id)", token: ann, json: json)
                 #expect(wrong.status == .badRequest && wrong.json["detail"] as? String == detail, "\(json): \(wrong.text)")

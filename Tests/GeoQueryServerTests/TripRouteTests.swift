@@ -133,6 +133,10 @@ import Testing
             let broken = try await client.send(.put, "/v1/trips/\(id)/availability", token: bob, bytes: Array("BEGIN:VFREEBUSY\nFREEBUSY:yesterday\nEND:VFREEBUSY".utf8),
                                                headers: [.contentType: "text/calendar"])
             #expect(broken.status == .badRequest && broken.text.contains("yesterday"))
+            let endless = try await client.send(.post, "/v1/trips", token: ann, json: #"{"title":"No end","place":{"lat":38.72,"lon":-9.14},"start":"2030-03-30T10:00:00+01:00"}"#)
+            #expect(endless.json["detail"] as? String == "field 'end' is required: an RFC 3339 time with an offset, e.g. 2027-06-12T23:00:00+02:00")
+            let unsure = try await client.send(.put, "/v1/trips/\(id)/rsvp", token: bob, json: "{}")
+            #expect(unsure.json["detail"] as? String == "field 'answer' is required: accepted, declined or maybe")
 
             let answer = try await client.send(.get, "/v1/trips/\(id)/meeting-times?duration=2h&from=2030-03-30T00:00:00%2B01:00&to=2030-03-31T00:00:00%2B01:00&daily=09:00-18:00", token: cat)
             #expect(answer.status == .ok, "\(answer.text)")
