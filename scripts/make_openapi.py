@@ -525,7 +525,7 @@ paths.update({
                     "403": problem("Only the author and invitees who have not declined."), "404": unseen, "413": too_large, **common_errors}}},
   "/v1/trips/{id}/meeting-times": {"get": {"summary": "When everyone who accepted is free (then when most are)", "security": bearer, "parameters": [trip_id,
       param("duration", {"type": "string", "pattern": "^([0-9]{1,2}h)?([0-9]{1,4}m)?$", "default": "2h"}, "How long: 90m, 2h, 1h30m (15m to 24h)."),
-      param("from", {"type": "string", "format": "date-time"}, "Earliest start (default now)."),
+      param("from", {"type": "string", "format": "date-time"}, "Earliest start (default the next quarter hour)."),
       param("to", {"type": "string", "format": "date-time"}, "Latest end (default 14 days after from; at most 92)."),
       param("daily", {"type": "string", "pattern": "^[0-2][0-9]:[0-5][0-9]-[0-2][0-9]:[0-5][0-9]$", "default": "09:00-22:00"}, "Local hours each day, in the trip's time zone."),
       param("limit", {"type": "integer", "minimum": 1, "maximum": 100, "default": 10}, "At most this many slots.")],

@@ -66,7 +66,9 @@ extension GeoQueryService {
                 }
                 return date
             }
-            let from = try instant("from", now)
+            // Without `from`, slots start from the next quarter hour: a meeting at 16:30, not at
+            // 16:21:07 (every time zone's offset is a whole number of quarter hours).
+            let from = try instant("from", Date(timeIntervalSince1970: (now.timeIntervalSince1970 / 900).rounded(.up) * 900))
             let to = try instant("to", from.addingTimeInterval(14 * 86_400))
             guard from < to, to.timeIntervalSince(from) <= 92 * 86_400 else {
                 throw APIProblem.badRequest("to must be after from, and at most 92 days later")

@@ -9,6 +9,9 @@ import Testing
 /// Group trips, friends and notifications over HTTP: invitations and answers, who may do what,
 /// busy times as JSON and iCalendar, meeting times, the album, reminders made once across a restart.
 @Suite struct TripRouteTests {
+    /// An RFC 3339 time of an answer.
+    static func instant(_ text: String) -> Date? { try? Date(text, strategy: .iso8601) }
+
     static func trip(start: String, end: String, invitees: [String]) -> String {
         """
         {"title":"Picnic","place":{"place_id":"geonames:2988507"},"start":"\(start)","end":"\(end)",
@@ -147,6 +150,12 @@ import Testing
             let partial = slots.dropFirst().first
             #expect(partial?["start"] as? String == "2030-03-30T08:00:00Z" && partial?["busy"] as? [String] == ["ann"], "\(String(describing: partial))")
             #expect(answer.json["without_availability"] as? [String] == ["cat"])
+            // Without `from`, from the next quarter hour on: every slot starts on one (the day's
+            // hours start at whole hours and no one's busy time ends at an odd minute).
+            let soon = try await client.send(.get, "/v1/trips/\(id)/meeting-times?duration=30m&daily=00:00-24:00&limit=100", token: cat)
+            let starts = ((soon.json["slots"] as? [[String: Any]]) ?? []).compactMap { ($0["start"] as? String).flatMap(Self.instant) }
+            #expect(!starts.isEmpty && starts.allSatisfy { Int($0.timeIntervalSince1970) % 900 == 0 }, "\(soon.text.prefix(300))")
+            #expect(starts.min().map { $0.timeIntervalSinceNow > -60 && $0.timeIntervalSinceNow <= 900 } == true, "the first slot is the next quarter hour")
             for bad in ["duration=2x", "daily=22:00-09:00", "from=tomorrow", "limit=0"] {
                 #expect(try await client.send(.get, "/v1/trips/\(id)/meeting-times?\(bad)", token: ann).status == .badRequest, "\(bad)")
             }
