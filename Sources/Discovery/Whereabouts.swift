@@ -47,7 +47,7 @@ public struct Whereabouts: Sendable {
     }
 
     /// How many of the nearest cities are weighed for ``city``, whatever the number listed.
-    static let candidateCount = 50
+    public static let candidateCount = 50
 
     /// The largest radius asked for cities (and so the farthest a point may be from its city).
     public static let maximumRadius = Distance(uncheckedMeters: 500_000)

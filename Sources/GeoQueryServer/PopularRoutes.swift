@@ -13,7 +13,9 @@ extension GeoQueryService {
     static let maximumPrior = 2.0
 
     /// Counts `activity` on the places `ids` (at most 20) and on their destinations: the place
-    /// itself when it is a city, else the nearest city within 30 km. Popularity is a nicety: a
+    /// itself when it is a city, else the city within 30 km it is best described as near, as
+    /// `/v1/where` says (``Whereabouts/bestCity(among:)``: the Louvre counts for Paris, not for
+    /// the district GeoNames lists 300 m away). Popularity is a nicety: a
     /// failure here is logged and never fails the action that caused it.
     func countActivity(_ activity: PlaceActivity, _ ids: [String?]) async {
         guard let store = userData else { return }
@@ -36,9 +38,9 @@ extension GeoQueryService {
 
     func destination(of place: Place) async throws -> PlaceID? {
         if place.categories.contains(.city) { return place.id }
-        let nearest = try await index.nearest(place.coordinate, count: 1, maxDistance: Distance(uncheckedMeters: 30_000),
-                                              filter: PlaceFilter(categories: [.city]))
-        return nearest.first?.id
+        let nearby = try await cities.current(index).nearby
+        let candidates = nearby.nearest(place.coordinate, count: Whereabouts.candidateCount, within: Distance(uncheckedMeters: 30_000))
+        return Whereabouts.bestCity(among: candidates)?.id
     }
 
     /// A place's prior from its provider ratings: up to ``maximumPrior``, by how many ratings

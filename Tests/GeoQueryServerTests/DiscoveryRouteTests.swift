@@ -313,6 +313,25 @@ import Testing
 
     // MARK: Popular
 
+    /// A place counts for the city it is best described as near, as `/v1/where` says: a gem
+    /// by the Louvre for Paris, not for "Paris 01 Louvre", the district GeoNames lists nearer.
+    @Test func aPlaceCountsForTheCityItIsNearNotForADistrict() async throws {
+        let fixture = try await AccountFixture { $0.providers = Self.offline() }
+        try await fixture.test { client in
+            let owner = try await client.account("dee_p"), fan = try await client.account("eli_p")
+            let gem = try await client.gem(owner, name: "Pyramid bench", lat: 48.8610, lon: 2.3358, visibility: "public")
+            let nearest = try await client.send(.get, "/v1/places/nearest?lat=48.8610&lon=2.3358&k=1&category=city").json
+            let district = try #require((nearest["places"] as? [[String: Any]])?.first?["id"] as? String)
+            #expect(district != "geonames:2988507", "GeoNames lists a district nearer than Paris itself")
+            let captioned = try await client.send(.get, "/v1/where?lat=48.8610&lon=2.3358").json
+            #expect((captioned["city"] as? [String: Any])?["id"] as? String == "geonames:2988507")
+            #expect(try await client.send(.put, "/v1/me/favorites/\(gem)", token: fan).status == .created)
+            let destinations = try await client.send(.get, "/v1/discover/popular?kind=destinations").json
+            let ids = ((destinations["results"] as? [[String: Any]]) ?? []).compactMap { ($0["place"] as? [String: Any])?["id"] as? String }
+            #expect(ids == ["geonames:2988507"], "\(ids)")
+        }
+    }
+
     @Test func popularRanksAScriptedHistoryAndHidesWhatAViewerMayNotSee() async throws {
         let fixture = try await AccountFixture { $0.providers = Self.offline() }
         try await fixture.test { client in
