@@ -719,6 +719,7 @@ schemas = {
       "destination": {"type": "object"}, "method": {"type": "string", "enum": ["exact", "heuristic"]}, "proven_optimal": {"type": "boolean"},
       "score": {"type": "number"}, "upper_bound": {"type": "number"}, "candidates": {"type": "integer"}, "opening_hours_applied": {"type": "boolean"},
       "estimated_cost": {"type": "object"}, "budget": {"type": ["object", "null"]}, "itinerary_id": nullable("string"),
+      "note": {"type": ["string", "null"], "description": "Why the days are empty, when no place to visit is within the radius."},
       "days": {"type": "array", "items": {"type": "object", "required": ["day", "travel_minutes", "stops"], "properties": {
           "day": {"type": "integer"}, "date": nullable("string"), "travel_minutes": {"type": "integer"},
           "stops": {"type": "array", "items": {"type": "object", "required": ["place_id", "name", "start", "duration_minutes", "score", "why"], "properties": {

@@ -72,9 +72,19 @@ extension GeoQueryService {
                 savedID = try await saveSuggestion(suggestion, body: body, owner: viewer, destination: destination, startDate: startDate,
                                                    days: days, budget: budget)
             }
-            let json = Self.suggestionJSON(suggestion, destination: destination, startDate: startDate, budget: budget, savedID: savedID)
+            // An empty answer is an answer, with the reason beside it.
+            let note = candidates.isEmpty
+                ? "no places to visit within \(Self.roundedKilometres(radius)) of the destination in this index: give a larger radius (at most 100km)"
+                : nil
+            let json = Self.suggestionJSON(suggestion, destination: destination, startDate: startDate, budget: budget, savedID: savedID,
+                                           note: note)
             return .json(json, status: savedID == nil ? .ok : .created)
         }
+    }
+
+    /// `2 km`, `1.5 km`, `800 m`: a radius as a person writes it.
+    static func roundedKilometres(_ distance: Distance) -> String {
+        distance.meters < 1_000 ? "\(Int(distance.meters.rounded())) m" : String(format: "%g km", (distance.meters / 100).rounded() / 10)
     }
 
     /// How far candidates are looked for by default: a day's reach.
@@ -131,7 +141,7 @@ extension GeoQueryService {
     }
 
     static func suggestionJSON(_ suggestion: SuggestedItinerary, destination: PlanLocation, startDate: LocalDate?, budget: Money?,
-                               savedID: String?) -> OrderedJSON {
+                               savedID: String?, note: String? = nil) -> OrderedJSON {
         func amount(_ value: Double) -> OrderedJSON { .double((value * 100).rounded() / 100) }
         let days: [OrderedJSON] = suggestion.days.enumerated().map { index, stops in
             .object([
@@ -163,6 +173,7 @@ extension GeoQueryService {
             ("budget", moneyJSON(budget)),
             ("days", .array(days)),
             ("itinerary_id", .optional(savedID)),
+            ("note", .optional(note)),
         ])
     }
 }
