@@ -92,6 +92,10 @@ import Glibc
             _ = try await run(chromium, ["--headless", "--no-sandbox", "--disable-gpu", "--virtual-time-budget=15000",
                                    "--window-size=1200,800", "--screenshot=\(screenshot)", url])
             #expect(FileManager.default.fileExists(atPath: screenshot))
+            // A city-state is named once.
+            let monaco = try await run(chromium, ["--headless", "--no-sandbox", "--disable-gpu", "--virtual-time-budget=15000", "--dump-dom",
+                                                  "http://127.0.0.1:\(port)/?q=Monaco"])
+            #expect(monaco.contains("<div id=\"where\" aria-live=\"polite\">Near Monaco · Europe/Monaco</div>"), "the caption of Monaco")
         }
     }
 
