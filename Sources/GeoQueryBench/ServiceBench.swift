@@ -27,7 +27,7 @@ enum ServiceBench {
         var cpuCell: String { cpuPerRequest.map { String(format: "%.0f µs", $0) } ?? "" }
     }
 
-    static func run(indexPath: String, centres: [Coordinate], cityNames: [String], placeIDs: [String], seconds: Int) throws {
+    static func run(indexPath: String, centres: [Coordinate], cityNames: [String], placeIDs: [String], seconds: Int) async throws {
         guard let wrk = ["/usr/bin/wrk", "/usr/local/bin/wrk"].first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
             print("\nservice rows skipped: wrk is not installed (make deps installs it)")
             return
@@ -84,6 +84,16 @@ enum ServiceBench {
             // to 2× between days, this row with it).
             (ceilingRowName, script(paths: ["/healthz"]), 32, []),
         ]
+        // The call the service makes, in process, under as many callers as wrk has connections.
+        let store = try SpatiaLitePlaceStore(path: indexPath)
+        let users = try SQLiteUserStore(path: directory + "/users.sqlite")
+        let asServed = try await InProcessLoad.run(index: MergedPlaceIndex.combining(store, users), centres: sample,
+                                                   radius: Distance(uncheckedMeters: 1000), concurrency: 32, seconds: Double(seconds))
+        try await store.shutdown()
+        try await users.shutdown()
+        print(String(format: "\nIn process, as the service calls the library (places and gems, awaited on the store's threads, JSON), "
+                     + "32 callers, near 1 km: %.0f calls/s at %.0f µs of CPU a call", asServed.callsPerSecond, asServed.cpuPerCall))
+
         print("\nService: geoquery serve on this index, wrk -t1 on loopback (\(seconds) s a row); lib = the in-process call + JSON")
         print("(srv CPU = the server's CPU per request, all its threads, from /proc; lib CPU = the in-process call's mean CPU)")
         print(["row", "conns", "req/s", "p50", "p99", "transfer/s", "srv CPU", "lib p50", "lib CPU"].enumerated().map { index, text in

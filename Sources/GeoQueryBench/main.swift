@@ -146,12 +146,12 @@ func jsonRows() throws {
                  page.matches.count, micros(Double(t1 - t0)), Double(json.count) / 1e6, micros(Double(t2 - t1))))
 }
 
-func serviceRows() throws {
+func serviceRows() async throws {
     let names = try String(contentsOfFile: "geodata/cities15000.csv", encoding: .utf8).split(separator: "\n").dropFirst()
         .compactMap { $0.split(separator: ",").dropFirst().first.map { String($0).trimmingCharacters(in: CharacterSet(charactersIn: "\"")) } }
     var pick = SplitMix64(seed: 11)
     let ids = (0..<2000).map { _ in places[Int(pick.next() % UInt64(places.count))].id.rawValue }
-    try ServiceBench.run(indexPath: path, centres: centres, cityNames: names.shuffled(using: &pick), placeIDs: ids,
+    try await ServiceBench.run(indexPath: path, centres: centres, cityNames: names.shuffled(using: &pick), placeIDs: ids,
                          seconds: Int(option("--service-seconds") ?? "") ?? 10)
 }
 
@@ -200,7 +200,7 @@ if arguments.contains("--gems-only") {
 if arguments.contains("--service-only") {
     try jsonRows()
     try await idListRows()
-    try serviceRows()
+    try await serviceRows()
     exit(0)
 }
 
@@ -333,7 +333,7 @@ if mismatches > 0 { exit(1) }
 
 try jsonRows()
 try await idListRows()
-if !arguments.contains("--no-service") { try serviceRows() }
+if !arguments.contains("--no-service") { try await serviceRows() }
 if !arguments.contains("--no-gems") { try await gemRows() }
 if !arguments.contains("--no-postgis") { try await postGISRows() }
 
