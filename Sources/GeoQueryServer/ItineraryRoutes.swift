@@ -185,11 +185,11 @@ extension GeoQueryService {
                       let to = try leg.object("to", allowed: ["place_id", "lat", "lon", "name"]) else {
                     throw APIProblem.badRequest("\(field) needs 'from' and 'to' locations")
                 }
-                let departure = try leg.requiredString("departure", maxLength: 40, expected: "an RFC 3339 time with an offset, e.g. 2027-05-02T09:40:00+02:00"),
-                    arrival = try leg.requiredString("arrival", maxLength: 40, expected: "an RFC 3339 time with an offset, e.g. 2027-05-02T13:05:00+02:00")
+                let departure = try leg.requiredString("departure", maxLength: 40, expected: Self.instantExpected("2027-05-02T09:40:00+02:00")),
+                    arrival = try leg.requiredString("arrival", maxLength: 40, expected: Self.instantExpected("2027-05-02T13:05:00+02:00"))
                 func instant(_ text: String, _ name: String) throws -> Date {
                     guard let date = Self.instant(text) else {
-                        throw APIProblem.badRequest("\(leg.qualified(name)) '\(text)' is invalid: give an RFC 3339 time with an offset, e.g. 2027-05-02T09:40:00+02:00")
+                        throw APIProblem.badRequest("\(leg.qualified(name)) '\(text)' is invalid: give \(Self.instantExpected("2027-05-02T09:40:00+02:00"))")
                     }
                     return date
                 }

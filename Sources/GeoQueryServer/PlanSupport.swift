@@ -199,6 +199,9 @@ extension GeoQueryService {
     /// it), nil when the text is not one.
     static func instant(_ text: String) -> Date? { try? FilterInput.instant(text, name: "") }
 
+    /// What an instant member takes, for its errors: `an RFC 3339 time with an offset, e.g. …`.
+    static func instantExpected(_ example: String) -> String { "an RFC 3339 time with an offset, e.g. \(example)" }
+
     static func timestampJSON(_ date: Date?) -> OrderedJSON { date.map { .string(Timestamp.iso8601($0)) } ?? .null }
 
     /// The plan's members and metadata every answer starts with.

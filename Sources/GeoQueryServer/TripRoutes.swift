@@ -28,8 +28,8 @@ extension GeoQueryService {
             guard let zone = named else {
                 throw APIProblem.badRequest("the place's time zone is unknown: give 'time_zone', e.g. Europe/Paris")
             }
-            let (start, end, starts, ends) = try Self.tripTimes(try body.requiredString("start", maxLength: 40, expected: "an RFC 3339 time with an offset, e.g. 2027-06-12T18:00:00+02:00"),
-                                                                try body.requiredString("end", maxLength: 40, expected: "an RFC 3339 time with an offset, e.g. 2027-06-12T23:00:00+02:00"))
+            let (start, end, starts, ends) = try Self.tripTimes(try body.requiredString("start", maxLength: 40, expected: Self.instantExpected("2027-06-12T18:00:00+02:00")),
+                                                                try body.requiredString("end", maxLength: 40, expected: Self.instantExpected("2027-06-12T23:00:00+02:00")))
             let invitees = try await inviteeNames(body, author: user.username) ?? []
             let document = TripDocument(title: try Self.title(body, required: true) ?? "", place: place, start: start, end: end,
                                         timeZone: zone, notes: try body.string("notes", maxLength: 10_000), budget: try Self.money(body, "budget"))
