@@ -176,7 +176,10 @@ profile_patch = {"type": "object", "additionalProperties": False, "properties": 
     "language": nullable("string"), "units": {"enum": ["metric", "imperial", None]},
     "home_location": {"type": ["object", "null"], "required": ["lat", "lon"], "properties": {"lat": {"type": "number", "minimum": -90, "maximum": 90}, "lon": {"type": "number", "minimum": -180, "maximum": 180}}},
     "email": {"type": "string"}, "password": {"type": "string", "description": "A new password; needs current_password. Every other session ends."},
-    "current_password": {"type": "string"}}}
+    "current_password": {"type": "string"},
+    "settings": {"type": "object", "additionalProperties": False, "description": "language, home_location and units as GET /v1/me shows them; each may instead be given at the top level, not both.",
+                 "properties": {"language": nullable("string"), "units": {"enum": ["metric", "imperial", None]},
+                                "home_location": {"type": ["object", "null"], "required": ["lat", "lon"], "properties": {"lat": {"type": "number", "minimum": -90, "maximum": 90}, "lon": {"type": "number", "minimum": -180, "maximum": 180}}}}}}}
 gem_fields = {"name": {"type": "string", "minLength": 1, "maxLength": 200}, "lat": {"type": "number", "minimum": -90, "maximum": 90},
     "lon": {"type": "number", "minimum": -180, "maximum": 180}, "categories": {"type": "array", "maxItems": 10, "items": ref("Category")},
     "tags": {"type": "object", "additionalProperties": {"type": "string"}}, "description": nullable("string"),

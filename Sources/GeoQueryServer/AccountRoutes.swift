@@ -57,8 +57,8 @@ extension GeoQueryService {
 
         router.route(.patch, "/v1/me", in: &table, bound: bound) { request, _ in
             let user = try await signedIn(request)
-            let body = try await JSONBody(request, limit: 65_536, allowed: [
-                "display_name", "bio", "avatar_photo", "language", "home_location", "units", "email", "password", "current_password"])
+            let body = try Self.settingsLifted(try await JSONBody(request, limit: 65_536, allowed: [
+                "display_name", "bio", "avatar_photo", "language", "home_location", "units", "settings", "email", "password", "current_password"]))
             var account: UserAccount
             if let password = try body.string("password", maxLength: 1_000) {
                 guard let current = try body.string("current_password", maxLength: 1_000) else {
@@ -188,6 +188,20 @@ extension GeoQueryService {
         }
         return String(parts[1])
     }
+
+    /// A profile change as `GET /v1/me` shows the profile, with `settings` an object, read as the
+    /// flat members (`{"settings": {"units": "metric"}}` is `{"units": "metric"}`); a member given
+    /// both ways is a 400.
+    static func settingsLifted(_ body: JSONBody) throws -> JSONBody {
+        guard let settings = try body.object("settings", allowed: settingFields) else { return body }
+        if let twice = settings.members.keys.sorted().first(where: { body.has($0) }) {
+            throw APIProblem.badRequest("\(twice) is given twice, at the top level and in settings: give it once")
+        }
+        return JSONBody(members: body.members.filter { $0.key != "settings" }.merging(settings.members) { top, _ in top })
+    }
+
+    /// The members of a profile's `settings`.
+    static let settingFields = ["language", "home_location", "units"]
 
     /// The profile with the body's changes (not the password).
     func updatedProfile(_ account: UserAccount, _ body: JSONBody) async throws -> UserAccount {

@@ -54,6 +54,20 @@ import ProviderTestSupport
             #expect(patched.status == .ok && (patched.json["settings"] as? [String: Any])?["units"] as? String == "imperial")
             let badUnits = try await client.send(.patch, "/v1/me", token: token, json: #"{"units":"furlongs"}"#)
             #expect(badUnits.status == .badRequest && badUnits.json["detail"] as? String == "units 'furlongs' is invalid: use metric or imperial")
+            // The settings as GET /v1/me shows them may come back as they are.
+            let mine = try await client.send(.get, "/v1/me", token: token).json
+            var settings = try #require(mine["settings"] as? [String: Any])
+            settings["units"] = "metric"
+            let asShown = String(decoding: try JSONSerialization.data(withJSONObject: ["settings": settings]), as: UTF8.self)
+            let resent = try await client.send(.patch, "/v1/me", token: token, json: asShown)
+            #expect(resent.status == .ok, "\(resent.text)")
+            let now = try #require(resent.json["settings"] as? [String: Any])
+            #expect(now["units"] as? String == "metric" && now["language"] as? String == "pt-BR")
+            #expect((now["home_location"] as? [String: Any])?["lat"] as? Double == 43.7)
+            let twice = try await client.send(.patch, "/v1/me", token: token, json: #"{"units":"metric","settings":{"units":"imperial"}}"#)
+            #expect(twice.json["detail"] as? String == "units is given twice, at the top level and in settings: give it once")
+            let stray = try await client.send(.patch, "/v1/me", token: token, json: #"{"settings":{"theme":"dark"}}"#)
+            #expect(stray.json["detail"] as? String == "unknown field 'settings.theme': the fields are language, home_location, units")
             let profile = try await client.send(.get, "/v1/users/anna.b")
             #expect(profile.json["display_name"] as? String == "Anna" && profile.json["email"] == nil)
             #expect(try await client.send(.get, "/v1/users/nobody").status == .notFound)
