@@ -15,7 +15,7 @@ extension GeoQueryService {
     /// Counts `activity` on the places `ids` (at most 20) and on their destinations: the place
     /// itself when it is a city, else the city within 30 km it is best described as near, as
     /// `/v1/where` says (``Whereabouts/bestCity(among:)``: the Louvre counts for Paris, not for
-    /// the district GeoNames lists 300 m away). Popularity is a nicety: a
+    /// the district GeoNames lists nearer). Popularity is a nicety: a
     /// failure here is logged and never fails the action that caused it.
     func countActivity(_ activity: PlaceActivity, _ ids: [String?]) async {
         guard let store = userData else { return }
