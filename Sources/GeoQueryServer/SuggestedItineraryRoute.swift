@@ -74,17 +74,12 @@ extension GeoQueryService {
             }
             // An empty answer is an answer, with the reason beside it.
             let note = candidates.isEmpty
-                ? "no places to visit within \(Self.roundedKilometres(radius)) of the destination in this index: give a larger radius (at most 100km)"
+                ? "no places to visit within \(radius.formatted(in: .kilometers, fractionDigits: 1)) of the destination in this index: give a larger radius (at most 100km)"
                 : nil
             let json = Self.suggestionJSON(suggestion, destination: destination, startDate: startDate, budget: budget, savedID: savedID,
                                            note: note)
             return .json(json, status: savedID == nil ? .ok : .created)
         }
-    }
-
-    /// `2 km`, `1.5 km`, `800 m`: a radius as a person writes it.
-    static func roundedKilometres(_ distance: Distance) -> String {
-        distance.meters < 1_000 ? "\(Int(distance.meters.rounded())) m" : String(format: "%g km", (distance.meters / 100).rounded() / 10)
     }
 
     /// How far candidates are looked for by default: a day's reach.

@@ -277,7 +277,7 @@ import Testing
             // In the Sahara the shipped data has nothing to visit: no days, and the reason.
             let empty = try await client.send(.post, "/v1/discover/itinerary", json: #"{"destination":{"lat":23.5,"lon":12.5},"radius":"2km"}"#)
             #expect(empty.status == .ok && (empty.json["days"] as? [Any])?.isEmpty == true, "\(empty.text)")
-            #expect(empty.json["note"] as? String == "no places to visit within 2 km of the destination in this index: give a larger radius (at most 100km)")
+            #expect(empty.json["note"] as? String == "no places to visit within 2km of the destination in this index: give a larger radius (at most 100km)")
             #expect(days.count == 2 && days.map { $0["date"] as? String } == ["2027-05-03", "2027-05-04"])
             var total = 0.0
             for day in days {
