@@ -89,7 +89,7 @@ public struct GeoQueryService: Sendable {
         let router = Router(context: ServiceRequestContext.self)
         var table = RouteTable()
         router.add(middleware: AccessLogMiddleware(logger: logger))
-        router.add(middleware: MetricsMiddleware())
+        router.add(middleware: RequestMetricsMiddleware())
         if configuration.allowedOrigins != .none {
             router.add(middleware: CrossOriginMiddleware(allowed: configuration.allowedOrigins))
         }

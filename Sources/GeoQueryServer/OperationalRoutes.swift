@@ -5,7 +5,7 @@ import Metrics
 import Prometheus
 
 /// `/healthz`, `/metrics` (Prometheus text: per-route request counts and latency histograms
-/// from Hummingbird's `MetricsMiddleware`, and the index size) and `/openapi.json`.
+/// from ``RequestMetricsMiddleware``, and the index size) and `/openapi.json`.
 extension GeoQueryService {
     func addOperationalRoutes(to router: Router<ServiceRequestContext>, table: inout RouteTable) {
         let registry = ServiceMetrics.registry
@@ -34,7 +34,7 @@ extension GeoQueryService {
 }
 
 /// The process's metrics: swift-metrics bootstrapped once with a Prometheus registry, so that
-/// Hummingbird's middleware and our own gauges land in one `/metrics` answer.
+/// the request metrics and our own gauges land in one `/metrics` answer.
 enum ServiceMetrics {
     static let registry: PrometheusCollectorRegistry = {
         let registry = PrometheusCollectorRegistry()

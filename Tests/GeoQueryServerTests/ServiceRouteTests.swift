@@ -180,6 +180,31 @@ import Testing
         }
     }
 
+    /// The request metrics count each route, method and status, and time it; a request the
+    /// route refuses counts under its status. (The registry is the process's, and other tests
+    /// run at once, so counts are compared as at least one more.)
+    @Test func requestMetricsCountEachRouteAndStatus() async throws {
+        @Sendable func count(_ text: String, _ labels: String) -> Int {
+            let prefix = "hb_requests{\(labels)} "
+            guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix(prefix) }) else { return 0 }
+            return Int(Double(line.dropFirst(prefix.count)) ?? 0)
+        }
+        let refused = #"http_route="/v1/places/nearest",http_request_method="GET",http_response_status_code="400""#
+        let answered = #"http_route="/v1/places/nearest",http_request_method="GET",http_response_status_code="200""#
+        try await app().test(.router) { client in
+            let before = try await client.execute(uri: "/metrics", method: .get).text
+            let bad = try await client.execute(uri: "/v1/places/nearest?lat=1&lon=1&k=zero", method: .get)
+            #expect(bad.status == .badRequest)
+            let good = try await client.execute(uri: "/v1/places/nearest?lat=48.8584&lon=2.2945&k=3", method: .get)
+            #expect(good.status == .ok)
+            let after = try await client.execute(uri: "/metrics", method: .get).text
+            #expect(count(after, refused) >= count(before, refused) + 1, "\(after)")
+            #expect(count(after, answered) >= count(before, answered) + 1)
+            #expect(after.contains(#"http_server_request_duration_count{\#(answered)}"#))
+            #expect(after.contains(#"http_server_active_requests{http_request_method="GET"}"#))
+        }
+    }
+
     /// Every route of the service is in the committed description with the same method, and the
     /// description names no route the service lacks.
     @Test func theDescriptionAndTheRoutesAgree() throws {
