@@ -26,6 +26,13 @@ struct GeoQueryCommand: AsyncParsableCommand {
         }
         do {
             var command = try parseAsRoot()
+            if let checked = command as? any CheckedAfterParsing {
+                do {
+                    try checked.check()
+                } catch let error as ValidationError {
+                    refuse(error.message, command: type(of: command))
+                }
+            }
             if var asyncCommand = command as? any AsyncParsableCommand {
                 try await asyncCommand.run()
             } else {
@@ -38,4 +45,38 @@ struct GeoQueryCommand: AsyncParsableCommand {
             exit(withError: error)
         }
     }
+
+    /// A usage error as ArgumentParser prints one: the sentence, the command's usage and where
+    /// its help is; exit 64.
+    static func refuse(_ message: String, command: any ParsableCommand.Type) -> Never {
+        let name = command.configuration.commandName ?? String(describing: command).lowercased()
+        FileHandle.standardError.write(Data("""
+            Error: \(message)
+            Usage: \(usageString(for: command))
+              See 'geoquery \(name) --help' for more information.
+
+            """.utf8))
+        Foundation.exit(ExitCode.validationFailure.rawValue)
+    }
 }
+
+/// A command whose values are checked against each other after ArgumentParser has parsed every
+/// argument, instead of in `validate()`: ArgumentParser calls `validate()` before it reports an
+/// option it does not know, so `geoquery route --bogus x` said "give exactly one of --points
+/// FILE, --matrix FILE or --places ID,ID,…" rather than naming `--bogus`.
+protocol CheckedAfterParsing {
+    /// Throws a `ValidationError` naming the bad value and what is valid.
+    func check() throws
+}
+
+extension Near: CheckedAfterParsing {}
+extension BBox: CheckedAfterParsing {}
+extension Best: CheckedAfterParsing {}
+extension Nearest: CheckedAfterParsing {}
+extension PlaceLookup: CheckedAfterParsing {}
+extension WeatherLookup: CheckedAfterParsing {}
+extension Import: CheckedAfterParsing {}
+extension Where: CheckedAfterParsing {}
+extension Serve: CheckedAfterParsing {}
+extension Search: CheckedAfterParsing {}
+extension RouteCommand: CheckedAfterParsing {}

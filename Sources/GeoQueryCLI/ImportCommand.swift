@@ -45,7 +45,7 @@ struct Import: AsyncParsableCommand {
     @Flag(help: "Print the summary as JSON.") var json = false
     @OptionGroup var index: IndexOptions
 
-    func validate() throws {
+    func check() throws {
         if let format {
             do { _ = try ImportFormat(name: format) } catch { throw ValidationError("--format: \(error)") }
         }

@@ -27,7 +27,7 @@ struct Near: AsyncParsableCommand {
     @OptionGroup var output: OutputOptions
     @OptionGroup var index: IndexOptions
 
-    func validate() throws {
+    func check() throws {
         if batch != nil {
             if lat != nil || lon != nil || radius != nil {
                 throw ValidationError("--batch reads lat, lon and radius from the file; do not also give --lat, --lon or --radius")
@@ -111,7 +111,7 @@ struct BBox: AsyncParsableCommand {
     @OptionGroup var output: OutputOptions
     @OptionGroup var index: IndexOptions
 
-    func validate() throws {
+    func check() throws {
         do { _ = try BoundingBox(parsing: bbox) } catch { throw ValidationError("--bbox: \(error)") }
         _ = try paging.parsedLimit()
         _ = try filters.filter()
@@ -138,7 +138,7 @@ struct Best: AsyncParsableCommand {
     @OptionGroup var output: OutputOptions
     @OptionGroup var index: IndexOptions
 
-    func validate() throws {
+    func check() throws {
         let filter = try filters.filter()
         guard !filter.countries.isEmpty || !filter.continents.isEmpty else {
             throw ValidationError("best needs a region: give --country (e.g. FR) or --continent (AF, AN, AS, EU, NA, OC or SA)")
@@ -168,7 +168,7 @@ struct Nearest: AsyncParsableCommand {
     @OptionGroup var output: OutputOptions
     @OptionGroup var index: IndexOptions
 
-    func validate() throws {
+    func check() throws {
         _ = try parseCoordinate(latitude: lat, longitude: lon)
         guard (1...10_000).contains(k) else { throw ValidationError("-k \(k) is invalid: it must be from 1 to 10000") }
         if let maxDistance { _ = try parseDistance(maxDistance, option: "--max-distance") }
@@ -197,7 +197,7 @@ struct PlaceLookup: AsyncParsableCommand {
     @OptionGroup var output: OutputOptions
     @OptionGroup var index: IndexOptions
 
-    func validate() throws {
+    func check() throws {
         do { _ = try PlaceID(id) } catch { throw ValidationError(String(describing: error)) }
     }
 

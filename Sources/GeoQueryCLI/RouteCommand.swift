@@ -40,7 +40,7 @@ struct RouteCommand: ParsableCommand {
     @Option(help: "Output format: table, json or geojson (default: table on a terminal, else json).") var format: Format?
     @OptionGroup var index: IndexOptions
 
-    func validate() throws {
+    func check() throws {
         let sources = [points, matrix, places].compactMap { $0 }
         guard sources.count == 1 else {
             throw ValidationError("give exactly one of --points FILE, --matrix FILE or --places ID,ID,…")

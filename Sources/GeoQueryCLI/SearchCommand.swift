@@ -35,7 +35,7 @@ struct Search: AsyncParsableCommand {
     @OptionGroup var output: OutputOptions
     @OptionGroup var index: IndexOptions
 
-    func validate() throws {
+    func check() throws {
         _ = try parseCoordinate(latitude: lat, longitude: lon)
         _ = try parseDistance(radius, option: "--radius")
         _ = try chosenProviders()

@@ -68,7 +68,7 @@ struct Serve: AsyncParsableCommand {
         """) var friendsPerUser: String?
     @OptionGroup var index: IndexOptions
 
-    func validate() throws {
+    func check() throws {
         let port = try resolvedPort()
         guard (0...65_535).contains(port) else { throw ValidationError("--port \(port) is invalid: it must be from 0 to 65535") }
         if let threads, !(1...64).contains(threads) { throw ValidationError("--threads \(threads) is invalid: it must be from 1 to 64") }

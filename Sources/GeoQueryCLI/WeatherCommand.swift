@@ -22,7 +22,7 @@ struct WeatherLookup: AsyncParsableCommand {
     @Option(help: "Days of forecast, today first (1–16; OpenWeatherMap and Pirate Weather give up to 8).") var days: Int = 7
     @Option(help: "Output format: table or json (default: table on a terminal, else json).") var format: OutputFormat?
 
-    func validate() throws {
+    func check() throws {
         _ = try parseCoordinate(latitude: lat, longitude: lon)
         _ = try providerName()
         guard (1...16).contains(days) else { throw ValidationError("--days \(days) is invalid: it must be from 1 to 16") }

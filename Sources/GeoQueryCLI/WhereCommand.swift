@@ -20,7 +20,7 @@ struct Where: AsyncParsableCommand {
     @OptionGroup var output: OutputOptions
     @OptionGroup var index: IndexOptions
 
-    func validate() throws {
+    func check() throws {
         _ = try parseCoordinate(latitude: lat, longitude: lon)
         let distance = try parseDistance(radius, option: "--radius")
         guard distance.meters <= Whereabouts.maximumRadius.meters else {

@@ -317,6 +317,11 @@ final class CLIFixture: @unchecked Sendable {
         (["bbox", "--bbox", "1,2,3,4", "--price", "0-2"], "--price '0-2' is invalid"),
         (["nearest", "--lat", "0", "--lon", "0", "--open-at", "noon"], "--open-at 'noon' is invalid"),
         (["nearest", "--lat", "0", "--lon", "0", "--open-now", "--open-at", "2026-11-23T12:00:00Z"], "--open-now and --open-at"),
+        // An option the command does not know is named before the command checks the rest.
+        (["route", "--bogus", "x"], "Unknown option '--bogus'"),
+        (["near", "--lat", "0", "--radius", "1km", "--lng", "2"], "Unknown option '--lng'"),
+        (["serve", "--port", "99999", "--hots", "0.0.0.0"], "Unknown option '--hots'"),
+        (["route"], "give exactly one of --points FILE, --matrix FILE or --places"),
     ])
     func badInputIsExit64WithAMessageNamingIt(arguments: [String], named: String) throws {
         let result = try CLI.run(arguments + ["--db", try db])
