@@ -129,9 +129,11 @@ struct BoundaryGrid: Sendable {
         return inside.first.map(Int.init)
     }
 
-    /// The part with an edge nearest the point within `maxDistance` metres, or nil. Distances are
-    /// measured on a local flat projection around the point (within 0.5 % for tens of kilometres).
-    func nearestPart(longitude x: Double, latitude y: Double, within maxDistance: Double) -> Int? {
+    /// The part with an edge nearest the point within `maxDistance` metres, among the parts
+    /// `accepted` takes (every part by default), or nil. Distances are measured on a local flat
+    /// projection around the point (within 0.5 % for tens of kilometres).
+    func nearestPart(longitude x: Double, latitude y: Double, within maxDistance: Double,
+                     where accepted: (Int) -> Bool = { _ in true }) -> Int? {
         guard abs(y) < 89 else { return nil }
         let metresPerDegree = 111_320.0
         let scale = cos(y * .pi / 180)
@@ -146,6 +148,7 @@ struct BoundaryGrid: Sendable {
                 let cell = row * BoundaryGrid.columns + column
                 for slot in Int(cellStart[cell])..<Int(cellStart[cell + 1]) {
                     let edge = edges[Int(cellEdges[slot])]
+                    guard accepted(Int(edge.part)) else { continue }
                     let distance = BoundaryGrid.flatDistance(x: x, y: y, scale: scale, to: edge) * metresPerDegree
                     if distance <= maxDistance, distance < (best?.distance ?? .infinity) { best = (distance, edge.part) }
                 }

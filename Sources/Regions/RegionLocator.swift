@@ -14,6 +14,15 @@ import PlaceModel
 ///   A point in no polygon — most often a coastal town or airport just off the 1:10m coast —
 ///   takes the polygon nearest within ``coastalReach`` (25 km, which covers 99 % of the cities
 ///   and airports that fall outside; farther out at sea, no country).
+/// - **The source's own country** wins near a border: when a place's source names its country
+///   (its address's country code) and the point lies in another country's polygon, or in none,
+///   but within ``borderReach`` of the named country's, the place is in the named country.
+///   1:10m borders are a few hundred metres coarse, and sources' points are sometimes off by
+///   kilometres: the casino of Monte-Carlo falls in France's polygon, Luxembourg's airport in
+///   the airports file 9 km into France, Büsingen (a German town inside Switzerland) in
+///   Switzerland's. A territory drawn as its own polygon keeps its code when the source names
+///   its sovereign (Macau's parishes, which GeoNames files under CN, stay MO; Åland stays AX).
+///   Farther than the reach, the polygon wins: a source's country is a claim, the point is data.
 /// - **Continent**: GeoNames' continent of that country code (`countries.csv`), one source for
 ///   every place; Natural Earth's own `CONTINENT` is used only for a polygon with no code.
 ///   So Cyprus is EU and Russia EU (as GeoNames has them), French Guiana SA.
@@ -25,6 +34,13 @@ import PlaceModel
 public struct RegionLocator: Sendable {
     /// How far off a coast a point still takes the nearest country: 25 km.
     public static let coastalReach = 25_000.0
+
+    /// How far from the country its source names a place may lie and still be in it: 25 km.
+    public static let borderReach = 25_000.0
+
+    /// Territories drawn as polygons of their own within ``borderReach`` of their sovereign's,
+    /// which sources sometimes file under the sovereign: the territory's code is the more exact.
+    private static let territoriesBeside: [String: Set<String>] = ["CN": ["HK", "MO"], "FI": ["AX"]]
 
     private struct Part: Sendable {
         var countryCode: String?
@@ -78,10 +94,21 @@ public struct RegionLocator: Sendable {
 
     /// The country and continent at `coordinate`; nil out at sea (beyond ``coastalReach``) and
     /// in the few areas no polygon covers.
-    public func region(at coordinate: Coordinate) -> PlaceRegion? {
-        guard let part = grid.part(longitude: coordinate.longitude, latitude: coordinate.latitude)
-                ?? grid.nearestPart(longitude: coordinate.longitude, latitude: coordinate.latitude,
-                                    within: RegionLocator.coastalReach) else { return nil }
+    ///
+    /// - Parameter claimedCountry: the country the place's source names (ISO alpha-2), if any:
+    ///   it wins over the polygons within ``borderReach`` of that country.
+    public func region(at coordinate: Coordinate, claimedCountry: String? = nil) -> PlaceRegion? {
+        let (x, y) = (coordinate.longitude, coordinate.latitude)
+        var part = grid.part(longitude: x, latitude: y)
+        if let claimed = claimedCountry?.uppercased(), claimed.utf8.count == 2 {
+            let foundCode = part.flatMap { parts[$0].countryCode }
+            if foundCode != claimed, !(foundCode.map { RegionLocator.territoriesBeside[claimed]?.contains($0) ?? false } ?? false),
+               let claimedPart = grid.nearestPart(longitude: x, latitude: y, within: RegionLocator.borderReach,
+                                                  where: { parts[$0].countryCode == claimed }) {
+                part = claimedPart
+            }
+        }
+        guard let part = part ?? grid.nearestPart(longitude: x, latitude: y, within: RegionLocator.coastalReach) else { return nil }
         let found = parts[part]
         guard found.countryCode != nil || found.continent != nil else { return nil }
         return PlaceRegion(countryCode: found.countryCode, continent: found.continent)
@@ -93,9 +120,10 @@ public struct RegionLocator: Sendable {
         timeZones?.timeZone(at: coordinate, countryCode: countryCode)
     }
 
-    /// Sets the place's ``Place/region`` and, when the source gave none, its ``Place/timeZone``.
+    /// Sets the place's ``Place/region`` (its source's country, ``Address/countryCode``, counts
+    /// near a border) and, when the source gave none, its ``Place/timeZone``.
     public func annotate(_ place: inout Place) {
-        let region = self.region(at: place.coordinate)
+        let region = self.region(at: place.coordinate, claimedCountry: place.address?.countryCode)
         if place.region != region { place.region = region }
         if place.timeZone == nil, let zone = timeZone(at: place.coordinate, countryCode: region?.countryCode) {
             place.timeZone = zone

@@ -62,6 +62,36 @@ struct RegionLocatorTests {
         #expect(locator.region(at: point(43.15, 7.28)) == nil)
     }
 
+    @Test("The source's country wins within 25 km of it; a territory keeps its code; farther, the polygon wins", arguments: [
+        (43.747060, 7.438126, nil, "FR"),   // Monte Carlo Sporting Club: the 1:10m Monaco is coarse…
+        (43.747060, 7.438126, "MC", "MC"),  // …so OpenStreetMap's addr:country decides
+        (49.3724, 6.1216, nil, "FR"),       // Luxembourg-Findel as the airports file has it, 9 km into France
+        (49.3724, 6.1216, "LU", "LU"),
+        (49.3724, 6.1216, "lu", "LU"),      // the code in any case
+        (51.0525, 2.391, "BE", "BE"),       // Koksijde Air Base, as filed
+        (48.997778, -114.474722, "US", "US"), // Moose City Airport, 250 m south of the 49th parallel
+        (43.3565, -1.79061, "ES", "ES"),    // Hondarribia's airport, on the Bidasoa
+        (22.20769, 113.54831, "CN", "MO"),  // a Macau parish GeoNames files under CN: Macau's own code
+        (60.1222, 19.8982, "FI", "AX"),     // Mariehamn's airport: Åland
+        (18.453333, -66.366944, "US", "PR"), // Puerto Rico, far from any US polygon
+        (48.8566, 2.3522, "US", "FR"),      // Paris filed under the US: far beyond the reach
+        (48.8566, 2.3522, "Q", "FR"),       // not a country code
+        (30.0, -40.0, "PT", nil),           // mid-Atlantic: no claim makes it land
+    ] as [(Double, Double, String?, String?)])
+    func claimedCountry(latitude: Double, longitude: Double, claimed: String?, country: String?) {
+        #expect(locator.region(at: point(latitude, longitude), claimedCountry: claimed)?.countryCode == country,
+                "at \(latitude), \(longitude) filed under \(claimed ?? "nothing")")
+    }
+
+    @Test("Importing sets the region from the source's country near a border, and the time zone from it")
+    func annotateUsesTheAddress() {
+        var casino = Place(id: PlaceID(trustedRawValue: "osm:w159175442"), name: "Monte Carlo Sporting Club",
+                           coordinate: point(43.747060, 7.438126), address: Address(countryCode: "MC"))
+        locator.annotate(&casino)
+        #expect(casino.region?.countryCode == "MC" && casino.region?.continent == .europe)
+        #expect(casino.timeZone == "Europe/Monaco")
+    }
+
     @Test("Time zones: the nearest city's in the same country")
     func timeZones() {
         #expect(locator.timeZone(at: point(48.85, 2.35), countryCode: "FR") == "Europe/Paris")
@@ -110,16 +140,22 @@ struct RegionLocatorTests {
     @Test("GeoNames cities agree with the boundaries for ≥ 98 % (the README measured 98.1 % before the coastal reach)")
     func citiesAgree() throws {
         let text = try String(contentsOfFile: geodata + "/cities15000.csv", encoding: .utf8)
-        var same = 0, total = 0
+        var same = 0, sameWhenFiled = 0, total = 0
         for line in text.split(separator: "\n").dropFirst() {
             let fields = line.split(separator: ",", omittingEmptySubsequences: false)
             guard fields.count >= 8, let latitude = Double(fields[fields.count - 6]),
                   let longitude = Double(fields[fields.count - 5]) else { continue }
             total += 1
-            if locator.region(at: point(latitude, longitude))?.countryCode == String(fields[fields.count - 4]) { same += 1 }
+            let country = String(fields[fields.count - 4])
+            if locator.region(at: point(latitude, longitude))?.countryCode == country { same += 1 }
+            if locator.region(at: point(latitude, longitude), claimedCountry: country)?.countryCode == country { sameWhenFiled += 1 }
         }
         #expect(total > 30_000)
         #expect(Double(same) / Double(total) >= 0.98, "\(same) of \(total)")
+        // With each city's own country given, as an import gives it: all but a few dozen, which lie
+        // farther than 25 km from the polygon of the country they are filed under, or in a
+        // territory of it (Macau, Åland).
+        #expect(Double(sameWhenFiled) / Double(total) >= 0.998, "\(sameWhenFiled) of \(total)")
     }
 
     @Test("The grid answers as a plain ray cast over every polygon would, near borders and far from them")
