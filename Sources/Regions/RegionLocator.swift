@@ -19,8 +19,8 @@ import PlaceModel
 ///   but within ``borderReach`` of the named country's, the place is in the named country.
 ///   1:10m borders are a few hundred metres coarse, and sources' points are sometimes off by
 ///   kilometres: the casino of Monte-Carlo falls in France's polygon, Luxembourg's airport in
-///   the airports file 9 km into France, Büsingen (a German town inside Switzerland) in
-///   Switzerland's. A territory drawn as its own polygon keeps its code when the source names
+///   the airports file 9 km into France, Konstanz (on the Rhine) in Switzerland's and Görlitz
+///   (on the Neisse) in Poland's. A territory drawn as its own polygon keeps its code when the source names
 ///   its sovereign (Macau's parishes, which GeoNames files under CN, stay MO; Åland stays AX).
 ///   Farther than the reach, the polygon wins: a source's country is a claim, the point is data.
 /// - **Continent**: GeoNames' continent of that country code (`countries.csv`), one source for

@@ -71,6 +71,9 @@ struct RegionLocatorTests {
         (51.0525, 2.391, "BE", "BE"),       // Koksijde Air Base, as filed
         (48.997778, -114.474722, "US", "US"), // Moose City Airport, 250 m south of the 49th parallel
         (43.3565, -1.79061, "ES", "ES"),    // Hondarribia's airport, on the Bidasoa
+        (47.66033, 9.17582, nil, "CH"),     // Konstanz, as GeoNames has it: the Rhine drawn coarsely
+        (47.66033, 9.17582, "DE", "DE"),
+        (51.15518, 14.98853, "DE", "DE"),   // Görlitz, on the Neisse
         (22.20769, 113.54831, "CN", "MO"),  // a Macau parish GeoNames files under CN: Macau's own code
         (60.1222, 19.8982, "FI", "AX"),     // Mariehamn's airport: Åland
         (18.453333, -66.366944, "US", "PR"), // Puerto Rico, far from any US polygon
