@@ -115,7 +115,10 @@ public enum Orienteering {
                 fits[day][subset] = fitsHere
             }
         }
-        // reach[d][set]: the set splits into d sets, the k-th fitting day k. Submasks of each set.
+        // reach[d][set]: the set splits into d sets, the k-th fitting day k. Submasks of each set,
+        // smallest first: a day takes as little as the days before it leave over, so a plan with
+        // fewer visits than days fills the first days and leaves the last ones free (largest
+        // first had put a lone visit on the last day and left day 1 empty).
         var reach = [Bool](repeating: false, count: full)
         reach[0] = true
         var split: [[Int32]] = []  // split[d][set]: the part on day d
@@ -123,11 +126,11 @@ public enum Orienteering {
             var next = [Bool](repeating: false, count: full)
             var part = [Int32](repeating: -1, count: full)
             for set in 0..<full {
-                var sub = set
+                var sub = 0
                 while true {
                     if fits[day][sub], reach[set ^ sub] { next[set] = true; part[set] = Int32(sub); break }
-                    if sub == 0 { break }
-                    sub = (sub - 1) & set
+                    if sub == set { break }
+                    sub = (sub &- set) & set
                 }
             }
             reach = next

@@ -125,6 +125,16 @@ import Testing
         }
     }
 
+    @Test func fewerVisitsThanDaysFillTheFirstDays() {
+        // One visit open every day of three goes on the first; two that fit in a day, both there.
+        let travel = [[0.0, 600, 600], [600, 0, 600], [600, 600, 0]]
+        let open = OrienteeringCandidate(score: 5, cost: 0, visits: Array(repeating: TimedStop(serviceSeconds: 3_600), count: 3))
+        let lone = Orienteering.plan(candidates: [open], travel: [[0, 600], [600, 0]], dayStart: 9 * 3600, dayEnd: 18 * 3600, budget: nil)
+        #expect(lone.days.map(\.order) == [[0], [], []])
+        let pair = Orienteering.plan(candidates: [open, open], travel: travel, dayStart: 9 * 3600, dayEnd: 18 * 3600, budget: nil)
+        #expect(pair.days.map { $0.order.sorted() } == [[0, 1], [], []])
+    }
+
     @Test func aClosedDayAndNothingThatFits() {
         // One candidate closed on day 0 goes on day 1; one that takes 10 hours goes nowhere.
         let travel = [[0.0, 600, 600], [600, 0, 600], [600, 600, 0]]
