@@ -86,7 +86,9 @@ public struct GeoQueryService: Sendable {
 
     /// The router with every route, and the table of what it answers.
     public func makeRouter() -> (Router<ServiceRequestContext>, RouteTable) {
-        let router = Router(context: ServiceRequestContext.self)
+        // HEAD answers as GET does, without the body (RFC 9110 §9.3.2: load balancers and
+        // link checkers send it).
+        let router = Router(context: ServiceRequestContext.self, options: .autoGenerateHeadEndpoints)
         var table = RouteTable()
         router.add(middleware: AccessLogMiddleware(logger: logger))
         router.add(middleware: RequestMetricsMiddleware())

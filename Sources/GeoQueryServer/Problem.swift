@@ -95,7 +95,8 @@ public struct APIProblem: Error, Sendable, HTTPResponseError {
             if error.status == .notFound {
                 let allowed = routes.methods(forPath: request.uri.path)
                 if !allowed.isEmpty {
-                    let list = allowed.map(\.rawValue).sorted()
+                    // HEAD answers wherever GET does (the router generates it).
+                    let list = (allowed.map(\.rawValue) + (allowed.contains(.get) ? ["HEAD"] : [])).sorted()
                     return APIProblem(.methodNotAllowed,
                                       "\(request.method.rawValue) is not allowed on \(request.uri.path); use \(list.joined(separator: " or "))",
                                       headers: [.allow: list.joined(separator: ", ")])

@@ -1,5 +1,6 @@
 import Foundation
 import GeoQueryServer
+import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import NIOCore
@@ -151,9 +152,29 @@ import Testing
             #expect(missing.status == .notFound && missing.headers[.contentType] == "application/problem+json")
             #expect(missing.json["detail"] as? String == "no route GET /v2/places; the API is described at /openapi.json")
             let wrong = try await client.execute(uri: "/v1/places/near", method: .delete)
-            #expect(wrong.status == .methodNotAllowed && wrong.headers[.allow] == "GET")
+            #expect(wrong.status == .methodNotAllowed && wrong.headers[.allow] == "GET, HEAD")
+            #expect(wrong.json["detail"] as? String == "DELETE is not allowed on /v1/places/near; use GET or HEAD")
             let post = try await client.execute(uri: "/v1/route", method: .get)
             #expect(post.status == .methodNotAllowed && post.headers[.allow] == "POST")
+        }
+    }
+
+    /// HEAD answers as GET does, with its headers and no body; a route without GET has no HEAD.
+    @Test func headAnswersAsGetWithoutTheBody() async throws {
+        try await app().test(.router) { client in
+            let uri = "/v1/places/near?lat=48.8584&lon=2.2945&radius=5km&limit=3"
+            let get = try await client.execute(uri: uri, method: .get)
+            let head = try await client.execute(uri: uri, method: .head)
+            #expect(get.status == .ok && head.status == .ok)
+            #expect(head.body.readableBytes == 0 && get.body.readableBytes > 0)
+            #expect(head.headers[.contentLength] == String(get.body.readableBytes))
+            #expect(head.headers[.contentType] == "application/json" && head.headers[HTTPField.Name("Link")!] == get.headers[HTTPField.Name("Link")!] && get.headers[HTTPField.Name("Link")!] != nil)
+            let health = try await client.execute(uri: "/healthz", method: .head)
+            #expect(health.status == .ok && health.body.readableBytes == 0)
+            let bad = try await client.execute(uri: "/v1/places/near?lat=91&lon=0&radius=1km", method: .head)
+            #expect(bad.status == .badRequest && bad.body.readableBytes == 0)
+            let route = try await client.execute(uri: "/v1/route", method: .head)
+            #expect(route.status == .methodNotAllowed && route.headers[.allow] == "POST")
         }
     }
 
