@@ -4,6 +4,7 @@ import GeoCore
 import GeoQueryWire
 import Hummingbird
 import Logging
+import NIOCore
 import NIOPosix
 import PlaceModel
 import PlaceQuery
@@ -131,6 +132,7 @@ public struct GeoQueryService: Sendable {
         let (router, _) = makeRouter()
         return Application(
             router: router,
+            server: .http1(configuration: .init(idleTimeout: TimeAmount.nanoseconds(configuration.idleTimeout.wholeNanoseconds))),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "GeoQuery"),
             onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? 0) },
             logger: logger)

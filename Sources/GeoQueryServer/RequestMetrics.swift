@@ -29,7 +29,7 @@ struct RequestMetricsMiddleware<Context: RequestContext>: RouterMiddleware {
             let response = try await next(request, context)
             let metrics = cache.endpoint(.init(route: context.endpointPath ?? "Unknown", method: method, status: response.status))
             metrics.requests.increment()
-            metrics.duration.recordNanoseconds(Self.nanoseconds(ContinuousClock.now - start))
+            metrics.duration.recordNanoseconds((ContinuousClock.now - start).wholeNanoseconds)
             if response.status.code >= 500 { metrics.errors.increment() }
             return response
         } catch {
@@ -41,10 +41,6 @@ struct RequestMetricsMiddleware<Context: RequestContext>: RouterMiddleware {
         }
     }
 
-    static func nanoseconds(_ duration: Duration) -> Int64 {
-        let (seconds, attoseconds) = duration.components
-        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
-    }
 }
 
 /// The metric handles of each method and of each route, method and status, made once: making a
@@ -90,5 +86,13 @@ final class RequestMetricsCache: Sendable {
             known[endpoint] = metrics
             return metrics
         }
+    }
+}
+
+extension Duration {
+    /// The duration in whole nanoseconds (for swift-metrics' timers and NIO's `TimeAmount`).
+    var wholeNanoseconds: Int64 {
+        let (seconds, attoseconds) = components
+        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
     }
 }

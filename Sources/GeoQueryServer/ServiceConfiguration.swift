@@ -37,6 +37,12 @@ public struct ServiceConfiguration: Sendable {
     public var maximumBodyBytes = 1 << 20
     /// How long any one request may take before it is answered 503.
     public var requestTimeout: Duration = .seconds(15)
+    /// How long a connection may stay open with no request under way before the service closes
+    /// it: a client that connects and sends nothing, or trickles a request head byte by byte,
+    /// holds a connection no longer than this. Longer than the 60 s most proxies and load
+    /// balancers keep an idle connection to their upstream, so they close first and never send
+    /// on a connection the service is closing.
+    public var idleTimeout: Duration = .seconds(75)
     /// How old the in-memory city list of `/v1/cities` may get before it is rebuilt from the
     /// index (in the background; answers meanwhile come from the old list).
     public var cityDirectoryRefresh: Duration = .seconds(600)

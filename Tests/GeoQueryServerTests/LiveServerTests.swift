@@ -63,6 +63,34 @@ import Glibc
         }
     }
 
+    /// A connection with no request under way is closed after the idle timeout: one that never
+    /// sends, one that stops half-way through a request head (slowloris), and a kept-alive one
+    /// after its answer. (Each read waits at most 120 s and fails the test if the server never
+    /// closes; nothing here asserts how long anything took.)
+    @Test func idleConnectionsAreClosed() async throws {
+        let service = try ServerFixture.service { $0.idleTimeout = .milliseconds(400) }
+        try await withLiveServer(service) { port in
+            let outcome = try await onAThreadOfItsOwn {
+                let silent = try RawSocket.connect(port: port)
+                let trickling = try RawSocket.connect(port: port)
+                try RawSocket.send(trickling, "GET /healthz HTTP/1.1\r\nHost: 127.")
+                let keptAlive = try RawSocket.connect(port: port)
+                try RawSocket.send(keptAlive, "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+                let answer = try RawSocket.receive(keptAlive, atMost: 4096)
+                let closed = [silent, trickling, keptAlive].map { RawSocket.closedByPeer($0) }
+                [silent, trickling, keptAlive].forEach { close($0) }
+                let fresh = try RawSocket.connect(port: port)
+                try RawSocket.send(fresh, "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+                let later = try RawSocket.receive(fresh, atMost: 4096)
+                close(fresh)
+                return (answer, closed, later)
+            }
+            #expect(outcome.0.hasPrefix("HTTP/1.1 200 OK"))
+            #expect(outcome.1 == [true, true, true], "silent, trickling, kept alive")
+            #expect(outcome.2.hasPrefix("HTTP/1.1 200 OK"), "the server still answers new connections")
+        }
+    }
+
     /// Runs blocking work on a new thread and waits for it without holding a thread of the
     /// cooperative pool.
     func onAThreadOfItsOwn<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
@@ -296,6 +324,17 @@ enum RawSocket {
     static func send(_ socket: Int32, _ text: String) throws {
         let bytes = Array(text.utf8)
         guard Glibc.send(socket, bytes, bytes.count, Int32(MSG_NOSIGNAL)) == bytes.count else { throw Failure(what: "send") }
+    }
+
+    /// Reads until the peer closes the connection (true) or the read fails or times out (false),
+    /// dropping whatever arrives first.
+    static func closedByPeer(_ socket: Int32) -> Bool {
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let received = recv(socket, &buffer, buffer.count, 0)
+            if received == 0 { return true }
+            if received < 0 { return false }
+        }
     }
 
     static func receive(_ socket: Int32, atMost count: Int) throws -> String {
