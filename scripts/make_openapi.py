@@ -749,6 +749,11 @@ for route, method in [("/v1/gems", "post"), ("/v1/me/favorites", "post"), ("/v1/
     paths[route][method]["responses"]["429"] = {
         **problem("The account has created as many things (gems, photos, favourites, reports, friend requests, itineraries, trips, share links) as it may this hour; Retry-After says when to try again."),
         "headers": {"Retry-After": {"schema": {"type": "integer"}}}}
+# A JSON body sent as another media type is refused before it is read (JSONBody.unacceptedMediaType).
+for item in paths.values():
+    for operation in item.values():
+        if "application/json" in operation.get("requestBody", {}).get("content", {}) and "415" not in operation["responses"]:
+            operation["responses"]["415"] = problem("The body is sent as another media type than JSON (application/json).")
 doc = {"openapi": "3.1.0",
        "info": {"title": "GeoQuery", "version": "1.0.0",
                 "description": "Places near a point, in a box or nearest to it, exact on the WGS84 ellipsoid; federated search, weather, visiting orders and city search. Errors are RFC 9457 application/problem+json.",

@@ -20,7 +20,10 @@ struct JSONBody {
     func qualified(_ name: String) -> String { path + name }
 
     /// Reads at most `limit` bytes and parses one JSON object whose members are all in `allowed`.
+    /// A body sent as another media type is refused before it is read (415); one sent with no
+    /// `Content-Type` is read as JSON.
     init(_ request: Request, limit: Int, allowed: [String]) async throws {
+        if let problem = Self.unacceptedMediaType(request.headers[.contentType]) { throw problem }
         var request = request
         let buffer: ByteBuffer
         do {
@@ -43,6 +46,19 @@ struct JSONBody {
         }
         members = object
         path = ""
+    }
+
+    /// The 415 for a `Content-Type` that is not JSON (`application/json`, or any `+json` type
+    /// such as `application/merge-patch+json`), or nil.
+    static func unacceptedMediaType(_ contentType: String?) -> APIProblem? {
+        guard let contentType else { return nil }
+        let essence = contentType.split(separator: ";", maxSplits: 1).first
+            .map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
+        guard essence != "application/json", !essence.hasSuffix("+json") else { return nil }
+        let hint = essence == "application/x-www-form-urlencoded"
+            ? " (curl -d sends that unless told otherwise: add -H 'Content-Type: application/json')" : ""
+        return APIProblem(.unsupportedMediaType,
+                          "Content-Type '\(essence.prefix(100))' is not accepted; send a JSON object as application/json\(hint)")
     }
 
     func has(_ name: String) -> Bool { members[name] != nil }

@@ -109,6 +109,31 @@ import Testing
         }
     }
 
+    /// A JSON body sent as another media type is a 415 that says what to send (with curl's
+    /// default named); JSON with parameters or a `+json` type is read; no Content-Type is read as JSON.
+    @Test func aBodyThatIsNotSentAsJSONIs415() async throws {
+        let fixture = try await AccountFixture()
+        try await fixture.test { client in
+            let token = try await client.account("typist")
+            let gem = #"{"name":"Typed Spring","lat":23.5,"lon":12.5}"#
+            for (type, hint) in [("text/plain", false), ("application/x-www-form-urlencoded", true), ("multipart/form-data; boundary=x", false)] {
+                let refused = try await client.send(.post, "/v1/gems", token: token, bytes: Array(gem.utf8), headers: [.contentType: type])
+                #expect(refused.status == .unsupportedMediaType, "\(type): \(refused.text)")
+                let essence = String(type.split(separator: ";")[0])
+                #expect((refused.json["detail"] as? String)?.hasPrefix("Content-Type '\(essence)' is not accepted; send a JSON object as application/json") == true)
+                #expect(((refused.json["detail"] as? String)?.contains("-H 'Content-Type: application/json'") == true) == hint)
+            }
+            for type in ["application/json; charset=utf-8", "Application/JSON", "application/merge-patch+json"] {
+                let made = try await client.send(.post, "/v1/gems", token: token, bytes: Array(gem.utf8), headers: [.contentType: type])
+                #expect(made.status == .created, "\(type): \(made.text)")
+            }
+            let untyped = try await client.send(.post, "/v1/gems", token: token, bytes: Array(gem.utf8))
+            #expect(untyped.status == .created, "\(untyped.text)")
+            let mine = try await client.send(.get, "/v1/me/gems", token: token)
+            #expect((mine.json["places"] as? [Any])?.count == 4, "the refused bodies made nothing")
+        }
+    }
+
     @Test func onlyTheOwnerChangesOrDeletesAGem() async throws {
         let fixture = try await AccountFixture()
         try await fixture.test { client in
