@@ -7,10 +7,12 @@ import Regions
 /// A city as `GET /v1/cities`, `GET /v1/where` and `geoquery where` answer it.
 public enum CityJSON {
     /// `{"id", "name", "lat", "lon", "country_code", "country", "continent", "region",
-    /// "population", "timezone"}`, and `distance_m` when a distance is given; the country's name
-    /// and continent come from `countries`.
+    /// "population", "timezone"}`, and `distance_m` when a distance is given. The country is the
+    /// one the place was placed in at import (its region), else the one its source names; its
+    /// name and continent come from `countries`. The time zone is the place's, else its
+    /// `timezone` tag. (A city from OpenStreetMap names neither in its tags.)
     public static func write(_ place: Place, distance: Distance? = nil, countries: CountryTable, to json: inout JSONWriter) {
-        let code = place.address?.countryCode?.uppercased()
+        let code = place.region?.countryCode ?? place.address?.countryCode?.uppercased()
         let country = countries[code]
         json.beginObject()
         json.key("id"); json.string(place.id.rawValue)
@@ -19,11 +21,11 @@ public enum CityJSON {
         json.key("lon"); json.double(place.coordinate.longitude)
         json.key("country_code"); json.string(code)
         json.key("country"); json.string(country?.name)
-        json.key("continent"); json.string(country?.continent)
+        json.key("continent"); json.string(country?.continent ?? place.region?.continent?.rawValue)
         json.key("region"); json.string(place.address?.region)
         json.key("population")
         if let population = place.tags["population"].flatMap({ Int($0) }) { json.int(population) } else { json.null() }
-        json.key("timezone"); json.string(place.tags["timezone"])
+        json.key("timezone"); json.string(place.timeZone ?? place.tags["timezone"])
         if let distance { json.key("distance_m"); json.meters(distance.meters) }
         json.endObject()
     }

@@ -225,6 +225,12 @@ import Testing
                 #expect(far.json["city"] is NSNull && (far.json["cities"] as? [Any])?.isEmpty == true, "\(uri)")
                 #expect(far.json["country_code"] as? String == country, "\(uri)")
             }
+            // Monaco's OpenStreetMap city node names no country or time zone in its tags: the
+            // ones decided at import are shown.
+            let monaco = try await client.execute(uri: "/v1/where?lat=43.7311&lon=7.4197&radius=1km", method: .get).json
+            let osmMonaco = (monaco["cities"] as? [[String: Any]])?.first { $0["id"] as? String == "osm:n1790048269" }
+            #expect(osmMonaco?["country_code"] as? String == "MC" && osmMonaco?["country"] as? String == "Monaco", "\(monaco)")
+            #expect(osmMonaco?["continent"] as? String == "EU" && osmMonaco?["timezone"] as? String == "Europe/Monaco")
             let zero = try await client.execute(uri: "/v1/where?lat=40.71427&lon=-74.00597&radius=0m", method: .get).json
             #expect((zero["cities"] as? [[String: Any]])?.map { $0["name"] as? String } == ["New York City"], "a city exactly on the point is in")
         }
