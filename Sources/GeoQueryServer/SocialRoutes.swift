@@ -115,7 +115,9 @@ extension GeoQueryService {
                   let record = try await store.plan(id: link.planID) else {
                 throw APIProblem(.notFound, "no shared plan for this link: it may have been revoked or have expired")
             }
-            let views = try await store.recordShareView(id: link.id, at: now)
+            // A HEAD (a link checker, a chat app's preview probe) reads nothing: it is not a view,
+            // tells the owner nothing and counts for no place.
+            let views = request.method == .head ? 0 : try await store.recordShareView(id: link.id, at: now)
             if views == 1 {
                 await notify(record.owner, "share_viewed", ["plan": record.id, "share": link.id])
             }

@@ -117,10 +117,17 @@ import Testing
             #expect(try await client.send(.get, "/v1/shared/\(token)?format=geojson").status == .ok)
             // The link reads; it never writes: writes need an account with access.
             #expect(try await client.send(.patch, "/v1/itineraries/\(id)", token: tokens["eve"], json: #"{"notes":"x"}"#).status == .notFound)
+            // A HEAD (a link checker) answers as GET does and is no view.
+            let probe = try await client.send(.head, "/v1/shared/\(token)")
+            #expect(probe.status == .ok && probe.body.readableBytes == 0)
+            let unviewed = try #require(second.json["token"] as? String)
+            #expect(try await client.send(.head, "/v1/shared/\(unviewed)").status == .ok)
             // The owner sees views, and is told of the first one once.
             let links = try await client.send(.get, "/v1/itineraries/\(id)/shares", token: tokens["ann"])
             let entry = ((links.json["shares"] as? [[String: Any]]) ?? []).first { $0["id"] as? String == shareID }
             #expect(entry?["view_count"] as? Int == 2 && entry?["last_viewed_at"] is String && entry?["token"] == nil)
+            let probed = ((links.json["shares"] as? [[String: Any]]) ?? []).first { $0["id"] as? String == second.json["id"] as? String }
+            #expect(probed?["view_count"] as? Int == 0 && probed?["last_viewed_at"] is NSNull, "\(String(describing: probed))")
             let notes = try await client.send(.get, "/v1/me/notifications", token: tokens["ann"])
             let viewed = ((notes.json["notifications"] as? [[String: Any]]) ?? []).filter { $0["kind"] as? String == "share_viewed" }
             #expect(viewed.count == 1)
