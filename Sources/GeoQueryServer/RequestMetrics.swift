@@ -40,7 +40,6 @@ struct RequestMetricsMiddleware<Context: RequestContext>: RouterMiddleware {
             throw error
         }
     }
-
 }
 
 /// The metric handles of each method and of each route, method and status, made once: making a
