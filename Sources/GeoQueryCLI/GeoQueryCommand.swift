@@ -64,19 +64,10 @@ struct GeoQueryCommand: AsyncParsableCommand {
 /// argument, instead of in `validate()`: ArgumentParser calls `validate()` before it reports an
 /// option it does not know, so `geoquery route --bogus x` said "give exactly one of --points
 /// FILE, --matrix FILE or --places ID,ID,…" rather than naming `--bogus`.
+///
+/// A command declares the conformance beside its other protocols; `main` runs `check()` once
+/// the whole command line has been parsed.
 protocol CheckedAfterParsing {
     /// Throws a `ValidationError` naming the bad value and what is valid.
     func check() throws
 }
-
-extension Near: CheckedAfterParsing {}
-extension BBox: CheckedAfterParsing {}
-extension Best: CheckedAfterParsing {}
-extension Nearest: CheckedAfterParsing {}
-extension PlaceLookup: CheckedAfterParsing {}
-extension WeatherLookup: CheckedAfterParsing {}
-extension Import: CheckedAfterParsing {}
-extension Where: CheckedAfterParsing {}
-extension Serve: CheckedAfterParsing {}
-extension Search: CheckedAfterParsing {}
-extension RouteCommand: CheckedAfterParsing {}

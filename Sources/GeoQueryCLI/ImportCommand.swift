@@ -8,7 +8,7 @@ import PostGISStore
 import Regions
 
 /// `geoquery import`.
-struct Import: AsyncParsableCommand {
+struct Import: AsyncParsableCommand, CheckedAfterParsing {
     static let configuration = CommandConfiguration(
         abstract: "Import a dump into the index (created if missing), in one transaction.",
         discussion: """

@@ -8,7 +8,7 @@ import PlaceStore
 import PostGISStore
 
 /// `geoquery near`: places within a radius, nearest first.
-struct Near: AsyncParsableCommand {
+struct Near: AsyncParsableCommand, CheckedAfterParsing {
     static let configuration = CommandConfiguration(
         abstract: "Places within a radius of a point, nearest first (WGS84 ellipsoidal distance).",
         discussion: """
@@ -99,7 +99,7 @@ struct Near: AsyncParsableCommand {
 }
 
 /// `geoquery bbox`: places in a box.
-struct BBox: AsyncParsableCommand {
+struct BBox: AsyncParsableCommand, CheckedAfterParsing {
     static let configuration = CommandConfiguration(
         commandName: "bbox",
         abstract: "Places inside a box W,S,E,N (W > E crosses the antimeridian), sorted by id.")
@@ -129,7 +129,7 @@ struct BBox: AsyncParsableCommand {
 }
 
 /// `geoquery best`: the places of a country or continent, best first.
-struct Best: AsyncParsableCommand {
+struct Best: AsyncParsableCommand, CheckedAfterParsing {
     static let configuration = CommandConfiguration(
         abstract: "The places of a country or continent (--country, --continent), best first: highest rating, then most ratings, then id.")
 
@@ -157,7 +157,7 @@ struct Best: AsyncParsableCommand {
 }
 
 /// `geoquery nearest`: the k nearest places.
-struct Nearest: AsyncParsableCommand {
+struct Nearest: AsyncParsableCommand, CheckedAfterParsing {
     static let configuration = CommandConfiguration(abstract: "The k places nearest to a point.")
 
     @Option(parsing: .unconditional, help: "Latitude, -90 to 90.") var lat: Double
@@ -190,7 +190,7 @@ struct Nearest: AsyncParsableCommand {
 }
 
 /// `geoquery place ID`.
-struct PlaceLookup: AsyncParsableCommand {
+struct PlaceLookup: AsyncParsableCommand, CheckedAfterParsing {
     static let configuration = CommandConfiguration(commandName: "place", abstract: "One place by id, e.g. geonames:2988507.")
 
     @Argument(help: "The place id, source:localId.") var id: String

@@ -9,7 +9,7 @@ import Routing
 
 /// `geoquery route`: the shortest visiting order of points, of places in the index, or over a
 /// supplied distance matrix.
-struct RouteCommand: ParsableCommand {
+struct RouteCommand: ParsableCommand, CheckedAfterParsing {
     static let configuration = CommandConfiguration(
         commandName: "route",
         abstract: "Order stops for the shortest trip: a path from --start (to --end) or a --closed round trip.",

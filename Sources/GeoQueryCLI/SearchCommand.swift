@@ -8,7 +8,7 @@ import PlaceStore
 import Providers
 
 /// `geoquery search`: one answer from the chosen providers and the local index, merged.
-struct Search: AsyncParsableCommand {
+struct Search: AsyncParsableCommand, CheckedAfterParsing {
     static let configuration = CommandConfiguration(
         abstract: "Places around a point from Google, Yelp, Foursquare, HERE and the local index, merged into one answer.",
         discussion: """

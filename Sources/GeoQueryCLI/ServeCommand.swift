@@ -11,7 +11,7 @@ import Regions
 import ServiceLifecycle
 
 /// `geoquery serve`: the places API over HTTP, the map page, health and metrics.
-struct Serve: AsyncParsableCommand {
+struct Serve: AsyncParsableCommand, CheckedAfterParsing {
     static let configuration = CommandConfiguration(
         abstract: "Serve the places API over HTTP (v1), the map page at /, /healthz and /metrics.",
         discussion: """

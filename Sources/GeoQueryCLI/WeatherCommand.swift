@@ -5,7 +5,7 @@ import GeoQueryWire
 import Providers
 
 /// `geoquery weather`: current conditions and a daily forecast at a point.
-struct WeatherLookup: AsyncParsableCommand {
+struct WeatherLookup: AsyncParsableCommand, CheckedAfterParsing {
     static let configuration = CommandConfiguration(
         commandName: "weather",
         abstract: "Current weather and a daily forecast at a point (Open-Meteo by default, no key needed).",

@@ -7,7 +7,7 @@ import PlaceQuery
 import Regions
 
 /// `geoquery where --lat … --lon …`: the country, time zone and cities around a point.
-struct Where: AsyncParsableCommand {
+struct Where: AsyncParsableCommand, CheckedAfterParsing {
     static let configuration = CommandConfiguration(
         abstract: "Where a point is: its country, continent and time zone, the city it is near, and the cities around it.")
 

@@ -20,9 +20,10 @@ import PlaceModel
 ///   1:10m borders are a few hundred metres coarse, and sources' points are sometimes off by
 ///   kilometres: the casino of Monte-Carlo falls in France's polygon, Luxembourg's airport in
 ///   the airports file 9 km into France, Konstanz (on the Rhine) in Switzerland's and Görlitz
-///   (on the Neisse) in Poland's. A territory drawn as its own polygon keeps its code when the source names
-///   its sovereign (Macau's parishes, which GeoNames files under CN, stay MO; Åland stays AX).
-///   Farther than the reach, the polygon wins: a source's country is a claim, the point is data.
+///   (on the Neisse) in Poland's. A territory drawn as its own polygon keeps its code when the
+///   source names its sovereign (Macau's parishes, which GeoNames files under CN, stay MO;
+///   Åland stays AX). Farther than the reach, the polygon wins: a source's country is a claim,
+///   the point is data.
 /// - **Continent**: GeoNames' continent of that country code (`countries.csv`), one source for
 ///   every place; Natural Earth's own `CONTINENT` is used only for a polygon with no code.
 ///   So Cyprus is EU and Russia EU (as GeoNames has them), French Guiana SA.
@@ -101,8 +102,9 @@ public struct RegionLocator: Sendable {
         let (x, y) = (coordinate.longitude, coordinate.latitude)
         var part = grid.part(longitude: x, latitude: y)
         if let claimed = claimedCountry?.uppercased(), claimed.utf8.count == 2 {
-            let foundCode = part.flatMap { parts[$0].countryCode }
-            if foundCode != claimed, !(foundCode.map { RegionLocator.territoriesBeside[claimed]?.contains($0) ?? false } ?? false),
+            let found = part.flatMap { parts[$0].countryCode }
+            let foundIsMoreExact = found.map { RegionLocator.territoriesBeside[claimed]?.contains($0) == true } ?? false
+            if found != claimed, !foundIsMoreExact,
                let claimedPart = grid.nearestPart(longitude: x, latitude: y, within: RegionLocator.borderReach,
                                                   where: { parts[$0].countryCode == claimed }) {
                 part = claimedPart
