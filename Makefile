@@ -12,10 +12,11 @@ SHELL := /bin/bash
 # and the gzip-compressed country boundaries; libreadosm-dev: only the baseline row of `make bench`;
 # python3-venv: the virtual environment of the Python test tools (and `make fuzz`'s seed script);
 # postgresql and postgresql-15-postgis-3: the PostGIS backend's tests and bench rows, which start
-# a throwaway cluster of their own in a temporary directory (the tests run initdb themselves).
+# a throwaway cluster of their own in a temporary directory (the tests run initdb themselves);
+# libvips-dev: photos are decoded and encoded again (no metadata kept) and resized by libvips.
 APT_PACKAGES := pkg-config libsqlite3-dev libspatialite-dev libsqlite3-mod-spatialite libcurl4-openssl-dev \
                 zlib1g-dev libreadosm-dev libbz2-dev libjs-leaflet chromium wrk python3 python3-venv \
-                postgresql postgresql-15-postgis-3
+                postgresql postgresql-15-postgis-3 libvips-dev
 DB := geodata/places.sqlite
 GEOQUERY := .build/release/geoquery
 SHIPPED := geodata/cities15000.csv geodata/airports.csv geodata/monaco.osm.pbf geodata/andorra.osm.pbf geodata/countries.geojson.gz geodata/countries.csv

@@ -35,6 +35,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         // The HTTP service (see README "Why these libraries").
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        // The outbound client (OutboundHTTPTransport): already built for Hummingbird's tests.
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         // Accounts: bcrypt (HummingbirdBcrypt) for passwords, SHA-256 (swift-crypto) for tokens and photos.
         .package(url: "https://github.com/hummingbird-project/hummingbird-auth", from: "2.5.0"),
@@ -51,6 +53,8 @@ let package = Package(
             pkgConfig: "spatialite",
             providers: [.apt(["libspatialite-dev", "libsqlite3-dev"])]
         ),
+        // libvips, which decodes and encodes photos again (no metadata kept) and makes their variants.
+        .systemLibrary(name: "CVips", pkgConfig: "vips", providers: [.apt(["libvips-dev"])]),
         // libbz2, for `.osm.bz2` dumps.
         .systemLibrary(name: "CBzip2", providers: [.apt(["libbz2-dev"])]),
         // readosm, the C OpenStreetMap reader GeoQuery used before reading OSM in Swift: only
@@ -95,7 +99,11 @@ let package = Package(
         .target(
             name: "Providers",
             dependencies: ["GeoCore", "PlaceModel", "PlaceQuery",
-                           .product(name: "Logging", package: "swift-log")],
+                           .product(name: "Logging", package: "swift-log"),
+                           .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                           .product(name: "NIOCore", package: "swift-nio"),
+                           .product(name: "NIOHTTP1", package: "swift-nio"),
+                           .product(name: "NIOConcurrencyHelpers", package: "swift-nio")],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -114,11 +122,13 @@ let package = Package(
             name: "GeoQueryServer",
             dependencies: [
                 "GeoCore", "PlaceModel", "PlaceQuery", "Routing", "Providers", "GeoQueryWire", "Regions", "Accounts", "Trips", "Discovery",
+                "CVips",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             resources: [.copy("Resources")],
             swiftSettings: swiftSettings

@@ -29,6 +29,9 @@ for target, path in [("geonames-csv", "geonames/cities15000.csv"), ("airports-cs
     if data: seed(target, "head", data)
 seed("csv", "tabs", "id\tname\tlat\tlon\tcategory\n1\tCafé\t48.85\t2.35\tfood.cafe\n")
 seed("geojson", "points", '{"type":"FeatureCollection","features":[{"type":"Feature","id":"a","geometry":{"type":"Point","coordinates":[2.35,48.85]},"properties":{"name":"Louvre","category":"culture.museum"}},{"type":"Feature","properties":{"id":"b","name":"Park","categories":["nature.park"]},"geometry":{"type":"Polygon","coordinates":[[[2.3,48.8],[2.4,48.8],[2.4,48.9],[2.3,48.8]]]}}]}')
+# Nesting at the readers' depth limit (64) and just past it, so the fuzzer starts beside it.
+seed("geojson", "deep", '{"type":"FeatureCollection","features":[{"type":"Feature","geometry":{"type":"Point","coordinates":[1,2]},"properties":{"a":' + '[' * 62 + ']' * 62 + ',"b":' + '{"c":' * 63 + '1' + '}' * 63 + '}}]}')
+seed("geojsonseq", "deep", '{"type":"Feature","geometry":{"type":"Point","coordinates":[1,2]},"properties":{"a":' + '[' * 70 + ']' * 70 + '}}\n')
 seed("geojsonseq", "lines", '{"type":"Feature","id":"a","geometry":{"type":"Point","coordinates":[2.35,48.85]},"properties":{"name":"Louvre"}}\n\x1e{"type":"Feature","id":"b","geometry":{"type":"LineString","coordinates":[[0,0],[1,1]]},"properties":{"name":"Road"}}\n')
 for fixture in glob.glob(os.path.join(root, "Tests/PlaceImportTests/Fixtures/*.osm")):
     seed("osm-xml", os.path.basename(fixture), open(fixture, "rb").read())
@@ -117,6 +120,10 @@ routes = [
     'PATCH /v1/gems/{gem}\n{"description":"Quieter","visibility":"unlisted","lat":43.74}',
     'PUT /v1/gems/{gem}/rating\n{"stars":4}', "GET /v1/gems/{gem}/rating",
     "PUT /v1/me/favorites/geonames:2988507", "GET /v1/me/favorites?limit=5", "DELETE /v1/me/favorites/airport:LFPG",
+    # Provider ids (keys are set against a closed local port): never URL text.
+    "PUT /v1/me/favorites/google:a%20b", "PUT /v1/me/favorites/google:ChIJLU7jZClu5kcR4PcOOO6p3I0", "PUT /v1/me/favorites/yelp:caf%C3%A9-x",
+    "PUT /v1/me/favorites/here:here:pds:place:276u0vhj", "PUT /v1/me/favorites/foursquare:4b058754f964a52073a922e3",
+    'POST /v1/trips\n{"title":"x","place":{"place_id":"google:a/b%"},"start":"2030-06-12T12:00:00+02:00","end":"2030-06-12T16:00:00+02:00"}',
     'POST /v1/itineraries\n{"title":"Paris in spring","destination":{"place_id":"geonames:2988507"},"start_date":"2027-04-10","end_date":"2027-04-12","budget":{"amount":1000,"currency":"EUR"},"lodging":[{"name":"Hotel","location":{"lat":48.859,"lon":2.362},"check_in":"2027-04-10","check_out":"2027-04-12","price":{"amount":310.2,"currency":"EUR"}}],"stops":[{"id":"louvre","location":{"lat":48.8606,"lon":2.3376,"name":"Louvre"},"day":2,"duration_minutes":120,"fixed_start":"15:00","price":{"amount":22,"currency":"EUR"}}]}',
     "GET /v1/itineraries?limit=3", "GET /v1/itineraries/{itinerary}?format=geojson",
     'PATCH /v1/itineraries/{itinerary}\n{"notes":"x","visibility":"public","transport":[{"mode":"train","from":{"lat":51.53,"lon":-0.12},"to":{"lat":48.88,"lon":2.35},"departure":"2027-04-10T08:01:00+01:00","arrival":"2027-04-10T11:20:00+02:00"}]}',

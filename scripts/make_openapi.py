@@ -168,7 +168,7 @@ gem_if_match = {"name": "If-Match", "in": "header", "required": False, "schema":
 gem_changed = {"409": problem("Others kept changing the gem at this moment: try again."), "412": problem("The gem changed since the version in If-Match: read it again.")}
 sign_up = {"type": "object", "required": ["username", "email", "password"], "additionalProperties": False, "properties": {
     "username": {"type": "string", "pattern": "^[A-Za-z0-9_.]{3,30}$"}, "email": {"type": "string", "format": "email"},
-    "password": {"type": "string", "minLength": 10, "description": "10 characters or more, at most 72 bytes of UTF-8 (bcrypt reads no further), not a common password."}}}
+    "password": {"type": "string", "minLength": 12, "description": "12 characters or more, not all white space, at most 72 bytes of UTF-8 (bcrypt reads no further), not a common password, and containing neither the username nor the email address."}}}
 sign_in = {"type": "object", "required": ["password"], "additionalProperties": False, "properties": {
     "username": {"type": "string", "description": "The username or the email."}, "email": {"type": "string"}, "password": {"type": "string"}}}
 profile_patch = {"type": "object", "additionalProperties": False, "properties": {
@@ -235,7 +235,7 @@ paths.update({
                "responses": {"204": no_content, "401": unauthorized, **common_errors}}},
   "/v1/me/avatar": {"put": {"summary": "Upload your avatar (JPEG, PNG or WebP; metadata removed)", "security": bearer, "requestBody": image,
       "responses": {"200": json_body(photo_answer), "401": unauthorized, "403": problem("Your photos would pass your account's storage limit (photo_storage in GET /v1/me)."),
-                    "413": problem("Larger than 10 MB."), "415": problem("Not a JPEG, PNG or WebP image."), **common_errors}}},
+                    "413": problem("Larger than 10 MB."), "415": problem("Not a JPEG, PNG or WebP image, or one that cannot be decoded."), "422": problem("More than 40 megapixels (judged from the header, before the pixels are decoded)."), **common_errors}}},
   "/v1/me/gems": {"get": {"summary": "Your gems, every visibility, newest first", "security": bearer, "parameters": [limit, cursor, fmt],
       "responses": {"200": json_body(ref("PlaceAnswer"), geo=True, csv=True), "401": unauthorized, **common_errors}}},
   "/v1/me/favorites": {"get": {"summary": "Your favourites, newest first", "security": bearer, "parameters": [limit, cursor],
@@ -281,12 +281,12 @@ paths.update({
               "used_by": {"type": "array", "items": {"type": "object", "required": ["kind"], "properties": {
                   "kind": {"enum": ["gem", "avatar", "trip"]}, "id": {"type": "string"}}}}}}}}}),
                     "401": unauthorized, **common_errors}}},
-  "/v1/gems/{id}/photos": {"post": {"summary": "Add a photo to your gem (JPEG, PNG or WebP by its bytes, at most 10 MB; EXIF and other metadata removed)", "security": bearer,
+  "/v1/gems/{id}/photos": {"post": {"summary": "Add a photo to your gem (JPEG, PNG or WebP by its bytes, at most 10 MB and 40 megapixels; decoded and encoded again, so EXIF and all other metadata are gone)", "security": bearer,
       "parameters": [gem_id, gem_if_match], "requestBody": image,
       "responses": {"201": json_body(photo_answer, "Created"), "401": unauthorized,
                     "403": problem("Not your gem, or your photos would pass your account's storage limit (photo_storage in GET /v1/me)."),
                     "404": problem("No gem you can see."), "412": gem_changed["412"],
-                    "409": problem("The gem has 20 photos, or others kept changing it at this moment (try again)."), "413": problem("Larger than 10 MB."), "415": problem("Not a JPEG, PNG or WebP image."), **common_errors}}},
+                    "409": problem("The gem has 20 photos, or others kept changing it at this moment (try again)."), "413": problem("Larger than 10 MB."), "415": problem("Not a JPEG, PNG or WebP image, or one that cannot be decoded."), "422": problem("More than 40 megapixels (judged from the header, before the pixels are decoded)."), **common_errors}}},
   "/v1/gems/{id}/photos/{photoId}": {"delete": {"summary": "Take a photo off your gem (its file goes when nothing else uses it)", "security": bearer,
       "parameters": [gem_id, path_param("photoId", "SHA-256 of the photo, 64 hex digits.", "0" * 64), gem_if_match],
       "responses": {"204": no_content, "401": unauthorized, "403": problem("Not the gem's owner (a gem you can see)."), **gem_changed,
@@ -319,10 +319,11 @@ paths.update({
   "/v1/moderation/gems/{id}/dismiss": {"post": {"summary": "Close a gem's reports without acting (moderators only)", "security": bearer,
       "parameters": [gem_id], "responses": {"200": json_body({"type": "object", "required": ["gem_id", "dismissed"], "properties": {
           "gem_id": {"type": "string"}, "dismissed": {"type": "integer"}}}), "401": unauthorized, "403": problem("Not a moderator of this service."), **common_errors}}},
-  "/v1/photos/{id}": {"get": {"summary": "A photo (content-addressed: immutable, with ETag)", "parameters": [path_param("id", "SHA-256 of the stored bytes, 64 hex digits.", "0" * 64)],
+  "/v1/photos/{id}": {"get": {"summary": "A photo (content-addressed: immutable, with ETag), or a smaller variant of it (?w=)", "parameters": [path_param("id", "SHA-256 of the stored bytes, 64 hex digits.", "0" * 64),
+                     param("w", {"type": "integer", "enum": [160, 320, 640, 1280]}, "A variant at most this many pixels wide, in the photo's format (never enlarged), for lists and pins; its ETag is the id and the width.")],
       "responses": {"200": {"description": "The image", "headers": {"ETag": {"schema": {"type": "string"}}},
                             "content": {"image/jpeg": {"schema": {"type": "string", "format": "binary"}}, "image/png": {"schema": {"type": "string", "format": "binary"}}, "image/webp": {"schema": {"type": "string", "format": "binary"}}}},
-                    "304": {"description": "Not modified (If-None-Match)."}, "404": problem("No such photo."), **common_errors}}},
+                    "304": {"description": "Not modified (If-None-Match)."}, "400": problem("w is not one of the variant widths."), "404": problem("No such photo."), **common_errors}}},
   "/v1/me/export": {"get": {"summary": "Download everything you made or were given", "security": bearer,
       "description": "One JSON document (Content-Disposition: attachment; Cache-Control: no-store): your account and profile, every gem you own (private ones too), your ratings, favourites, photos, friends, the gems you reported, the people you blocked, the itineraries and trips you own or were invited to, your notifications, and where you are signed in. No password hash and no token is included.",
       "responses": {"200": json_body({"type": "object", "required": ["format", "exported_at", "account", "gems", "ratings", "favorites", "photos", "friends", "reports", "blocks",
@@ -538,7 +539,7 @@ paths.update({
   "/v1/trips/{id}/photos": {"post": {"summary": "Add a photo to the trip's album (author and invitees who have not declined)", "security": bearer,
       "parameters": [trip_id], "requestBody": image,
       "responses": {"200": json_body({"type": "object"}, "Already in the album"), "201": json_body({"type": "object", "required": ["photo_id", "url", "added"]}, "Added"),
-                    "401": unauthorized, "403": problem("Not an attendee, or your photos would pass your account's storage limit."), "404": unseen, "413": problem("Larger than 10 MB."), "415": problem("Not a JPEG, PNG or WebP image."), **common_errors}}},
+                    "401": unauthorized, "403": problem("Not an attendee, or your photos would pass your account's storage limit."), "404": unseen, "413": problem("Larger than 10 MB."), "415": problem("Not a JPEG, PNG or WebP image, or one that cannot be decoded."), "422": problem("More than 40 megapixels (judged from the header, before the pixels are decoded)."), **common_errors}}},
   "/v1/trips/{id}/photos/{photoId}": {"delete": {"summary": "Remove a photo from the album (the author or its uploader)", "security": bearer,
       "parameters": [trip_id, path_param("photoId", "SHA-256 of the photo, 64 hex digits.", "0" * 64)],
       "responses": {"204": no_content, "401": unauthorized, "403": problem("Neither the author nor the uploader."), "404": problem("No such trip you may see, or not in its album."), **common_errors}}},

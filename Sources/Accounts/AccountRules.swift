@@ -4,7 +4,7 @@ import Foundation
 public enum AccountRules {
     /// bcrypt reads at most 72 bytes of a password; longer ones are refused rather than cut.
     public static let maximumPasswordBytes = 72
-    public static let minimumPasswordLength = 10
+    public static let minimumPasswordLength = 12
     public static let usernameLengths = 3...30
 
     /// The username in its stored form (lower case), or why it cannot be one.
@@ -30,9 +30,10 @@ public enum AccountRules {
         return email
     }
 
-    /// Checks a new password: 10 characters or more, at most 72 bytes of UTF-8, no control
-    /// characters, not one of the most common passwords, not the username.
-    public static func checkPassword(_ password: String, username: String) throws(AccountError) {
+    /// Checks a new password: 12 characters or more that are not all white space, at most 72
+    /// bytes of UTF-8, no control characters, not one of the most common passwords, neither
+    /// containing the username nor the email address (or its name part).
+    public static func checkPassword(_ password: String, username: String, email: String? = nil) throws(AccountError) {
         if password.count < minimumPasswordLength {
             throw .weakPassword("it has \(password.count) characters: use at least \(minimumPasswordLength)")
         }
@@ -42,12 +43,21 @@ public enum AccountRules {
         if password.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
             throw .weakPassword("it holds a control character: use printable characters only")
         }
+        if password.allSatisfy(\.isWhitespace) {
+            throw .weakPassword("it is only white space: use letters, digits or symbols")
+        }
         let folded = password.lowercased()
         if commonPasswords.contains(folded) {
             throw .weakPassword("it is one of the most common passwords: choose one nobody would guess")
         }
-        if folded.contains(username) && username.count >= 3 {
+        if folded.contains(username.lowercased()) && username.count >= 3 {
             throw .weakPassword("it contains the username: choose one nobody would guess")
+        }
+        if let email = email?.lowercased(), !email.isEmpty {
+            let name = email.split(separator: "@").first.map(String.init) ?? email
+            if folded.contains(email) || (name.count >= 3 && folded.contains(name)) {
+                throw .weakPassword("it contains the email address: choose one nobody would guess")
+            }
         }
     }
 

@@ -55,7 +55,7 @@ public struct AccountService: Sendable {
                        now: Date = Date()) async throws -> UserAccount {
         let username = try AccountRules.username(rawName)
         let email = try AccountRules.email(rawEmail)
-        try AccountRules.checkPassword(password, username: username)
+        try AccountRules.checkPassword(password, username: username, email: email)
         if let wait = try await signUpLimiter.retryAfter(for: clientAddress) { throw AccountError.rateLimited(retryAfter: wait) }
         try await signUpLimiter.recordAttempt(clientAddress)
         let hash = try await hashPassword(password)
@@ -76,11 +76,15 @@ public struct AccountService: Sendable {
     ///   ``AccountError/wrongCredentials`` for an unknown login or a wrong password alike.
     public func signIn(login: String, password: String, clientAddress: String, client: String? = nil,
                        now: Date = Date()) async throws -> (UserAccount, IssuedToken) {
-        let accountKey = login.lowercased()
+        let login = login.lowercased()
         if let wait = try await addressLimiter.retryAfter(for: clientAddress) { throw AccountError.rateLimited(retryAfter: wait) }
+        let account = try await store.user(login: login)
+        // Failures count against the account, whichever of its names (username or email) was
+        // given: 10 guesses a window per account, not 10 per identifier. An unknown login is
+        // counted by what was given.
+        let accountKey = account?.username ?? login
         if let wait = try await accountLimiter.retryAfter(for: accountKey) { throw AccountError.rateLimited(retryAfter: wait) }
         try await addressLimiter.recordAttempt(clientAddress)
-        let account = try await store.user(login: accountKey)
         let against: String
         if let hash = account?.passwordHash { against = hash } else { against = try await dummyHash.value(on: pool) }
         let matches = try await verify(password, against: against)
@@ -145,7 +149,7 @@ public struct AccountService: Sendable {
             try await accountLimiter.recordAttempt(account.username)
             throw AccountError.invalid(field: "current_password", value: "(hidden)", rule: "it does not match the account's password")
         }
-        try AccountRules.checkPassword(new, username: account.username)
+        try AccountRules.checkPassword(new, username: account.username, email: account.email)
         return try await hashPassword(new)
     }
 

@@ -64,8 +64,14 @@ enum GemImportBench {
 
     /// One POST with a JSON body, waited for.
     static func post(_ url: String, token: String?, json: String) throws -> Answer {
-        var request = URLRequest(url: URL(string: url)!)
-        request.httpMethod = "POST"
+        try send("POST", url, token: token, json: json)
+    }
+
+    /// One request with a JSON body, waited for.
+    static func send(_ method: String, _ url: String, token: String?, json: String) throws -> Answer {
+        guard let target = URL(string: url) else { throw URLError(.badURL) }
+        var request = URLRequest(url: target)
+        request.httpMethod = method
         request.setValue("application/json", forHTTPHeaderField: "Content-Type")
         if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
         request.httpBody = Data(json.utf8)

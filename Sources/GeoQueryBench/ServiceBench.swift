@@ -130,6 +130,8 @@ enum ServiceBench {
               cells.map { String(repeating: " ", count: max(0, 11 - $0.count)) + $0 }.joined(separator: " ") +
               "   (\(lines) log lines)")
         try? FileManager.default.removeItem(atPath: logPath)
+        try AvailabilityBench.run(wrk: wrk, port: port, server: server, token: token, nearScript: rows[0].script,
+                                  directory: directory, seconds: seconds)
         if let servedFirstRow {
             print(String(format: "The service adds %.0f µs of CPU a request to the call it makes (near 1 km, 32 connections: "
                          + "%.0f µs served, %.0f µs in process; #14's target: at most 50)",

@@ -52,8 +52,9 @@ struct Serve: AsyncParsableCommand, CheckedAfterParsing {
         (https://app.example.com,http://localhost:5173), or * for any (GEOQUERY_CORS_ORIGINS; default none).
         """) var corsOrigins: String?
     @Option(name: .customLong("moderators"), help: """
-        Usernames, comma-separated, that may read reports of gems and hide, restore or clear them \
-        (GEOQUERY_MODERATORS; default none).
+        Usernames, comma-separated, whose accounts may read reports of gems and hide, restore or clear them \
+        (GEOQUERY_MODERATORS; default none). Granted at start-up to the accounts the names have then: \
+        a name with no account is warned about and grants nothing.
         """) var moderators: String?
     @Option(name: .customLong("photo-storage-per-user"), help: """
         The photos one account may store, such as 500MB or 2GB, or none for no limit \
@@ -173,6 +174,10 @@ struct Serve: AsyncParsableCommand, CheckedAfterParsing {
         let (store, userData, stop) = try await openStores(dataDirectory: dataDirectory, settings: &settings)
         settings.webhookKey = try webhookKey(beside: ((settings.photoDirectory ?? dataDirectory) as NSString).deletingLastPathComponent)
         let service = GeoQueryService(index: store, userData: userData, configuration: settings, logger: logger)
+        // Rights go to the accounts the names have now, never to a later account of the name.
+        for name in try await service.grantModerators() {
+            FileHandle.standardError.write(Data("geoquery: warning: --moderators names '\(name)', which has no account: not a moderator until the account exists and the service restarts\n".utf8))
+        }
         let host = settings.host
         let location = index.isDatabaseURL ? (try? PostGISLocation(url: index.path).description) ?? "" : index.path
         let application = service.makeApplication { port in

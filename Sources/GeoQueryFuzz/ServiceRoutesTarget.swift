@@ -3,7 +3,7 @@
 // sees its coverage and AddressSanitizer its memory) over a SpatiaLite index of the shipped
 // cities and airports and a user store in the scratch directory, with one signed-in user who owns
 // a gem, an itinerary and a trip. Providers point at a closed loopback port, so nothing leaves the
-// machine.
+// machine; Google, Yelp and HERE have keys, so provider ids reach the code that builds their URLs.
 //
 // An input is text: its first line is `METHOD /path?query` (a leading `-` sends no token;
 // `{gem}`, `{itinerary}`, `{trip}` and `{user}` become the fixture's), the rest is the body.
@@ -24,7 +24,7 @@ final class RouteFuzzService: Sendable {
     let base: String
     let token: String
     let replacements: [(String, String)]
-    let transport = URLSessionTransport()
+    let transport = OutboundHTTPTransport(reach: .anyAddress, maximumAnswerBytes: 64 << 20)
 
     /// Starts the service and makes the fixture; exits the process when it cannot.
     static let shared: RouteFuzzService = {
@@ -55,6 +55,11 @@ final class RouteFuzzService: Sendable {
         var variables: [String: String] = [:]
         for name in ProviderName.allCases {
             if let variable = ProviderEnvironment.baseURLVariable(for: name) { variables[variable] = "http://127.0.0.1:9" }
+        }
+        // Keys for the providers that look places up by id, so that fuzzed ids reach the code
+        // that builds their URLs (a `google:` id once made Foundation trap there).
+        for name in [ProviderName.google, .yelp, .here] {
+            if let variable = ProviderEnvironment.keyVariable(for: name) { variables[variable] = "fuzz-key-0123456789" }
         }
         configuration.providers = ProviderSettings(environment: ProviderEnvironment(variables),
                                                    retry: .init(maxAttempts: 1, baseDelay: 0.01, maxDelay: 0.01), timeout: 2)
@@ -126,7 +131,7 @@ final class RouteFuzzService: Sendable {
         return result.replacingOccurrences(of: "%(?![0-9A-Fa-f]{2})", with: "%25", options: .regularExpression)
     }
 
-    static func send(_ transport: URLSessionTransport, _ base: String, _ method: String, _ target: String,
+    static func send(_ transport: OutboundHTTPTransport, _ base: String, _ method: String, _ target: String,
                      token: String?, body: String?) throws -> ProviderResponse {
         guard let url = URL(string: base + target) else { throw URLError(.badURL) }
         var headers = ["Content-Type": "application/json"]

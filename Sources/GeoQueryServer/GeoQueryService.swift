@@ -37,6 +37,8 @@ public struct GeoQueryService: Sendable {
     let imageSearch: ImageSearch
     /// Edits of one gem or one account from this process, one after another.
     let editLocks = EditLocks()
+    /// The accounts granted moderation, resolved from ``ServiceConfiguration/moderators``.
+    let moderatorRoster = ModeratorRoster()
     /// The country codes a `country` filter accepts (any two letters when no table is loaded).
     let knownCountries: Set<String>?
     /// Each account's budget of creations (``ServiceConfiguration/creationsPerAccountPerHour``).
@@ -92,6 +94,7 @@ public struct GeoQueryService: Sendable {
         let router = Router(context: ServiceRequestContext.self, options: .autoGenerateHeadEndpoints)
         var table = RouteTable()
         router.add(middleware: AccessLogMiddleware(logger: logger))
+        router.add(middleware: SecurityHeadersMiddleware())
         router.add(middleware: RequestMetricsMiddleware())
         if configuration.allowedOrigins != .none {
             router.add(middleware: CrossOriginMiddleware(allowed: configuration.allowedOrigins))

@@ -23,15 +23,20 @@ struct JSONBody {
     /// A body sent as another media type is refused before it is read (415); one sent with no
     /// `Content-Type` is read as JSON.
     init(_ request: Request, limit: Int, allowed: [String]) async throws {
+        try self.init(data: try await Self.collect(request, limit: limit), allowed: allowed)
+    }
+
+    /// The bytes of a JSON body, at most `limit`: refused unread when sent as another media
+    /// type (415) or declared larger (413, and the connection closes).
+    static func collect(_ request: Request, limit: Int) async throws -> Data {
         if let problem = Self.unacceptedMediaType(request.headers[.contentType]) { throw problem }
+        if let problem = APIProblem.declaredTooLarge(request, limit: limit) { throw problem }
         var request = request
-        let buffer: ByteBuffer
         do {
-            buffer = try await request.collectBody(upTo: limit)
+            return Data(try await request.collectBody(upTo: limit).readableBytesView)
         } catch {
             throw APIProblem(.contentTooLarge, "the request body is larger than \(limit) bytes, the most this service accepts")
         }
-        try self.init(data: Data(buffer.readableBytesView), allowed: allowed)
     }
 
     init(data: Data, allowed: [String]) throws {

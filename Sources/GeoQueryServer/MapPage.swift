@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import GeoQueryWire
 import HTTPTypes
@@ -20,13 +21,17 @@ extension GeoQueryService {
         } catch {
             page = Array("<!doctype html><title>GeoQuery</title><p>The map page was not built with the service.".utf8)
         }
+        let policy = Self.mapPagePolicy(page: String(decoding: page, as: UTF8.self), tilesURL: configuration.tilesURL)
         router.route(.get, "/", in: &table, bound: .none) { _, _ in
-            .bytes(page, contentType: "text/html; charset=utf-8", headers: [.cacheControl: "no-cache"])
+            .bytes(page, contentType: "text/html; charset=utf-8",
+                   headers: [.cacheControl: "no-cache", SecurityHeadersMiddleware.contentSecurityPolicy: policy])
         }
         // A share link's map: the same page, which reads the token from its path. Never cached,
         // and the token is not sent on to the tile server.
         router.route(.get, "/s/{token}", in: &table, bound: .none) { _, _ in
-            .bytes(page, contentType: "text/html; charset=utf-8", headers: [.cacheControl: "no-store", HTTPField.Name("Referrer-Policy")!: "no-referrer"])
+            .bytes(page, contentType: "text/html; charset=utf-8",
+                   headers: [.cacheControl: "no-store", SecurityHeadersMiddleware.referrerPolicy: "no-referrer",
+                             SecurityHeadersMiddleware.contentSecurityPolicy: policy])
         }
         let directory = configuration.leafletDirectory
         let serveLeaflet: @Sendable (String) async throws -> Response = { name in
@@ -56,5 +61,34 @@ extension GeoQueryService {
             let file = try context.parameters.require("file")
             return try await serveLeaflet("images/" + (file.removingPercentEncoding ?? file))
         }
+    }
+}
+
+extension GeoQueryService {
+    /// The map page's Content-Security-Policy: its own scripts (Leaflet's file, and the page's
+    /// inline script by its SHA-256), its own styles, images from itself and the tile server,
+    /// requests to itself only. It may be embedded in other sites (no `frame-ancestors`), as a
+    /// map usually is; every other answer may not.
+    static func mapPagePolicy(page: String, tilesURL: String) -> String {
+        var scriptHashes: [String] = []
+        var rest = Substring(page)
+        while let open = rest.range(of: "<script>"), let close = rest.range(of: "</script>", range: open.upperBound..<rest.endIndex) {
+            let script = rest[open.upperBound..<close.lowerBound]
+            scriptHashes.append("'sha256-" + Data(SHA256.hash(data: Data(script.utf8))).base64EncodedString() + "'")
+            rest = rest[close.upperBound...]
+        }
+        return ["default-src 'self'", "script-src 'self' " + scriptHashes.joined(separator: " "), "style-src 'self' 'unsafe-inline'",
+                "img-src 'self' data: " + tileSource(tilesURL), "connect-src 'self'", "object-src 'none'", "base-uri 'none'",
+                "form-action 'none'"].joined(separator: "; ")
+    }
+
+    /// The tile server as a CSP source: `https://tile.openstreetmap.org`, `https://*.example.org`
+    /// for a `{s}` subdomain template.
+    static func tileSource(_ template: String) -> String {
+        let filled = template.replacingOccurrences(of: "{s}.", with: "SUBDOMAIN.")
+        guard let url = URL(string: filled.replacingOccurrences(of: "{", with: "").replacingOccurrences(of: "}", with: "")),
+              let scheme = url.scheme, let host = url.host else { return "" }
+        let source = host.replacingOccurrences(of: "SUBDOMAIN.", with: "*.")
+        return "\(scheme)://\(source)" + (url.port.map { ":\($0)" } ?? "")
     }
 }

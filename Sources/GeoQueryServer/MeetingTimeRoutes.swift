@@ -16,31 +16,26 @@ extension GeoQueryService {
             guard Self.isAttendee(user.username, of: record) else {
                 throw APIProblem(.forbidden, "only the author and invitees who have not declined give availability for trip \(record.id)")
             }
-            var busy: [BusyInterval] = []
+            // The body is read here; parsing up to 10 000 periods (or a calendar) is CPU work,
+            // done on the worker pool, off the event loops and the cooperative pool.
+            let busy: [BusyInterval]
             if request.headers[.contentType]?.lowercased().hasPrefix("text/calendar") == true {
+                if let problem = APIProblem.declaredTooLarge(request, limit: 1 << 20, what: "the calendar") { throw problem }
                 var body = request
                 let buffer: ByteBuffer
                 do { buffer = try await body.collectBody(upTo: 1 << 20) } catch {
                     throw APIProblem(.contentTooLarge, "the calendar is larger than 1048576 bytes, the most this service accepts")
                 }
-                do {
-                    busy = try FreeBusy.busyIntervals(String(decoding: buffer.readableBytesView, as: UTF8.self))
-                } catch let error as FreeBusy.ParseError {
-                    throw APIProblem.badRequest(error.description)
+                busy = try await onWorker {
+                    do {
+                        return try FreeBusy.busyIntervals(String(decoding: buffer.readableBytesView, as: UTF8.self))
+                    } catch let error as FreeBusy.ParseError {
+                        throw APIProblem.badRequest(error.description)
+                    }
                 }
             } else {
-                let body = try await JSONBody(request, limit: 1 << 20, allowed: ["busy"])
-                guard let items = try body.objects("busy", allowed: ["start", "end"], maxCount: 10_000) else {
-                    throw APIProblem.badRequest("field 'busy' is required: an array of {\"start\", \"end\"} (RFC 3339), or send text/calendar VFREEBUSY")
-                }
-                for (index, item) in items.enumerated() {
-                    let start = try item.requiredString("start", maxLength: 40), end = try item.requiredString("end", maxLength: 40)
-                    guard let starts = Self.instant(start), let ends = Self.instant(end) else {
-                        throw APIProblem.badRequest("busy[\(index)] start and end must be RFC 3339 times with an offset, e.g. 2027-06-12T18:00:00+02:00")
-                    }
-                    guard starts < ends else { throw APIProblem.badRequest("busy[\(index)] ends (\(end)) before it starts (\(start))") }
-                    busy.append(BusyInterval(start: starts, end: ends))
-                }
+                let data = try await JSONBody.collect(request, limit: 1 << 20)
+                busy = try await onWorker { try Self.busyPeriods(try JSONBody(data: data, allowed: ["busy"])) }
             }
             try await requireUserData().setAvailability(of: user.username, for: record.id, busy: busy, at: Date())
             return .json(.object([("trip", .string(record.id)), ("username", .string(user.username)), ("busy_periods", .int(busy.count))]))
@@ -85,8 +80,9 @@ extension GeoQueryService {
             // Who counts: the author and everyone who accepted.
             let people = [record.owner] + record.members.filter { $0.answer == .accepted }.map(\.username)
             let busy = try await requireUserData().availability(for: record.id)
-            let windows = daily.windows(from: from, to: to, in: zone)
-            let slots = MeetingTimes.find(members: people, busy: busy, duration: duration, windows: windows, limit: limit)
+            let slots = try await onWorker {
+                MeetingTimes.find(members: people, busy: busy, duration: duration, windows: daily.windows(from: from, to: to, in: zone), limit: limit)
+            }
             return .json(.object([
                 ("trip", .string(record.id)), ("time_zone", .string(document.timeZone)), ("duration_minutes", .int(Int(duration / 60))),
                 ("people", .array(people.sorted().map(OrderedJSON.string))),
@@ -97,6 +93,25 @@ extension GeoQueryService {
                 })),
             ]))
         }
+    }
+
+    /// `{"busy": [{"start", "end"}]}` as intervals: RFC 3339 times with offsets, each ending
+    /// after it starts, at most 10 000.
+    static func busyPeriods(_ body: JSONBody) throws -> [BusyInterval] {
+        guard let items = try body.objects("busy", allowed: ["start", "end"], maxCount: 10_000) else {
+            throw APIProblem.badRequest("field 'busy' is required: an array of {\"start\", \"end\"} (RFC 3339), or send text/calendar VFREEBUSY")
+        }
+        var busy: [BusyInterval] = []
+        busy.reserveCapacity(items.count)
+        for (index, item) in items.enumerated() {
+            let start = try item.requiredString("start", maxLength: 40), end = try item.requiredString("end", maxLength: 40)
+            guard let starts = RFC3339.date(start), let ends = RFC3339.date(end) else {
+                throw APIProblem.badRequest("busy[\(index)] start and end must be RFC 3339 times with an offset, e.g. 2027-06-12T18:00:00+02:00")
+            }
+            guard starts < ends else { throw APIProblem.badRequest("busy[\(index)] ends (\(end)) before it starts (\(start))") }
+            busy.append(BusyInterval(start: starts, end: ends))
+        }
+        return busy
     }
 
     /// `90m`, `2h`, `1h30m` within 15 minutes and a day.

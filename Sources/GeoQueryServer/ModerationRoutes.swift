@@ -108,7 +108,7 @@ extension GeoQueryService {
     /// The signed-in moderator's username: 401 without a token, 403 for anyone else.
     func moderator(_ request: Request) async throws -> String {
         let user = try await signedIn(request)
-        guard configuration.moderators.contains(user.username) else {
+        guard moderatorRoster.isModerator(user.account) else {
             throw APIProblem(.forbidden, "only this service's moderators may do this; \(user.username) is not one")
         }
         return user.username

@@ -101,19 +101,44 @@ extension GeoQueryService {
             return response
         }
 
+        // `?w=320`: a variant at most that wide, for lists and pins, made once and kept beside
+        // the photo's file.
         router.route(.get, "/v1/photos/{id}", in: &table, bound: bound) { request, context in
             let id = try context.parameters.require("id")
+            let parameters = try QueryParameters(request, allowed: ["w"])
+            var width: Int?
+            if let text = try parameters.single("w") {
+                guard let value = Int(text), PhotoSanitizer.variantWidths.contains(value) else {
+                    throw APIProblem.badRequest("w '\(text.prefix(20))' is invalid: give one of \(PhotoSanitizer.variantWidths.map(String.init).joined(separator: ", ")) (pixels), or no w for the photo itself")
+                }
+                width = value
+            }
             guard id.count == 64, id.allSatisfy(\.isHexDigit), let directory = configuration.photoDirectory,
                   let photo = try await requireUserData().photo(id: id) else {
                 throw APIProblem(.notFound, "no photo with id \(id)")
             }
-            var headers: HTTPFields = [.eTag: "\"\(id)\"", .cacheControl: "public, max-age=31536000, immutable"]
-            if request.headers[.ifNoneMatch]?.contains(id) == true { return Response(status: .notModified, headers: headers) }
-            // File reads run on the worker pool, never on an event loop.
+            let variantWidth = width
+            let tag = width.map { "\(id)-w\($0)" } ?? id
+            var headers: HTTPFields = [.eTag: "\"\(tag)\"", .cacheControl: "public, max-age=31536000, immutable"]
+            if request.headers[.ifNoneMatch]?.contains("\"\(tag)\"") == true { return Response(status: .notModified, headers: headers) }
+            // File reads and image work run on the worker pool, never on an event loop.
             let path = PhotoFiles.path(id, in: directory)
-            guard let data = try await onWorker({ FileManager.default.contents(atPath: path) }) else {
-                throw APIProblem(.notFound, "no photo with id \(id)")
+            let data = try await onWorker { () throws -> Data? in
+                guard let width = variantWidth else { return FileManager.default.contents(atPath: path) }
+                let variant = PhotoFiles.variantPath(path, width: width)
+                if let kept = FileManager.default.contents(atPath: variant) { return kept }
+                guard let original = FileManager.default.contents(atPath: path) else { return nil }
+                let made: [UInt8]
+                do { made = try PhotoSanitizer.variant([UInt8](original), width: width).bytes } catch {
+                    throw APIProblem(.internalServerError, "photo \(id) cannot be resized: \(error)")
+                }
+                let temporary = variant + ".\(UInt32.random(in: .min ... .max)).tmp"
+                try? Data(made).write(to: URL(fileURLWithPath: temporary))
+                try? FileManager.default.moveItem(atPath: temporary, toPath: variant)
+                try? FileManager.default.removeItem(atPath: temporary)
+                return Data(made)
             }
+            guard let data else { throw APIProblem(.notFound, "no photo with id \(id)") }
             headers[.contentLength] = String(data.count)
             return .bytes([UInt8](data), contentType: photo.contentType, headers: headers)
         }
@@ -206,9 +231,7 @@ extension GeoQueryService {
             throw APIProblem(.serviceUnavailable, "this service stores no photos (no photo directory)")
         }
         let limit = configuration.maximumPhotoBytes
-        if let declared = request.headers[.contentLength].flatMap({ Int($0) }), declared > limit {
-            throw APIProblem(.contentTooLarge, "the photo is \(declared) bytes; the most is \(limit) bytes (10 MB)")
-        }
+        if let problem = APIProblem.declaredTooLarge(request, limit: limit, what: "the photo") { throw problem }
         var request = request
         let buffer: ByteBuffer
         do { buffer = try await request.collectBody(upTo: limit) } catch {
@@ -216,11 +239,18 @@ extension GeoQueryService {
         }
         // Sniffing, stripping and hashing up to 10 MB run on the worker pool.
         let uploaded = Array(buffer.readableBytesView)
-        let (kind, clean) = try await onWorker { () throws -> (PhotoSanitizer.Kind, [UInt8]) in
-            do { return try PhotoSanitizer.sanitize(uploaded) } catch {
-                throw APIProblem(.unsupportedMediaType, String(describing: error))
+        // Decoded and encoded again (no metadata survives), refused past 40 megapixels before a
+        // pixel is decoded; on the worker pool.
+        let image = try await onWorker { () throws -> PhotoSanitizer.Image in
+            do { return try PhotoSanitizer.sanitize(uploaded) } catch let error as PhotoSanitizer.Failure {
+                switch error {
+                case .tooManyPixels: throw APIProblem(.unprocessableContent, error.description)
+                case .unavailable: throw APIProblem(.serviceUnavailable, error.description)
+                case .unknownType, .malformed: throw APIProblem(.unsupportedMediaType, error.description)
+                }
             }
         }
+        let (kind, clean) = (image.kind, image.bytes)
         let id = SessionToken.sha256Hex(clean)
         let userData = try requireUserData()
         let storageLimit = configuration.photoStorageLimit
@@ -295,7 +325,9 @@ extension GeoQueryService {
         let ids = gone
         try await onWorker {
             for id in ids where id.count == 64 && id.allSatisfy(\.isHexDigit) {
-                try? FileManager.default.removeItem(atPath: PhotoFiles.path(id, in: directory))
+                let path = PhotoFiles.path(id, in: directory)
+                try? FileManager.default.removeItem(atPath: path)
+                for width in PhotoSanitizer.variantWidths { try? FileManager.default.removeItem(atPath: PhotoFiles.variantPath(path, width: width)) }
             }
         }
     }
@@ -315,11 +347,20 @@ extension GeoQueryService {
         do { return try PlaceID(text) } catch { throw APIProblem.badRequest(String(describing: error)) }
     }
 
+    /// A provider's place id is data, never URL text: its local part must be an id that
+    /// provider could have given (400 naming the id and what is valid).
+    static func checkProviderID(_ id: PlaceID, field: String? = nil) throws {
+        guard let provider = ProviderName(rawValue: id.source), providerSources.contains(id.source) else { return }
+        do { try provider.checkLocalID(id.localID) } catch {
+            throw APIProblem.badRequest((field.map { "\($0) " } ?? "") + error.description)
+        }
+    }
+
     /// A favourite must name a place the user can see: a gem they may open, a place in the
     /// index, or a place of a known provider (kept by id only).
     func checkFavoritable(_ id: PlaceID, viewer: String) async throws {
         if id.source == "gem" { _ = try await reachableGem(id, viewer: viewer); return }
-        if Self.providerSources.contains(id.source) { return }
+        if Self.providerSources.contains(id.source) { try Self.checkProviderID(id); return }
         guard try await index.place(id) != nil else { throw APIProblem(.notFound, "no place with id \(id)") }
     }
 
@@ -331,6 +372,8 @@ extension GeoQueryService {
         guard let name = ProviderName(rawValue: id.source), (try? settings.environment.key(for: name)) != nil else {
             return ("provider", nil)
         }
+        // A favourite stored before ids were checked: no provider has such a place.
+        guard name.isValidLocalID(id.localID) else { return ("gone", nil) }
         let origin = Coordinate(uncheckedLatitude: 0, longitude: 0)  // distances are not shown here
         do {
             let found: ProviderPlace

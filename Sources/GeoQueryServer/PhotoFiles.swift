@@ -10,6 +10,9 @@ public enum PhotoFiles {
         "\(directory)/\(id.prefix(2))/\(id)"
     }
 
+    /// Where the variant of the photo at `path` at most `width` pixels wide is kept.
+    public static func variantPath(_ path: String, width: Int) -> String { "\(path).w\(width)" }
+
     /// What ``copy(_:from:to:)`` did.
     public struct CopySummary: Sendable, Equatable {
         /// Files copied.

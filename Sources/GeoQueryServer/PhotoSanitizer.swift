@@ -1,21 +1,61 @@
+import CVips
 import Foundation
 
-/// Uploaded images: the type from the bytes themselves (never the declared `Content-Type`), and
-/// the metadata removed before anything is stored — a phone's JPEG carries its GPS position in
-/// EXIF, which would tell everyone where the person lives.
+/// Uploaded images, decoded and encoded again by libvips (Debian's `libvips-dev`, the image
+/// library image services are built on) before anything is stored:
+///
+/// - the type comes from the bytes themselves, never the declared `Content-Type`;
+/// - the size comes from the header, read without decoding a pixel: more than
+///   ``maximumPixels`` is refused before the pixels are decoded (a 30 000 × 30 000 PNG is
+///   854 KB and would take 2.7 GB decoded);
+/// - the pixels are decoded, turned upright as the orientation tag says, and encoded again in the
+///   same format with no metadata at all: a phone's JPEG carries its GPS position in EXIF, which
+///   would tell everyone where the person lives, and a re-encode carries nothing it did not draw;
+/// - smaller variants for lists and pins (``variant(_:width:)``) are made the same way.
+///
+/// Chosen over stripping segments by hand (what GeoQuery did before): that kept whatever the
+/// pixels were, a damaged or hostile image included, and could not make variants.
 enum PhotoSanitizer {
     enum Kind: String {
         case jpeg = "image/jpeg", png = "image/png", webp = "image/webp"
+
+        /// What libvips writes this format by.
+        var suffix: String {
+            switch self {
+            case .jpeg: ".jpg"
+            case .png: ".png"
+            case .webp: ".webp"
+            }
+        }
+    }
+
+    /// The most pixels a photo may have: 40 megapixels, more than any phone's camera makes.
+    static let maximumPixels = 40_000_000
+    /// The widths `GET /v1/photos/{id}?w=` serves besides the photo itself.
+    static let variantWidths = [160, 320, 640, 1280]
+
+    /// An image as stored: its format, its bytes and its size in pixels.
+    struct Image: Equatable {
+        var kind: Kind
+        var bytes: [UInt8]
+        var width: Int
+        var height: Int
     }
 
     enum Failure: Error, Equatable, CustomStringConvertible {
         case unknownType
+        case tooManyPixels(width: Int, height: Int)
         case malformed(Kind, String)
+        case unavailable(String)
 
         var description: String {
             switch self {
             case .unknownType: return "the body is not a JPEG, PNG or WebP image (judged by its first bytes, not its Content-Type)"
-            case .malformed(let kind, let why): return "the \(kind.rawValue) image is damaged: \(why)"
+            case .tooManyPixels(let width, let height):
+                return "the image is \(width) × \(height) pixels (\((width * height + 500_000) / 1_000_000) megapixels); "
+                    + "the most is \(maximumPixels / 1_000_000) megapixels: send a smaller image"
+            case .malformed(let kind, let why): return "the \(kind.rawValue) image cannot be decoded: \(why)"
+            case .unavailable(let why): return "images cannot be read here: \(why)"
             }
         }
     }
@@ -28,80 +68,63 @@ enum PhotoSanitizer {
         return nil
     }
 
-    /// The image without its metadata, and its type.
-    static func sanitize(_ bytes: [UInt8]) throws(Failure) -> (Kind, [UInt8]) {
+    /// The width and height the image's header declares, without decoding its pixels.
+    static func size(of bytes: [UInt8], kind: Kind) throws(Failure) -> (width: Int, height: Int) {
+        try start()
+        var width: Int32 = 0, height: Int32 = 0
+        var loader = [CChar](repeating: 0, count: 64)
+        let status = bytes.withUnsafeBytes { buffer in
+            geoquery_vips_header(buffer.baseAddress, buffer.count, &width, &height, &loader, loader.count)
+        }
+        guard status == 0 else { throw .malformed(kind, lastError()) }
+        // The loader libvips picked must be the one for the type the bytes claim.
+        let name = String(decoding: loader.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        guard name.hasPrefix(kind == .jpeg ? "jpeg" : kind == .png ? "png" : "webp") else {
+            throw .malformed(kind, "libvips reads it as \(name)")
+        }
+        return (Int(width), Int(height))
+    }
+
+    /// The image decoded and encoded again, without metadata; refused past ``maximumPixels``
+    /// before its pixels are decoded.
+    static func sanitize(_ bytes: [UInt8]) throws(Failure) -> Image {
         guard let kind = kind(of: bytes) else { throw .unknownType }
-        switch kind {
-        case .jpeg: return (kind, try strippedJPEG(bytes))
-        case .png: return (kind, try strippedPNG(bytes))
-        case .webp: return (kind, try strippedWebP(bytes))
-        }
+        let (width, height) = try size(of: bytes, kind: kind)
+        guard width > 0, height > 0, width * height <= maximumPixels else { throw .tooManyPixels(width: width, height: height) }
+        return try reencode(bytes, kind: kind, width: width)
     }
 
-    /// Drops APP1 (EXIF, XMP), APP13 (Photoshop, IPTC) and comment segments; keeps the rest,
-    /// and the entropy-coded data after the start of scan as it is.
-    static func strippedJPEG(_ bytes: [UInt8]) throws(Failure) -> [UInt8] {
-        var out: [UInt8] = [0xFF, 0xD8]
-        var index = 2
-        while index < bytes.count {
-            guard bytes[index] == 0xFF, index + 1 < bytes.count else { throw .malformed(.jpeg, "no segment marker at byte \(index)") }
-            let marker = bytes[index + 1]
-            if marker == 0xFF { index += 1; continue }  // fill byte
-            if marker == 0xD9 || (0xD0...0xD7).contains(marker) || marker == 0x01 {
-                out += bytes[index..<(index + 2)]
-                index += 2
-                continue
-            }
-            guard index + 3 < bytes.count else { throw .malformed(.jpeg, "a segment is cut short at byte \(index)") }
-            let length = Int(bytes[index + 2]) << 8 | Int(bytes[index + 3])
-            guard length >= 2, index + 2 + length <= bytes.count else {
-                throw .malformed(.jpeg, "a segment at byte \(index) claims \(length) bytes")
-            }
-            let end = index + 2 + length
-            if marker == 0xDA {  // start of scan: the rest is image data
-                out += bytes[index...]
-                return out
-            }
-            if marker != 0xE1 && marker != 0xED && marker != 0xFE { out += bytes[index..<end] }
-            index = end
-        }
-        return out
+    /// A stored photo at most `width` pixels wide, in its own format (never enlarged).
+    static func variant(_ bytes: [UInt8], width: Int) throws(Failure) -> Image {
+        guard let kind = kind(of: bytes) else { throw .unknownType }
+        let size = try Self.size(of: bytes, kind: kind)
+        guard size.width * size.height <= maximumPixels else { throw .tooManyPixels(width: size.width, height: size.height) }
+        return try reencode(bytes, kind: kind, width: width)
     }
 
-    /// Drops the `eXIf`, `tEXt`, `zTXt`, `iTXt` and `tIME` chunks.
-    static func strippedPNG(_ bytes: [UInt8]) throws(Failure) -> [UInt8] {
-        var out = Array(bytes[0..<8])
-        var index = 8
-        let dropped: Set<String> = ["eXIf", "tEXt", "zTXt", "iTXt", "tIME"]
-        while index + 12 <= bytes.count {
-            let length = Int(bytes[index]) << 24 | Int(bytes[index + 1]) << 16 | Int(bytes[index + 2]) << 8 | Int(bytes[index + 3])
-            let end = index + 12 + length
-            guard length >= 0, end <= bytes.count else { throw .malformed(.png, "a chunk at byte \(index) claims \(length) bytes") }
-            let type = String(decoding: bytes[(index + 4)..<(index + 8)], as: UTF8.self)
-            if !dropped.contains(type) { out += bytes[index..<end] }
-            index = end
-            if type == "IEND" { return out }
+    private static func reencode(_ bytes: [UInt8], kind: Kind, width: Int) throws(Failure) -> Image {
+        var output: UnsafeMutableRawPointer?
+        var length = 0
+        var outWidth: Int32 = 0, outHeight: Int32 = 0
+        let status = bytes.withUnsafeBytes { buffer in
+            geoquery_vips_reencode(buffer.baseAddress, buffer.count, Int32(clamping: width), kind.suffix, &output, &length, &outWidth, &outHeight)
         }
-        throw .malformed(.png, "it has no IEND chunk")
+        defer { if let output { g_free(output) } }
+        guard status == 0, let output else { throw .malformed(kind, lastError()) }
+        let encoded = [UInt8](UnsafeRawBufferPointer(start: output, count: length))
+        return Image(kind: kind, bytes: encoded, width: Int(outWidth), height: Int(outHeight))
     }
 
-    /// Drops the `EXIF` and `XMP ` chunks, clears their flags in `VP8X`, and fixes the RIFF size.
-    static func strippedWebP(_ bytes: [UInt8]) throws(Failure) -> [UInt8] {
-        var body: [UInt8] = Array("WEBP".utf8)
-        var index = 12
-        while index + 8 <= bytes.count {
-            let type = String(decoding: bytes[index..<(index + 4)], as: UTF8.self)
-            let length = Int(bytes[index + 4]) | Int(bytes[index + 5]) << 8 | Int(bytes[index + 6]) << 16 | Int(bytes[index + 7]) << 24
-            let end = index + 8 + length + (length & 1)
-            guard end <= bytes.count || index + 8 + length == bytes.count else {
-                throw .malformed(.webp, "a chunk at byte \(index) claims \(length) bytes")
-            }
-            var chunk = Array(bytes[index..<min(end, bytes.count)])
-            if type == "VP8X", chunk.count > 8 { chunk[8] &= ~UInt8(0x08 | 0x04) }  // EXIF and XMP flags
-            if type != "EXIF" && type != "XMP " { body += chunk }
-            index = end
-        }
-        let size = UInt32(body.count)
-        return Array("RIFF".utf8) + [UInt8(size & 0xFF), UInt8(size >> 8 & 0xFF), UInt8(size >> 16 & 0xFF), UInt8(size >> 24)] + body
+    private static func start() throws(Failure) {
+        guard geoquery_vips_init() == 0 else { throw .unavailable("libvips did not start (install Debian's libvips42)") }
+    }
+
+    /// libvips's sentence, on one line and short.
+    private static func lastError() -> String {
+        var buffer = [CChar](repeating: 0, count: 512)
+        geoquery_vips_take_error(&buffer, buffer.count)
+        let text = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            .split(whereSeparator: \.isNewline).first.map(String.init) ?? ""
+        return text.isEmpty ? "it is damaged or truncated" : text
     }
 }

@@ -118,6 +118,7 @@ extension GeoQueryService {
             guard let id = try? PlaceID(text) else {
                 throw APIProblem.badRequest("\(field).place_id '\(text.prefix(60))' is not a place id: ids look like osm:n123 or gem:…")
             }
+            try Self.checkProviderID(id, field: "\(field).place_id:")
             if let place = try await searchIndex.place(id), try await mayOpen(place, viewer: viewer) {
                 return PlanLocation(placeID: id.rawValue, coordinate: point ?? place.coordinate, name: givenName ?? place.name)
             }

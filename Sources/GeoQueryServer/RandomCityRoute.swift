@@ -105,6 +105,7 @@ extension GeoQueryService {
             try await checkFavoritable(id, viewer: user.username)
             let suggestions = try (body.strings("suggestions", maxCount: 100, maxLength: 300) ?? []).map { text in
                 guard let id = try? PlaceID(text) else { throw APIProblem.badRequest("suggestion '\(text)' is invalid: give place ids") }
+                try Self.checkProviderID(id, field: "suggestion:")
                 return id
             }
             var stops: [ItineraryStop] = []

@@ -24,6 +24,7 @@ extension GeoQueryService {
                 throw APIProblem(.unsupportedMediaType,
                                  "Content-Type '\(contentType ?? "none")' is not accepted; send the stops as application/json or application/geo+json")
             }
+            if let problem = APIProblem.declaredTooLarge(request, limit: configuration.maximumBodyBytes) { throw problem }
             var request = request
             let body: ByteBuffer
             do {

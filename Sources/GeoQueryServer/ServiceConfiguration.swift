@@ -64,7 +64,10 @@ public struct ServiceConfiguration: Sendable {
     /// friends, for friends-only gems); accepting a friendship past it is refused (409). Nil
     /// for no limit.
     public var friendsPerAccount: Int? = 5_000
-    /// Usernames that may read reports and hide, restore or clear gems (`/v1/moderation/…`).
+    /// Usernames whose accounts may read reports and hide, restore or clear gems
+    /// (`/v1/moderation/…`): granted to the accounts they name when
+    /// ``GeoQueryService/grantModerators()`` runs (at start-up), never to a later account of
+    /// the same name.
     public var moderators: Set<String> = []
     /// The largest radius `/v1/gems/near` searches (the Hidden Gem app shows nothing beyond
     /// 20 miles); larger radii are capped, and the answer says so.

@@ -8,10 +8,13 @@ import NIOCore
 public struct ServiceRequestContext: RequestContext, RemoteAddressRequestContext {
     public var coreContext: CoreRequestContextStorage
     public let remoteAddress: SocketAddress?
+    /// The connection, to close its input after refusing a body by its declared size.
+    let channel: (any Channel)?
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
         remoteAddress = source.channel.remoteAddress
+        channel = source.channel
     }
 
     /// The client's IP address as text (`unknown` when the channel has none, as in tests).

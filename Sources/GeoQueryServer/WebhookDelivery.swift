@@ -17,6 +17,14 @@ extension GeoQueryService {
     /// an attempt can take (the address check's 3 s and the request's 10 s).
     static let webhookDeliveryLease: TimeInterval = 60
 
+    /// What deliveries are sent with: no redirect followed (a 3xx is a failed delivery), the
+    /// address that was checked is the one connected to, at most 64 KiB of the answer read and
+    /// nothing decompressed.
+    var webhookTransport: OutboundHTTPTransport {
+        OutboundHTTPTransport(reach: configuration.webhooksMayReachPrivateAddresses ? .anyAddress : .publicAddresses,
+                              maximumAnswerBytes: 64 << 10)
+    }
+
     /// Queues the delivery of a notification to the user's webhook, if they have one, and
     /// attempts it in the background.
     func deliverWebhook(_ notification: UserNotification) {
@@ -100,7 +108,7 @@ extension GeoQueryService {
             let payload = Data(delivery.body.utf8)
             let timestamp = Int(Date().timeIntervalSince1970)
             let signature = "t=\(timestamp),v1=" + WebhookSigner.signature(secret: secret, timestamp: timestamp, body: payload)
-            let response = try await configuration.providers.transport.send(ProviderRequest(
+            let response = try await webhookTransport.send(ProviderRequest(
                 method: "POST", url: url,
                 headers: ["Content-Type": "application/json", Self.webhookSignatureHeader: signature,
                           "X-GeoQuery-Delivery": delivery.notificationID, "User-Agent": "GeoQuery-Webhook/1"],

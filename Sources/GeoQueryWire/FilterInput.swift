@@ -1,4 +1,5 @@
 import Foundation
+import GeoCore
 import PlaceModel
 
 /// Reading the filter values people type, for the CLI and the service alike: each function
@@ -53,11 +54,7 @@ public enum FilterInput {
 
     /// An RFC 3339 instant with its offset: `2026-11-23T18:30:00Z`, `2026-11-23T18:30:00+01:00`.
     public static func instant(_ text: String, name: String) throws(FilterInputError) -> Date {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime]
-        if let date = formatter.date(from: text) { return date }
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        if let date = formatter.date(from: text) { return date }
+        if let date = RFC3339.date(text) { return date }
         throw FilterInputError("\(name) '\(text)' is invalid: give a time with its offset, e.g. 2026-11-23T18:30:00Z or 2026-11-23T18:30:00+01:00")
     }
 }

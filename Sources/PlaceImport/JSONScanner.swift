@@ -10,11 +10,22 @@ struct JSONScanner {
     struct SyntaxError: Error, CustomStringConvertible {
         let offset: Int
         let expected: String
-        var description: String { "malformed JSON at byte \(offset + 1): expected \(expected)" }
+        var tooDeep = false
+        var description: String {
+            tooDeep
+                ? "JSON nested deeper than \(JSONScanner.maximumDepth) levels at byte \(offset + 1): a feature holds at most \(JSONScanner.maximumDepth) levels of arrays and objects"
+                : "malformed JSON at byte \(offset + 1): expected \(expected)"
+        }
     }
+
+    /// The deepest nesting of arrays and objects read: far more than any GeoJSON geometry (a
+    /// MultiPolygon is five levels inside its feature) or sensible property needs, and little
+    /// enough stack that a hostile file (100 000 nested arrays in 200 KB) cannot overflow it.
+    static let maximumDepth = 64
 
     private let bytes: UnsafeBufferPointer<UInt8>
     private var position = 0
+    private var depth = 0
 
     /// Parses one JSON text that fills `bytes` (surrounding whitespace allowed).
     static func parse(_ bytes: some Collection<UInt8>) throws(SyntaxError) -> JSONValue {
@@ -64,7 +75,15 @@ struct JSONScanner {
         position += count
     }
 
+    /// One level deeper, refused past ``maximumDepth``.
+    private mutating func enter() throws(SyntaxError) {
+        depth += 1
+        guard depth <= Self.maximumDepth else { throw SyntaxError(offset: position, expected: "", tooDeep: true) }
+    }
+
     private mutating func object() throws(SyntaxError) -> JSONValue {
+        try enter()
+        defer { depth -= 1 }
         position += 1
         var members: [String: JSONValue] = [:]
         skipWhitespace()
@@ -91,6 +110,8 @@ struct JSONScanner {
     }
 
     private mutating func array() throws(SyntaxError) -> JSONValue {
+        try enter()
+        defer { depth -= 1 }
         position += 1
         var elements: [JSONValue] = []
         skipWhitespace()

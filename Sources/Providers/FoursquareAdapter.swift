@@ -52,7 +52,7 @@ public struct FoursquareAdapter: PlaceProvider {
         if generation == .v3, !request.categories.isEmpty {
             query.append(("categories", ProviderCategories.foursquareIDs(for: request.categories).joined(separator: ",")))
         }
-        var url: URL? = endpoint(base, generation == .places ? "/places/search" : "/v3/places/search", query: query)
+        var url: URL? = try endpoint(base, generation == .places ? "/places/search" : "/v3/places/search", query: query)
         var places: [ProviderPlace] = []
         var requests = 0
         while let next = url, places.count < request.limit, requests < 10 {

@@ -42,7 +42,8 @@ public struct GooglePlacesAdapter: PlaceProvider {
         let key = try settings.environment.key(for: .google)
         let base = try settings.baseURL(.google, default: "https://places.googleapis.com")
         let localID = id.hasPrefix("google:") ? String(id.dropFirst(7)) : id
-        let request = ProviderRequest(url: endpoint(base, "/v1/places/" + localID),
+        try ProviderName.google.checkLocalID(localID)
+        let request = ProviderRequest(url: try endpoint(base, "/v1/places/" + pathSegment(localID)),
                                   headers: ["X-Goog-Api-Key": key, "X-Goog-FieldMask": Self.placeFields.joined(separator: ",")])
         let (json, _) = try await settings.client(.google, key: key).json(request)
         return try place(json, center: center)
@@ -54,7 +55,7 @@ public struct GooglePlacesAdapter: PlaceProvider {
         let key = try settings.environment.key(for: .google)
         let base = try settings.baseURL(.google, default: "https://places.googleapis.com")
         let width = min(4800, max(1, maxWidth))
-        let request = ProviderRequest(url: endpoint(base, "/v1/\(reference)/media",
+        let request = ProviderRequest(url: try endpoint(base, "/v1/" + reference.split(separator: "/", omittingEmptySubsequences: false).map(pathSegment).joined(separator: "/") + "/media",
                                                 query: [("maxWidthPx", String(width)), ("skipHttpRedirect", "true")]),
                                   headers: ["X-Goog-Api-Key": key])
         let (json, _) = try await settings.client(.google, key: key).json(request)
@@ -86,7 +87,7 @@ public struct GooglePlacesAdapter: PlaceProvider {
                     body["includedType"] = .string(type)
                 }
                 if let pageToken { body["pageToken"] = .string(pageToken) }
-                let (json, _) = try await client.json(post(endpoint(base, "/v1/places:searchText"), body: body, key: key,
+                let (json, _) = try await client.json(post(try endpoint(base, "/v1/places:searchText"), body: body, key: key,
                                                             fieldMask: Self.searchFieldMask + ",nextPageToken"))
                 requests += 1
                 places += try (json["places"]?.elements ?? []).map { try place($0, center: request.center) }
@@ -98,7 +99,7 @@ public struct GooglePlacesAdapter: PlaceProvider {
                                              "rankPreference": .string("DISTANCE")]
             let types = ProviderCategories.googleTypes(for: request.categories)
             if !types.isEmpty { body["includedTypes"] = .array(types.map(JSONValue.string)) }
-            let (json, _) = try await client.json(post(endpoint(base, "/v1/places:searchNearby"), body: body, key: key,
+            let (json, _) = try await client.json(post(try endpoint(base, "/v1/places:searchNearby"), body: body, key: key,
                                                         fieldMask: Self.searchFieldMask))
             requests = 1
             places = try (json["places"]?.elements ?? []).map { try place($0, center: request.center) }
@@ -202,7 +203,7 @@ public struct GooglePlacesAdapter: PlaceProvider {
         var tokenRetries = 0
         while true {
             let parameters = pageToken.map { [("pagetoken", $0), ("key", key)] } ?? query + [("key", key)]
-            let (json, _) = try await client.json(ProviderRequest(url: endpoint(base, path, query: parameters)))
+            let (json, _) = try await client.json(ProviderRequest(url: try endpoint(base, path, query: parameters)))
             requests += 1
             let status = json["status"]?.text ?? "missing status"
             switch status {

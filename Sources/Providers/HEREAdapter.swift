@@ -26,11 +26,11 @@ public struct HEREAdapter: PlaceProvider {
         let url: URL
         if let text = request.query {
             // Discover has no category filter: the categories are applied to the answer.
-            url = endpoint(try base("discover"), "/v1/discover", query: [("q", text)] + query + [("apiKey", key)])
+            url = try endpoint(try base("discover"), "/v1/discover", query: [("q", text)] + query + [("apiKey", key)])
         } else {
             let ids = ProviderCategories.hereIDs(for: request.categories)
             if !ids.isEmpty { query.append(("categories", ids.joined(separator: ","))) }
-            url = endpoint(try base("browse"), "/v1/browse", query: query + [("apiKey", key)])
+            url = try endpoint(try base("browse"), "/v1/browse", query: query + [("apiKey", key)])
         }
         let (json, _) = try await client.json(ProviderRequest(url: url, headers: ["Accept": "application/json"]))
         let places = try (json["items"]?.elements ?? [])
@@ -44,7 +44,8 @@ public struct HEREAdapter: PlaceProvider {
     public func lookup(id: String, center: Coordinate) async throws -> ProviderPlace {
         let key = try settings.environment.key(for: .here)
         let localID = id.hasPrefix("here:here:") ? String(id.dropFirst(5)) : id
-        let url = endpoint(try base("lookup"), "/v1/lookup", query: [("id", localID), ("apiKey", key)])
+        try ProviderName.here.checkLocalID(localID)
+        let url = try endpoint(try base("lookup"), "/v1/lookup", query: [("id", localID), ("apiKey", key)])
         let (json, _) = try await settings.client(.here, key: key).json(ProviderRequest(url: url))
         return try item(json, center: center)
     }

@@ -1,7 +1,4 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 
 /// One HTTP request as an adapter builds it.
 public struct ProviderRequest: Sendable, Hashable {
@@ -40,7 +37,7 @@ public struct ProviderResponse: Sendable, Hashable {
 }
 
 /// What sends requests. The adapters only ever talk to this, so a proxy, a recorder or another
-/// HTTP client can stand in for the default ``URLSessionTransport``.
+/// HTTP client can stand in for the default ``OutboundHTTPTransport``.
 public protocol HTTPTransport: Sendable {
     /// Sends `request` and returns whatever status came back; throws only when no response came
     /// (``TransportFailure``).
@@ -53,51 +50,8 @@ public enum TransportFailure: Error, Sendable, Hashable {
     case timedOut(seconds: TimeInterval)
     /// The connection could not be made or broke; the system's description.
     case connection(String)
-}
-
-/// The default transport: Foundation's `URLSession` (libcurl underneath on Linux).
-///
-/// Chosen over AsyncHTTPClient because it ships with the toolchain: no SwiftNIO build (2.5–4.5
-/// minutes per clean build here) for a handful of small JSON requests per search. Each request
-/// carries its own timeout, enforced twice: by `URLRequest.timeoutInterval` and by an overall
-/// deadline, so a server that trickles bytes cannot hold a search open.
-public struct URLSessionTransport: HTTPTransport {
-    private let session: URLSession
-
-    public init() {
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
-        configuration.urlCache = nil
-        configuration.httpCookieStorage = nil
-        session = URLSession(configuration: configuration)
-    }
-
-    public func send(_ request: ProviderRequest) async throws -> ProviderResponse {
-        var urlRequest = URLRequest(url: request.url, timeoutInterval: request.timeout)
-        urlRequest.httpMethod = request.method
-        for (name, value) in request.headers { urlRequest.setValue(value, forHTTPHeaderField: name) }
-        urlRequest.httpBody = request.body
-        let session = self.session
-        let timeout = request.timeout
-        let prepared = urlRequest
-        let response = try await withDeadline(seconds: timeout) {
-            do {
-                let (data, response) = try await session.data(for: prepared)
-                guard let http = response as? HTTPURLResponse else {
-                    throw TransportFailure.connection("not an HTTP response")
-                }
-                var headers: [String: String] = [:]
-                for (name, value) in http.allHeaderFields {
-                    if let name = name as? String, let value = value as? String { headers[name] = value }
-                }
-                return ProviderResponse(status: http.statusCode, headers: headers, body: data)
-            } catch let error as URLError where error.code == .timedOut {
-                throw TransportFailure.timedOut(seconds: timeout)
-            } catch let error as URLError {
-                throw TransportFailure.connection(error.localizedDescription)
-            }
-        }
-        guard let response else { throw TransportFailure.timedOut(seconds: timeout) }
-        return response
-    }
+    /// The host resolves to an address requests may not reach (loopback, a private network…).
+    case refusedAddress(host: String, address: String)
+    /// The answer is longer than the client reads.
+    case answerTooLarge(limit: Int)
 }

@@ -29,7 +29,7 @@ public struct WikimediaCommonsAdapter: ImageProvider {
                            ("gsrlimit", String(query.limit * 2))]
         }
         let client = settings.client(.wikimediaCommons, key: "", errorMessage: Self.errorMessage)
-        let (json, _) = try await client.json(ProviderRequest(url: endpoint(base, "/w/api.php", query: parameters),
+        let (json, _) = try await client.json(ProviderRequest(url: try endpoint(base, "/w/api.php", query: parameters),
                                                               headers: ["User-Agent": Self.userAgent]))
         // The API reports bad parameters with HTTP 200 and an `error` member.
         if let error = json["error"], error.objectValue != nil {
@@ -93,7 +93,7 @@ public struct PixabayAdapter: ImageProvider {
         }
         let key = try settings.environment.key(for: .pixabay)
         let base = try settings.baseURL(.pixabay, default: "https://pixabay.com")
-        let url = endpoint(base, "/api/", query: [
+        let url = try endpoint(base, "/api/", query: [
             ("key", key), ("q", String(title.prefix(100))), ("image_type", "photo"), ("safesearch", "true"),
             ("per_page", String(max(3, query.limit))),  // Pixabay's minimum page is 3
         ])
@@ -135,7 +135,7 @@ public struct UnsplashAdapter: ImageProvider {
         }
         let key = try settings.environment.key(for: .unsplash)
         let base = try settings.baseURL(.unsplash, default: "https://api.unsplash.com")
-        let url = endpoint(base, "/search/photos", query: [
+        let url = try endpoint(base, "/search/photos", query: [
             ("query", String(title.prefix(100))), ("per_page", String(query.limit)), ("content_filter", "high"),
         ])
         let request = ProviderRequest(url: url, headers: ["Authorization": "Client-ID \(key)", "Accept-Version": "v1"])

@@ -32,7 +32,13 @@ struct ProviderClient: Sendable {
                 let error: ProviderError = switch failure {
                 case .timedOut(let seconds): .timedOut(provider: provider, seconds: seconds)
                 case .connection(let message): .connectionFailed(provider: provider, message: redact(message))
+                case .refusedAddress(let host, let address):
+                    .connectionFailed(provider: provider, message: "\(host) resolves to \(address), which is not a public address")
+                case .answerTooLarge(let limit): .malformedResponse(provider: provider, reason: "the answer is longer than \(limit) bytes")
                 }
+                // An address or a size that was refused is refused again.
+                if case .refusedAddress = failure { throw error }
+                if case .answerTooLarge = failure { throw error }
                 guard attempt < retry.maxAttempts, !Task.isCancelled else { throw error }
                 try await wait(beforeRetry: attempt, retryAfter: nil, reason: error.description)
                 continue

@@ -80,6 +80,16 @@ public struct ProviderEnvironment: Sendable {
         return url
     }
 
+    /// The hosts of every base URL this environment overrides (lower case): the operator's own
+    /// choice of where a provider's requests go, which may be a local address.
+    public var overriddenHosts: Set<String> {
+        Set(ProviderName.allCases.compactMap { provider in
+            (try? baseURLOverride(for: provider))?.host.map { host in
+                (host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host).lowercased()
+            }
+        })
+    }
+
     /// Google's API generation.
     public func googleGeneration() throws -> GooglePlacesAdapter.Generation {
         try choice("GEOQUERY_GOOGLE_API", default: .new)
@@ -102,17 +112,71 @@ public struct ProviderEnvironment: Sendable {
 }
 
 /// Joins a base URL and a path, keeping any path prefix the base has (a proxy's `/google`).
-func endpoint(_ base: URL, _ path: String, query: [(String, String)] = []) -> URL {
-    var components = URLComponents(url: base, resolvingAgainstBaseURL: false)!
+///
+/// `path` is written by an adapter; a value that came from elsewhere (a place id, a photo
+/// reference) goes in through ``pathSegment(_:)``. Any byte a path may not hold is
+/// percent-encoded here as well, so no text makes Foundation trap on an invalid path.
+/// - Throws: ``ProviderError/invalidQuery(_:)`` when no URL can be made of the parts.
+func endpoint(_ base: URL, _ path: String, query: [(String, String)] = []) throws(ProviderError) -> URL {
+    guard var components = URLComponents(url: base, resolvingAgainstBaseURL: false) else {
+        throw .invalidQuery("the base URL \(base.absoluteString) cannot take a path")
+    }
     let prefix = components.path.hasSuffix("/") ? String(components.path.dropLast()) : components.path
-    components.percentEncodedPath = prefix + path
+    components.percentEncodedPath = percentEncodedPath(prefix) + percentEncodedPath(path)
     if !query.isEmpty {
         // `+` and `;` are legal in a query but servers read `+` as a space: encode them.
         var allowed = CharacterSet.urlQueryAllowed
         allowed.remove(charactersIn: "+&=;")
         components.percentEncodedQuery = query.map { name, value in
-            name + "=" + (value.addingPercentEncoding(withAllowedCharacters: allowed) ?? value)
+            name + "=" + (value.addingPercentEncoding(withAllowedCharacters: allowed) ?? "")
         }.joined(separator: "&")
     }
-    return components.url!
+    guard let url = components.url else { throw .invalidQuery("no URL can be made of \(base.absoluteString) and \(path.prefix(100))") }
+    return url
+}
+
+/// `text` as one path segment: everything but RFC 3986's unreserved characters encoded, `/`
+/// and `%` too, so an id can neither leave its segment nor smuggle an escape.
+func pathSegment(_ text: some StringProtocol) -> String {
+    var encoded = ""
+    for byte in text.utf8 {
+        if isUnreserved(byte) { encoded.unicodeScalars.append(Unicode.Scalar(byte)) } else { appendEscape(byte, to: &encoded) }
+    }
+    return encoded
+}
+
+/// A path as written, with every byte a path may not hold percent-encoded; `%` followed by two
+/// hex digits is kept as the escape it is.
+func percentEncodedPath(_ path: String) -> String {
+    let bytes = Array(path.utf8)
+    var encoded = ""
+    var index = 0
+    while index < bytes.count {
+        let byte = bytes[index]
+        if byte == UInt8(ascii: "%"), index + 2 < bytes.count, isHexDigit(bytes[index + 1]), isHexDigit(bytes[index + 2]) {
+            encoded += "%"
+        } else if isUnreserved(byte) || "/:@!$&'()*+,;=".utf8.contains(byte) {
+            encoded.unicodeScalars.append(Unicode.Scalar(byte))
+        } else {
+            appendEscape(byte, to: &encoded)
+        }
+        index += 1
+    }
+    return encoded
+}
+
+private func isUnreserved(_ byte: UInt8) -> Bool {
+    (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A) || (byte >= 0x30 && byte <= 0x39)
+        || byte == 0x2D || byte == 0x2E || byte == 0x5F || byte == 0x7E
+}
+
+private func isHexDigit(_ byte: UInt8) -> Bool {
+    (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x46) || (byte >= 0x61 && byte <= 0x66)
+}
+
+private func appendEscape(_ byte: UInt8, to text: inout String) {
+    let digits = Array("0123456789ABCDEF".utf8)
+    text += "%"
+    text.unicodeScalars.append(Unicode.Scalar(digits[Int(byte >> 4)]))
+    text.unicodeScalars.append(Unicode.Scalar(digits[Int(byte & 0x0F)]))
 }

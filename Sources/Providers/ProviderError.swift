@@ -24,6 +24,9 @@ public enum ProviderError: Error, Sendable, Hashable, CustomStringConvertible {
     case unsupported(provider: ProviderName, reason: String)
     /// Any other failure of a source (the local index's own errors).
     case sourceFailed(provider: ProviderName, message: String)
+    /// A place id that this provider could not have given (a character or a length outside its
+    /// ids' alphabet): never sent.
+    case invalidPlaceID(provider: ProviderName, localID: String, expected: String)
     /// The question itself cannot be asked (no point and no title for an image search).
     case invalidQuery(String)
 
@@ -51,6 +54,8 @@ public enum ProviderError: Error, Sendable, Hashable, CustomStringConvertible {
             return "\(provider.rawValue): \(reason)"
         case .sourceFailed(let provider, let message):
             return "\(provider.rawValue): \(message)"
+        case .invalidPlaceID(let provider, let localID, let expected):
+            return "place id '\(provider.rawValue):\(localID)' is not a \(provider.rawValue) id: \(expected)"
         case .invalidQuery(let message):
             return message
         }

@@ -10,10 +10,12 @@ public struct ProviderSettings: Sendable {
     public var timeout: TimeInterval
     public var now: @Sendable () -> Date
 
-    public init(environment: ProviderEnvironment = ProviderEnvironment(), transport: any HTTPTransport = URLSessionTransport(),
+    /// - Parameter transport: what sends the requests; by default an ``OutboundHTTPTransport``
+    ///   that reaches public addresses, and the hosts of the base URLs the environment overrides.
+    public init(environment: ProviderEnvironment = ProviderEnvironment(), transport: (any HTTPTransport)? = nil,
                 retry: RetryPolicy = .default, timeout: TimeInterval = 10, now: @escaping @Sendable () -> Date = { Date() }) {
         self.environment = environment
-        self.transport = transport
+        self.transport = transport ?? OutboundHTTPTransport(reach: .publicAddressesAnd(hosts: environment.overriddenHosts))
         self.retry = retry
         self.timeout = timeout
         self.now = now

@@ -12,7 +12,7 @@ public struct OpenMeteoAdapter: WeatherProvider {
 
     public func weather(at coordinate: Coordinate, days: Int) async throws -> Weather {
         let base = try settings.baseURL(.openMeteo, default: "https://api.open-meteo.com")
-        let url = endpoint(base, "/v1/forecast", query: [
+        let url = try endpoint(base, "/v1/forecast", query: [
             ("latitude", String(coordinate.latitude)), ("longitude", String(coordinate.longitude)),
             ("current", "temperature_2m,apparent_temperature,relative_humidity_2m,precipitation,weather_code,wind_speed_10m,wind_direction_10m"),
             ("daily", "weather_code,temperature_2m_max,temperature_2m_min,precipitation_sum,precipitation_probability_max,sunrise,sunset"),
@@ -65,7 +65,7 @@ public struct OpenWeatherMapAdapter: WeatherProvider {
     public func weather(at coordinate: Coordinate, days: Int) async throws -> Weather {
         let key = try settings.environment.key(for: .openWeatherMap)
         let base = try settings.baseURL(.openWeatherMap, default: "https://api.openweathermap.org")
-        let url = endpoint(base, "/data/3.0/onecall", query: [
+        let url = try endpoint(base, "/data/3.0/onecall", query: [
             ("lat", String(coordinate.latitude)), ("lon", String(coordinate.longitude)),
             ("exclude", "minutely,hourly,alerts"), ("units", "metric"), ("appid", key),
         ])
@@ -115,7 +115,7 @@ public struct PirateWeatherAdapter: WeatherProvider {
         let key = try settings.environment.key(for: .pirateWeather)
         let base = try settings.baseURL(.pirateWeather, default: "https://api.pirateweather.net")
         let encodedKey = key.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? key
-        let url = endpoint(base, "/forecast/\(encodedKey)/\(coordinate.latitude),\(coordinate.longitude)",
+        let url = try endpoint(base, "/forecast/\(encodedKey)/\(coordinate.latitude),\(coordinate.longitude)",
                            query: [("units", "si"), ("exclude", "minutely,hourly,alerts")])
         let (json, _) = try await settings.client(.pirateWeather, key: key).json(ProviderRequest(url: url))
         let clock = LocalClock(utcOffsetSeconds: Int((json["offset"]?.number ?? 0) * 3600))

@@ -33,7 +33,7 @@ public struct YelpAdapter: PlaceProvider {
             if let text = request.query { query.append(("term", text)) }
             let aliases = ProviderCategories.yelpAliases(for: request.categories)
             if !aliases.isEmpty { query.append(("categories", aliases.joined(separator: ","))) }
-            let (json, _) = try await client.json(ProviderRequest(url: endpoint(base, "/v3/businesses/search", query: query),
+            let (json, _) = try await client.json(ProviderRequest(url: try endpoint(base, "/v3/businesses/search", query: query),
                                                               headers: ["Authorization": "Bearer \(key)", "Accept": "application/json"]))
             requests += 1
             let page = json["businesses"]?.elements ?? []
@@ -51,9 +51,9 @@ public struct YelpAdapter: PlaceProvider {
         let key = try settings.environment.key(for: .yelp)
         let base = try settings.baseURL(.yelp, default: "https://api.yelp.com")
         let localID = id.hasPrefix("yelp:") ? String(id.dropFirst(5)) : id
-        let encoded = localID.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(CharacterSet(charactersIn: "/"))) ?? localID
+        try ProviderName.yelp.checkLocalID(localID)
         let (json, _) = try await settings.client(.yelp, key: key).json(
-            ProviderRequest(url: endpoint(base, "/v3/businesses/" + encoded), headers: ["Authorization": "Bearer \(key)"]))
+            ProviderRequest(url: try endpoint(base, "/v3/businesses/" + pathSegment(localID)), headers: ["Authorization": "Bearer \(key)"]))
         return try business(json, center: center)
     }
 

@@ -1,5 +1,6 @@
+import Accounts
 import Foundation
-import GeoQueryServer
+@testable import GeoQueryServer
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
@@ -127,4 +128,11 @@ struct AccountFixture {
             return ids
         }
     }
+}
+
+/// What the service stores of an upload (decoded and encoded again by libvips): its bytes, and
+/// its id, the SHA-256 of those bytes.
+enum StoredPhoto {
+    static func bytes(_ upload: [UInt8]) -> [UInt8] { (try? PhotoSanitizer.sanitize(upload).bytes) ?? [] }
+    static func id(_ upload: [UInt8]) -> String { SessionToken.sha256Hex(bytes(upload)) }
 }

@@ -27,8 +27,10 @@ import ProviderTestSupport
             let cases: [(String, String)] = [
                 (#"{"username":"a!","email":"a@example.org","password":"a long enough secret"}"#, "username 'a!' is invalid"),
                 (#"{"username":"bob","email":"nope","password":"a long enough secret"}"#, "email 'nope' is invalid"),
-                (#"{"username":"bob","email":"bob@example.org","password":"short"}"#, "use at least 10"),
-                (#"{"username":"bob","email":"bob@example.org","password":"password123"}"#, "most common passwords"),
+                (#"{"username":"bob","email":"bob@example.org","password":"short"}"#, "use at least 12"),
+                (#"{"username":"bob","email":"bob@example.org","password":"password1234"}"#, "most common passwords"),
+                (#"{"username":"bob","email":"bob@example.org","password":"            "}"#, "only white space"),
+                (#"{"username":"zed","email":"carol.x@example.org","password":"carol.x is the best"}"#, "contains the email address"),
                 (#"{"username":"bob","email":"bob@example.org","password":"\#(String(repeating: "é", count: 40))"}"#, "bcrypt reads only the first 72 bytes"),
                 (#"{"username":"bob","email":"bob@example.org"}"#, "field 'password' is required"),
                 (#"{"username":"bob","email":"bob@example.org","password":"a long enough secret","admin":true}"#, "unknown field 'admin'"),
@@ -224,6 +226,30 @@ import ProviderTestSupport
         }
     }
 
+    /// Every answer says not to sniff, frame or refer; the map page has a policy of its own (its
+    /// inline script by hash, and it may be embedded); an answer to a signed-in request is never
+    /// stored by a cache.
+    @Test func securityHeadersOnEveryAnswer() async throws {
+        let fixture = try await AccountFixture()
+        try await fixture.test { client in
+            let token = try await client.account("careful")
+            let near = "/v1/places/near?lat=48.8584&lon=2.2945&radius=1km"
+            for (path, who) in [("/healthz", nil), (near, nil), (near, token), ("/v1/me", token), ("/v1/nowhere", nil)] as [(String, String?)] {
+                let answer = try await client.send(.get, path, token: who)
+                #expect(answer.headers[HTTPField.Name("X-Content-Type-Options")!] == "nosniff", "\(path)")
+                #expect(answer.headers[HTTPField.Name("Referrer-Policy")!] == "no-referrer", "\(path)")
+                #expect(answer.headers[HTTPField.Name("Content-Security-Policy")!] == "default-src 'none'; frame-ancestors 'none'", "\(path)")
+                #expect(answer.headers[HTTPField.Name("X-Frame-Options")!] == "DENY", "\(path)")
+                if who != nil { #expect(answer.headers[.cacheControl] == "no-store", "\(path) signed in") }
+            }
+            #expect(try await client.send(.get, near).headers[.cacheControl] != "no-store", "an anonymous answer may be cached")
+            let page = try await client.send(.get, "/")
+            let policy = try #require(page.headers[HTTPField.Name("Content-Security-Policy")!])
+            #expect(policy.contains("script-src 'self' 'sha256-") && !policy.contains("frame-ancestors") && policy.contains("img-src 'self' data: https://tile.openstreetmap.org"), "\(policy)")
+            #expect(page.headers[HTTPField.Name("X-Frame-Options")!] == nil)
+        }
+    }
+
     @Test func signInsAreRateLimitedPerAccountAndPerAddress() async throws {
         let fixture = try await AccountFixture {
             $0.signInAttemptsPerAccount = 3
@@ -234,11 +260,15 @@ import ProviderTestSupport
         }
         try await fixture.test { client in
             _ = try await client.account("target")
-            for _ in 0..<3 {
-                let wrong = try await client.send(.post, "/v1/sessions", json: #"{"username":"target","password":"wrong wrong wrong"}"#)
+            // The guesses count against the account whichever of its names they give: once they
+            // counted per identifier, and an account got a window's guesses per name.
+            for login in ["target", "target@example.org", "TARGET"] {
+                let wrong = try await client.send(.post, "/v1/sessions", json: #"{"username":"\#(login)","password":"wrong wrong wrong"}"#)
                 #expect(wrong.status == .unauthorized)
             }
-            // Even the right password waits now: the account is locked for the window.
+            // Even the right password waits now, by either name: the account is locked for the window.
+            let byEmail = try await client.send(.post, "/v1/sessions", json: #"{"username":"Target@example.org","password":"a long enough secret"}"#)
+            #expect(byEmail.status == .tooManyRequests, "\(byEmail.text)")
             let locked = try await client.send(.post, "/v1/sessions", json: #"{"username":"target","password":"a long enough secret"}"#)
             #expect(locked.status == .tooManyRequests)
             let wait = try #require(locked.headers[.retryAfter].flatMap { Int($0) })

@@ -50,7 +50,7 @@ import Testing
             #expect(try await client.send(.get, "/v1/me/favorites", token: eager).json["count"] as? Int == 0)
             let photo = try await client.send(.put, "/v1/me/avatar", token: eager, bytes: TestImages.png(grey: 60))
             #expect(photo.status == .tooManyRequests)
-            #expect(try await client.send(.get, "/v1/photos/\(SessionToken.sha256Hex(TestImages.png(grey: 60)))").status == .notFound)
+            #expect(try await client.send(.get, "/v1/photos/\(StoredPhoto.id(TestImages.png(grey: 60)))").status == .notFound)
 
             // Reading, editing and deleting stay open; another account's budget is its own.
             #expect(try await client.send(.get, "/v1/gems/\(gem)", token: eager).status == .ok)

@@ -59,7 +59,7 @@ extension GemRouteTests {
             let photo = try await client.send(.post, "/v1/gems/\(gem)/photos", token: owner, bytes: TestImages.png(grey: 33),
                                               headers: [.ifMatch: tag])
             #expect(photo.status == .preconditionFailed, "\(photo.text)")
-            let id = SessionToken.sha256Hex(TestImages.png(grey: 33))
+            let id = StoredPhoto.id(TestImages.png(grey: 33))
             #expect(try await read().photos == 0)
             #expect(try await client.send(.get, "/v1/photos/\(id)").status == .notFound)
             #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("photos/\(id.prefix(2))/\(id)").path))
@@ -90,7 +90,7 @@ extension GemRouteTests {
             #expect(statuses.filter { $0 == .created }.count == 18 && statuses.filter { $0 == .ok }.count == 2, "\(statuses.map(\.code))")
             let place = (try await client.send(.get, "/v1/gems/\(gem)", token: owner).json["places"] as? [[String: Any]])?.first
             let urls = Set((place?["photos"] as? [[String: Any]] ?? []).compactMap { $0["url"] as? String })
-            #expect(urls == Set((40..<58).map { "/v1/photos/\(SessionToken.sha256Hex(TestImages.png(grey: UInt8($0))))" }),
+            #expect(urls == Set((40..<58).map { "/v1/photos/\(StoredPhoto.id(TestImages.png(grey: UInt8($0))))" }),
                     "all 18 photos are on the gem, got \(urls.count)")
             #expect((place?["gem"] as? [String: Any])?["description"] as? String == "fish on Fridays", "\(String(describing: place?["gem"]))")
             #expect((place?["tags"] as? [String: String]) == ["roof": "covered"], "\(String(describing: place?["tags"]))")
@@ -120,7 +120,7 @@ extension GemRouteTests {
             for server in [first, second] {
                 let place = (try await server.send(.get, "/v1/gems/\(gem)", token: owner).json["places"] as? [[String: Any]])?.first
                 let urls = Set((place?["photos"] as? [[String: Any]] ?? []).compactMap { $0["url"] as? String })
-                #expect(urls == Set((60..<76).map { "/v1/photos/\(SessionToken.sha256Hex(TestImages.png(grey: UInt8($0))))" }),
+                #expect(urls == Set((60..<76).map { "/v1/photos/\(StoredPhoto.id(TestImages.png(grey: UInt8($0))))" }),
                         "all 16 photos are on the gem, got \(urls.count)")
                 #expect((place?["gem"] as? [String: Any])?["description"] as? String == "steps down to the water")
                 #expect((place?["tags"] as? [String: String]) == ["step": "worn"], "\(String(describing: place?["tags"]))")

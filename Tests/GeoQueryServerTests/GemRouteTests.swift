@@ -3,6 +3,8 @@ import Foundation
 import GeoQueryServer
 import HTTPTypes
 import Hummingbird
+import PlaceModel
+import PlaceQuery
 import HummingbirdTesting
 import ProviderTestSupport
 import Providers
@@ -328,6 +330,49 @@ import Testing
             #expect(await yelp.requests.count == 2)
         }
     }
+    /// A provider id is data, never URL text: with a Google key set (against a loopback stand-in),
+    /// `google:a b` once made Foundation trap on an invalid path and killed the server, again
+    /// after every restart through the stored favourite. Now it is refused where it enters, a
+    /// favourite stored before is `gone` without a request, and valid ids reach the provider
+    /// percent-encoded as one path segment.
+    @Test func providerIDsAreCheckedAndNeverURLText() async throws {
+        let stand = try await LoopbackServer.start { request in
+            .json(#"{"error":{"code":404,"message":"not found","status":"NOT_FOUND"}}"#, status: 404)
+        }
+        defer { Task { await stand.stop() } }
+        var variables: [String: String] = [:]
+        for provider in [ProviderName.google, .yelp, .here] {
+            variables[ProviderEnvironment.baseURLVariable(for: provider)!] = stand.baseURL.absoluteString
+            variables[ProviderEnvironment.keyVariable(for: provider)!] = "dummy-key-0123456789"
+        }
+        let fixture = try await AccountFixture { $0.providers = ProviderSettings(environment: ProviderEnvironment(variables), retry: .none, timeout: 30) }
+        try await fixture.test { client in
+            let fan = try await client.account("id.fan")
+            for bad in ["google:a%20b", "google:a%2Fb", "google:x%0Ay", "yelp:a%3Fb", "here:here:pds%20x", "foursquare:4b0%25"] {
+                let answer = try await client.send(.put, "/v1/me/favorites/\(bad)", token: fan)
+                #expect(answer.status == .badRequest, "\(bad): \(answer.text)")
+                #expect(answer.text.contains("is not a"), "the sentence names what is valid: \(answer.text)")
+            }
+            // Stored before the check (an older server): listed as gone, no request made.
+            try await fixture.store.addFavorite(try PlaceID("google:a b"), for: "id.fan", at: Date())
+            #expect(try await client.send(.put, "/v1/me/favorites/google:ChIJLU7jZClu5kcR4PcOOO6p3I0", token: fan).status == .created)
+            #expect(try await client.send(.put, "/v1/me/favorites/yelp:caf%C3%A9-de-flore", token: fan).status == .created)
+            let listed = try await client.send(.get, "/v1/me/favorites", token: fan)
+            #expect(listed.status == .ok, "\(listed.text)")
+            let statuses = ((listed.json["favorites"] as? [[String: Any]]) ?? []).map { "\($0["place_id"] ?? "")=\($0["status"] ?? "")" }
+            #expect(Set(statuses) == ["google:a b=gone", "google:ChIJLU7jZClu5kcR4PcOOO6p3I0=gone", "yelp:café-de-flore=gone"], "\(statuses)")
+            #expect(Set(await stand.requests.map(\.path)) == ["/v1/places/ChIJLU7jZClu5kcR4PcOOO6p3I0", "/v3/businesses/caf%C3%A9-de-flore"])
+            // The same ids through a plan's place.
+            let itinerary = try await client.send(.post, "/v1/itineraries", token: fan, json: """
+                {"title":"x","destination":{"place_id":"google:a b"},"start_date":"2027-04-10","end_date":"2027-04-12"}
+                """)
+            #expect(itinerary.status == .badRequest && itinerary.text.contains("destination.place_id"), "\(itinerary.text)")
+            let trip = try await client.send(.post, "/v1/trips", token: fan, json: """
+                {"title":"x","place":{"place_id":"yelp:a/b"},"start":"2030-06-12T12:00:00+02:00","end":"2030-06-12T16:00:00+02:00"}
+                """)
+            #expect(trip.status == .badRequest && trip.text.contains("place.place_id"), "\(trip.text)")
+        }
+    }
 }
 
 /// Photos: type by magic bytes, metadata removed (a real JPEG with GPS tags made by Pillow),
@@ -346,6 +391,14 @@ import Testing
             exif[ExifTags.IFD.GPSInfo] = {1: "N", 2: (48.0, 51.0, 29.0), 3: "E", 4: (2.0, 17.0, 40.0)}
             Image.new("RGB", (16, 16), (200, 100, 50)).save(sys.argv[1], "JPEG", exif=exif.tobytes())
             """, output.path])
+        return [UInt8](try Data(contentsOf: output))
+    }
+
+    /// A plain JPEG of the given size, from Pillow.
+    static func jpeg(width: Int, height: Int, in directory: URL) throws -> [UInt8] {
+        let output = directory.appendingPathComponent("plain-\(width)x\(height).jpg")
+        try run(["-c", "import sys\nfrom PIL import Image\nImage.new('RGB', (\(width), \(height)), (20, 120, 200)).save(sys.argv[1], 'JPEG')",
+                 output.path])
         return [UInt8](try Data(contentsOf: output))
     }
 
@@ -404,11 +457,31 @@ import Testing
             let png = try await client.send(.post, "/v1/gems/\(gem)/photos", token: owner, bytes: TestImages.png(withText: true))
             let pngID = try #require(png.json["id"] as? String)
             let pngBytes = Array(try await client.send(.get, "/v1/photos/\(pngID)").body.readableBytesView)
-            #expect(pngBytes == TestImages.png(withText: false), "tEXt removed, the rest byte for byte")
+            #expect(pngBytes == StoredPhoto.bytes(TestImages.png(withText: false)), "tEXt removed: the same as a PNG without it")
+            #expect(!pngBytes.isEmpty && !(0..<max(0, pngBytes.count - 4)).contains { Array(pngBytes[$0..<($0 + 4)]) == Array("tEXt".utf8) })
             let gif = try await client.send(.post, "/v1/gems/\(gem)/photos", token: owner, bytes: Array("GIF89a\u{1}\u{0}\u{1}\u{0}".utf8))
             #expect(gif.status == .unsupportedMediaType && (gif.json["detail"] as? String)?.contains("not a JPEG, PNG or WebP") == true)
             let huge = try await client.send(.post, "/v1/gems/\(gem)/photos", token: owner, bytes: original + [UInt8](repeating: 0, count: 70_000))
             #expect(huge.status == .contentTooLarge)
+            // More than 40 megapixels is refused from the header, before a pixel is decoded: a
+            // 30 000 × 30 000 PNG and a 65 535² JPEG were once stored and served to every viewer.
+            let bomb = try await client.send(.post, "/v1/gems/\(gem)/photos", token: owner, bytes: TestImages.png(declaredWidth: 30_000, height: 30_000))
+            #expect(bomb.status == .unprocessableContent && (bomb.json["detail"] as? String)?.contains("30000 × 30000 pixels") == true, "\(bomb.text)")
+            var giant = original
+            let frame = try #require((0..<(giant.count - 9)).first { giant[$0] == 0xFF && giant[$0 + 1] == 0xC0 })
+            giant.replaceSubrange((frame + 5)..<(frame + 9), with: [0xFF, 0xFF, 0xFF, 0xFF])
+            let giantAnswer = try await client.send(.post, "/v1/gems/\(gem)/photos", token: owner, bytes: giant)
+            #expect(giantAnswer.status == .unprocessableContent && giantAnswer.text.contains("65535 × 65535"), "\(giantAnswer.text)")
+
+            // Variants for lists and pins: never wider than asked, never enlarged, kept.
+            let wide = try Self.jpeg(width: 400, height: 300, in: directory)
+            let wideID = try #require(try await client.send(.post, "/v1/gems/\(gem)/photos", token: owner, bytes: wide).json["id"] as? String)
+            let small = try await client.send(.get, "/v1/photos/\(wideID)?w=160")
+            #expect(small.status == .ok && small.headers[.contentType] == "image/jpeg" && small.headers[.eTag] == "\"\(wideID)-w160\"")
+            #expect(try Self.describe(Array(small.body.readableBytesView), in: directory) == "160 120 0")
+            #expect(try Self.describe(Array(try await client.send(.get, "/v1/photos/\(wideID)?w=640").body.readableBytesView), in: directory) == "400 300 0")
+            #expect(try await client.send(.get, "/v1/photos/\(wideID)?w=161").status == .badRequest)
+            #expect(FileManager.default.fileExists(atPath: directory.appendingPathComponent("photos/\(wideID.prefix(2))/\(wideID).w160").path))
 
             // Deleting the gem deletes the photos nothing else uses.
             #expect(try await client.send(.delete, "/v1/gems/\(gem)", token: owner).status == .noContent)
@@ -464,7 +537,7 @@ import Testing
         }
     }
     @Test func anAccountStoresPhotosUpToItsLimitAndAStoredPhotoCostsNothing() async throws {
-        let size = TestImages.png(grey: 10).count
+        let size = StoredPhoto.bytes(TestImages.png(grey: 10)).count
         let fixture = try await AccountFixture { $0.photoStorageLimit = size * 5 / 2 }
         let directory = fixture.directory
         try await fixture.test { client in
@@ -488,7 +561,7 @@ import Testing
             #expect(third.status == .forbidden, "\(third.text)")
             let detail = third.json["detail"] as? String ?? ""
             #expect(detail.contains("collector's photos take") && detail.contains("to make room"), "\(detail)")
-            let thirdID = SessionToken.sha256Hex(TestImages.png(grey: 30))
+            let thirdID = StoredPhoto.id(TestImages.png(grey: 30))
             #expect(try await client.send(.get, "/v1/photos/\(thirdID)").status == .notFound)
             #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("photos/\(thirdID.prefix(2))/\(thirdID)").path))
             #expect(try await client.send(.put, "/v1/me/avatar", token: owner, bytes: TestImages.png(grey: 30)).status == .forbidden)
@@ -518,7 +591,7 @@ import Testing
                 }
             }
             let mine = try await listed(owner)
-            #expect(Set(mine.map(\.id)) == Set([20, 40].map { SessionToken.sha256Hex(TestImages.png(grey: $0)) }), "the two photos it uploaded first")
+            #expect(Set(mine.map(\.id)) == Set([20, 40].map { StoredPhoto.id(TestImages.png(grey: $0)) }), "the two photos it uploaded first")
             #expect(mine.allSatisfy { $0.uses == ["gem:\(gem)"] }, "\(mine)")
             let theirs = try await listed(other)
             #expect(theirs.map(\.id) == [thirdID] && theirs.first?.uses.count == 1, "the collector's gem showing the same photo is not theirs to see: \(theirs)")

@@ -91,6 +91,26 @@ import Glibc
         }
     }
 
+    /// A body whose declared length is over the route's limit is answered 413 at once, before a
+    /// byte of it is read, and the connection is closed: a `Content-Length` of 10¹² once got no
+    /// answer and held the socket until the idle timeout. (The idle timeout here is longer than
+    /// the socket's 120 s read: only the server's closing ends the read with true.)
+    @Test func aBodyDeclaredTooLargeIsRefusedAtOnceAndTheConnectionCloses() async throws {
+        let service = try ServerFixture.service { $0.idleTimeout = .seconds(600) }
+        try await withLiveServer(service) { port in
+            let (answer, closed) = try await onAThreadOfItsOwn {
+                let socket = try RawSocket.connect(port: port)
+                defer { close(socket) }
+                try RawSocket.send(socket, "POST /v1/users HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 1000000000000\r\n\r\n{")
+                let answer = try RawSocket.receive(socket, atMost: 4096)
+                return (answer, RawSocket.closedByPeer(socket))
+            }
+            #expect(answer.hasPrefix("HTTP/1.1 413"), "\(answer)")
+            #expect(answer.contains("1000000000000 bytes"), "the sentence names the declared size")
+            #expect(closed, "the server closed the connection")
+        }
+    }
+
     /// Runs blocking work on a new thread and waits for it without holding a thread of the
     /// cooperative pool.
     func onAThreadOfItsOwn<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {

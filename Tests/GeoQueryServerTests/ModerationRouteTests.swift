@@ -9,6 +9,26 @@ import Testing
 /// gem reports it (not its owner); only moderators read the queue and hide, restore or clear;
 /// a hidden gem is private, and its owner cannot publish it again until it is restored.
 @Suite(.ownThreads) struct ModerationRouteTests {
+    /// Moderation belongs to an account, not a name: a configured name nobody holds grants
+    /// nothing to whoever registers it later, and a moderator's deleted account passes nothing
+    /// to the next account of the same name.
+    @Test func moderatorRightsNeverPassToAnotherAccountOfTheName() async throws {
+        let fixture = try await AccountFixture { $0.moderators = ["ghostmod", "realmod"] }
+        try await fixture.test { client in
+            let moderator = try await client.account("realmod")
+            #expect(try await fixture.service.grantModerators() == ["ghostmod"], "the name without an account is reported")
+            #expect(try await client.send(.get, "/v1/moderation/reports", token: moderator).status == .ok)
+            let squatter = try await client.account("ghostmod")
+            let refused = try await client.send(.get, "/v1/moderation/reports", token: squatter)
+            #expect(refused.status == .forbidden, "\(refused.text)")
+            // The moderator leaves; someone takes the freed name.
+            let deleted = try await client.send(.delete, "/v1/me", token: moderator)
+            #expect(deleted.status == .noContent, "\(deleted.text)")
+            let taker = try await client.account("realmod", password: "another long secret")
+            #expect(try await client.send(.get, "/v1/moderation/reports", token: taker).status == .forbidden)
+        }
+    }
+
     @Test func reportsReachModeratorsWhoHideAGemItsOwnerCannotPublishAgain() async throws {
         let fixture = try await AccountFixture { $0.moderators = ["mod"] }
         try await fixture.test { client in
@@ -17,6 +37,8 @@ import Testing
             let runner = try await client.account("runner")
             let nosy = try await client.account("nosy")
             let moderator = try await client.account("mod")
+            // Rights go to the account the name has when the service resolves it (at start-up).
+            #expect(try await fixture.service.grantModerators() == [])
             let (lat, lon) = (GemRouteTests.lat, GemRouteTests.lon)
             let rude = try await client.gem(owner, name: "Rude Rock", lat: lat, lon: lon, visibility: "public")
             let misplaced = try await client.gem(owner, name: "Misplaced Mill", lat: lat + 0.001, lon: lon, visibility: "public")

@@ -10,7 +10,7 @@ import Testing
 /// of photos an upload stored but never attached.
 extension PhotoRouteTests {
     @Test func aPhotoCountsAgainstWhoStillShowsItAndTheListIsPaged() async throws {
-        let size = TestImages.png(grey: 10).count
+        let size = StoredPhoto.bytes(TestImages.png(grey: 10)).count
         let fixture = try await AccountFixture()
         try await fixture.test { client in
             let first = try await client.account("first_uploader")
@@ -26,7 +26,7 @@ extension PhotoRouteTests {
             #expect(try await used(second) == 0, "the second shows it for free")
 
             // Another account tries to take the photo off the first uploader's gem: refused, nothing moves.
-            let shared = SessionToken.sha256Hex(TestImages.png(grey: 10))
+            let shared = StoredPhoto.id(TestImages.png(grey: 10))
             #expect(try await client.send(.delete, "/v1/gems/\(theirs)/photos/\(shared)", token: second).status == .forbidden)
             #expect(try await used(first) == size)
             #expect(try await used(second) == 0)
@@ -65,7 +65,7 @@ extension PhotoRouteTests {
                 #expect(link.hasPrefix("</v1/me/photos?") && link.contains("limit=2") && link.hasSuffix(">; rel=\"next\""), "\(link)")
                 uri = "/v1/me/photos?limit=2&cursor=\(cursor.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? cursor)"
             }
-            #expect(seen == stride(from: 60, through: 20, by: -10).map { SessionToken.sha256Hex(TestImages.png(grey: UInt8($0))) },
+            #expect(seen == stride(from: 60, through: 20, by: -10).map { StoredPhoto.id(TestImages.png(grey: UInt8($0))) },
                     "newest first, each once: \(seen.map { $0.prefix(8) })")
             let bad = try await client.send(.get, "/v1/me/photos?cursor=yesterday", token: second)
             #expect(bad.status == .badRequest && (bad.json["detail"] as? String)?.contains("cursor 'yesterday' is invalid") == true, "\(bad.text)")
@@ -93,8 +93,8 @@ extension PhotoRouteTests {
                 try await fixture.store.savePhoto(PhotoRecord(id: id, contentType: "image/png", byteCount: bytes.count, owner: "half_uploader",
                                                               createdAt: now.addingTimeInterval(-age)))
             }
-            let old = SessionToken.sha256Hex(TestImages.png(grey: 80)), young = SessionToken.sha256Hex(TestImages.png(grey: 90))
-            let avatar = SessionToken.sha256Hex(TestImages.png(grey: 70))
+            let old = StoredPhoto.id(TestImages.png(grey: 80)), young = StoredPhoto.id(TestImages.png(grey: 90))
+            let avatar = StoredPhoto.id(TestImages.png(grey: 70))
             #expect(try await fixture.service.removeAbandonedPhotos(now: now) == 1)
             #expect(try await fixture.store.photo(id: old) == nil)
             #expect(!FileManager.default.fileExists(atPath: files[old]!))

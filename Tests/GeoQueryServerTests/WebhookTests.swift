@@ -6,6 +6,7 @@ import Hummingbird
 import HummingbirdTesting
 import PlaceQuery
 import ProviderTestSupport
+import Providers
 import Testing
 
 /// Webhooks: a notification reaches the user's URL signed with the secret they were given,
@@ -130,7 +131,8 @@ import Testing
         try await fixture.test { client in
             let ann = try await client.account("ann")
             for url in ["http://127.0.0.1:9/x", "http://10.1.2.3/x", "http://[::1]/x", "http://169.254.169.254/latest/meta-data",
-                        "http://192.168.0.1/", "http://[fd00::1]/", "http://[::ffff:127.0.0.1]/", "http://localhost:8080/"] {
+                        "http://192.168.0.1/", "http://[fd00::1]/", "http://[::ffff:127.0.0.1]/", "http://localhost:8080/",
+                        "http://[::127.0.0.1]/", "http://[2002:7f00:1::1]/", "http://[64:ff9b::a00:1]/", "http://[2001:0:4136:e378:8000:63bf:80ff:fffe]/"] {
                 let answer = try await client.send(.put, "/v1/me/webhook", token: ann, json: #"{"url":"\#(url)"}"#)
                 #expect(answer.status == .badRequest && answer.text.contains("not a public address"), "\(url): \(answer.text)")
             }
@@ -139,9 +141,11 @@ import Testing
             }
             #expect(try await client.send(.get, "/v1/me/webhook", token: ann).status == .notFound)
         }
-        for address in ["8.8.8.8", "2606:4700::1111", "1.1.1.1"] { #expect(WebhookAddress.isPublic(address), "\(address)") }
-        for address in ["100.64.0.1", "172.16.5.4", "0.0.0.0", "224.0.0.1", "fe80::1", "2001:db8::1"] {
-            #expect(!WebhookAddress.isPublic(address), "\(address)")
+        for address in ["8.8.8.8", "2606:4700::1111", "1.1.1.1", "2002:808:808::1", "64:ff9b::808:808"] { #expect(NetworkAddress.isPublic(address), "\(address)") }
+        for address in ["100.64.0.1", "172.16.5.4", "0.0.0.0", "224.0.0.1", "fe80::1", "2001:db8::1",
+                        "::127.0.0.1", "::10.0.0.1", "2002:7f00:1::1", "2002:c0a8:101::1", "64:ff9b::7f00:1", "64:ff9b:1::808:808",
+                        "2001:0:4136:e378:8000:63bf:80ff:fffe", "2001:0:7f00:1::1", "fec0::1"] {
+            #expect(!NetworkAddress.isPublic(address), "\(address)")
         }
     }
 }
