@@ -39,7 +39,7 @@ static inline void geoquery_vips_take_error(char *buffer, size_t size) {
 }
 
 /// The width and height an encoded image declares, read from its header without decoding a
-/// pixel; the loader's name (`jpegload_buffer`) into `loader`. 0 on success.
+/// pixel; the loader's class name (`VipsForeignLoadJpegBuffer`) into `loader`. 0 on success.
 static inline int geoquery_vips_header(const void *data, size_t length, int *width, int *height, char *loader, size_t loader_size) {
     const char *found = vips_foreign_find_load_buffer(data, length);
     if (!found) return -1;

@@ -68,7 +68,9 @@ enum PhotoSanitizer {
         return nil
     }
 
-    /// The width and height the image's header declares, without decoding its pixels.
+    /// The width and height the image's header declares, without decoding its pixels. The
+    /// loader libvips picks (its class name, `VipsForeignLoadPngBuffer`) must be the one for
+    /// the type the first bytes claim.
     static func size(of bytes: [UInt8], kind: Kind) throws(Failure) -> (width: Int, height: Int) {
         try start()
         var width: Int32 = 0, height: Int32 = 0
@@ -79,7 +81,7 @@ enum PhotoSanitizer {
         guard status == 0 else { throw .malformed(kind, lastError()) }
         // The loader libvips picked must be the one for the type the bytes claim.
         let name = String(decoding: loader.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        guard name.hasPrefix(kind == .jpeg ? "jpeg" : kind == .png ? "png" : "webp") else {
+        guard name.lowercased().contains(kind == .jpeg ? "jpeg" : kind == .png ? "png" : "webp") else {
             throw .malformed(kind, "libvips reads it as \(name)")
         }
         return (Int(width), Int(height))

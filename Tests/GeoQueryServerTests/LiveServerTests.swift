@@ -101,7 +101,7 @@ import Glibc
             let (answer, closed) = try await onAThreadOfItsOwn {
                 let socket = try RawSocket.connect(port: port)
                 defer { close(socket) }
-                try RawSocket.send(socket, "POST /v1/users HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 1000000000000\r\n\r\n{")
+                try RawSocket.send(socket, "POST /v1/route HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 1000000000000\r\n\r\n{")
                 let answer = try RawSocket.receive(socket, atMost: 4096)
                 return (answer, RawSocket.closedByPeer(socket))
             }

@@ -85,7 +85,7 @@ extension PhotoRouteTests {
             let now = Date()
             var files: [String: String] = [:]
             for (grey, age) in [(80, 7_200.0), (90, 60.0)] {
-                let bytes = TestImages.png(grey: UInt8(grey))
+                let bytes = StoredPhoto.bytes(TestImages.png(grey: UInt8(grey)))  // as an upload stores it
                 let id = SessionToken.sha256Hex(bytes)
                 files[id] = directory.appendingPathComponent("photos/\(id.prefix(2))/\(id)").path
                 try FileManager.default.createDirectory(atPath: (files[id]! as NSString).deletingLastPathComponent, withIntermediateDirectories: true)

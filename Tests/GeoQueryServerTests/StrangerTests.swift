@@ -76,7 +76,7 @@ import Testing
             things.publicGem = try await client.gem(ann, name: "Open Lookout", lat: 43.7402, lon: 7.4301, visibility: "public")
             let gemImage = TestImages.png(grey: 61)
             #expect(try await client.send(.post, "/v1/gems/\(things.publicGem)/photos", token: ann, bytes: gemImage).status == .created)
-            things.gemPhoto = SessionToken.sha256Hex(gemImage)
+            things.gemPhoto = StoredPhoto.id(gemImage)
             things.itinerary = try #require(try await client.send(.post, "/v1/itineraries", token: ann, json: PlanRouteTests.itinerary
                 .replacingOccurrences(of: "Paris in spring", with: "Secret Weekend Zq")).json["id"] as? String)
             things.itineraryShare = try #require(try await client.send(.post, "/v1/itineraries/\(things.itinerary)/shares", token: ann)
