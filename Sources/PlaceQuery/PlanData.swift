@@ -1,4 +1,5 @@
 import Foundation
+import GeoCore
 
 /// Who may see a plan (an itinerary or a trip) beyond its owner and members.
 public enum PlanVisibility: String, Sendable, Hashable, CaseIterable, Codable {
@@ -197,6 +198,34 @@ public struct BusyInterval: Sendable, Hashable, Codable {
     public init(start: Date, end: Date) {
         self.start = start
         self.end = end
+    }
+}
+
+extension BusyInterval {
+    /// A list as the stores keep it: `[{"start":…,"end":…}]`, each instant in seconds since
+    /// 2001-01-01 (what `JSONEncoder` writes for a `Date`, so lists written before read the
+    /// same). Written by hand: `JSONEncoder` took a quarter of a 10 000-period request's CPU.
+    public static func storedText(_ list: [BusyInterval]) -> String {
+        var text = "["
+        text.reserveCapacity(list.count * 48 + 2)
+        for (index, interval) in list.enumerated() {
+            if index > 0 { text += "," }
+            text += "{\"start\":\(interval.start.timeIntervalSinceReferenceDate),\"end\":\(interval.end.timeIntervalSinceReferenceDate)}"
+        }
+        return text + "]"
+    }
+
+    /// A list read back from ``storedText(_:)``; nil when the text is not one.
+    public static func list(storedText text: String) -> [BusyInterval]? {
+        guard case .array(let items)? = try? JSONScanner.parse(Array(text.utf8)) else { return nil }
+        var list: [BusyInterval] = []
+        list.reserveCapacity(items.count)
+        for item in items {
+            guard case .object(let members) = item, let start = members["start"]?.doubleValue,
+                  let end = members["end"]?.doubleValue else { return nil }
+            list.append(BusyInterval(start: Date(timeIntervalSinceReferenceDate: start), end: Date(timeIntervalSinceReferenceDate: end)))
+        }
+        return list
     }
 }
 

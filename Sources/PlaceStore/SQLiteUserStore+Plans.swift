@@ -304,7 +304,7 @@ extension SQLiteUserStore {
     // MARK: - Availability and albums
 
     public func setAvailability(of username: String, for planID: String, busy: [BusyInterval], at date: Date) async throws {
-        let encoded = String(decoding: try JSONEncoder().encode(busy), as: UTF8.self)
+        let encoded = BusyInterval.storedText(busy)
         try await writing { connection in
             try connection.run("INSERT OR REPLACE INTO availability VALUES (?1, ?2, ?3, ?4)",
                                [.text(planID), .text(username), .text(encoded), .double(date.timeIntervalSince1970)])
@@ -315,7 +315,7 @@ extension SQLiteUserStore {
         try await reading { connection in
             var found: [String: [BusyInterval]] = [:]
             try connection.each("SELECT username, busy FROM availability WHERE plan_id = ?1", [.text(planID)]) { row in
-                found[row.text(0) ?? ""] = (try? JSONDecoder().decode([BusyInterval].self, from: Data((row.text(1) ?? "[]").utf8))) ?? []
+                found[row.text(0) ?? ""] = BusyInterval.list(storedText: row.text(1) ?? "[]") ?? []
             }
             return found
         }

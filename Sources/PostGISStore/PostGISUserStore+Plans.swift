@@ -296,7 +296,7 @@ extension PostGISUserStore {
     // MARK: - Availability and albums
 
     public func setAvailability(of username: String, for planID: String, busy: [BusyInterval], at date: Date) async throws {
-        let encoded = String(decoding: try JSONEncoder().encode(busy), as: UTF8.self)
+        let encoded = BusyInterval.storedText(busy)
         try await database.execute("""
             INSERT INTO availability VALUES (\(planID), \(username), \(encoded), \(date.timeIntervalSince1970))
             ON CONFLICT (plan_id, username) DO UPDATE SET busy = excluded.busy, updated_at = excluded.updated_at
@@ -307,7 +307,7 @@ extension PostGISUserStore {
         var found: [String: [BusyInterval]] = [:]
         for row in try await database.rows("SELECT username, busy FROM availability WHERE plan_id = \(planID)") {
             let (username, busy) = try row.decode((String, String).self)
-            found[username] = (try? JSONDecoder().decode([BusyInterval].self, from: Data(busy.utf8))) ?? []
+            found[username] = BusyInterval.list(storedText: busy) ?? []
         }
         return found
     }

@@ -136,6 +136,15 @@ import Testing
             let broken = try await client.send(.put, "/v1/trips/\(id)/availability", token: bob, bytes: Array("BEGIN:VFREEBUSY\nFREEBUSY:yesterday\nEND:VFREEBUSY".utf8),
                                                headers: [.contentType: "text/calendar"])
             #expect(broken.status == .badRequest && broken.text.contains("yesterday"))
+            // A JSON body's bad parts are named; nesting past 64 levels is refused, not recursed into.
+            for (body, expected) in [(#"{"busy":[{"start":"2030-03-30T09:00:00","end":"2030-03-30T12:00:00+01:00"}]}"#, "busy[0] start and end must be RFC 3339"),
+                                     (#"{"busy":[{"start":"2030-03-30T09:00:00Z","end":"2030-03-30T12:00:00Z","note":1}]}"#, "unknown field 'busy[0].note'"),
+                                     (#"{"busy":[{"start":"2030-03-30T12:00:00Z","end":"2030-03-30T09:00:00Z"}]}"#, "busy[0] ends"),
+                                     (#"{"busy":"soon"}"#, "busy must be an array"), (#"{"free":[]}"#, "unknown field 'free'"),
+                                     (#"{"busy":"# + String(repeating: "[", count: 100) + String(repeating: "]", count: 100) + "}", "nested deeper than 64")] {
+                let refused = try await client.send(.put, "/v1/trips/\(id)/availability", token: ann, json: body)
+                #expect(refused.status == .badRequest && refused.text.contains(expected), "\(body.prefix(80)) → \(refused.text)")
+            }
             let endless = try await client.send(.post, "/v1/trips", token: ann, json: #"{"title":"No end","place":{"lat":38.72,"lon":-9.14},"start":"2030-03-30T10:00:00+01:00"}"#)
             #expect(endless.json["detail"] as? String == "field 'end' is required: an RFC 3339 time with an offset, e.g. 2027-06-12T23:00:00+02:00")
             let unsure = try await client.send(.put, "/v1/trips/\(id)/rsvp", token: bob, json: "{}")

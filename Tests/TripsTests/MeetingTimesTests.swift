@@ -81,3 +81,23 @@ import Testing
         #expect(slots.dropFirst().first == MeetingSlot(start: base, end: base.addingTimeInterval(3_600), free: ["bob"], busy: ["ann"]))
     }
 }
+
+/// Busy lists as the stores keep them: written by hand, in the format `JSONEncoder` wrote
+/// before, so lists stored either way read back the same.
+struct StoredBusyListTests {
+    @Test func storedTextReadsAsJSONEncodersAndBack() throws {
+        var random = SystemRandomNumberGenerator()
+        let list = (0..<200).map { _ in
+            let start = Date(timeIntervalSince1970: Double(Int.random(in: 0...4_000_000_000, using: &random)) + [0, 0.5, 0.25].randomElement()!)
+            return BusyInterval(start: start, end: start.addingTimeInterval(Double(Int.random(in: 60...86_400, using: &random))))
+        }
+        let written = BusyInterval.storedText(list)
+        #expect(try JSONDecoder().decode([BusyInterval].self, from: Data(written.utf8)) == list)
+        let before = String(decoding: try JSONEncoder().encode(list), as: UTF8.self)
+        #expect(BusyInterval.list(storedText: before) == list)
+        #expect(BusyInterval.list(storedText: written) == list)
+        #expect(BusyInterval.list(storedText: "[]") == [])
+        #expect(BusyInterval.list(storedText: "[{\"start\":1}]") == nil)
+    }
+}
+

@@ -1,17 +1,23 @@
-import GeoCore
-
-/// A small JSON parser for one GeoJSON feature at a time: bytes in, ``JSONValue`` out.
+/// A small JSON parser: bytes in, ``JSONValue`` out. It reads GeoJSON features one at a time
+/// in imports, and request bodies the service reads in bulk (busy periods), and stored lists.
 ///
 /// Foundation's `JSONSerialization` builds `NSNumber`s and bridged dictionaries and took two
 /// thirds of a GeoJSONSeq import; this reads the bytes once, without bridging. RFC 8259: any
 /// value at the top, strings with every escape (surrogate pairs joined), numbers as `Int64` when
 /// they are integers that fit, else `Double`. Errors say what was expected and at which byte.
-struct JSONScanner {
-    struct SyntaxError: Error, CustomStringConvertible {
-        let offset: Int
-        let expected: String
-        var tooDeep = false
-        var description: String {
+public struct JSONScanner {
+    /// Where the text stops being JSON, and what was expected there.
+    public struct SyntaxError: Error, CustomStringConvertible {
+        public let offset: Int
+        public let expected: String
+        public var tooDeep = false
+
+        public init(offset: Int, expected: String, tooDeep: Bool = false) {
+            self.offset = offset
+            self.expected = expected
+            self.tooDeep = tooDeep
+        }
+        public var description: String {
             tooDeep
                 ? "JSON nested deeper than \(JSONScanner.maximumDepth) levels at byte \(offset + 1): a feature holds at most \(JSONScanner.maximumDepth) levels of arrays and objects"
                 : "malformed JSON at byte \(offset + 1): expected \(expected)"
@@ -21,14 +27,14 @@ struct JSONScanner {
     /// The deepest nesting of arrays and objects read: far more than any GeoJSON geometry (a
     /// MultiPolygon is five levels inside its feature) or sensible property needs, and little
     /// enough stack that a hostile file (100 000 nested arrays in 200 KB) cannot overflow it.
-    static let maximumDepth = 64
+    public static let maximumDepth = 64
 
     private let bytes: UnsafeBufferPointer<UInt8>
     private var position = 0
     private var depth = 0
 
     /// Parses one JSON text that fills `bytes` (surrounding whitespace allowed).
-    static func parse(_ bytes: some Collection<UInt8>) throws(SyntaxError) -> JSONValue {
+    public static func parse(_ bytes: some Collection<UInt8>) throws(SyntaxError) -> JSONValue {
         let result: Result<JSONValue, SyntaxError>? = bytes.withContiguousStorageIfAvailable { buffer in
             var scanner = JSONScanner(bytes: buffer)
             return Result { () throws(SyntaxError) -> JSONValue in try scanner.document() }
