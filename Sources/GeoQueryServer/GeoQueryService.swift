@@ -141,10 +141,30 @@ public struct GeoQueryService: Sendable {
             logger: logger)
     }
 
-    /// Runs `body` on the worker pool (CPU-heavy work: routing).
+    /// Runs `body` on the worker pool (blocking work: files, photos).
     func onWorker<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
         try await workers.runIfActive(body)
     }
+
+    /// Runs CPU-heavy work one request asks for (routes, suggested itineraries, busy calendars,
+    /// meeting times) on the background pool, whose threads run at a lower scheduling priority
+    /// (nice 10): when the cores are contended, the service's queries go first, and a client
+    /// that sends maximal bodies in a loop slows itself, not everyone's near query. The work
+    /// still takes every idle core. A request whose work has not finished within its time is
+    /// answered 503 with `Retry-After` by its route's bound.
+    func onBackgroundWorker<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await Self.backgroundWorkers.runIfActive {
+            BackgroundPriority.lowerThisThread()
+            return try body()
+        }
+    }
+
+    /// The pool of ``onBackgroundWorker(_:)``: one thread per core, started on first use.
+    static let backgroundWorkers: NIOThreadPool = {
+        let pool = NIOThreadPool(numberOfThreads: max(1, ProcessInfo.processInfo.activeProcessorCount))
+        pool.start()
+        return pool
+    }()
 }
 
 /// The route table, set once after the router is built and read by the error middleware.

@@ -17,7 +17,7 @@ extension GeoQueryService {
                 throw APIProblem(.forbidden, "only the author and invitees who have not declined give availability for trip \(record.id)")
             }
             // The body is read here; parsing up to 10 000 periods (or a calendar) is CPU work,
-            // done on the worker pool, off the event loops and the cooperative pool.
+            // done on the background pool, off the event loops and the cooperative pool.
             let busy: [BusyInterval]
             if request.headers[.contentType]?.lowercased().hasPrefix("text/calendar") == true {
                 if let problem = APIProblem.declaredTooLarge(request, limit: 1 << 20, what: "the calendar") { throw problem }
@@ -26,7 +26,7 @@ extension GeoQueryService {
                 do { buffer = try await body.collectBody(upTo: 1 << 20) } catch {
                     throw APIProblem(.contentTooLarge, "the calendar is larger than 1048576 bytes, the most this service accepts")
                 }
-                busy = try await onWorker {
+                busy = try await onBackgroundWorker {
                     do {
                         return try FreeBusy.busyIntervals(String(decoding: buffer.readableBytesView, as: UTF8.self))
                     } catch let error as FreeBusy.ParseError {
@@ -35,7 +35,7 @@ extension GeoQueryService {
                 }
             } else {
                 let data = try await JSONBody.collect(request, limit: 1 << 20)
-                busy = try await onWorker { try Self.busyPeriods(data) }
+                busy = try await onBackgroundWorker { try Self.busyPeriods(data) }
             }
             try await requireUserData().setAvailability(of: user.username, for: record.id, busy: busy, at: Date())
             return .json(.object([("trip", .string(record.id)), ("username", .string(user.username)), ("busy_periods", .int(busy.count))]))
@@ -80,7 +80,7 @@ extension GeoQueryService {
             // Who counts: the author and everyone who accepted.
             let people = [record.owner] + record.members.filter { $0.answer == .accepted }.map(\.username)
             let busy = try await requireUserData().availability(for: record.id)
-            let slots = try await onWorker {
+            let slots = try await onBackgroundWorker {
                 MeetingTimes.find(members: people, busy: busy, duration: duration, windows: daily.windows(from: from, to: to, in: zone), limit: limit)
             }
             return .json(.object([

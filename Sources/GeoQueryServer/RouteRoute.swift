@@ -66,7 +66,7 @@ extension GeoQueryService {
             }
             let shape: RouteShape = closed ? .closed(start: first) : .open(start: first, end: last)
             let options = RouteOptions(timeLimit: timeLimit, seed: seed)
-            let route = try await onWorker { try RouteSolver.solve(stops.costs, shape: shape, options: options) }
+            let route = try await onBackgroundWorker { try RouteSolver.solve(stops.costs, shape: shape, options: options) }
             let answer = RouteAnswer(route: route, stops: stops, closed: closed || (first != nil && first == last))
             return format == .geojson ? Self.geoJSONResponse(answer.geoJSON) : .json(answer.json)
         }

@@ -64,7 +64,7 @@ extension GeoQueryService {
                                                         after: nil, limit: 500)) ?? []
             let boosts = Dictionary(popular.map { ($0.subject, min(1, PopularityMath.value($0.key, at: now, period: .month) / 20)) },
                                     uniquingKeysWith: { first, _ in first })
-            let suggestion = try await onWorker { ItinerarySuggester.suggest(candidates: candidates, wish: wish, boosts: boosts) }
+            let suggestion = try await onBackgroundWorker { ItinerarySuggester.suggest(candidates: candidates, wish: wish, boosts: boosts) }
 
             var savedID: String?
             if save, let viewer {
