@@ -11,9 +11,10 @@ import NIOCore
 /// An answer to a request that carried credentials depends on who asked: it is never stored by
 /// a cache (`Cache-Control: no-store`), whatever the route said.
 ///
-/// A request refused for its declared size (413 with `Connection: close`) is not read on: the
-/// connection's input is closed, so a client that declared a terabyte and sends nothing does not
-/// hold the socket until the idle timeout.
+/// A request refused for its declared size (413 with `Connection: close`), or refused for any
+/// other reason while declaring more than 64 KiB, is not read on: the connection's input is
+/// closed, so a client that declared a terabyte and sends nothing does not hold the socket until
+/// the idle timeout.
 struct SecurityHeadersMiddleware: RouterMiddleware {
     typealias Context = ServiceRequestContext
 
@@ -21,6 +22,9 @@ struct SecurityHeadersMiddleware: RouterMiddleware {
     static let frameOptions = HTTPField.Name("X-Frame-Options")!
     static let contentTypeOptions = HTTPField.Name("X-Content-Type-Options")!
     static let referrerPolicy = HTTPField.Name("Referrer-Policy")!
+    /// A refused request declaring a larger body than this closes its connection rather than
+    /// have the server read the body to its end.
+    static let drainedBodyBytes = 64 << 10
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var response = try await next(request, context)
@@ -32,6 +36,12 @@ struct SecurityHeadersMiddleware: RouterMiddleware {
         }
         if request.headers[.authorization] != nil { response.headers[.cacheControl] = "no-store" }
         if response.status == .contentTooLarge, response.headers[.connection] == "close" {
+            context.channel?.close(mode: .input, promise: nil)
+        } else if response.status.code >= 400, let declared = request.headers[.contentLength].flatMap({ Int($0) }),
+                  declared > Self.drainedBodyBytes {
+            // Refused before its body was read (a 401, 403 or 404 first): the server would read
+            // the whole declared body before the next request; close instead.
+            response.headers[.connection] = "close"
             context.channel?.close(mode: .input, promise: nil)
         }
         return response

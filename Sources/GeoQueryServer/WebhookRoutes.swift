@@ -80,11 +80,3 @@ extension GeoQueryService {
         return url
     }
 }
-
-/// Lets exactly one of two racers resume a continuation.
-final class ResumeOnce: @unchecked Sendable {
-    // @unchecked Sendable: `done` is read and written only under `lock`.
-    private let lock = NSLock()
-    private var done = false
-    func claim() -> Bool { lock.withLock { if done { return false }; done = true; return true } }
-}

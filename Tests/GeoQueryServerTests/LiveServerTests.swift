@@ -108,6 +108,16 @@ import Glibc
             #expect(answer.hasPrefix("HTTP/1.1 413"), "\(answer)")
             #expect(answer.contains("1000000000000 bytes"), "the sentence names the declared size")
             #expect(closed, "the server closed the connection")
+            // Refused for another reason first (no user store here: 503), the same.
+            let (other, otherClosed) = try await onAThreadOfItsOwn {
+                let socket = try RawSocket.connect(port: port)
+                defer { close(socket) }
+                try RawSocket.send(socket, "POST /v1/gems HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 1000000000000\r\n\r\n{")
+                let answer = try RawSocket.receive(socket, atMost: 4096)
+                return (answer, RawSocket.closedByPeer(socket))
+            }
+            #expect(other.hasPrefix("HTTP/1.1 4") || other.hasPrefix("HTTP/1.1 5"), "\(other)")
+            #expect(otherClosed, "the server closed the connection")
         }
     }
 
