@@ -63,6 +63,9 @@ public struct OutboundHTTPTransport: HTTPTransport {
             timeout: .init(connect: .milliseconds(Int64(min(remaining, 10) * 1000)), read: .milliseconds(Int64(remaining * 1000))),
             decompression: .disabled)
         configuration.connectionPool = .init(idleTimeout: .seconds(1))
+        // A refused connection is the answer (the provider's retry policy decides what follows);
+        // AsyncHTTPClient would otherwise try again until the deadline.
+        configuration.connectionPool.retryConnectionEstablishment = false
         // The name goes to the address that was checked; TLS still checks the certificate
         // against the name.
         if address != bare { configuration.dnsOverride = [bare: address] }

@@ -66,4 +66,16 @@ import Testing
         let operators = OutboundHTTPTransport(reach: .publicAddressesAnd(hosts: ["127.0.0.1"]))
         #expect(try await operators.send(ProviderRequest(url: server.baseURL.appendingPathComponent("ok"))).status == 200)
     }
+
+    /// A refused connection is the answer at once (a connection failure, not the time running
+    /// out): AsyncHTTPClient retried it until its connect timeout, which made every call to a
+    /// provider that is down take that long.
+    @Test func aRefusedConnectionFailsAsAConnectionFailure() async throws {
+        do {
+            _ = try await Self.anywhere.send(ProviderRequest(url: URL(string: "http://127.0.0.1:9/x")!, timeout: 30))
+            Issue.record("a closed port answered")
+        } catch let failure as TransportFailure {
+            guard case .connection = failure else { Issue.record("\(failure)"); return }
+        }
+    }
 }
