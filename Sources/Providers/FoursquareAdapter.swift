@@ -76,9 +76,10 @@ public struct FoursquareAdapter: PlaceProvider {
                   pieces.dropFirst().contains(where: { $0.replacingOccurrences(of: " ", with: "") == "rel=\"next\"" || $0 == "rel=next" }),
                   let url = URL(string: String(target.dropFirst().dropLast())),
                   let found = URLComponents(url: url, resolvingAgainstBaseURL: false) else { continue }
-            var components = URLComponents(url: base, resolvingAgainstBaseURL: false)!
-            let prefix = components.path.hasSuffix("/") ? String(components.path.dropLast()) : components.path
-            components.percentEncodedPath = prefix + found.percentEncodedPath
+            guard var components = URLComponents(url: base, resolvingAgainstBaseURL: false) else { continue }
+            let prefix = components.percentEncodedPath.hasSuffix("/") ? String(components.percentEncodedPath.dropLast()) : components.percentEncodedPath
+            // The provider's text: every byte a path may not hold is encoded, so none can trap.
+            components.percentEncodedPath = percentEncodedPath(prefix) + percentEncodedPath(found.percentEncodedPath)
             components.percentEncodedQuery = found.percentEncodedQuery
             return components.url
         }

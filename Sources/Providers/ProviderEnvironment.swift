@@ -121,7 +121,8 @@ func endpoint(_ base: URL, _ path: String, query: [(String, String)] = []) throw
     guard var components = URLComponents(url: base, resolvingAgainstBaseURL: false) else {
         throw .invalidQuery("the base URL \(base.absoluteString) cannot take a path")
     }
-    let prefix = components.path.hasSuffix("/") ? String(components.path.dropLast()) : components.path
+    let basePath = components.percentEncodedPath
+    let prefix = basePath.hasSuffix("/") ? String(basePath.dropLast()) : basePath
     components.percentEncodedPath = percentEncodedPath(prefix) + percentEncodedPath(path)
     if !query.isEmpty {
         // `+` and `;` are legal in a query but servers read `+` as a space: encode them.

@@ -98,24 +98,22 @@ import Glibc
     @Test func aBodyDeclaredTooLargeIsRefusedAtOnceAndTheConnectionCloses() async throws {
         let service = try ServerFixture.service { $0.idleTimeout = .seconds(600) }
         try await withLiveServer(service) { port in
-            let (answer, closed) = try await onAThreadOfItsOwn {
-                let socket = try RawSocket.connect(port: port)
-                defer { close(socket) }
-                try RawSocket.send(socket, "POST /v1/route HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 1000000000000\r\n\r\n{")
-                let answer = try RawSocket.receive(socket, atMost: 4096)
-                return (answer, RawSocket.closedByPeer(socket))
+            /// Declares a terabyte, sends one byte: the answer, and whether the server then closed.
+            func declareATerabyte(_ path: String) async throws -> (String, Bool) {
+                try await onAThreadOfItsOwn {
+                    let socket = try RawSocket.connect(port: port)
+                    defer { close(socket) }
+                    try RawSocket.send(socket, "POST \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 1000000000000\r\n\r\n{")
+                    let answer = try RawSocket.receive(socket, atMost: 4096)
+                    return (answer, RawSocket.closedByPeer(socket))
+                }
             }
+            let (answer, closed) = try await declareATerabyte("/v1/route")
             #expect(answer.hasPrefix("HTTP/1.1 413"), "\(answer)")
             #expect(answer.contains("1000000000000 bytes"), "the sentence names the declared size")
             #expect(closed, "the server closed the connection")
             // Refused for another reason first (no user store here: 503), the same.
-            let (other, otherClosed) = try await onAThreadOfItsOwn {
-                let socket = try RawSocket.connect(port: port)
-                defer { close(socket) }
-                try RawSocket.send(socket, "POST /v1/gems HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 1000000000000\r\n\r\n{")
-                let answer = try RawSocket.receive(socket, atMost: 4096)
-                return (answer, RawSocket.closedByPeer(socket))
-            }
+            let (other, otherClosed) = try await declareATerabyte("/v1/gems")
             #expect(other.hasPrefix("HTTP/1.1 4") || other.hasPrefix("HTTP/1.1 5"), "\(other)")
             #expect(otherClosed, "the server closed the connection")
         }
