@@ -27,7 +27,8 @@ enum ServiceBench {
         var cpuCell: String { cpuPerRequest.map { String(format: "%.0f µs", $0) } ?? "" }
     }
 
-    static func run(indexPath: String, centres: [Coordinate], cityNames: [String], placeIDs: [String], seconds: Int) async throws {
+    static func run(indexPath: String, centres: [Coordinate], cityNames: [String], placeIDs: [String], seconds: Int,
+                    availabilityOnly: Bool = false) async throws {
         guard let wrk = ["/usr/bin/wrk", "/usr/local/bin/wrk"].first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
             print("\nservice rows skipped: wrk is not installed (make deps installs it)")
             return
@@ -46,8 +47,14 @@ enum ServiceBench {
         // A signed-in user, as the apps' requests mostly are (the file is kept between runs).
         let token = try sessionToken(port: port, username: "servicebench")
 
-        let library = try SpatiaLitePlaceIndex(path: indexPath, mode: .readOnly)
         let sample = Array(centres.prefix(500))
+        if availabilityOnly {
+            try AvailabilityBench.run(wrk: wrk, port: port, server: server, token: token,
+                                      nearScript: script(centres: sample, path: "/v1/places/near?radius=1km&limit=50&"),
+                                      directory: directory, seconds: seconds)
+            return
+        }
+        let library = try SpatiaLitePlaceIndex(path: indexPath, mode: .readOnly)
         /// The in-process call's p50 and its mean CPU (both cells), over the sample's centres.
         func inProcess(_ body: (Coordinate) throws -> Void) rethrows -> [String] {
             for centre in sample { try body(centre) }  // warm the caches first, as the server's warm-up does

@@ -19,6 +19,7 @@ import GeoQueryWire
 // --no-routes (skip the routing rows), --routes-only (only them; RouteBench.swift), --quick,
 // --imports-only (only the import rows), --route-seeds (the spread over seeds; RouteSeeds.swift),
 // --no-service / --service-only (the JSON rows and `geoquery serve` under wrk; ServiceBench.swift),
+// --availability-only (only the service's availability rows: AvailabilityBench.swift),
 // --no-gems / --gems-only (100 000 gems, gems near under wrk, account throughput, a soak of
 // --soak-seconds, default 60; GemBench.swift; then gem writes during a 1 M-row import,
 // GemImportBench.swift, unless --no-gem-import),
@@ -65,7 +66,7 @@ if arguments.contains("--routes-only") {
 }
 
 print("GeoQuery benchmark: \(placeCount) places, \(queryCount) queries per row, index \(path)")
-if !arguments.contains("--no-trips") { TripBench.run() }
+if !arguments.contains("--no-trips") && !arguments.contains("--availability-only") { TripBench.run() }
 let cities = try SyntheticPlaces.loadCities("geodata/cities15000.csv")
 let weightExponent = Double(option("--weight-exponent") ?? "") ?? 0.5
 let places = SyntheticPlaces.generate(count: placeCount, cities: cities, seed: 42, weightExponent: weightExponent)
@@ -146,13 +147,13 @@ func jsonRows() throws {
                  page.matches.count, micros(Double(t1 - t0)), Double(json.count) / 1e6, micros(Double(t2 - t1))))
 }
 
-func serviceRows() async throws {
+func serviceRows(availabilityOnly: Bool = false) async throws {
     let names = try String(contentsOfFile: "geodata/cities15000.csv", encoding: .utf8).split(separator: "\n").dropFirst()
         .compactMap { $0.split(separator: ",").dropFirst().first.map { String($0).trimmingCharacters(in: CharacterSet(charactersIn: "\"")) } }
     var pick = SplitMix64(seed: 11)
     let ids = (0..<2000).map { _ in places[Int(pick.next() % UInt64(places.count))].id.rawValue }
     try await ServiceBench.run(indexPath: path, centres: centres, cityNames: names.shuffled(using: &pick), placeIDs: ids,
-                         seconds: Int(option("--service-seconds") ?? "") ?? 10)
+                         seconds: Int(option("--service-seconds") ?? "") ?? 10, availabilityOnly: availabilityOnly)
 }
 
 if arguments.contains("--gem-import-only") {
@@ -195,6 +196,10 @@ if arguments.contains("--postgis-only") {
 }
 if arguments.contains("--gems-only") {
     try await gemRows()
+    exit(0)
+}
+if arguments.contains("--availability-only") {
+    try await serviceRows(availabilityOnly: true)
     exit(0)
 }
 if arguments.contains("--service-only") {

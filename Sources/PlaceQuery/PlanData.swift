@@ -204,15 +204,48 @@ public struct BusyInterval: Sendable, Hashable, Codable {
 extension BusyInterval {
     /// A list as the stores keep it: `[{"start":…,"end":…}]`, each instant in seconds since
     /// 2001-01-01 (what `JSONEncoder` writes for a `Date`, so lists written before read the
-    /// same). Written by hand: `JSONEncoder` took a quarter of a 10 000-period request's CPU.
+    /// same). Written byte by byte, whole seconds as integers: `JSONEncoder` took a quarter of a
+    /// 10 000-period request's CPU, and string interpolation of `Double`s still a quarter of
+    /// what was left, on the request's own task.
     public static func storedText(_ list: [BusyInterval]) -> String {
-        var text = "["
-        text.reserveCapacity(list.count * 48 + 2)
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(list.count * 44 + 2)
+        bytes.append(UInt8(ascii: "["))
         for (index, interval) in list.enumerated() {
-            if index > 0 { text += "," }
-            text += "{\"start\":\(interval.start.timeIntervalSinceReferenceDate),\"end\":\(interval.end.timeIntervalSinceReferenceDate)}"
+            if index > 0 { bytes.append(UInt8(ascii: ",")) }
+            bytes.append(contentsOf: #"{"start":"#.utf8)
+            appendNumber(interval.start.timeIntervalSinceReferenceDate, to: &bytes)
+            bytes.append(contentsOf: #","end":"#.utf8)
+            appendNumber(interval.end.timeIntervalSinceReferenceDate, to: &bytes)
+            bytes.append(UInt8(ascii: "}"))
         }
-        return text + "]"
+        bytes.append(UInt8(ascii: "]"))
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// `value` as JSON: a whole number of seconds in decimal digits, any other as Swift writes
+    /// a `Double` (the shortest text that reads back as the same value).
+    private static func appendNumber(_ value: Double, to bytes: inout [UInt8]) {
+        guard value.rounded(.towardZero) == value, abs(value) < 1e15 else {
+            bytes.append(contentsOf: value.description.utf8)
+            return
+        }
+        var whole = Int64(value)
+        if whole < 0 {
+            bytes.append(UInt8(ascii: "-"))
+            whole = -whole
+        }
+        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
+            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        var count = 0
+        withUnsafeMutableBytes(of: &digits) { buffer in
+            repeat {
+                buffer[count] = UInt8(ascii: "0") + UInt8(whole % 10)
+                whole /= 10
+                count += 1
+            } while whole > 0
+            for position in stride(from: count - 1, through: 0, by: -1) { bytes.append(buffer[position]) }
+        }
     }
 
     /// A list read back from ``storedText(_:)``; nil when the text is not one.
