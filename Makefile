@@ -29,7 +29,7 @@ SCHEMATHESIS_VERSION := 4.32.5
 PILLOW_VERSION := 11.0.0
 PYTHON_TOOLS := $(VENV)/installed-schemathesis-$(SCHEMATHESIS_VERSION)-pillow-$(PILLOW_VERSION)
 
-.PHONY: deps bench-deps build run serve test bench bench-routes fuzz index clean
+.PHONY: deps bench-deps build run serve test lint format bench bench-routes fuzz index clean
 
 # gdal-bin: ogr2ogr, the baseline of the import rows of `make bench` (the tests do not need it).
 BENCH_PACKAGES := gdal-bin
@@ -94,7 +94,7 @@ endef
 # 20 000 places, and optimised builds also catch optimiser-only bugs.
 TEST_FLAGS := -c release -Xswiftc -enable-testing
 
-test: deps $(PYTHON_TOOLS)
+test: deps $(PYTHON_TOOLS) lint
 	@[ -n "$$GEOQUERY_SHARED_DATA" ] || [ -f ../shared/data/README.md ] || \
 	  echo "note: no ../shared/data beside the repository and no GEOQUERY_SHARED_DATA: the tests of its samples are skipped"
 	@ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || \
@@ -113,6 +113,14 @@ test: deps $(PYTHON_TOOLS)
 	  grep -E "recorded an issue|✘|error:|Fatal error|Crash" .build/test-postgres.log | grep -v "passed after" | cut -c1-400 | tail -n 60; \
 	  exit 1; }
 	scripts/schemathesis.sh $$(swift build $(TEST_FLAGS) --show-bin-path)/geoquery $(SCHEMATHESIS)
+
+# The whole tree as `.swift-format` says (swift-format comes with the toolchain); `make format`
+# applies it. `make test`, and so CI, runs this first.
+lint:
+	swift format lint --strict --recursive --parallel Sources Tests Package.swift
+
+format:
+	swift format format --in-place --recursive --parallel Sources Tests Package.swift
 
 bench: bench-deps
 	swift build -c release --product geoquery

@@ -5,7 +5,7 @@ import PackageDescription
 /// Settings shared by every Swift target: Swift 6 language mode plus upcoming features that keep
 /// public API explicit.
 let swiftSettings: [SwiftSetting] = [
-    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("ExistentialAny")
 ]
 
 let package = Package(
@@ -72,38 +72,46 @@ let package = Package(
         // The embedded implementation of the seam on SpatiaLite.
         .target(
             name: "PlaceStore",
-            dependencies: ["GeoCore", "PlaceModel", "PlaceQuery", "CSpatiaLite",
-                           .product(name: "NIOPosix", package: "swift-nio")],
+            dependencies: [
+                "GeoCore", "PlaceModel", "PlaceQuery", "CSpatiaLite",
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
             swiftSettings: swiftSettings
         ),
         // The scale-out implementation of the seam on PostgreSQL/PostGIS.
         .target(
             name: "PostGISStore",
-            dependencies: ["GeoCore", "PlaceModel", "PlaceQuery",
-                           .product(name: "PostgresNIO", package: "postgres-nio"),
-                           .product(name: "Logging", package: "swift-log"),
-                           .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")],
+            dependencies: [
+                "GeoCore", "PlaceModel", "PlaceQuery",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
             swiftSettings: swiftSettings
         ),
         // Sign-up, sign-in, sessions and rate limits over any AccountStore.
         .target(
             name: "Accounts",
-            dependencies: ["PlaceQuery", "PlaceModel",
-                           .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
-                           .product(name: "Crypto", package: "swift-crypto"),
-                           .product(name: "NIOPosix", package: "swift-nio")],
+            dependencies: [
+                "PlaceQuery", "PlaceModel",
+                .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
             swiftSettings: swiftSettings
         ),
         // Provider adapters (Google, Yelp, Foursquare, HERE, weather) and federated search.
         // PlaceStore only for the local index as one more source.
         .target(
             name: "Providers",
-            dependencies: ["GeoCore", "PlaceModel", "PlaceQuery",
-                           .product(name: "Logging", package: "swift-log"),
-                           .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                           .product(name: "NIOCore", package: "swift-nio"),
-                           .product(name: "NIOHTTP1", package: "swift-nio"),
-                           .product(name: "NIOConcurrencyHelpers", package: "swift-nio")],
+            dependencies: [
+                "GeoCore", "PlaceModel", "PlaceQuery",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -113,10 +121,13 @@ let package = Package(
         ),
         // Itineraries and trips: their documents, who may do what, costs, meeting times, day plans.
         .target(name: "Trips", dependencies: ["GeoCore", "PlaceModel", "PlaceQuery", "Routing"], swiftSettings: swiftSettings),
-        .target(name: "Discovery", dependencies: ["GeoCore", "PlaceModel", "PlaceQuery", "Regions", "Routing", "Trips"], swiftSettings: swiftSettings),
+        .target(
+            name: "Discovery", dependencies: ["GeoCore", "PlaceModel", "PlaceQuery", "Regions", "Routing", "Trips"], swiftSettings: swiftSettings),
         // The answers' JSON / GeoJSON / CSV contracts and request parsing, shared by CLI and server.
-        .target(name: "GeoQueryWire", dependencies: ["GeoCore", "PlaceModel", "PlaceQuery", "Routing", "Providers", "PlaceImport", "Regions", "Discovery"],
-                swiftSettings: swiftSettings),
+        .target(
+            name: "GeoQueryWire",
+            dependencies: ["GeoCore", "PlaceModel", "PlaceQuery", "Routing", "Providers", "PlaceImport", "Regions", "Discovery"],
+            swiftSettings: swiftSettings),
         // The Hummingbird application behind `geoquery serve`.
         .target(
             name: "GeoQueryServer",
@@ -147,68 +158,94 @@ let package = Package(
         // `make bench`: synthetic 1 M place index, library vs raw engine. Not run by `make test`.
         .executableTarget(
             name: "GeoQueryBench",
-            dependencies: ["GeoCore", "PlaceModel", "PlaceQuery", "PlaceStore", "PlaceImport", "Routing", "CSpatiaLite",
-                           "GeoQueryWire", "CReadOSM", "Accounts", "PostGISStore", "PostgresTestSupport", "Trips", "Discovery", "Regions",
-                           .product(name: "PostgresNIO", package: "postgres-nio"),
-                           .product(name: "NIOPosix", package: "swift-nio")],
+            dependencies: [
+                "GeoCore", "PlaceModel", "PlaceQuery", "PlaceStore", "PlaceImport", "Routing", "CSpatiaLite",
+                "GeoQueryWire", "CReadOSM", "Accounts", "PostGISStore", "PostgresTestSupport", "Trips", "Discovery", "Regions",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
             swiftSettings: swiftSettings
         ),
-        .testTarget(name: "GeoCoreTests", dependencies: ["GeoCore"],
-                    resources: [.copy("Fixtures")], swiftSettings: swiftSettings),
-        .testTarget(name: "RoutingTests", dependencies: ["Routing", "GeoCore"],
-                    resources: [.copy("Fixtures")], swiftSettings: swiftSettings),
-        .testTarget(name: "DiscoveryTests", dependencies: ["Discovery", "PlaceModel", "Regions", "Routing", "Trips", "GeoCore"],
-                    swiftSettings: swiftSettings),
+        .testTarget(
+            name: "GeoCoreTests", dependencies: ["GeoCore"],
+            resources: [.copy("Fixtures")], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "RoutingTests", dependencies: ["Routing", "GeoCore"],
+            resources: [.copy("Fixtures")], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "DiscoveryTests", dependencies: ["Discovery", "PlaceModel", "Regions", "Routing", "Trips", "GeoCore"],
+            swiftSettings: swiftSettings),
         .testTarget(name: "TripsTests", dependencies: ["Trips", "Routing", "PlaceQuery", "GeoCore"], swiftSettings: swiftSettings),
         .testTarget(name: "PlaceModelTests", dependencies: ["PlaceModel"], swiftSettings: swiftSettings),
         .testTarget(name: "RegionsTests", dependencies: ["Regions", "PlaceModel", "GeoCore"], swiftSettings: swiftSettings),
         // The conformance suite every store implementation runs (index = brute force, paging = unpaged).
-        .target(name: "PlaceQueryConformance", dependencies: ["PlaceQuery", "GeoCore", "PlaceModel"],
-                path: "Tests/PlaceQueryConformance", swiftSettings: swiftSettings),
-        .testTarget(name: "PlaceStoreTests", dependencies: ["PlaceStore", "PlaceQuery", "PlaceQueryConformance", "ProviderTestSupport"],
-                    swiftSettings: swiftSettings),
+        .target(
+            name: "PlaceQueryConformance", dependencies: ["PlaceQuery", "GeoCore", "PlaceModel"],
+            path: "Tests/PlaceQueryConformance", swiftSettings: swiftSettings),
+        .testTarget(
+            name: "PlaceStoreTests", dependencies: ["PlaceStore", "PlaceQuery", "PlaceQueryConformance", "ProviderTestSupport"],
+            swiftSettings: swiftSettings),
         // A throwaway PostgreSQL cluster for the tests that need one.
         .target(name: "PostgresTestSupport", dependencies: [], path: "Tests/PostgresTestSupport", swiftSettings: swiftSettings),
-        .testTarget(name: "PostGISStoreTests",
-                    dependencies: ["PostGISStore", "PlaceQuery", "PlaceQueryConformance", "PostgresTestSupport", "ProviderTestSupport",
-                                   "PlaceModel", "GeoCore"],
-                    swiftSettings: swiftSettings),
-        .testTarget(name: "GeoQueryWireTests", dependencies: ["GeoQueryWire", "PlaceQuery", "PlaceModel", "GeoCore"],
-                    swiftSettings: swiftSettings),
-        .testTarget(name: "GeoQueryServerTests",
-                    dependencies: ["GeoQueryServer", "PlaceStore", "PlaceQuery", "GeoQueryWire", "PlaceImport", "Providers",
-                                   "ProviderTestSupport", "GeoCore", "PlaceModel", "Regions", "Accounts", "Discovery",
-                                   "PostGISStore", "PostgresTestSupport",
-                                   .product(name: "HummingbirdTesting", package: "hummingbird"),
-                                   .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")],
-                    swiftSettings: swiftSettings),
-        .testTarget(name: "PlaceImportTests", dependencies: ["PlaceImport", "PlaceStore", "PlaceQuery", "GeoCore", "CZlib"],
-                    resources: [.copy("Fixtures")], swiftSettings: swiftSettings),
-        .testTarget(name: "ProvidersTests",
-                    dependencies: ["Providers", "PlaceStore", "PlaceQuery", "PlaceModel", "GeoCore", "ProviderTestSupport"],
-                    swiftSettings: swiftSettings),
+        .testTarget(
+            name: "PostGISStoreTests",
+            dependencies: [
+                "PostGISStore", "PlaceQuery", "PlaceQueryConformance", "PostgresTestSupport", "ProviderTestSupport",
+                "PlaceModel", "GeoCore",
+            ],
+            swiftSettings: swiftSettings),
+        .testTarget(
+            name: "GeoQueryWireTests", dependencies: ["GeoQueryWire", "PlaceQuery", "PlaceModel", "GeoCore"],
+            swiftSettings: swiftSettings),
+        .testTarget(
+            name: "GeoQueryServerTests",
+            dependencies: [
+                "GeoQueryServer", "PlaceStore", "PlaceQuery", "GeoQueryWire", "PlaceImport", "Providers",
+                "ProviderTestSupport", "GeoCore", "PlaceModel", "Regions", "Accounts", "Discovery",
+                "PostGISStore", "PostgresTestSupport",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings),
+        .testTarget(
+            name: "PlaceImportTests", dependencies: ["PlaceImport", "PlaceStore", "PlaceQuery", "GeoCore", "CZlib"],
+            resources: [.copy("Fixtures")], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "ProvidersTests",
+            dependencies: ["Providers", "PlaceStore", "PlaceQuery", "PlaceModel", "GeoCore", "ProviderTestSupport"],
+            swiftSettings: swiftSettings),
         // The loopback HTTP server that adapter and CLI tests point providers at.
-        .target(name: "ProviderTestSupport",
-                dependencies: [.product(name: "Hummingbird", package: "hummingbird"),
-                               .product(name: "Logging", package: "swift-log"),
-                               .product(name: "NIOCore", package: "swift-nio")],
-                path: "Tests/ProviderTestSupport", resources: [.copy("Recorded")], swiftSettings: swiftSettings),
+        .target(
+            name: "ProviderTestSupport",
+            dependencies: [
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            path: "Tests/ProviderTestSupport", resources: [.copy("Recorded")], swiftSettings: swiftSettings),
         // Runs the built `geoquery` executable as a user would.
-        .testTarget(name: "GeoQueryCLITests", dependencies: ["GeoQueryCLI", "GeoQueryServer", "PlaceStore", "PlaceQuery", "GeoCore", "ProviderTestSupport",
-                                                      "PostgresTestSupport"],
-                    swiftSettings: swiftSettings),
+        .testTarget(
+            name: "GeoQueryCLITests",
+            dependencies: [
+                "GeoQueryCLI", "GeoQueryServer", "PlaceStore", "PlaceQuery", "GeoCore", "ProviderTestSupport",
+                "PostgresTestSupport",
+            ],
+            swiftSettings: swiftSettings),
     ]
 )
 
 // `make fuzz` only (GEOQUERY_FUZZ set): the libFuzzer targets, built with `-sanitize=fuzzer`,
 // which supplies `main` (so a plain build, which has no libFuzzer, leaves the target out).
 if ProcessInfo.processInfo.environment["GEOQUERY_FUZZ"] != nil {
-    package.targets.append(.executableTarget(
-        name: "GeoQueryFuzz",
-        dependencies: ["GeoCore", "PlaceModel", "PlaceQuery", "PlaceImport", "PlaceStore", "Regions", "Routing", "Providers",
-                       "GeoQueryWire", "GeoQueryServer", "Accounts",
-                       .product(name: "Hummingbird", package: "hummingbird"),
-                       .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")],
-        swiftSettings: swiftSettings))
+    package.targets.append(
+        .executableTarget(
+            name: "GeoQueryFuzz",
+            dependencies: [
+                "GeoCore", "PlaceModel", "PlaceQuery", "PlaceImport", "PlaceStore", "Regions", "Routing", "Providers",
+                "GeoQueryWire", "GeoQueryServer", "Accounts",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings))
     package.products.append(.executable(name: "geoquery-fuzz", targets: ["GeoQueryFuzz"]))
 }

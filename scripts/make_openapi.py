@@ -17,7 +17,7 @@ def taxonomy():
     source = (pathlib.Path(__file__).resolve().parent.parent / "Sources/PlaceModel/Taxonomy.swift").read_text()
     tree = source[source.index("static let tree"):source.index("static let taxonomy:")]
     ids = []
-    for top, subs in re.findall(r'\("([a-z_]+)",\s*\[([^\]]*)\]\)', tree):
+    for top, subs in re.findall(r'\(\s*"([a-z_]+)",\s*\[([^\]]*)\]\s*\)', tree):
         ids.append(top)
         ids += [f"{top}.{sub}" for sub in re.findall(r'"([a-z0-9_]+)"', subs)]
     if len(ids) < 20: sys.exit("make_openapi.py: could not read the taxonomy from Taxonomy.swift")
@@ -163,6 +163,7 @@ def path_param(name, description, example):
     return {"name": name, "in": "path", "required": True, "schema": {"type": "string"}, "example": example, "description": description}
 gem_id = path_param("id", "A gem id, gem:<24 hex digits>.", "gem:0123456789abcdef01234567")
 gem_etag = {"ETag": {"description": "The gem's version, quoted (opaque): send it back in If-Match to refuse overwriting a change made since.", "schema": {"type": "string"}}}
+created_location = {"Location": {"description": "The URL of what was created.", "schema": {"type": "string"}}}
 gem_if_match = {"name": "If-Match", "in": "header", "required": False, "schema": {"type": "string"},
                 "description": "The ETag of the gem you read (several comma-separated, or *): a change made since is refused with 412 and nothing is written. Without it the edit is applied to the gem as it is when written; edits at once never lose one another."}
 gem_changed = {"409": problem("Others kept changing the gem at this moment: try again."), "412": problem("The gem changed since the version in If-Match: read it again.")}
@@ -196,8 +197,8 @@ photo_answer = {"type": "object", "required": ["id", "url", "content_type", "byt
 no_content = {"description": "Done."}
 paths.update({
   "/v1/users": {
-    "post": {"summary": "Sign up", "requestBody": body(sign_up, {"username": "anna", "email": "anna@example.org", "password": "a long passphrase"}),
-             "responses": {"201": json_body(ref("PrivateProfile"), "Created"), "409": problem("The username or email is taken."), "413": problem("The body is too large."),
+    "post": {"summary": "Sign up, and be signed in: the same answer as sign-in", "requestBody": body(sign_up, {"username": "anna", "email": "anna@example.org", "password": "a long passphrase"}),
+             "responses": {"201": json_body(ref("SignedIn"), "Created"), "409": problem("The username or email is taken."), "413": problem("The body is too large."),
                            "429": {**problem("Too many sign-ups from this address; Retry-After says when to try again."), "headers": {"Retry-After": {"schema": {"type": "integer"}}}}, **common_errors}},
     "get": {"summary": "Find people by username prefix", "parameters": [
         param("q", {"type": "string", "minLength": 1, "maxLength": 30}, "The first characters of a username.", True),
@@ -209,8 +210,7 @@ paths.update({
   "/v1/sessions": {"post": {"summary": "Sign in: a bearer token for 30 days after its last use",
       "description": "Rate limited per account (failed attempts) and per client address; a wrong username and a wrong password answer alike.",
       "requestBody": body(sign_in, {"username": "anna", "password": "a long passphrase"}),
-      "responses": {"201": json_body({"type": "object", "required": ["token", "token_type", "expires_at", "username"], "properties": {
-          "token": {"type": "string"}, "token_type": {"const": "Bearer"}, "expires_at": {"type": "string", "format": "date-time"}, "username": {"type": "string"}}}, "Created"),
+      "responses": {"201": json_body(ref("SignedIn"), "Created"),
           "401": problem("The login and password match no account."),
           "413": problem("The body is too large."),
           "429": {**problem("Too many attempts; Retry-After says when to try again."), "headers": {"Retry-After": {"schema": {"type": "integer"}}}}, **common_errors}}},
@@ -251,15 +251,15 @@ paths.update({
     "delete": {"summary": "Forget a favourite", "security": bearer, "parameters": [path_param("placeId", "Any place id.", "geonames:2988507")],
                "responses": {"204": no_content, "401": unauthorized, "404": problem("Not a favourite."), **common_errors}}},
   "/v1/gems": {"post": {"summary": "Add a hidden gem", "security": bearer, "requestBody": body(gem_new, {"name": "Secret cove", "lat": 43.73, "lon": 7.42, "categories": ["water.beach"], "visibility": "public"}),
-      "responses": {"201": json_body(ref("PlaceAnswer"), "Created", headers=gem_etag), "401": unauthorized, "413": problem("The body is too large."), **common_errors}}},
+      "responses": {"201": json_body(ref("Place"), "Created", headers={**gem_etag, **created_location}), "401": unauthorized, "413": problem("The body is too large."), **common_errors}}},
   "/v1/gems/near": {"get": {"summary": "Gems near you (20 miles by default, capped by the deployment)", "security": optional_bearer,
       "parameters": [lat, lon, param("radius", distance_schema, "Radius (default and at most the deployment's cap, 20mi unless configured)."), *filters, limit, cursor, fmt],
       "responses": {"200": json_body(ref("PlaceAnswer"), geo=True, csv=True, headers=link), "401": unauthorized, **common_errors}}},
   "/v1/gems/{id}": {
     "get": {"summary": "A gem by id (private gems only for their owner)", "security": optional_bearer, "parameters": [gem_id],
-            "responses": {"200": json_body(ref("PlaceAnswer"), headers=gem_etag), "401": unauthorized, "404": problem("No gem you can see."), **common_errors}},
+            "responses": {"200": json_body(ref("Place"), headers=gem_etag), "401": unauthorized, "404": problem("No gem you can see."), **common_errors}},
     "patch": {"summary": "Change your gem", "security": bearer, "parameters": [gem_id, gem_if_match], "requestBody": body(gem_patch, {"visibility": "unlisted"}),
-              "responses": {"200": json_body(ref("PlaceAnswer"), headers=gem_etag), "401": unauthorized, "403": problem("Not your gem."), "404": problem("No gem you can see."), "413": problem("The body is too large."), **gem_changed, **common_errors}},
+              "responses": {"200": json_body(ref("Place"), headers=gem_etag), "401": unauthorized, "403": problem("Not your gem."), "404": problem("No gem you can see."), "413": problem("The body is too large."), **gem_changed, **common_errors}},
     "delete": {"summary": "Delete your gem", "security": bearer, "parameters": [gem_id],
                "responses": {"204": no_content, "401": unauthorized, "403": problem("Not your gem."), "404": problem("No gem you can see."), **common_errors}}},
   "/v1/gems/{id}/rating": {
@@ -640,7 +640,7 @@ place_props = {
   "address": {"type": "object", "additionalProperties": {"type": "string"}},
   "rating": {"type": "object", "required": ["value", "scale"], "properties": {"value": {"type": "number", "minimum": 0, "maximum": 5}, "count": {"type": "integer"}, "scale": {"type": "number"}}},
   "price_level": {"type": "integer", "minimum": 1, "maximum": 4}, "phone": {"type": "string"}, "website": {"type": "string"},
-  "country": {"type": "string", "description": "ISO 3166-1 alpha-2 code of the country the place lies in (Natural Earth boundaries)."},
+  "country_code": {"type": "string", "description": "ISO 3166-1 alpha-2 code of the country the place lies in (Natural Earth boundaries)."},
   "continent": {"type": "string", "enum": ["AF", "AN", "AS", "EU", "NA", "OC", "SA"]},
   "time_zone": {"type": "string", "description": "IANA time zone, e.g. Europe/Paris."},
   "opening_hours": {"type": "object"}, "photos": {"type": "array", "items": {"type": "object"}},
@@ -658,6 +658,9 @@ schemas = {
       "gem_id": {"type": "string"}, "username": {"type": "string", "description": "Who reported (shown to moderators only)."},
       "reason": {"enum": ["spam", "offensive", "dangerous", "private_property", "wrong_location", "closed", "other"]},
       "note": nullable("string"), "reported_at": {"type": "string", "format": "date-time"}}},
+  "SignedIn": {"type": "object", "required": ["token", "token_type", "expires_at", "username", "user"], "additionalProperties": False, "properties": {
+      "token": {"type": "string", "description": "The bearer token; shown once, stored only as a hash."}, "token_type": {"const": "Bearer"},
+      "expires_at": {"type": "string", "format": "date-time"}, "username": {"type": "string"}, "user": ref("PrivateProfile")}},
   "Session": {"type": "object", "required": ["id", "current", "client", "created_at", "last_used_at", "expires_at"], "properties": {
       "id": {"type": "string", "pattern": "^[0-9a-f]{16}$", "description": "The session's public name (not its token)."},
       "current": {"type": "boolean", "description": "The session of the token that asks."},
@@ -692,18 +695,18 @@ schemas = {
       "categories": {"type": "array", "items": {"type": "object", "required": ["id", "label", "subcategories"], "properties": {
           "id": ref("Category"), "label": {"type": "string"}, "subcategories": {"type": "array", "items": {"type": "object",
               "required": ["id", "label"], "properties": {"id": ref("Category"), "label": {"type": "string"}}}}}}}}},
-  "City": {"type": "object", "required": ["id", "name", "lat", "lon", "country_code", "country", "continent", "population"],
+  "City": {"type": "object", "required": ["id", "name", "lat", "lon", "country_code", "country_name", "continent", "population"],
       "properties": {"id": {"type": "string"}, "name": {"type": "string"}, "lat": {"type": "number"}, "lon": {"type": "number"},
-                     "country_code": nullable("string"), "country": nullable("string"), "continent": nullable("string"),
-                     "region": nullable("string"), "population": nullable("integer"), "timezone": nullable("string"),
+                     "country_code": nullable("string"), "country_name": nullable("string"), "continent": nullable("string"),
+                     "region": nullable("string"), "population": nullable("integer"), "time_zone": nullable("string"),
                      "distance_m": {"type": "number", "minimum": 0, "description": "From the point asked about (GET /v1/where only)."}}},
   "CityAnswer": {"type": "object", "required": ["query", "count", "cities"], "properties": {
       "query": {"type": "object"}, "count": {"type": "integer"}, "cities": {"type": "array", "items": ref("City")}}},
-  "Whereabouts": {"type": "object", "required": ["query", "country_code", "country", "continent", "timezone", "city", "cities"], "properties": {
+  "Whereabouts": {"type": "object", "required": ["query", "country_code", "country_name", "continent", "time_zone", "city", "cities"], "properties": {
       "query": {"type": "object"},
       "country_code": {**nullable("string"), "description": "ISO 3166 alpha-2 of the country the point lies in (25 km off a coast still counts); null at sea."},
-      "country": nullable("string"), "continent": {"enum": ["AF", "AN", "AS", "EU", "NA", "OC", "SA", None]},
-      "timezone": {**nullable("string"), "description": "IANA time zone, from the nearest city in the country."},
+      "country_name": nullable("string"), "continent": {"enum": ["AF", "AN", "AS", "EU", "NA", "OC", "SA", None]},
+      "time_zone": {**nullable("string"), "description": "IANA time zone, from the nearest city in the country."},
       "city": {"description": "The city the point is best described as near: the smallest distance against the square root of the population, among the 50 nearest in reach; null when none is in reach.",
                "oneOf": [ref("City"), {"type": "null"}]},
       "cities": {"type": "array", "items": ref("City"), "description": "The cities in reach, nearest first, each with distance_m."}}},
@@ -739,7 +742,7 @@ schemas = {
       "images": {"type": "array", "items": ref("Image")},
       "failures": {"type": "array", "items": {"type": "object", "required": ["provider", "error"], "properties": {"provider": {"type": "string"}, "error": {"type": "string"}}}}}},
   "Weather": {"type": "object", "required": ["provider", "lat", "lon", "units", "current", "daily", "attribution"], "properties": {
-      "provider": {"type": "string"}, "lat": {"type": "number"}, "lon": {"type": "number"}, "timezone": nullable("string"),
+      "provider": {"type": "string"}, "lat": {"type": "number"}, "lon": {"type": "number"}, "time_zone": nullable("string"),
       "units": {"type": "object"}, "current": {"type": ["object", "null"]}, "daily": {"type": "array", "items": {"type": "object"}}, "attribution": {"type": "string"}}},
 }
 
@@ -755,6 +758,17 @@ for item in paths.values():
     for operation in item.values():
         if "application/json" in operation.get("requestBody", {}).get("content", {}) and "415" not in operation["responses"]:
             operation["responses"]["415"] = problem("The body is sent as another media type than JSON (application/json).")
+# Idempotency-Key on every POST a signed-in account makes (IdempotencyMiddleware).
+idempotency_key = {"name": "Idempotency-Key", "in": "header", "required": False,
+                   "schema": {"type": "string", "minLength": 1, "maxLength": 200, "pattern": "^[!-~]+$"},
+                   "description": "Any client-chosen key: a retry with the same key, route and body within a day answers the first successful answer again (Idempotent-Replayed: true) and creates nothing."}
+for item in paths.values():
+    operation = item.get("post")
+    if operation is None or operation.get("security") != bearer:
+        continue
+    operation["parameters"] = operation.get("parameters", []) + [idempotency_key]
+    operation["responses"].setdefault("409", problem("A request with this Idempotency-Key is still being done; Retry-After says when to ask again."))
+    operation["responses"].setdefault("422", problem("This Idempotency-Key was used for a different request (another route or body)."))
 doc = {"openapi": "3.1.0",
        "info": {"title": "GeoQuery", "version": "1.0.0",
                 "description": "Places near a point, in a box or nearest to it, exact on the WGS84 ellipsoid; federated search, weather, visiting orders and city search. Errors are RFC 9457 application/problem+json.",

@@ -11,9 +11,11 @@ public enum AccountRules {
     public static func username(_ raw: String) throws(AccountError) -> String {
         let name = raw.lowercased()
         guard usernameLengths.contains(name.count),
-              name.utf8.allSatisfy({ (0x61...0x7A).contains($0) || (0x30...0x39).contains($0) || $0 == 0x5F || $0 == 0x2E }) else {
-            throw .invalid(field: "username", value: raw,
-                           rule: "use 3 to 30 of the letters a-z, digits, '_' and '.'")
+            name.utf8.allSatisfy({ (0x61...0x7A).contains($0) || (0x30...0x39).contains($0) || $0 == 0x5F || $0 == 0x2E })
+        else {
+            throw .invalid(
+                field: "username", value: raw,
+                rule: "use 3 to 30 of the letters a-z, digits, '_' and '.'")
         }
         return name
     }
@@ -23,8 +25,9 @@ public enum AccountRules {
         let email = raw.trimmingCharacters(in: .whitespaces).lowercased()
         let parts = email.split(separator: "@", omittingEmptySubsequences: false)
         guard email.utf8.count <= 254, parts.count == 2, !parts[0].isEmpty, parts[1].contains("."),
-              !parts[1].hasPrefix("."), !parts[1].hasSuffix("."),
-              !email.contains(where: { $0.isWhitespace || $0.asciiValue.map { $0 < 0x20 } == true }) else {
+            !parts[1].hasPrefix("."), !parts[1].hasSuffix("."),
+            !email.contains(where: { $0.isWhitespace || $0.asciiValue.map { $0 < 0x20 } == true })
+        else {
             throw .invalid(field: "email", value: raw, rule: "give an address of the form name@example.org")
         }
         return email
@@ -38,7 +41,9 @@ public enum AccountRules {
             throw .weakPassword("it has \(password.count) characters: use at least \(minimumPasswordLength)")
         }
         if password.utf8.count > maximumPasswordBytes {
-            throw .weakPassword("it is \(password.utf8.count) bytes long: bcrypt reads only the first \(maximumPasswordBytes) bytes, so use at most \(maximumPasswordBytes) (a long passphrase of plain letters fits)")
+            throw .weakPassword(
+                "it is \(password.utf8.count) bytes long: bcrypt reads only the first \(maximumPasswordBytes) bytes, so use at most \(maximumPasswordBytes) (a long passphrase of plain letters fits)"
+            )
         }
         if password.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
             throw .weakPassword("it holds a control character: use printable characters only")
@@ -95,7 +100,9 @@ public enum AccountError: Error, Equatable, Sendable, CustomStringConvertible {
         case .invalid(let field, let value, let rule): return "\(field) '\(value)' is invalid: \(rule)"
         case .weakPassword(let why): return "password is too weak: \(why)"
         case .wrongCredentials: return "the username (or email) and password do not match an account"
-        case .notSignedIn: return "sign in first: the token is missing, unknown or ended (tokens end 30 days after their last use, at sign-out and at a password change)"
+        case .notSignedIn:
+            return
+                "sign in first: the token is missing, unknown or ended (tokens end 30 days after their last use, at sign-out and at a password change)"
         case .rateLimited(let wait): return "too many sign-in attempts: try again in \(Int(wait.components.seconds) + 1) s"
         case .taken(let field, let value): return "\(field) '\(value)' is taken: choose another"
         }

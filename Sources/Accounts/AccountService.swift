@@ -27,11 +27,13 @@ public struct AccountService: Sendable {
     /// - Parameters:
     ///   - passwordCost: bcrypt cost, 11 or more (12 is hummingbird-auth's default).
     ///   - pool: where hashing runs.
-    public init(store: any AccountStore, pool: NIOThreadPool, passwordCost: UInt8 = 11,
-                sessionLifetime: Duration = .seconds(30 * 86_400),
-                accountLimiter: any AttemptLimiter = RateLimiter(limit: 10, window: .seconds(900)),
-                addressLimiter: any AttemptLimiter = RateLimiter(limit: 30, window: .seconds(60)),
-                signUpLimiter: any AttemptLimiter = RateLimiter(limit: 10, window: .seconds(3_600))) {
+    public init(
+        store: any AccountStore, pool: NIOThreadPool, passwordCost: UInt8 = 11,
+        sessionLifetime: Duration = .seconds(30 * 86_400),
+        accountLimiter: any AttemptLimiter = RateLimiter(limit: 10, window: .seconds(900)),
+        addressLimiter: any AttemptLimiter = RateLimiter(limit: 30, window: .seconds(60)),
+        signUpLimiter: any AttemptLimiter = RateLimiter(limit: 10, window: .seconds(3_600))
+    ) {
         precondition(passwordCost >= 11 && passwordCost <= 31, "bcrypt cost must be 11 to 31")
         self.store = store
         self.pool = pool
@@ -51,8 +53,10 @@ public struct AccountService: Sendable {
 
     /// Creates an account. - Throws: ``AccountError`` for a bad field or a taken name or email;
     /// ``AccountError/rateLimited(retryAfter:)`` past the sign-ups allowed from one address.
-    public func signUp(username rawName: String, email rawEmail: String, password: String, clientAddress: String,
-                       now: Date = Date()) async throws -> UserAccount {
+    public func signUp(
+        username rawName: String, email rawEmail: String, password: String, clientAddress: String,
+        now: Date = Date()
+    ) async throws -> UserAccount {
         let username = try AccountRules.username(rawName)
         let email = try AccountRules.email(rawEmail)
         try AccountRules.checkPassword(password, username: username, email: email)
@@ -74,8 +78,10 @@ public struct AccountService: Sendable {
     /// what signed in as it says (a `User-Agent`), kept with the session for its owner to read.
     /// - Throws: ``AccountError/rateLimited(retryAfter:)`` past the limits;
     ///   ``AccountError/wrongCredentials`` for an unknown login or a wrong password alike.
-    public func signIn(login: String, password: String, clientAddress: String, client: String? = nil,
-                       now: Date = Date()) async throws -> (UserAccount, IssuedToken) {
+    public func signIn(
+        login: String, password: String, clientAddress: String, client: String? = nil,
+        now: Date = Date()
+    ) async throws -> (UserAccount, IssuedToken) {
         let login = login.lowercased()
         if let wait = try await addressLimiter.retryAfter(for: clientAddress) { throw AccountError.rateLimited(retryAfter: wait) }
         let account = try await store.user(login: login)
@@ -100,8 +106,10 @@ public struct AccountService: Sendable {
     public func openSession(for username: String, client: String? = nil, now: Date = Date()) async throws -> IssuedToken {
         let token = SessionToken.make()
         let expires = now.addingTimeInterval(sessionLifetime.timeInterval)
-        try await store.createSession(SessionRecord(tokenHash: SessionToken.hash(token), username: username,
-                                                    createdAt: now, expiresAt: expires, client: client.flatMap(Self.clientLabel)))
+        try await store.createSession(
+            SessionRecord(
+                tokenHash: SessionToken.hash(token), username: username,
+                createdAt: now, expiresAt: expires, client: client.flatMap(Self.clientLabel)))
         return IssuedToken(token: token, expiresAt: expires)
     }
 

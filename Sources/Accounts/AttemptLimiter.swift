@@ -96,8 +96,9 @@ public struct SharedBudget: BudgetLimiter {
     }
 
     public func spend(_ key: String) async throws -> Duration? {
-        let wait = try await store.spendBudget(scope: scope, key: key, capacity: capacity,
-                                               refillPerSecond: Double(capacity) / period.timeInterval, at: Date())
+        let wait = try await store.spendBudget(
+            scope: scope, key: key, capacity: capacity,
+            refillPerSecond: Double(capacity) / period.timeInterval, at: Date())
         return wait.map { .milliseconds(Int64(($0 * 1_000).rounded(.up))) }
     }
 }

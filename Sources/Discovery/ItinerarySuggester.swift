@@ -44,8 +44,10 @@ public struct ItineraryWish: Sendable, Hashable {
     public var pace: Pace
     public var mode: DayPlan.Mode
 
-    public init(start: Coordinate, days: Int, startDate: LocalDate? = nil, dayStartMinute: Int = 9 * 60, dayEndMinute: Int = 18 * 60,
-                budget: Double? = nil, preferred: [Category] = [], pace: Pace = .normal, mode: DayPlan.Mode = .walk) {
+    public init(
+        start: Coordinate, days: Int, startDate: LocalDate? = nil, dayStartMinute: Int = 9 * 60, dayEndMinute: Int = 18 * 60,
+        budget: Double? = nil, preferred: [Category] = [], pace: Pace = .normal, mode: DayPlan.Mode = .walk
+    ) {
         self.start = start
         self.days = days
         self.startDate = startDate
@@ -105,14 +107,17 @@ public enum ItinerarySuggester {
 
     /// The top-level categories worth a visit on an itinerary (not lodging, transport,
     /// services or the city itself).
-    public static let visitable: [Category] = ["culture", "historic", "landmark", "nature", "water", "activity", "food", "drink",
-                                               "religious", "shopping"].map { Category(trustedIdentifier: $0) }
+    public static let visitable: [Category] = [
+        "culture", "historic", "landmark", "nature", "water", "activity", "food", "drink",
+        "religious", "shopping",
+    ].map { Category(trustedIdentifier: $0) }
 
     /// Minutes a visit takes at `pace`, at least 15.
     public static func visitLength(of place: Place, pace: Pace) -> Int {
-        let base = place.categories.lazy.compactMap { category in
-            visitMinutes.first { category.identifier == $0.0 || category.identifier.hasPrefix($0.0 + ".") }?.1
-        }.first ?? 45
+        let base =
+            place.categories.lazy.compactMap { category in
+                visitMinutes.first { category.identifier == $0.0 || category.identifier.hasPrefix($0.0 + ".") }?.1
+            }.first ?? 45
         return max(15, Int((Double(base) * pace.durationFactor).rounded()))
     }
 
@@ -159,8 +164,10 @@ public enum ItinerarySuggester {
 
     /// The itinerary from `candidates` (any number; the best `limit` by score are weighed).
     /// `boosts` adds popularity from the service's own counts, by place id.
-    public static func suggest(candidates: [Place], wish: ItineraryWish, limit: Int = 200,
-                               boosts: [PlaceID: Double] = [:]) -> SuggestedItinerary {
+    public static func suggest(
+        candidates: [Place], wish: ItineraryWish, limit: Int = 200,
+        boosts: [PlaceID: Double] = [:]
+    ) -> SuggestedItinerary {
         let scored = candidates.map { place -> (place: Place, score: Double, reasons: [String]) in
             let (score, reasons) = score(place, preferred: wish.preferred, boost: boosts[place.id] ?? 0)
             return (place, score, reasons)
@@ -185,26 +192,32 @@ public enum ItinerarySuggester {
             let service = Double((lengths[index] + wish.pace.bufferMinutes) * 60)
             let visits = weekdays.map { weekday -> TimedStop in
                 // Hours are kept for the visit itself; the buffer may run past closing.
-                guard let windows = DayPlan.visitWindows(places[index].place.openingHours, weekday: weekday,
-                                                         serviceSeconds: Double(lengths[index] * 60)) else {
+                guard
+                    let windows = DayPlan.visitWindows(
+                        places[index].place.openingHours, weekday: weekday,
+                        serviceSeconds: Double(lengths[index] * 60))
+                else {
                     return TimedStop(serviceSeconds: service)
                 }
                 return TimedStop(serviceSeconds: service, windows: windows.isEmpty ? [-1 ... -1] : windows)
             }
             return OrienteeringCandidate(score: places[index].score, cost: costs[index] ?? 0, visits: visits)
         }
-        let plan = Orienteering.plan(candidates: orienteering, travel: travel, dayStart: Double(wish.dayStartMinute * 60),
-                                     dayEnd: Double(wish.dayEndMinute * 60), budget: wish.budget)
+        let plan = Orienteering.plan(
+            candidates: orienteering, travel: travel, dayStart: Double(wish.dayStartMinute * 60),
+            dayEnd: Double(wish.dayEndMinute * 60), budget: wish.budget)
         let days = plan.days.enumerated().map { day, schedule in
             zip(schedule.order, schedule.starts).map { index, start in
-                SuggestedStop(place: places[index].place, day: day + 1, startMinute: Int((start / 60).rounded()),
-                              durationMinutes: lengths[index], estimatedCost: costs[index] ?? 0, costKnown: costs[index] != nil,
-                              score: places[index].score, reasons: places[index].reasons)
+                SuggestedStop(
+                    place: places[index].place, day: day + 1, startMinute: Int((start / 60).rounded()),
+                    durationMinutes: lengths[index], estimatedCost: costs[index] ?? 0, costKnown: costs[index] != nil,
+                    score: places[index].score, reasons: places[index].reasons)
             }
         }
-        return SuggestedItinerary(days: days, travelMinutes: plan.days.map { Int(($0.travelSeconds / 60).rounded()) },
-                                  score: plan.score, cost: plan.cost, isProvenOptimal: plan.isProvenOptimal,
-                                  upperBound: plan.upperBound, method: places.count <= Orienteering.exactLimit ? "exact" : "heuristic",
-                                  candidateCount: places.count)
+        return SuggestedItinerary(
+            days: days, travelMinutes: plan.days.map { Int(($0.travelSeconds / 60).rounded()) },
+            score: plan.score, cost: plan.cost, isProvenOptimal: plan.isProvenOptimal,
+            upperBound: plan.upperBound, method: places.count <= Orienteering.exactLimit ? "exact" : "heuristic",
+            candidateCount: places.count)
     }
 }

@@ -91,8 +91,10 @@ extension RandomCityPicker {
     /// The cities a draw may give: of `country` (ISO code) and on `continent` when given, with at
     /// least `minimumPopulation` people. The continent is the country's (GeoNames' country table),
     /// else the one the city's boundaries gave at import.
-    public static func eligible(_ cities: [Place], continent: Continent?, country: String?, minimumPopulation: Int,
-                                countries: CountryTable) -> [Place] {
+    public static func eligible(
+        _ cities: [Place], continent: Continent?, country: String?, minimumPopulation: Int,
+        countries: CountryTable
+    ) -> [Place] {
         cities.filter { city in
             let code = city.address?.countryCode?.uppercased()
             if let country, code != country { return false }

@@ -21,18 +21,24 @@ public enum RegionQuery: Sendable, Hashable {
     ///   the four codes that are both a continent and a country (AF, AS, NA, SA) given bare.
     public init(parsing text: String, countries: CountryTable) throws(Failure) {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
-        guard !trimmed.isEmpty else { throw Failure(description: "region is empty: give a country (fr, France), a continent (EU, Europe) or a city (Paris)") }
+        guard !trimmed.isEmpty else {
+            throw Failure(description: "region is empty: give a country (fr, France), a continent (EU, Europe) or a city (Paris)")
+        }
         if let colon = trimmed.firstIndex(of: ":") {
             let kind = trimmed[..<colon].lowercased(), value = String(trimmed[trimmed.index(after: colon)...]).trimmingCharacters(in: .whitespaces)
             switch kind {
             case "country":
                 guard let country = Self.country(value, countries) else {
-                    throw Failure(description: "region '\(trimmed)': '\(value)' is not a country; give an ISO 3166 code such as FR or a name such as France")
+                    throw Failure(
+                        description: "region '\(trimmed)': '\(value)' is not a country; give an ISO 3166 code such as FR or a name such as France")
                 }
                 self = .country(code: country.code, name: country.name)
             case "continent":
                 guard let continent = Continent(codeOrName: value) else {
-                    throw Failure(description: "region '\(trimmed)': '\(value)' is not a continent; use one of \(Continent.allCases.map(\.rawValue).joined(separator: ", ")) or a name such as Europe")
+                    throw Failure(
+                        description:
+                            "region '\(trimmed)': '\(value)' is not a continent; use one of \(Continent.allCases.map(\.rawValue).joined(separator: ", ")) or a name such as Europe"
+                    )
                 }
                 self = .continent(continent)
             case "city":
@@ -46,7 +52,10 @@ public enum RegionQuery: Sendable, Hashable {
         let continent = Continent(codeOrName: trimmed), country = Self.country(trimmed, countries)
         switch (continent, country) {
         case let (continent?, country?):
-            throw Failure(description: "region '\(trimmed)' is both a continent (\(continent.name)) and a country (\(country.name)); write continent:\(continent.rawValue) or country:\(country.code)")
+            throw Failure(
+                description:
+                    "region '\(trimmed)' is both a continent (\(continent.name)) and a country (\(country.name)); write continent:\(continent.rawValue) or country:\(country.code)"
+            )
         case let (continent?, nil): self = .continent(continent)
         case let (nil, country?): self = .country(code: country.code, name: country.name)
         case (nil, nil): self = .city(name: trimmed)

@@ -25,8 +25,10 @@ public struct Whereabouts: Sendable {
     /// city in reach.
     public var city: PlaceMatch?
 
-    public init(coordinate: Coordinate, region: PlaceRegion?, countryName: String?, timeZone: String?,
-                cities: [PlaceMatch], city: PlaceMatch?) {
+    public init(
+        coordinate: Coordinate, region: PlaceRegion?, countryName: String?, timeZone: String?,
+        cities: [PlaceMatch], city: PlaceMatch?
+    ) {
         self.coordinate = coordinate
         self.region = region
         self.countryName = countryName
@@ -58,8 +60,10 @@ public struct Whereabouts: Sendable {
     /// it), the country's name from `countries`, and the `cityCount` cities of `index` nearest
     /// to it within `radius`.
     /// - Throws: ``WhereaboutsError`` for a radius or count out of range; the index's errors.
-    public static func find(at coordinate: Coordinate, within radius: Distance, cityCount: Int, index: any PlaceIndex,
-                            regions: RegionLocator?, countries: CountryTable) async throws -> Whereabouts {
+    public static func find(
+        at coordinate: Coordinate, within radius: Distance, cityCount: Int, index: any PlaceIndex,
+        regions: RegionLocator?, countries: CountryTable
+    ) async throws -> Whereabouts {
         try await find(at: coordinate, within: radius, cityCount: cityCount, regions: regions, countries: countries) {
             try await index.nearest($0, count: $1, maxDistance: $2, filter: $3)
         }
@@ -67,16 +71,19 @@ public struct Whereabouts: Sendable {
 
     /// ``find(at:within:cityCount:index:regions:countries:)`` for an index that is not a
     /// ``PlaceQuery/PlaceIndex`` value: `nearest` answers as ``PlaceQuery/PlaceIndex/nearest(_:count:maxDistance:filter:)``.
-    public static func find(at coordinate: Coordinate, within radius: Distance, cityCount: Int,
-                            regions: RegionLocator?, countries: CountryTable,
-                            nearest: (Coordinate, Int, Distance, PlaceFilter) async throws -> [PlaceMatch]) async throws -> Whereabouts {
+    public static func find(
+        at coordinate: Coordinate, within radius: Distance, cityCount: Int,
+        regions: RegionLocator?, countries: CountryTable,
+        nearest: (Coordinate, Int, Distance, PlaceFilter) async throws -> [PlaceMatch]
+    ) async throws -> Whereabouts {
         guard radius.meters <= maximumRadius.meters else { throw WhereaboutsError.radiusTooLarge(radius) }
         guard (1...maximumCityCount).contains(cityCount) else { throw WhereaboutsError.cityCountOutOfRange(cityCount) }
         let region = regions?.region(at: coordinate)
         let candidates = try await nearest(coordinate, max(cityCount, candidateCount), radius, PlaceFilter(categories: [.city]))
-        return Whereabouts(coordinate: coordinate, region: region, countryName: countries[region?.countryCode]?.name,
-                           timeZone: regions?.timeZone(at: coordinate, countryCode: region?.countryCode),
-                           cities: Array(candidates.prefix(cityCount)), city: bestCity(among: candidates))
+        return Whereabouts(
+            coordinate: coordinate, region: region, countryName: countries[region?.countryCode]?.name,
+            timeZone: regions?.timeZone(at: coordinate, countryCode: region?.countryCode),
+            cities: Array(candidates.prefix(cityCount)), city: bestCity(among: candidates))
     }
 }
 

@@ -21,8 +21,9 @@ public struct BoundingBox: Sendable, Hashable, Codable, CustomStringConvertible 
             }
         }
         guard south <= north else {
-            throw GeoCoreError.invalidBoundingBox("\(west),\(south),\(east),\(north)",
-                                                  reason: "south \(south) is north of north \(north)")
+            throw GeoCoreError.invalidBoundingBox(
+                "\(west),\(south),\(east),\(north)",
+                reason: "south \(south) is north of north \(north)")
         }
         self.west = west
         self.south = south
@@ -50,7 +51,8 @@ public struct BoundingBox: Sendable, Hashable, Codable, CustomStringConvertible 
         let edges = ["west", "south", "east", "north"]
         let numbers = try zip(edges, parts).map { edge, part -> Double in
             guard !part.isEmpty else {
-                throw GeoCoreError.invalidBoundingBox(text, reason: "the \(edge) edge is missing; expected four numbers W,S,E,N, e.g. 2.2,48.8,2.4,48.9")
+                throw GeoCoreError.invalidBoundingBox(
+                    text, reason: "the \(edge) edge is missing; expected four numbers W,S,E,N, e.g. 2.2,48.8,2.4,48.9")
             }
             guard let value = Double(part) else {
                 throw GeoCoreError.invalidBoundingBox(text, reason: "the \(edge) edge '\(part)' is not a number")
@@ -89,8 +91,10 @@ public struct BoundingBox: Sendable, Hashable, Codable, CustomStringConvertible 
     /// for indexes that cannot wrap.
     public var nonWrappingParts: [BoundingBox] {
         guard crossesAntimeridian else { return [self] }
-        return [BoundingBox(uncheckedWest: west, south: south, east: 180, north: north),
-                BoundingBox(uncheckedWest: -180, south: south, east: east, north: north)]
+        return [
+            BoundingBox(uncheckedWest: west, south: south, east: 180, north: north),
+            BoundingBox(uncheckedWest: -180, south: south, east: east, north: north),
+        ]
     }
 
     public var description: String { "\(west),\(south),\(east),\(north)" }

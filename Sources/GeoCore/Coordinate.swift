@@ -38,8 +38,9 @@ public struct Coordinate: Sendable, Hashable, Codable, CustomStringConvertible {
     /// Creates a coordinate from values already known to be valid (stored data, arithmetic on
     /// valid values). Checked only in debug builds.
     public init(uncheckedLatitude latitude: Double, longitude: Double) {
-        assert(latitude.isFinite && abs(latitude) <= 90 && longitude.isFinite && abs(longitude) <= 180,
-               "invalid coordinate \(latitude), \(longitude)")
+        assert(
+            latitude.isFinite && abs(latitude) <= 90 && longitude.isFinite && abs(longitude) <= 180,
+            "invalid coordinate \(latitude), \(longitude)")
         self.latitude = latitude
         self.longitude = longitude
     }
@@ -59,7 +60,8 @@ public struct Coordinate: Sendable, Hashable, Codable, CustomStringConvertible {
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        try self.init(latitude: try container.decode(Double.self, forKey: .latitude),
-                      longitude: try container.decode(Double.self, forKey: .longitude))
+        try self.init(
+            latitude: try container.decode(Double.self, forKey: .latitude),
+            longitude: try container.decode(Double.self, forKey: .longitude))
     }
 }

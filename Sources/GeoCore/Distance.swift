@@ -88,7 +88,8 @@ public struct Distance: Sendable, Hashable, Comparable, Codable, CustomStringCon
     static func unicodeNumberAndUnit(_ text: String) -> (number: String, unit: String)? {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
         guard !trimmed.isEmpty else { return nil }
-        let numberEnd = trimmed.firstIndex { !($0.isNumber || $0 == "." || $0 == "-" || $0 == "+" || $0 == "e" || $0 == "E") }
+        let numberEnd =
+            trimmed.firstIndex { !($0.isNumber || $0 == "." || $0 == "-" || $0 == "+" || $0 == "e" || $0 == "E") }
             ?? trimmed.endIndex
         return (String(trimmed[..<numberEnd]), trimmed[numberEnd...].trimmingCharacters(in: .whitespaces).lowercased())
     }
@@ -107,19 +108,24 @@ public struct Distance: Sendable, Hashable, Comparable, Codable, CustomStringCon
             var numberEnd = first
             while numberEnd <= last {
                 let byte = bytes[numberEnd]
-                guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "-")
-                        || byte == UInt8(ascii: "+") || byte == UInt8(ascii: "e") || byte == UInt8(ascii: "E") else { break }
+                guard
+                    (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "-")
+                        || byte == UInt8(ascii: "+") || byte == UInt8(ascii: "e") || byte == UInt8(ascii: "E")
+                else { break }
                 numberEnd += 1
             }
             var unitStart = numberEnd
             while unitStart <= last && isBlank(bytes[unitStart]) { unitStart += 1 }
             let number = String(decoding: UnsafeBufferPointer(rebasing: bytes[first..<numberEnd]), as: UTF8.self)
-            let unit = unitStart > last ? "" : String(unsafeUninitializedCapacity: last + 1 - unitStart) { buffer in
-                for (offset, byte) in bytes[unitStart...last].enumerated() {
-                    buffer[offset] = (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte | 0x20 : byte
+            let unit =
+                unitStart > last
+                ? ""
+                : String(unsafeUninitializedCapacity: last + 1 - unitStart) { buffer in
+                    for (offset, byte) in bytes[unitStart...last].enumerated() {
+                        buffer[offset] = (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte | 0x20 : byte
+                    }
+                    return last + 1 - unitStart
                 }
-                return last + 1 - unitStart
-            }
             return .some((number, unit))
         }
     }

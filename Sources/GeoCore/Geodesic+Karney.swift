@@ -7,8 +7,10 @@ import Foundation
 extension Geodesic {
     /// Karney's inverse solution: the geodesic distance in metres, exact to round-off for every
     /// pair of points, antipodal ones included.
-    public static func karneyDistance(latitude1: Double, longitude1: Double,
-                                      latitude2: Double, longitude2: Double) -> Double {
+    public static func karneyDistance(
+        latitude1: Double, longitude1: Double,
+        latitude2: Double, longitude2: Double
+    ) -> Double {
         KarneySolver.wgs84.distance(lat1: latitude1, lon1: longitude1, lat2: latitude2, lon2: longitude2)
     }
 }
@@ -59,7 +61,8 @@ struct KarneySolver: Sendable {
             1, -3, 2, 32, 7, 512, -10, 9, 384, 5, -9, 5, 192, 7, 512, -14, 7, 512, 21, 2560,
         ]
         var c3x = [Double](repeating: 0, count: KarneySolver.nC3x)
-        o = 0; k = 0
+        o = 0
+        k = 0
         for l in 1..<order {
             for j in stride(from: order - 1, through: l, by: -1) {
                 let m = min(order - j - 1, j)
@@ -78,7 +81,11 @@ struct KarneySolver: Sendable {
     static func polyval(_ degree: Int, _ p: [Double], _ start: Int, _ x: Double) -> Double {
         var y = degree < 0 ? 0 : p[start]
         var s = start, n = degree
-        while n > 0 { n -= 1; s += 1; y = y * x + p[s] }
+        while n > 0 {
+            n -= 1
+            s += 1
+            y = y * x + p[s]
+        }
         return y
     }
 
@@ -151,12 +158,17 @@ struct KarneySolver: Sendable {
         var n = k - 1
         let ar = 2 * (cosx - sinx) * (cosx + sinx)
         var y0 = 0.0, y1 = 0.0
-        if n & 1 != 0 { k -= 1; y0 = c[k] }
+        if n & 1 != 0 {
+            k -= 1
+            y0 = c[k]
+        }
         n /= 2
         while n > 0 {
             n -= 1
-            k -= 1; y1 = ar * y0 - y1 + c[k]
-            k -= 1; y0 = ar * y1 - y0 + c[k]
+            k -= 1
+            y1 = ar * y0 - y1 + c[k]
+            k -= 1
+            y0 = ar * y1 - y0 + c[k]
         }
         return 2 * sinx * cosx * y0
     }
@@ -242,10 +254,12 @@ struct KarneySolver: Sendable {
     // MARK: Lengths
 
     /// Returns (s12b, m12b, m0); `wantDistance` / `wantReduced` select the outputs.
-    func lengths(eps: Double, sig12: Double, ssig1: Double, csig1: Double, dn1: Double,
-                 ssig2: Double, csig2: Double, dn2: Double,
-                 wantDistance: Bool, wantReduced: Bool,
-                 C1a: inout [Double], C2a: inout [Double]) -> (Double, Double, Double) {
+    func lengths(
+        eps: Double, sig12: Double, ssig1: Double, csig1: Double, dn1: Double,
+        ssig2: Double, csig2: Double, dn2: Double,
+        wantDistance: Bool, wantReduced: Bool,
+        C1a: inout [Double], C2a: inout [Double]
+    ) -> (Double, Double, Double) {
         var s12b = Double.nan, m12b = Double.nan, m0 = Double.nan
         var A1 = KarneySolver.a1m1f(eps)
         KarneySolver.c1f(eps, &C1a)
@@ -278,10 +292,17 @@ struct KarneySolver: Sendable {
 
     // MARK: Inverse start
 
-    struct Start { var sig12: Double; var salp1: Double; var calp1: Double; var dnm: Double }
+    struct Start {
+        var sig12: Double
+        var salp1: Double
+        var calp1: Double
+        var dnm: Double
+    }
 
-    func inverseStart(sbet1: Double, cbet1: Double, dn1: Double, sbet2: Double, cbet2: Double, dn2: Double,
-                      lam12: Double, slam12: Double, clam12: Double) -> Start {
+    func inverseStart(
+        sbet1: Double, cbet1: Double, dn1: Double, sbet2: Double, cbet2: Double, dn2: Double,
+        lam12: Double, slam12: Double, clam12: Double
+    ) -> Start {
         typealias K = KarneySolver
         var sig12 = -1.0, dnm = Double.nan
         let sbet12 = sbet2 * cbet1 - cbet2 * sbet1
@@ -295,12 +316,15 @@ struct KarneySolver: Sendable {
             sbetm2 /= sbetm2 + K.sq(cbet1 + cbet2)
             dnm = (1 + ep2 * sbetm2).squareRoot()
             let omg12 = lam12 / (f1 * dnm)
-            somg12 = sin(omg12); comg12 = cos(omg12)
+            somg12 = sin(omg12)
+            comg12 = cos(omg12)
         } else {
-            somg12 = slam12; comg12 = clam12
+            somg12 = slam12
+            comg12 = clam12
         }
         var salp1 = cbet2 * somg12
-        var calp1 = comg12 >= 0
+        var calp1 =
+            comg12 >= 0
             ? sbet12 + cbet2 * sbet1 * K.sq(somg12) / (1 + comg12)
             : sbet12a - cbet2 * sbet1 * K.sq(somg12) / (1 - comg12)
         let ssig12 = (salp1 * salp1 + calp1 * calp1).squareRoot()
@@ -323,7 +347,8 @@ struct KarneySolver: Sendable {
             } else {
                 let k = K.astroid(x, y)
                 let omg12a = lamscale * (-x * k / (1 + k))
-                somg12 = sin(omg12a); comg12 = -cos(omg12a)
+                somg12 = sin(omg12a)
+                comg12 = -cos(omg12a)
                 salp1 = cbet2 * somg12
                 calp1 = sbet12a - cbet2 * sbet1 * K.sq(somg12) / (1 - comg12)
             }
@@ -331,7 +356,8 @@ struct KarneySolver: Sendable {
         if !(salp1 <= 0) {
             (salp1, calp1) = K.norm(salp1, calp1)
         } else {
-            salp1 = 1; calp1 = 0
+            salp1 = 1
+            calp1 = 0
         }
         return Start(sig12: sig12, salp1: salp1, calp1: calp1, dnm: dnm)
     }
@@ -343,9 +369,11 @@ struct KarneySolver: Sendable {
         var eps: Double, dlam12: Double
     }
 
-    func lambda12(sbet1: Double, cbet1: Double, dn1: Double, sbet2: Double, cbet2: Double, dn2: Double,
-                  salp1: Double, calp1 calp1In: Double, slam120: Double, clam120: Double, diffp: Bool,
-                  C1a: inout [Double], C2a: inout [Double], C3a: inout [Double]) -> LambdaResult {
+    func lambda12(
+        sbet1: Double, cbet1: Double, dn1: Double, sbet2: Double, cbet2: Double, dn2: Double,
+        salp1: Double, calp1 calp1In: Double, slam120: Double, clam120: Double, diffp: Bool,
+        C1a: inout [Double], C2a: inout [Double], C3a: inout [Double]
+    ) -> LambdaResult {
         typealias K = KarneySolver
         var calp1 = calp1In
         if sbet1 == 0 && calp1 == 0 { calp1 = -K.tiny }
@@ -358,9 +386,12 @@ struct KarneySolver: Sendable {
         (ssig1, csig1) = K.norm(ssig1, csig1)
         let calp2: Double
         if cbet2 != cbet1 || abs(sbet2) != -sbet1 {
-            calp2 = (K.sq(calp1 * cbet1) + (cbet1 < -sbet1
-                ? (cbet2 - cbet1) * (cbet1 + cbet2)
-                : (sbet1 - sbet2) * (sbet1 + sbet2))).squareRoot() / cbet2
+            calp2 =
+                (K.sq(calp1 * cbet1)
+                + (cbet1 < -sbet1
+                    ? (cbet2 - cbet1) * (cbet1 + cbet2)
+                    : (sbet1 - sbet2) * (sbet1 + sbet2)))
+                .squareRoot() / cbet2
         } else {
             calp2 = abs(calp1)
         }
@@ -384,14 +415,16 @@ struct KarneySolver: Sendable {
             if calp2 == 0 {
                 dlam12 = -2 * f1 * dn1 / sbet1
             } else {
-                let (_, m12b, _) = lengths(eps: eps, sig12: sig12, ssig1: ssig1, csig1: csig1, dn1: dn1,
-                                           ssig2: ssig2, csig2: csig2, dn2: dn2,
-                                           wantDistance: false, wantReduced: true, C1a: &C1a, C2a: &C2a)
+                let (_, m12b, _) = lengths(
+                    eps: eps, sig12: sig12, ssig1: ssig1, csig1: csig1, dn1: dn1,
+                    ssig2: ssig2, csig2: csig2, dn2: dn2,
+                    wantDistance: false, wantReduced: true, C1a: &C1a, C2a: &C2a)
                 dlam12 = m12b * f1 / (calp2 * cbet2)
             }
         }
-        return LambdaResult(lam12: lam12, sig12: sig12, ssig1: ssig1, csig1: csig1, ssig2: ssig2,
-                            csig2: csig2, eps: eps, dlam12: dlam12)
+        return LambdaResult(
+            lam12: lam12, sig12: sig12, ssig1: ssig1, csig1: csig1, ssig2: ssig2,
+            csig2: csig2, eps: eps, dlam12: dlam12)
     }
 
     // MARK: Inverse
@@ -400,7 +433,8 @@ struct KarneySolver: Sendable {
         typealias K = KarneySolver
         var (lon12, lon12s) = K.angDiff(lon1, lon2)
         let lonsign = lon12.sign == .minus ? -1.0 : 1.0
-        lon12 *= lonsign; lon12s *= lonsign
+        lon12 *= lonsign
+        lon12s *= lonsign
         let lam12 = lon12 * (Double.pi / 180)
         let (slam12, clam12) = K.sincosde(lon12, lon12s)
         lon12s = (180 - lon12) - lon12s
@@ -409,10 +443,14 @@ struct KarneySolver: Sendable {
         let latsign = lat1.sign == .minus ? 1.0 : -1.0
         lat1 *= latsign
         lat2 *= latsign
-        var (sbet1, cbet1) = K.sincosd(lat1); sbet1 *= f1
-        (sbet1, cbet1) = K.norm(sbet1, cbet1); cbet1 = max(K.tiny, cbet1)
-        var (sbet2, cbet2) = K.sincosd(lat2); sbet2 *= f1
-        (sbet2, cbet2) = K.norm(sbet2, cbet2); cbet2 = max(K.tiny, cbet2)
+        var (sbet1, cbet1) = K.sincosd(lat1)
+        sbet1 *= f1
+        (sbet1, cbet1) = K.norm(sbet1, cbet1)
+        cbet1 = max(K.tiny, cbet1)
+        var (sbet2, cbet2) = K.sincosd(lat2)
+        sbet2 *= f1
+        (sbet2, cbet2) = K.norm(sbet2, cbet2)
+        cbet2 = max(K.tiny, cbet2)
         if cbet1 < -sbet1 {
             if cbet2 == cbet1 { sbet2 = Double(signOf: sbet2, magnitudeOf: sbet1) }
         } else if abs(sbet2) == -sbet1 {
@@ -431,12 +469,15 @@ struct KarneySolver: Sendable {
             let ssig1 = sbet1, csig1 = calp1 * cbet1
             let ssig2 = sbet2, csig2 = 1.0 * cbet2
             var sig12 = atan2(max(0.0, csig1 * ssig2 - ssig1 * csig2) + 0.0, csig1 * csig2 + ssig1 * ssig2)
-            var (s12b, m12b, _) = lengths(eps: n, sig12: sig12, ssig1: ssig1, csig1: csig1, dn1: dn1,
-                                          ssig2: ssig2, csig2: csig2, dn2: dn2,
-                                          wantDistance: true, wantReduced: true, C1a: &C1a, C2a: &C2a)
+            var (s12b, m12b, _) = lengths(
+                eps: n, sig12: sig12, ssig1: ssig1, csig1: csig1, dn1: dn1,
+                ssig2: ssig2, csig2: csig2, dn2: dn2,
+                wantDistance: true, wantReduced: true, C1a: &C1a, C2a: &C2a)
             if sig12 < K.tol2 || m12b >= 0 {
                 if sig12 < 3 * K.tiny || (sig12 < K.tol0 && (s12b < 0 || m12b < 0)) {
-                    sig12 = 0; m12b = 0; s12b = 0
+                    sig12 = 0
+                    m12b = 0
+                    s12b = 0
                 }
                 s12x = s12b * b
             } else {
@@ -444,10 +485,11 @@ struct KarneySolver: Sendable {
             }
         }
         if !meridian && sbet1 == 0 && (f <= 0 || lon12s >= f * 180) {
-            s12x = a * lam12   // geodesic runs along the equator
+            s12x = a * lam12  // geodesic runs along the equator
         } else if !meridian {
-            let start = inverseStart(sbet1: sbet1, cbet1: cbet1, dn1: dn1, sbet2: sbet2, cbet2: cbet2, dn2: dn2,
-                                     lam12: lam12, slam12: slam12, clam12: clam12)
+            let start = inverseStart(
+                sbet1: sbet1, cbet1: cbet1, dn1: dn1, sbet2: sbet2, cbet2: cbet2, dn2: dn2,
+                lam12: lam12, slam12: slam12, clam12: clam12)
             if start.sig12 >= 0 {
                 s12x = start.sig12 * b * start.dnm
             } else {
@@ -457,15 +499,18 @@ struct KarneySolver: Sendable {
                 var salp1a = K.tiny, calp1a = 1.0, salp1b = K.tiny, calp1b = -1.0
                 var result: LambdaResult
                 while true {
-                    result = lambda12(sbet1: sbet1, cbet1: cbet1, dn1: dn1, sbet2: sbet2, cbet2: cbet2, dn2: dn2,
-                                      salp1: salp1, calp1: calp1, slam120: slam12, clam120: clam12,
-                                      diffp: numit < K.maxit1, C1a: &C1a, C2a: &C2a, C3a: &C3a)
+                    result = lambda12(
+                        sbet1: sbet1, cbet1: cbet1, dn1: dn1, sbet2: sbet2, cbet2: cbet2, dn2: dn2,
+                        salp1: salp1, calp1: calp1, slam120: slam12, clam120: clam12,
+                        diffp: numit < K.maxit1, C1a: &C1a, C2a: &C2a, C3a: &C3a)
                     let v = result.lam12, dv = result.dlam12
                     if tripb || !(abs(v) >= (tripn ? 8 : 1) * K.tol0) || numit == K.maxit2 { break }
                     if v > 0 && (numit > K.maxit1 || calp1 / salp1 > calp1b / salp1b) {
-                        salp1b = salp1; calp1b = calp1
+                        salp1b = salp1
+                        calp1b = calp1
                     } else if v < 0 && (numit > K.maxit1 || calp1 / salp1 < calp1a / salp1a) {
-                        salp1a = salp1; calp1a = calp1
+                        salp1a = salp1
+                        calp1a = calp1
                     }
                     numit += 1
                     if numit < K.maxit1 && dv > 0 {
@@ -486,12 +531,14 @@ struct KarneySolver: Sendable {
                     calp1 = (calp1a + calp1b) / 2
                     (salp1, calp1) = K.norm(salp1, calp1)
                     tripn = false
-                    tripb = abs(salp1a - salp1) + (calp1a - calp1) < K.tolb
+                    tripb =
+                        abs(salp1a - salp1) + (calp1a - calp1) < K.tolb
                         || abs(salp1 - salp1b) + (calp1 - calp1b) < K.tolb
                 }
-                let (s12b, _, _) = lengths(eps: result.eps, sig12: result.sig12, ssig1: result.ssig1,
-                                           csig1: result.csig1, dn1: dn1, ssig2: result.ssig2, csig2: result.csig2,
-                                           dn2: dn2, wantDistance: true, wantReduced: false, C1a: &C1a, C2a: &C2a)
+                let (s12b, _, _) = lengths(
+                    eps: result.eps, sig12: result.sig12, ssig1: result.ssig1,
+                    csig1: result.csig1, dn1: dn1, ssig2: result.ssig2, csig2: result.csig2,
+                    dn2: dn2, wantDistance: true, wantReduced: false, C1a: &C1a, C2a: &C2a)
                 s12x = s12b * b
             }
         }

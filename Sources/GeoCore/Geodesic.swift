@@ -19,19 +19,25 @@ public enum Geodesic {
     /// - Complexity: O(1); a few hundred nanoseconds for nearby points.
     @inlinable
     public static func distance(_ a: Coordinate, _ b: Coordinate) -> Double {
-        distance(latitude1: a.latitude, longitude1: a.longitude,
-                 latitude2: b.latitude, longitude2: b.longitude)
+        distance(
+            latitude1: a.latitude, longitude1: a.longitude,
+            latitude2: b.latitude, longitude2: b.longitude)
     }
 
     /// The geodesic distance for raw degrees (already valid), in metres.
-    public static func distance(latitude1: Double, longitude1: Double,
-                                latitude2: Double, longitude2: Double) -> Double {
-        if let fast = vincentyDistance(latitude1: latitude1, longitude1: longitude1,
-                                       latitude2: latitude2, longitude2: longitude2) {
+    public static func distance(
+        latitude1: Double, longitude1: Double,
+        latitude2: Double, longitude2: Double
+    ) -> Double {
+        if let fast = vincentyDistance(
+            latitude1: latitude1, longitude1: longitude1,
+            latitude2: latitude2, longitude2: longitude2)
+        {
             return fast
         }
-        return karneyDistance(latitude1: latitude1, longitude1: longitude1,
-                              latitude2: latitude2, longitude2: longitude2)
+        return karneyDistance(
+            latitude1: latitude1, longitude1: longitude1,
+            latitude2: latitude2, longitude2: longitude2)
     }
 
     /// Precomputed trigonometry of one end of a line (the query centre), so that a loop over many
@@ -49,12 +55,15 @@ public enum Geodesic {
     /// ``distance(_:_:)`` from a precomputed origin; same result bit for bit.
     public static func distance(from origin: Origin, latitude: Double, longitude: Double) -> Double {
         let (sinU2, cosU2) = reducedLatitude(latitude)
-        if let fast = vincenty(sinU1: origin.sinU, cosU1: origin.cosU, sinU2: sinU2, cosU2: cosU2,
-                               longitudeDifference: longitude - origin.coordinate.longitude) {
+        if let fast = vincenty(
+            sinU1: origin.sinU, cosU1: origin.cosU, sinU2: sinU2, cosU2: cosU2,
+            longitudeDifference: longitude - origin.coordinate.longitude)
+        {
             return fast
         }
-        return karneyDistance(latitude1: origin.coordinate.latitude, longitude1: origin.coordinate.longitude,
-                              latitude2: latitude, longitude2: longitude)
+        return karneyDistance(
+            latitude1: origin.coordinate.latitude, longitude1: origin.coordinate.longitude,
+            latitude2: latitude, longitude2: longitude)
     }
 
     // MARK: - Vincenty
@@ -70,19 +79,24 @@ public enum Geodesic {
         return (y / r, cosPhi / r)
     }
 
-    static func vincentyDistance(latitude1: Double, longitude1: Double,
-                                 latitude2: Double, longitude2: Double) -> Double? {
+    static func vincentyDistance(
+        latitude1: Double, longitude1: Double,
+        latitude2: Double, longitude2: Double
+    ) -> Double? {
         let (sinU1, cosU1) = reducedLatitude(latitude1)
         let (sinU2, cosU2) = reducedLatitude(latitude2)
-        return vincenty(sinU1: sinU1, cosU1: cosU1, sinU2: sinU2, cosU2: cosU2,
-                        longitudeDifference: longitude2 - longitude1)
+        return vincenty(
+            sinU1: sinU1, cosU1: cosU1, sinU2: sinU2, cosU2: cosU2,
+            longitudeDifference: longitude2 - longitude1)
     }
 
     /// Vincenty's inverse; nil when the pair is too close to antipodal for it or it does not
     /// converge.
     @inline(__always)
-    static func vincenty(sinU1: Double, cosU1: Double, sinU2: Double, cosU2: Double,
-                         longitudeDifference: Double) -> Double? {
+    static func vincenty(
+        sinU1: Double, cosU1: Double, sinU2: Double, cosU2: Double,
+        longitudeDifference: Double
+    ) -> Double? {
         let f = WGS84.flattening
         var dLon = longitudeDifference
         if dLon > 180 { dLon -= 360 } else if dLon < -180 { dLon += 360 }
@@ -104,7 +118,8 @@ public enum Geodesic {
             cos2SigmaM = cosSqAlpha != 0 ? cosSigma - 2 * sinU1 * sinU2 / cosSqAlpha : 0
             let C = f / 16 * cosSqAlpha * (4 + f * (4 - 3 * cosSqAlpha))
             let previous = lambda
-            lambda = L + (1 - C) * f * sinAlpha
+            lambda =
+                L + (1 - C) * f * sinAlpha
                 * (sigma + C * sinSigma * (cos2SigmaM + C * cosSigma * (-1 + 2 * cos2SigmaM * cos2SigmaM)))
             iterations += 1
             if abs(lambda - previous) <= 1e-13 { break }
@@ -115,8 +130,11 @@ public enum Geodesic {
         let A = 1 + uSq / 16384 * (4096 + uSq * (-768 + uSq * (320 - 175 * uSq)))
         let B = uSq / 1024 * (256 + uSq * (-128 + uSq * (74 - 47 * uSq)))
         let c2 = cos2SigmaM * cos2SigmaM
-        let deltaSigma = B * sinSigma * (cos2SigmaM + B / 4 * (cosSigma * (-1 + 2 * c2)
-            - B / 6 * cos2SigmaM * (-3 + 4 * sinSigma * sinSigma) * (-3 + 4 * c2)))
+        let deltaSigma =
+            B * sinSigma
+            * (cos2SigmaM + B / 4
+                * (cosSigma * (-1 + 2 * c2)
+                    - B / 6 * cos2SigmaM * (-3 + 4 * sinSigma * sinSigma) * (-3 + 4 * c2)))
         return b * A * (sigma - deltaSigma)
     }
 }

@@ -65,9 +65,15 @@ public struct JSONScanner {
         case UInt8(ascii: "{"): return try object()
         case UInt8(ascii: "["): return try array()
         case UInt8(ascii: "\""): return .string(try string())
-        case UInt8(ascii: "t"): try literal("true"); return .bool(true)
-        case UInt8(ascii: "f"): try literal("false"); return .bool(false)
-        case UInt8(ascii: "n"): try literal("null"); return .null
+        case UInt8(ascii: "t"):
+            try literal("true")
+            return .bool(true)
+        case UInt8(ascii: "f"):
+            try literal("false")
+            return .bool(false)
+        case UInt8(ascii: "n"):
+            try literal("null")
+            return .null
         default: return try number()
         }
     }
@@ -75,7 +81,8 @@ public struct JSONScanner {
     private mutating func literal(_ word: StaticString) throws(SyntaxError) {
         let count = word.utf8CodeUnitCount
         guard position + count <= bytes.count,
-              (0..<count).allSatisfy({ bytes[position + $0] == word.utf8Start[$0] }) else {
+            (0..<count).allSatisfy({ bytes[position + $0] == word.utf8Start[$0] })
+        else {
             throw SyntaxError(offset: position, expected: "a value")
         }
         position += count
@@ -109,8 +116,14 @@ public struct JSONScanner {
             members[key] = try value()
             skipWhitespace()
             guard position < bytes.count else { throw SyntaxError(offset: position, expected: "',' or '}'") }
-            if bytes[position] == UInt8(ascii: ",") { position += 1; continue }
-            if bytes[position] == UInt8(ascii: "}") { position += 1; return .object(members) }
+            if bytes[position] == UInt8(ascii: ",") {
+                position += 1
+                continue
+            }
+            if bytes[position] == UInt8(ascii: "}") {
+                position += 1
+                return .object(members)
+            }
             throw SyntaxError(offset: position, expected: "',' or '}'")
         }
     }
@@ -129,8 +142,14 @@ public struct JSONScanner {
             elements.append(try value())
             skipWhitespace()
             guard position < bytes.count else { throw SyntaxError(offset: position, expected: "',' or ']'") }
-            if bytes[position] == UInt8(ascii: ",") { position += 1; continue }
-            if bytes[position] == UInt8(ascii: "]") { position += 1; return .array(elements) }
+            if bytes[position] == UInt8(ascii: ",") {
+                position += 1
+                continue
+            }
+            if bytes[position] == UInt8(ascii: "]") {
+                position += 1
+                return .array(elements)
+            }
             throw SyntaxError(offset: position, expected: "',' or ']'")
         }
     }
@@ -170,7 +189,8 @@ public struct JSONScanner {
                 case UInt8(ascii: "u"):
                     var scalar = try hex4()
                     if (0xD800..<0xDC00).contains(scalar), position + 1 < bytes.count,
-                       bytes[position] == UInt8(ascii: "\\"), bytes[position + 1] == UInt8(ascii: "u") {
+                        bytes[position] == UInt8(ascii: "\\"), bytes[position + 1] == UInt8(ascii: "u")
+                    {
                         position += 2
                         let low = try hex4()
                         if (0xDC00..<0xE000).contains(low) { scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00) }
@@ -212,9 +232,13 @@ public struct JSONScanner {
         let digitsStart = position
         while position < bytes.count {
             let byte = bytes[position]
-            if byte >= 0x30 && byte <= 0x39 { position += 1; continue }
+            if byte >= 0x30 && byte <= 0x39 {
+                position += 1
+                continue
+            }
             if byte == UInt8(ascii: ".") || byte == UInt8(ascii: "e") || byte == UInt8(ascii: "E")
-                || ((byte == UInt8(ascii: "+") || byte == UInt8(ascii: "-")) && position > digitsStart) {
+                || ((byte == UInt8(ascii: "+") || byte == UInt8(ascii: "-")) && position > digitsStart)
+            {
                 isInteger = false
                 position += 1
                 continue

@@ -27,9 +27,10 @@ public enum RFC3339 {
             return value
         }
         guard let year = number(0, 4), bytes[4] == UInt8(ascii: "-"), let month = number(5, 2), bytes[7] == UInt8(ascii: "-"),
-              let day = number(8, 2), bytes[10] == UInt8(ascii: "T") || bytes[10] == UInt8(ascii: "t"),
-              let hour = number(11, 2), bytes[13] == UInt8(ascii: ":"), let minute = number(14, 2), bytes[16] == UInt8(ascii: ":"),
-              let second = number(17, 2) else { return nil }
+            let day = number(8, 2), bytes[10] == UInt8(ascii: "T") || bytes[10] == UInt8(ascii: "t"),
+            let hour = number(11, 2), bytes[13] == UInt8(ascii: ":"), let minute = number(14, 2), bytes[16] == UInt8(ascii: ":"),
+            let second = number(17, 2)
+        else { return nil }
         guard (1...12).contains(month), day >= 1, day <= daysIn(month: month, year: year), hour <= 23, minute <= 59, second <= 59 else {
             return nil
         }
@@ -53,7 +54,8 @@ public enum RFC3339 {
             position += 1
         case UInt8(ascii: "+"), UInt8(ascii: "-"):
             guard position + 6 == bytes.count, let hours = number(position + 1, 2), bytes[position + 3] == UInt8(ascii: ":"),
-                  let minutes = number(position + 4, 2), hours <= 23, minutes <= 59 else { return nil }
+                let minutes = number(position + 4, 2), hours <= 23, minutes <= 59
+            else { return nil }
             offsetSeconds = (hours * 3_600 + minutes * 60) * (bytes[position] == UInt8(ascii: "-") ? -1 : 1)
             position += 6
         default:

@@ -33,11 +33,16 @@ enum AvailabilityBench {
     }
 
     static func run(wrk: String, port: Int, server: Process, token: String?, nearScript: String, directory: String, seconds: Int) throws {
-        guard let token else { print("\navailability rows skipped: no session"); return }
+        guard let token else {
+            print("\navailability rows skipped: no session")
+            return
+        }
         let base = "http://127.0.0.1:\(port)"
-        let made = try GemImportBench.send("POST", base + "/v1/trips", token: token, json: """
-            {"title":"Bench","place":{"lat":48.8566,"lon":2.3522,"name":"Paris"},"start":"2030-06-12T12:00:00+02:00","end":"2030-06-12T16:00:00+02:00"}
-            """)
+        let made = try GemImportBench.send(
+            "POST", base + "/v1/trips", token: token,
+            json: """
+                {"title":"Bench","place":{"lat":48.8566,"lon":2.3522,"name":"Paris"},"start":"2030-06-12T12:00:00+02:00","end":"2030-06-12T16:00:00+02:00"}
+                """)
         guard let id = (try? JSONSerialization.jsonObject(with: made.body) as? [String: Any])?["id"] as? String else {
             print("\navailability rows skipped: no trip made (HTTP \(made.status))")
             return
@@ -82,12 +87,17 @@ enum AvailabilityBench {
         idleP99.sort()
         loadedP99.sort()
         let ratio = loadedP99[1] / idleP99[1]
-        print(String(format: "\nAvailability (#49): a body of %d busy periods costs the server %.1f ms of CPU (median of 5 rounds of 10, min %.1f; target ≤ 50)",
-                     periods, costs[costs.count / 2], costs[0]))
-        print(String(format: "near 1 km, 8 connections, median of 3 windows of %d s each: p99 %.2f ms idle, %.2f ms with 4 such bodies "
-                     + "always in flight (%d answered): %.2f× (target ≤ 2×; p99 idle %@, loaded %@)", window, idleP99[1], loadedP99[1],
-                     sent, ratio, idleP99.map { String(format: "%.2f", $0) }.joined(separator: "/"),
-                     loadedP99.map { String(format: "%.2f", $0) }.joined(separator: "/")))
+        print(
+            String(
+                format:
+                    "\nAvailability (#49): a body of %d busy periods costs the server %.1f ms of CPU (median of 5 rounds of 10, min %.1f; target ≤ 50)",
+                periods, costs[costs.count / 2], costs[0]))
+        print(
+            String(
+                format: "near 1 km, 8 connections, median of 3 windows of %d s each: p99 %.2f ms idle, %.2f ms with 4 such bodies "
+                    + "always in flight (%d answered): %.2f× (target ≤ 2×; p99 idle %@, loaded %@)", window, idleP99[1], loadedP99[1],
+                sent, ratio, idleP99.map { String(format: "%.2f", $0) }.joined(separator: "/"),
+                loadedP99.map { String(format: "%.2f", $0) }.joined(separator: "/")))
     }
 
     /// Runs `measure` while four maximal bodies are always in flight, each sent again as soon
@@ -107,8 +117,10 @@ enum AvailabilityBench {
                 while !stop.withLock({ stopping }) {
                     let curl = Process()
                     curl.executableURL = URL(fileURLWithPath: "/usr/bin/chrt")
-                    curl.arguments = ["--idle", "0", "curl", "-s", "-o", "/dev/null", "-w", "%{http_code}", "-X", "PUT", url,
-                                      "-H", "Authorization: Bearer \(token)", "-H", "Content-Type: application/json", "--data-binary", "@" + bodyPath]
+                    curl.arguments = [
+                        "--idle", "0", "curl", "-s", "-o", "/dev/null", "-w", "%{http_code}", "-X", "PUT", url,
+                        "-H", "Authorization: Bearer \(token)", "-H", "Content-Type: application/json", "--data-binary", "@" + bodyPath,
+                    ]
                     let output = Pipe()
                     curl.standardOutput = output
                     guard (try? curl.run()) != nil else { return }

@@ -39,17 +39,21 @@ enum GemBench {
         // Accounts, in process: bcrypt bound, so the pool's two threads are the ceiling.
         let pool = NIOThreadPool(numberOfThreads: 2)
         pool.start()
-        let accounts = AccountService(store: store, pool: pool, passwordCost: 11,
-                                      accountLimiter: RateLimiter(limit: 1_000_000, window: .seconds(1)),
-                                      addressLimiter: RateLimiter(limit: 1_000_000, window: .seconds(1)),
-                                      signUpLimiter: RateLimiter(limit: 1_000_000, window: .seconds(1)))
+        let accounts = AccountService(
+            store: store, pool: pool, passwordCost: 11,
+            accountLimiter: RateLimiter(limit: 1_000_000, window: .seconds(1)),
+            addressLimiter: RateLimiter(limit: 1_000_000, window: .seconds(1)),
+            signUpLimiter: RateLimiter(limit: 1_000_000, window: .seconds(1)))
         let run = String(UInt32(Date().timeIntervalSince1970) % 1_000_000)
         let names = (0..<24).map { "bench\(run)x\($0)" }
         var t0 = now()
         try await withThrowingTaskGroup(of: Void.self) { group in
             for name in names {
-                group.addTask { _ = try await accounts.signUp(username: name, email: "\(name)@example.org", password: "a bench passphrase",
-                                                                clientAddress: "bench") }
+                group.addTask {
+                    _ = try await accounts.signUp(
+                        username: name, email: "\(name)@example.org", password: "a bench passphrase",
+                        clientAddress: "bench")
+                }
             }
             try await group.waitForAll()
         }
@@ -69,7 +73,10 @@ enum GemBench {
 
         let port = 20_000 + Int(ProcessInfo.processInfo.processIdentifier % 2000)
         let server = try ServiceBench.startServer(binary, port: port, places: indexPath, users: usersPath)
-        defer { server.terminate(); server.waitUntilExit() }
+        defer {
+            server.terminate()
+            server.waitUntilExit()
+        }
 
         let sample = Array(centres.prefix(500))
         // The in-process call the gems row makes (anonymous viewer, first page of 50) with its JSON.
@@ -87,11 +94,14 @@ enum GemBench {
             cpuPerCall = (ProcessCPU.own() - cpu0) / Double(sample.count)
         }
         let gemsInProcess = [micros(percentile(times, 0.5)), String(format: "%.0f µs", cpuPerCall * 1e6)]
-        print("\nGems: \(gemCount) gems (80 % public) among the places; geoquery serve under wrk -t1 (\(seconds) s a row); lib = the in-process call + JSON")
+        print(
+            "\nGems: \(gemCount) gems (80 % public) among the places; geoquery serve under wrk -t1 (\(seconds) s a row); lib = the in-process call + JSON"
+        )
         print("(srv CPU = the server's CPU per request, all its threads, from /proc; lib CPU = the in-process call's mean CPU)")
-        print(["row", "conns", "req/s", "p50", "p99", "transfer/s", "srv CPU", "lib p50", "lib CPU"].enumerated().map { index, text in
-            index == 0 ? text.padding(toLength: 34, withPad: " ", startingAt: 0) : String(repeating: " ", count: max(0, 11 - text.count)) + text
-        }.joined(separator: " "))
+        print(
+            ["row", "conns", "req/s", "p50", "p99", "transfer/s", "srv CPU", "lib p50", "lib CPU"].enumerated().map { index, text in
+                index == 0 ? text.padding(toLength: 34, withPad: " ", startingAt: 0) : String(repeating: " ", count: max(0, 11 - text.count)) + text
+            }.joined(separator: " "))
         let rows: [(String, String, [String])] = [
             ("gems near 20 mi, first 50", ServiceBench.script(centres: sample, path: "/v1/gems/near?limit=50&"), gemsInProcess),
             ("gems near 20 mi, signed in", ServiceBench.script(centres: sample, path: "/v1/gems/near?limit=50&", token: token), []),
@@ -102,11 +112,14 @@ enum GemBench {
             let scriptPath = directory + "/row.lua"
             try script.write(toFile: scriptPath, atomically: true, encoding: .utf8)
             _ = try ServiceBench.wrkRun(wrk, port: port, connections: 32, seconds: 2, script: scriptPath)
-            let outcome = try ServiceBench.wrkRun(wrk, port: port, connections: 32, seconds: seconds, script: scriptPath,
-                                                  measuring: .process(server.processIdentifier))
-            let cells = ["32", String(format: "%.0f", outcome.requestsPerSecond), outcome.p50, outcome.p99, outcome.transfer, outcome.cpuCell] + library
-            print(name.padding(toLength: 34, withPad: " ", startingAt: 0) + " " +
-                  cells.map { String(repeating: " ", count: max(0, 11 - $0.count)) + $0 }.joined(separator: " "))
+            let outcome = try ServiceBench.wrkRun(
+                wrk, port: port, connections: 32, seconds: seconds, script: scriptPath,
+                measuring: .process(server.processIdentifier))
+            let cells =
+                ["32", String(format: "%.0f", outcome.requestsPerSecond), outcome.p50, outcome.p99, outcome.transfer, outcome.cpuCell] + library
+            print(
+                name.padding(toLength: 34, withPad: " ", startingAt: 0) + " "
+                    + cells.map { String(repeating: " ", count: max(0, 11 - $0.count)) + $0 }.joined(separator: " "))
         }
 
         // The soak: 1 request in 10 writes a gem; every 201 must be a gem in the store afterwards.
@@ -127,8 +140,11 @@ enum GemBench {
         // wrk stops with requests in flight: those gems are written but their answers uncounted,
         // so more may be stored than acknowledged; fewer would be a lost write.
         let verdict = stored >= created ? "no acknowledged write lost; \(stored - created) written as wrk stopped" : "LOST \(created - stored)"
-        print(String(format: "Soak %d s, 32 connections, 1 in 10 a gem write: %.0f req/s, p99 %@, %d non-2xx, %d gems acknowledged, %d stored (%@), server memory %.0f → %.0f MB",
-                     soakSeconds, outcome.requestsPerSecond, outcome.p99, failed, created, stored, verdict, rssBefore, rssAfter))
+        print(
+            String(
+                format:
+                    "Soak %d s, 32 connections, 1 in 10 a gem write: %.0f req/s, p99 %@, %d non-2xx, %d gems acknowledged, %d stored (%@), server memory %.0f → %.0f MB",
+                soakSeconds, outcome.requestsPerSecond, outcome.p99, failed, created, stored, verdict, rssBefore, rssAfter))
         try await store.shutdown()
     }
 
@@ -138,14 +154,17 @@ enum GemBench {
         func unit() -> Double { Double(random.next() >> 11) / Double(1 << 53) }
         return try (0..<gemCount).map { n in
             let centre = centres[Int(random.next() % UInt64(centres.count))]
-            let coordinate = try Coordinate(latitude: max(-90, min(90, centre.latitude + (unit() - 0.5) * 0.6)),
-                                            normalizingLongitude: centre.longitude + (unit() - 0.5) * 0.6)
+            let coordinate = try Coordinate(
+                latitude: max(-90, min(90, centre.latitude + (unit() - 0.5) * 0.6)),
+                normalizingLongitude: centre.longitude + (unit() - 0.5) * 0.6)
             let visibility: HiddenGem.Visibility = n % 10 == 0 ? .private : n % 10 == 1 ? .unlisted : .public
             let id = try PlaceID(source: "gem", localID: String(format: "%024x", n))
-            return Place(id: id, name: "Gem \(n)", coordinate: coordinate, categories: [Category(trustedIdentifier: "nature")],
-                         provenance: Provenance(source: "gem", sourceID: id.localID),
-                         gem: HiddenGem(owner: "owner\(n % 1000)", visibility: visibility, description: "A bench gem",
-                                        createdAt: Date(timeIntervalSince1970: 1_790_000_000 + Double(n))))
+            return Place(
+                id: id, name: "Gem \(n)", coordinate: coordinate, categories: [Category(trustedIdentifier: "nature")],
+                provenance: Provenance(source: "gem", sourceID: id.localID),
+                gem: HiddenGem(
+                    owner: "owner\(n % 1000)", visibility: visibility, description: "A bench gem",
+                    createdAt: Date(timeIntervalSince1970: 1_790_000_000 + Double(n))))
         }
     }
 
@@ -196,8 +215,9 @@ enum GemBench {
     /// The process's resident memory, from /proc.
     static func residentMegabytes(_ pid: Int32) -> Double {
         guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
-              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
-              let kilobytes = Double(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "") else { return 0 }
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
+            let kilobytes = Double(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "")
+        else { return 0 }
         return kilobytes / 1024
     }
 }

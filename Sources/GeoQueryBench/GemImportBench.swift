@@ -1,8 +1,9 @@
 import Foundation
+import PlaceModel
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import PlaceModel
 
 /// The accounts-and-gems issue's promise, measured: while `geoquery import` of the 1 M bench
 /// places runs against a deployment, creating a gem through that deployment's `geoquery serve`
@@ -26,7 +27,10 @@ enum GemImportBench {
 
         let port = 22_000 + Int(ProcessInfo.processInfo.processIdentifier % 2000)
         let server = try ServiceBench.startServer(binary, port: port, places: copy, users: users)
-        defer { server.terminate(); server.waitUntilExit() }
+        defer {
+            server.terminate()
+            server.waitUntilExit()
+        }
 
         let base = "http://127.0.0.1:\(port)"
         guard let token = try ServiceBench.sessionToken(port: port, username: "importbench") else {
@@ -45,8 +49,9 @@ enum GemImportBench {
         while importer.isRunning {
             n += 1
             let t0 = Date()
-            let answer = try post(base + "/v1/gems", token: token,
-                                  json: #"{"name":"Written during an import \#(n)","lat":43.73,"lon":7.42,"visibility":"public"}"#)
+            let answer = try post(
+                base + "/v1/gems", token: token,
+                json: #"{"name":"Written during an import \#(n)","lat":43.73,"lon":7.42,"visibility":"public"}"#)
             latencies.append(Date().timeIntervalSince(t0) * 1000)
             if answer.status != 201 { failures += 1 }
             Thread.sleep(forTimeInterval: 0.05)
@@ -55,12 +60,18 @@ enum GemImportBench {
         let importSeconds = Date().timeIntervalSince(started)
         latencies.sort()
         func at(_ p: Double) -> Double { latencies.isEmpty ? 0 : latencies[min(latencies.count - 1, Int(Double(latencies.count) * p))] }
-        print(String(format: "\nGem writes during `geoquery import` of %d places into the served index (exit %d, %.1f s): %d gems created, %d failed; p50 %.1f ms, p99 %.1f ms, max %.1f ms (target: each ≤ 100 ms)",
-                     places.count, importer.terminationStatus, importSeconds, latencies.count - failures, failures, at(0.5), at(0.99),
-                     latencies.last ?? 0))
+        print(
+            String(
+                format:
+                    "\nGem writes during `geoquery import` of %d places into the served index (exit %d, %.1f s): %d gems created, %d failed; p50 %.1f ms, p99 %.1f ms, max %.1f ms (target: each ≤ 100 ms)",
+                places.count, importer.terminationStatus, importSeconds, latencies.count - failures, failures, at(0.5), at(0.99),
+                latencies.last ?? 0))
     }
 
-    struct Answer { var status: Int; var body: Data }
+    struct Answer {
+        var status: Int
+        var body: Data
+    }
 
     /// One POST with a JSON body, waited for.
     static func post(_ url: String, token: String?, json: String) throws -> Answer {
@@ -79,7 +90,9 @@ enum GemImportBench {
         let done = DispatchSemaphore(value: 0)
         nonisolated(unsafe) var result: Result<Answer, any Error> = .failure(URLError(.unknown))
         URLSession.shared.dataTask(with: request) { data, response, error in
-            if let error { result = .failure(error) } else {
+            if let error {
+                result = .failure(error)
+            } else {
                 result = .success(Answer(status: (response as? HTTPURLResponse)?.statusCode ?? 0, body: data ?? Data()))
             }
             done.signal()

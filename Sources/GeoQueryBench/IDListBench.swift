@@ -12,7 +12,8 @@ enum IDListBench {
     static func run(_ index: any PlaceIndex, label: String, ids: [PlaceID], size: Int = 100, lists: Int = 200) async throws {
         var pick = SplitMix64(seed: 5)
         let listed: [[PlaceID]] = (0..<lists).map { n in
-            (0..<size).map { k in k == 0 && n % 4 == 0 ? PlaceID(trustedRawValue: "t:no-such-place-\(n)") : ids[Int(pick.next() % UInt64(ids.count))] }
+            (0..<size).map { k in k == 0 && n % 4 == 0 ? PlaceID(trustedRawValue: "t:no-such-place-\(n)") : ids[Int(pick.next() % UInt64(ids.count))]
+            }
         }
         for list in listed.prefix(10) { _ = try await index.places(list) }  // warm the caches
         var oneRead: [Double] = [], perID: [Double] = []
@@ -29,8 +30,9 @@ enum IDListBench {
             same = same && Set(found.keys) == Set(each.keys)
         }
         func mean(_ values: [Double]) -> Double { values.reduce(0, +) / Double(values.count) }
-        print("\(label), lists of \(size) ids (\(lists) lists): one read p50 \(micros(percentile(oneRead, 0.5))), mean \(micros(mean(oneRead))); "
-              + "one place(_:) per id p50 \(micros(percentile(perID, 0.5))), mean \(micros(mean(perID))); "
-              + String(format: "%.1f× faster", mean(perID) / mean(oneRead)) + (same ? "" : " — ANSWERS DIFFER"))
+        print(
+            "\(label), lists of \(size) ids (\(lists) lists): one read p50 \(micros(percentile(oneRead, 0.5))), mean \(micros(mean(oneRead))); "
+                + "one place(_:) per id p50 \(micros(percentile(perID, 0.5))), mean \(micros(mean(perID))); "
+                + String(format: "%.1f× faster", mean(perID) / mean(oneRead)) + (same ? "" : " — ANSWERS DIFFER"))
     }
 }

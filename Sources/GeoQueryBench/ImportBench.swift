@@ -21,11 +21,16 @@ enum ImportBench {
         print("import of \(places.count) generated places (one run each; wall clock, reading and writing included):")
         let importRows = try run(places: places, directory: directory)
         print("")
-        print([pad("import", 24), pad("seconds", 8, right: true), pad("rows/s", 9, right: true),
-               pad("ogr2ogr", 8, right: true), pad("speed-up", 8, right: true)].joined(separator: "  "))
+        print(
+            [
+                pad("import", 24), pad("seconds", 8, right: true), pad("rows/s", 9, right: true),
+                pad("ogr2ogr", 8, right: true), pad("speed-up", 8, right: true),
+            ].joined(separator: "  "))
         for row in importRows {
-            var cells = [pad(row.name, 24), pad(String(format: "%.1f", row.seconds), 8, right: true),
-                         pad(String(format: "%.0f", Double(row.rows) / row.seconds), 9, right: true)]
+            var cells = [
+                pad(row.name, 24), pad(String(format: "%.1f", row.seconds), 8, right: true),
+                pad(String(format: "%.0f", Double(row.rows) / row.seconds), 9, right: true),
+            ]
             if let ogr = row.ogr2ogr {
                 cells += [pad(String(format: "%.1f s", ogr), 8, right: true), pad(String(format: "%.2f×", ogr / row.seconds), 8, right: true)]
             } else if row.name.contains("fresh") {
@@ -47,24 +52,34 @@ enum ImportBench {
 
         var rows: [Row] = []
         let csvIndex = directory + "/from-csv.sqlite"
-        rows.append(Row(name: "CSV, fresh index", seconds: try timedImport(csv, format: .csv, into: csvIndex, fresh: true),
-                        rows: places.count, ogr2ogr: ogr2ogr(csv, format: "csv", directory: directory)))
-        rows.append(Row(name: "CSV, 1 % changed", seconds: try timedImport(changedCSV, format: .csv, into: csvIndex, fresh: false),
-                        rows: places.count, ogr2ogr: nil))
+        rows.append(
+            Row(
+                name: "CSV, fresh index", seconds: try timedImport(csv, format: .csv, into: csvIndex, fresh: true),
+                rows: places.count, ogr2ogr: ogr2ogr(csv, format: "csv", directory: directory)))
+        rows.append(
+            Row(
+                name: "CSV, 1 % changed", seconds: try timedImport(changedCSV, format: .csv, into: csvIndex, fresh: false),
+                rows: places.count, ogr2ogr: nil))
         // All rows over a snapshot of the first quarter of them (three quarters added): the issue's
         // 400 000 over 100 000, target ≤ 2× the fresh import.
         let overIndex = directory + "/over-quarter.sqlite"
         _ = try timedImport(quarterCSV, format: .csv, into: overIndex, fresh: true)
         let over = try timedImport(csv, format: .csv, into: overIndex, fresh: false)
         rows.append(Row(name: "CSV over a ¼ snapshot", seconds: over, rows: places.count, ogr2ogr: nil))
-        print(String(format: "  all rows over a snapshot of a quarter of them: %.2f× the fresh import (target ≤ 2×)",
-                     over / rows[0].seconds))
+        print(
+            String(
+                format: "  all rows over a snapshot of a quarter of them: %.2f× the fresh import (target ≤ 2×)",
+                over / rows[0].seconds))
         try? FileManager.default.removeItem(atPath: quarterCSV)
         for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: overIndex + suffix) }
-        rows.append(Row(name: "GeoJSONSeq, fresh index",
-                        seconds: try timedImport(seq, format: .geojsonseq, into: directory + "/from-geojsonseq.sqlite", fresh: true),
-                        rows: places.count, ogr2ogr: ogr2ogr(seq, format: "geojsonseq", directory: directory)))
-        for name in ["places.csv", "places-1pct-changed.csv", "places.geojsonl"] { try? FileManager.default.removeItem(atPath: directory + "/" + name) }
+        rows.append(
+            Row(
+                name: "GeoJSONSeq, fresh index",
+                seconds: try timedImport(seq, format: .geojsonseq, into: directory + "/from-geojsonseq.sqlite", fresh: true),
+                rows: places.count, ogr2ogr: ogr2ogr(seq, format: "geojsonseq", directory: directory)))
+        for name in ["places.csv", "places-1pct-changed.csv", "places.geojsonl"] {
+            try? FileManager.default.removeItem(atPath: directory + "/" + name)
+        }
         return rows
     }
 

@@ -56,10 +56,12 @@ enum PostGISBench {
         }.value
         let loadSeconds = Date().timeIntervalSince(start)
         _ = try cluster.psql(database: String(url.split(separator: "/").last!), "VACUUM ANALYZE places")
-        print(String(format: "load (a first fill: encoded beside COPY into the new table, its indexes built, swapped in, one transaction): "
-                     + "%d places in %.1f s = %.0f rows/s (streamed in %.1f s, indexed and committed in %.1f s)",
-                     places.count, loadSeconds, Double(places.count) / loadSeconds, streamedAt.timeIntervalSince(start),
-                     loadSeconds - streamedAt.timeIntervalSince(start)))
+        print(
+            String(
+                format: "load (a first fill: encoded beside COPY into the new table, its indexes built, swapped in, one transaction): "
+                    + "%d places in %.1f s = %.0f rows/s (streamed in %.1f s, indexed and committed in %.1f s)",
+                places.count, loadSeconds, Double(places.count) / loadSeconds, streamedAt.timeIntervalSince(start),
+                loadSeconds - streamedAt.timeIntervalSince(start)))
 
         // The raw baseline is PostGIS as a hand-written setup has it: the same rows with a GiST
         // index on `geography`, which GeoQuery's tables no longer carry (migration 6).
@@ -68,12 +70,16 @@ enum PostGISBench {
         _ = try cluster.psql(database: database, "CREATE TABLE raw_places AS SELECT * FROM places")
         _ = try cluster.psql(database: database, "CREATE INDEX raw_places_geog ON raw_places USING gist (geog)")
         _ = try cluster.psql(database: database, "VACUUM ANALYZE raw_places")
-        print(String(format: "baseline table for the raw statement: the same rows with a `geography` GiST index (built in %.1f s, "
-                     + "not part of the load)", Date().timeIntervalSince(baselineStart)))
+        print(
+            String(
+                format: "baseline table for the raw statement: the same rows with a `geography` GiST index (built in %.1f s, "
+                    + "not part of the load)", Date().timeIntervalSince(baselineStart)))
 
         let spatiaLite = try SpatiaLitePlaceIndex(path: spatiaLitePath, mode: .readOnly)
         let sample = Array(centres.prefix(500))
-        print("| near, every place (\(sample.count) centres) | library on PostGIS p50 / mean | raw ST_DWithin p50 / mean | library/raw | SpatiaLite library p50 / mean | places |")
+        print(
+            "| near, every place (\(sample.count) centres) | library on PostGIS p50 / mean | raw ST_DWithin p50 / mean | library/raw | SpatiaLite library p50 / mean | places |"
+        )
         print("|---|---|---|---|---|---|")
         for (label, meters) in [("1 km", 1000.0), ("20 mi", 32186.88)] {
             let radius = Distance(uncheckedMeters: meters)
@@ -106,9 +112,10 @@ enum PostGISBench {
                 if liteIDs != page.matches.map(\.id) || abs(rawCount - produced.count) > 2 { mismatches += 1 }
             }
             func mean(_ values: [Double]) -> Double { values.reduce(0, +) / Double(values.count) }
-            print("| \(label) | \(micros(percentile(library, 0.5))) / \(micros(mean(library))) | \(micros(percentile(raw, 0.5))) / \(micros(mean(raw))) "
-                  + "| \(String(format: "%.2f×", mean(library) / mean(raw))) | \(micros(percentile(lite, 0.5))) / \(micros(mean(lite))) "
-                  + "| \(found / sample.count)\(mismatches > 0 ? " (\(mismatches) answers differ from SpatiaLite's)" : "") |")
+            print(
+                "| \(label) | \(micros(percentile(library, 0.5))) / \(micros(mean(library))) | \(micros(percentile(raw, 0.5))) / \(micros(mean(raw))) "
+                    + "| \(String(format: "%.2f×", mean(library) / mean(raw))) | \(micros(percentile(lite, 0.5))) / \(micros(mean(lite))) "
+                    + "| \(found / sample.count)\(mismatches > 0 ? " (\(mismatches) answers differ from SpatiaLite's)" : "") |")
         }
         try await IDListBench.run(index, label: "places by id on PostGIS", ids: places.map(\.id))
         try serviceRow(url: url, centres: centres, seconds: seconds)
@@ -119,7 +126,8 @@ enum PostGISBench {
     /// name and distance of every place within the radius, nearest first), on `raw_places` (the
     /// places with a `geography` index).
     static func rawNear(_ index: PostGISPlaceIndex, _ centre: Coordinate, _ meters: Double) async throws -> Int {
-        try await index.rawQuery("""
+        try await index.rawQuery(
+            """
             SELECT id, name, ST_Distance(geog, ST_SetSRID(ST_MakePoint(\(centre.longitude), \(centre.latitude)), 4326)::geography) AS d
             FROM raw_places WHERE ST_DWithin(geog, ST_SetSRID(ST_MakePoint(\(centre.longitude), \(centre.latitude)), 4326)::geography, \(meters))
             ORDER BY d
@@ -143,7 +151,10 @@ enum PostGISBench {
         server.standardOutput = FileHandle.nullDevice
         server.standardError = FileHandle.nullDevice
         try server.run()
-        defer { server.terminate(); server.waitUntilExit() }
+        defer {
+            server.terminate()
+            server.waitUntilExit()
+        }
         try ServiceBench.waitForHealth(port: port)
         let script = FileManager.default.temporaryDirectory.appendingPathComponent("postgis-near.lua").path
         // Anonymous, and signed in (the session, its account and friends read first) as the
@@ -160,13 +171,18 @@ enum PostGISBench {
                 try ServiceBench.wrkRun(wrk, port: port, connections: 32, seconds: seconds, script: script, measuring: .process(serverPID))
             }
             let postgresPerRequest = outcome.requests > 0 ? postgresCPU * 1e6 / Double(outcome.requests) : 0
-            print(String(format: "geoquery serve over PostGIS, near 1 km first 50%@, 32 connections, %d s: %.0f req/s, p50 %@, p99 %@; CPU per request: server %@, PostgreSQL %.0f µs",
-                         label, seconds, outcome.requestsPerSecond, outcome.p50, outcome.p99, outcome.cpuCell, postgresPerRequest))
+            print(
+                String(
+                    format:
+                        "geoquery serve over PostGIS, near 1 km first 50%@, 32 connections, %d s: %.0f req/s, p50 %@, p99 %@; CPU per request: server %@, PostgreSQL %.0f µs",
+                    label, seconds, outcome.requestsPerSecond, outcome.p50, outcome.p99, outcome.cpuCell, postgresPerRequest))
         }
         try ServiceBench.script(paths: ["/healthz"]).write(toFile: script, atomically: true, encoding: .utf8)
         let ceiling = try ServiceBench.wrkRun(wrk, port: port, connections: 32, seconds: seconds, script: script, measuring: .process(serverPID))
-        print(String(format: "the same server's ceiling (/healthz, no query), 32 connections, %d s: %.0f req/s, p99 %@, server CPU per request %@",
-                     seconds, ceiling.requestsPerSecond, ceiling.p99, ceiling.cpuCell))
+        print(
+            String(
+                format: "the same server's ceiling (/healthz, no query), 32 connections, %d s: %.0f req/s, p99 %@, server CPU per request %@",
+                seconds, ceiling.requestsPerSecond, ceiling.p99, ceiling.cpuCell))
     }
 
     static func postgresVersion() -> String {

@@ -28,7 +28,8 @@ struct ProcessCPU: Sendable {
         var seconds: [Int32: Double] = [:]
         for pid in processes() {
             guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-                  let close = stat.lastIndex(of: ")") else { continue }
+                let close = stat.lastIndex(of: ")")
+            else { continue }
             // Fields after the command name: state is field 3, utime 14 and stime 15.
             let fields = stat[stat.index(after: close)...].split(separator: " ")
             guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { continue }

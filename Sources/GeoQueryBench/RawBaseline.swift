@@ -25,15 +25,20 @@ final class RawBaseline {
         sqlite3_close(db)
     }
 
-    struct Row { var id: String; var name: String; var distance: Double }
+    struct Row {
+        var id: String
+        var name: String
+        var distance: Double
+    }
 
     /// The first `limit` places of a region by the rank index, decoded to (id, name): the
     /// statement a hand-written ranked page would run. - Returns: how many rows.
     func ranked(column: String, value: String, limit: Int) -> Int {
         var statement: OpaquePointer?
         if rankedStatements[column] == nil {
-            sqlite3_prepare_v2(db, "SELECT p.id, p.name FROM places p INDEXED BY places_\(column)_rank WHERE p.\(column) = ?1 ORDER BY p.rank_key, p.id LIMIT ?2",
-                               -1, &statement, nil)
+            sqlite3_prepare_v2(
+                db, "SELECT p.id, p.name FROM places p INDEXED BY places_\(column)_rank WHERE p.\(column) = ?1 ORDER BY p.rank_key, p.id LIMIT ?2",
+                -1, &statement, nil)
             rankedStatements[column] = statement
         }
         statement = rankedStatements[column]!
@@ -65,8 +70,10 @@ final class RawBaseline {
                 if haversineDistance(center, Coordinate(uncheckedLatitude: latitude, longitude: longitude)) > radius * 1.01 + 1 { continue }
                 let d = Geodesic.distance(from: origin, latitude: latitude, longitude: longitude)
                 guard d <= radius else { continue }
-                rows.append(Row(id: String(cString: sqlite3_column_text(statement, 0)),
-                                name: String(cString: sqlite3_column_text(statement, 1)), distance: d))
+                rows.append(
+                    Row(
+                        id: String(cString: sqlite3_column_text(statement, 0)),
+                        name: String(cString: sqlite3_column_text(statement, 1)), distance: d))
             }
         }
         rows.sort { $0.distance != $1.distance ? $0.distance < $1.distance : $0.id.utf8.lexicographicallyPrecedes($1.id.utf8) }

@@ -12,8 +12,10 @@ enum RouteBench {
         print("  stops  shape           solves  median     p90        p99        proven")
         let trials = quick ? 20 : 100
         for n in exactOnly ? [20] : [10, 15, 20, 25, 30] {
-            for (label, shape) in [("round trip", RouteShape.closed()), ("from start", .open(start: 0, end: nil)),
-                                   ("start to end", .open(start: 0, end: 1))] {
+            for (label, shape) in [
+                ("round trip", RouteShape.closed()), ("from start", .open(start: 0, end: nil)),
+                ("start to end", .open(start: 0, end: 1)),
+            ] {
                 var times: [Double] = []
                 var proven = 0
                 for trial in 0..<trials {
@@ -24,9 +26,11 @@ enum RouteBench {
                     times.append(Double((ContinuousClock.now - start) / .microseconds(1)))
                     if route.isProvenOptimal { proven += 1 }
                 }
-                print(String(format: "  %5d  %-14@  %6d  %-9@  %-9@  %-9@  %d/%d", n, label as NSString, trials,
-                             ms(percentile(times, 0.5)) as NSString, ms(percentile(times, 0.9)) as NSString,
-                             ms(percentile(times, 0.99)) as NSString, proven, trials))
+                print(
+                    String(
+                        format: "  %5d  %-14@  %6d  %-9@  %-9@  %-9@  %d/%d", n, label as NSString, trials,
+                        ms(percentile(times, 0.5)) as NSString, ms(percentile(times, 0.9)) as NSString,
+                        ms(percentile(times, 0.99)) as NSString, proven, trials))
             }
         }
 
@@ -43,9 +47,11 @@ enum RouteBench {
                     times.append(Double((ContinuousClock.now - start) / .microseconds(1)))
                     if route.isProvenOptimal { proven += 1 }
                 }
-                print(String(format: "  %5d  %-14@  %6d  %-9@  %-9@  %-9@  %d/%d", n, label as NSString, times.count,
-                             ms(percentile(times, 0.5)) as NSString, ms(percentile(times, 0.9)) as NSString,
-                             ms(percentile(times, 0.99)) as NSString, proven, times.count))
+                print(
+                    String(
+                        format: "  %5d  %-14@  %6d  %-9@  %-9@  %-9@  %d/%d", n, label as NSString, times.count,
+                        ms(percentile(times, 0.5)) as NSString, ms(percentile(times, 0.9)) as NSString,
+                        ms(percentile(times, 0.99)) as NSString, proven, times.count))
             }
         }
 
@@ -62,8 +68,10 @@ enum RouteBench {
                     lengths.append(route.length)
                 }
                 let length = percentile(lengths, 0.5)
-                print(String(format: "  %-9@  %5d  %-7@  %9.0f  %5.2f %%", name as NSString, problem.costs.count,
-                             "\(limit)" as NSString, length, (length / optimum - 1) * 100))
+                print(
+                    String(
+                        format: "  %-9@  %5d  %-7@  %9.0f  %5.2f %%", name as NSString, problem.costs.count,
+                        "\(limit)" as NSString, length, (length / optimum - 1) * 100))
             }
         }
 

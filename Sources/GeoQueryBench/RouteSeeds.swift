@@ -31,8 +31,12 @@ enum RouteSeeds {
             } else {
                 let parts = name.split(separator: "-").compactMap { Int($0) }
                 guard name.hasPrefix("clustered-"), parts.count == 2 else {
-                    throw CocoaError(.featureUnsupported, userInfo: [NSLocalizedDescriptionKey:
-                        "unknown instance \(name): use \(optima.keys.sorted().joined(separator: ", ")) or clustered-<stops>-<seed>"])
+                    throw CocoaError(
+                        .featureUnsupported,
+                        userInfo: [
+                            NSLocalizedDescriptionKey:
+                                "unknown instance \(name): use \(optima.keys.sorted().joined(separator: ", ")) or clustered-<stops>-<seed>"
+                        ])
                 }
                 costs = RouteCosts(points: RouteBench.clustered(parts[0], seed: UInt64(parts[1]), clusters: parts[0] / 50, spread: 2))
                 reference = Double(option("--reference") ?? "") ?? 0
@@ -46,8 +50,10 @@ enum RouteSeeds {
                 gaps.append((route.length / reference - 1) * 100)
             }
             gaps.sort()
-            print(String(format: "  %-20@ reference %.0f  median %.2f %%  mean %.2f %%  worst %.2f %%", name as NSString, reference,
-                         gaps[gaps.count / 2], gaps.reduce(0, +) / Double(gaps.count), gaps[gaps.count - 1]))
+            print(
+                String(
+                    format: "  %-20@ reference %.0f  median %.2f %%  mean %.2f %%  worst %.2f %%", name as NSString, reference,
+                    gaps[gaps.count / 2], gaps.reduce(0, +) / Double(gaps.count), gaps[gaps.count - 1]))
             print("    " + gaps.map { String(format: "%.2f", $0) }.joined(separator: " "))
         }
     }

@@ -27,8 +27,10 @@ enum ServiceBench {
         var cpuCell: String { cpuPerRequest.map { String(format: "%.0f µs", $0) } ?? "" }
     }
 
-    static func run(indexPath: String, centres: [Coordinate], cityNames: [String], placeIDs: [String], seconds: Int,
-                    availabilityOnly: Bool = false) async throws {
+    static func run(
+        indexPath: String, centres: [Coordinate], cityNames: [String], placeIDs: [String], seconds: Int,
+        availabilityOnly: Bool = false
+    ) async throws {
         guard let wrk = ["/usr/bin/wrk", "/usr/local/bin/wrk"].first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
             print("\nservice rows skipped: wrk is not installed (make deps installs it)")
             return
@@ -42,16 +44,20 @@ enum ServiceBench {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let port = 18_000 + Int(ProcessInfo.processInfo.processIdentifier % 2000)
         let server = try startServer(binary, port: port, places: indexPath, users: directory + "/users.sqlite")
-        defer { server.terminate(); server.waitUntilExit() }
+        defer {
+            server.terminate()
+            server.waitUntilExit()
+        }
 
         // A signed-in user, as the apps' requests mostly are (the file is kept between runs).
         let token = try sessionToken(port: port, username: "servicebench")
 
         let sample = Array(centres.prefix(500))
         if availabilityOnly {
-            try AvailabilityBench.run(wrk: wrk, port: port, server: server, token: token,
-                                      nearScript: script(centres: sample, path: "/v1/places/near?radius=1km&limit=50&"),
-                                      directory: directory, seconds: seconds)
+            try AvailabilityBench.run(
+                wrk: wrk, port: port, server: server, token: token,
+                nearScript: script(centres: sample, path: "/v1/places/near?radius=1km&limit=50&"),
+                directory: directory, seconds: seconds)
             return
         }
         let library = try SpatiaLitePlaceIndex(path: indexPath, mode: .readOnly)
@@ -60,28 +66,46 @@ enum ServiceBench {
             for centre in sample { try body(centre) }  // warm the caches first, as the server's warm-up does
             var times: [Double] = []
             let cpu0 = ProcessCPU.own()
-            for centre in sample { let t0 = now(); try body(centre); times.append(Double(now() - t0)) }
+            for centre in sample {
+                let t0 = now()
+                try body(centre)
+                times.append(Double(now() - t0))
+            }
             let cpu = (ProcessCPU.own() - cpu0) / Double(sample.count)
             return [micros(percentile(times, 0.5)), String(format: "%.0f µs", cpu * 1e6)]
         }
         let radius20 = Distance(uncheckedMeters: 32186.88)
         let rows: [(name: String, script: String, connections: Int, library: [String])] = [
-            ("near 1 km", script(centres: sample, path: "/v1/places/near?radius=1km&limit=50&"), 32,
-             try inProcess { _ = PlaceAnswer(query: QueryDescription(kind: "near"), page: try library.near($0, radius: Distance(uncheckedMeters: 1000), limit: 50)).json() }),
+            (
+                "near 1 km", script(centres: sample, path: "/v1/places/near?radius=1km&limit=50&"), 32,
+                try inProcess {
+                    _ = PlaceAnswer(
+                        query: QueryDescription(kind: "near"), page: try library.near($0, radius: Distance(uncheckedMeters: 1000), limit: 50)
+                    ).json()
+                }
+            ),
             ("near 1 km", script(centres: sample, path: "/v1/places/near?radius=1km&limit=50&"), 1, []),
-            (token == nil ? "near 1 km, NO SESSION" : "near 1 km, signed in",
-             script(centres: sample, path: "/v1/places/near?radius=1km&limit=50&", token: token), 32, []),
-            ("near 20 mi, first 50", script(centres: sample, path: "/v1/places/near?radius=20mi&limit=50&"), 32,
-             try inProcess { _ = PlaceAnswer(query: QueryDescription(kind: "near"), page: try library.near($0, radius: radius20, limit: 50)).json() }),
-            ("near 20 mi, pages of 500", script(centres: sample, path: "/v1/places/near?radius=20mi&limit=500&", followCursors: true), 32,
-             try inProcess { centre in
-                 var cursor: String?
-                 repeat {
-                     let page = try library.near(centre, radius: radius20, limit: 500, cursor: cursor)
-                     _ = PlaceAnswer(query: QueryDescription(kind: "near"), page: page).json()
-                     cursor = page.nextCursor
-                 } while cursor != nil
-             }),
+            (
+                token == nil ? "near 1 km, NO SESSION" : "near 1 km, signed in",
+                script(centres: sample, path: "/v1/places/near?radius=1km&limit=50&", token: token), 32, []
+            ),
+            (
+                "near 20 mi, first 50", script(centres: sample, path: "/v1/places/near?radius=20mi&limit=50&"), 32,
+                try inProcess {
+                    _ = PlaceAnswer(query: QueryDescription(kind: "near"), page: try library.near($0, radius: radius20, limit: 50)).json()
+                }
+            ),
+            (
+                "near 20 mi, pages of 500", script(centres: sample, path: "/v1/places/near?radius=20mi&limit=500&", followCursors: true), 32,
+                try inProcess { centre in
+                    var cursor: String?
+                    repeat {
+                        let page = try library.near(centre, radius: radius20, limit: 500, cursor: cursor)
+                        _ = PlaceAnswer(query: QueryDescription(kind: "near"), page: page).json()
+                        cursor = page.nextCursor
+                    } while cursor != nil
+                }
+            ),
             ("place by id", script(paths: placeIDs.prefix(2000).map { "/v1/places/" + $0 }), 32, []),
             ("cities autocomplete", script(paths: cityNames.prefix(2000).map { "/v1/cities?limit=8&q=" + prefix($0) }), 32, []),
             // Country, time zone and the 50 nearest cities weighed, five written.
@@ -94,30 +118,39 @@ enum ServiceBench {
         // The call the service makes, in process, under as many callers as wrk has connections.
         let store = try SpatiaLitePlaceStore(path: indexPath)
         let users = try SQLiteUserStore(path: directory + "/users.sqlite")
-        let asServed = try await InProcessLoad.run(index: MergedPlaceIndex.combining(store, users), centres: sample,
-                                                   radius: Distance(uncheckedMeters: 1000), concurrency: 32, seconds: Double(seconds))
+        let asServed = try await InProcessLoad.run(
+            index: MergedPlaceIndex.combining(store, users), centres: sample,
+            radius: Distance(uncheckedMeters: 1000), concurrency: 32, seconds: Double(seconds))
         try await store.shutdown()
         try await users.shutdown()
-        print(String(format: "\nIn process, as the service calls the library (places and gems, awaited on the store's threads, JSON), "
-                     + "32 callers, near 1 km: %.0f calls/s at %.0f µs of CPU a call", asServed.callsPerSecond, asServed.cpuPerCall))
+        print(
+            String(
+                format: "\nIn process, as the service calls the library (places and gems, awaited on the store's threads, JSON), "
+                    + "32 callers, near 1 km: %.0f calls/s at %.0f µs of CPU a call", asServed.callsPerSecond, asServed.cpuPerCall))
 
         print("\nService: geoquery serve on this index, wrk -t1 on loopback (\(seconds) s a row); lib = the in-process call + JSON")
         print("(srv CPU = the server's CPU per request, all its threads, from /proc; lib CPU = the in-process call's mean CPU)")
-        print(["row", "conns", "req/s", "p50", "p99", "transfer/s", "srv CPU", "lib p50", "lib CPU"].enumerated().map { index, text in
-            index == 0 ? text.padding(toLength: 26, withPad: " ", startingAt: 0) : String(repeating: " ", count: max(0, 11 - text.count)) + text
-        }.joined(separator: " "))
+        print(
+            ["row", "conns", "req/s", "p50", "p99", "transfer/s", "srv CPU", "lib p50", "lib CPU"].enumerated().map { index, text in
+                index == 0 ? text.padding(toLength: 26, withPad: " ", startingAt: 0) : String(repeating: " ", count: max(0, 11 - text.count)) + text
+            }.joined(separator: " "))
         var servedFirstRow: Double?
         for row in rows {
             let scriptPath = directory + "/row.lua"
             try row.script.write(toFile: scriptPath, atomically: true, encoding: .utf8)
             _ = try wrkRun(wrk, port: port, connections: row.connections, seconds: 2, script: scriptPath)
-            let outcome = try wrkRun(wrk, port: port, connections: row.connections, seconds: seconds, script: scriptPath,
-                                     measuring: .process(server.processIdentifier))
+            let outcome = try wrkRun(
+                wrk, port: port, connections: row.connections, seconds: seconds, script: scriptPath,
+                measuring: .process(server.processIdentifier))
             if servedFirstRow == nil { servedFirstRow = outcome.cpuPerRequest }
-            let cells = [String(row.connections), String(format: "%.0f", outcome.requestsPerSecond), outcome.p50, outcome.p99,
-                         outcome.transfer, outcome.cpuCell] + row.library
-            print(row.name.padding(toLength: 26, withPad: " ", startingAt: 0) + " " +
-                  cells.map { String(repeating: " ", count: max(0, 11 - $0.count)) + $0 }.joined(separator: " "))
+            let cells =
+                [
+                    String(row.connections), String(format: "%.0f", outcome.requestsPerSecond), outcome.p50, outcome.p99,
+                    outcome.transfer, outcome.cpuCell,
+                ] + row.library
+            print(
+                row.name.padding(toLength: 26, withPad: " ", startingAt: 0) + " "
+                    + cells.map { String(repeating: " ", count: max(0, 11 - $0.count)) + $0 }.joined(separator: " "))
         }
 
         // The first row again on a server of its own at the default log level, a line per
@@ -127,22 +160,26 @@ enum ServiceBench {
         let scriptPath = directory + "/row.lua"
         try rows[0].script.write(toFile: scriptPath, atomically: true, encoding: .utf8)
         _ = try wrkRun(wrk, port: port + 1, connections: 32, seconds: 2, script: scriptPath)
-        let outcome = try wrkRun(wrk, port: port + 1, connections: 32, seconds: seconds, script: scriptPath,
-                                 measuring: .process(logged.processIdentifier))
+        let outcome = try wrkRun(
+            wrk, port: port + 1, connections: 32, seconds: seconds, script: scriptPath,
+            measuring: .process(logged.processIdentifier))
         logged.terminate()
         logged.waitUntilExit()
         let lines = (try? String(contentsOfFile: logPath, encoding: .utf8))?.split(separator: "\n").count ?? 0
         let cells = ["32", String(format: "%.0f", outcome.requestsPerSecond), outcome.p50, outcome.p99, outcome.transfer, outcome.cpuCell]
-        print("near 1 km, access log on".padding(toLength: 26, withPad: " ", startingAt: 0) + " " +
-              cells.map { String(repeating: " ", count: max(0, 11 - $0.count)) + $0 }.joined(separator: " ") +
-              "   (\(lines) log lines)")
+        print(
+            "near 1 km, access log on".padding(toLength: 26, withPad: " ", startingAt: 0) + " "
+                + cells.map { String(repeating: " ", count: max(0, 11 - $0.count)) + $0 }.joined(separator: " ") + "   (\(lines) log lines)")
         try? FileManager.default.removeItem(atPath: logPath)
-        try AvailabilityBench.run(wrk: wrk, port: port, server: server, token: token, nearScript: rows[0].script,
-                                  directory: directory, seconds: seconds)
+        try AvailabilityBench.run(
+            wrk: wrk, port: port, server: server, token: token, nearScript: rows[0].script,
+            directory: directory, seconds: seconds)
         if let servedFirstRow {
-            print(String(format: "The service adds %.0f µs of CPU a request to the call it makes (near 1 km, 32 connections: "
-                         + "%.0f µs served, %.0f µs in process; #14's target: at most 50)",
-                         servedFirstRow - asServed.cpuPerCall, servedFirstRow, asServed.cpuPerCall))
+            print(
+                String(
+                    format: "The service adds %.0f µs of CPU a request to the call it makes (near 1 km, 32 connections: "
+                        + "%.0f µs served, %.0f µs in process; #14's target: at most 50)",
+                    servedFirstRow - asServed.cpuPerCall, servedFirstRow, asServed.cpuPerCall))
         }
     }
 
@@ -150,8 +187,9 @@ enum ServiceBench {
     /// a session: its bearer token, or nil when none opened.
     static func sessionToken(port: Int, username: String) throws -> String? {
         let base = "http://127.0.0.1:\(port)", password = "a bench passphrase"
-        _ = try GemImportBench.post(base + "/v1/users", token: nil,
-                                    json: #"{"username":"\#(username)","email":"\#(username)@example.org","password":"\#(password)"}"#)
+        _ = try GemImportBench.post(
+            base + "/v1/users", token: nil,
+            json: #"{"username":"\#(username)","email":"\#(username)@example.org","password":"\#(password)"}"#)
         let session = try GemImportBench.post(base + "/v1/sessions", token: nil, json: #"{"username":"\#(username)","password":"\#(password)"}"#)
         return (try? JSONSerialization.jsonObject(with: session.body) as? [String: Any])?["token"] as? String
     }
@@ -210,8 +248,10 @@ enum ServiceBench {
         let server = Process()
         server.executableURL = URL(fileURLWithPath: binary)
         // No budget of creations: the soak and the import bench measure the store's writes.
-        server.arguments = ["serve", "--port", String(port), "--db", places, "--data-dir", "geodata", "--users-db", users,
-                            "--creations-per-user-per-hour", "none"]
+        server.arguments = [
+            "serve", "--port", String(port), "--db", places, "--data-dir", "geodata", "--users-db", users,
+            "--creations-per-user-per-hour", "none",
+        ]
         var environment = ProcessInfo.processInfo.environment
         environment["GEOQUERY_LOG_LEVEL"] = accessLog == nil ? "warning" : "info"
         server.environment = environment
@@ -240,8 +280,10 @@ enum ServiceBench {
     }
 
     /// One wrk run; with `measuring`, the CPU those processes used per request is in the outcome.
-    static func wrkRun(_ wrk: String, port: Int, connections: Int, seconds: Int, script: String,
-                       measuring processes: ProcessCPU? = nil) throws -> Outcome {
+    static func wrkRun(
+        _ wrk: String, port: Int, connections: Int, seconds: Int, script: String,
+        measuring processes: ProcessCPU? = nil
+    ) throws -> Outcome {
         let ((outcome, text), cpu) = try (processes ?? ProcessCPU { [] }).measure {
             try wrkRunWithOutput(wrk, port: port, connections: connections, seconds: seconds, script: script)
         }
@@ -262,9 +304,10 @@ enum ServiceBench {
         try process.run()
         let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
-        let outcome = Outcome(requestsPerSecond: Double(field(text, after: "Requests/sec:")) ?? 0, p50: field(text, after: "50%"),
-                              p99: field(text, after: "99%"), transfer: field(text, after: "Transfer/sec:"),
-                              requests: requestCount(text))
+        let outcome = Outcome(
+            requestsPerSecond: Double(field(text, after: "Requests/sec:")) ?? 0, p50: field(text, after: "50%"),
+            p99: field(text, after: "99%"), transfer: field(text, after: "Transfer/sec:"),
+            requests: requestCount(text))
         return (outcome, text)
     }
 

@@ -13,9 +13,11 @@ struct City {
 }
 
 enum SyntheticPlaces {
-    static let categories = ["food.restaurant", "food.cafe", "drink.bar", "lodging.hotel", "culture.museum",
-                             "historic.castle", "landmark", "nature.park", "water.beach", "activity",
-                             "shopping", "transport.station", "religious", "service"]
+    static let categories = [
+        "food.restaurant", "food.cafe", "drink.bar", "lodging.hotel", "culture.museum",
+        "historic.castle", "landmark", "nature.park", "water.beach", "activity",
+        "shopping", "transport.station", "religious", "service",
+    ]
 
     /// Reads `geonameid,name,lat,lon,country_code,admin1,population,timezone`.
     static func loadCities(_ path: String) throws -> [City] {
@@ -26,7 +28,8 @@ enum SyntheticPlaces {
             // Names may be quoted and contain commas; the numeric columns are found from the end.
             let fields = line.split(separator: ",", omittingEmptySubsequences: false)
             guard fields.count >= 8, let population = Double(fields[fields.count - 2]),
-                  let latitude = Double(fields[fields.count - 6]), let longitude = Double(fields[fields.count - 5]) else { continue }
+                let latitude = Double(fields[fields.count - 6]), let longitude = Double(fields[fields.count - 5])
+            else { continue }
             let code = String(fields[fields.count - 4]).uppercased()
             let region = countries[code].map { PlaceRegion(countryCode: code, continent: Continent(rawValue: $0.continent)) }
             cities.append(City(latitude: latitude, longitude: longitude, population: max(population, 1000), region: region))
@@ -45,7 +48,10 @@ enum SyntheticPlaces {
         var cumulative: [Double] = []
         cumulative.reserveCapacity(cities.count)
         var total = 0.0
-        for city in cities { total += pow(city.population, weightExponent); cumulative.append(total) }
+        for city in cities {
+            total += pow(city.population, weightExponent)
+            cumulative.append(total)
+        }
         var places: [Place] = []
         places.reserveCapacity(count)
         for index in 0..<count {
@@ -67,15 +73,18 @@ enum SyntheticPlaces {
             let coordinate = Coordinate(uncheckedLatitude: latitude, longitude: longitude)
             let category = try! Category(categories[Int(random.next() % UInt64(categories.count))])
             // A payload like an imported place's: country, a few tags, an import time.
-            var place = Place(id: try! PlaceID(source: "bench", localID: String(index)), name: "Place \(index)",
-                              coordinate: coordinate, categories: [category], address: Address(countryCode: "FR"),
-                              provenance: Provenance(source: "bench", sourceID: String(index),
-                                                     importedAt: Date(timeIntervalSince1970: 1_795_000_000)),
-                              tags: ["population": String(Int(city.population)), "timezone": "Europe/Paris"])
+            var place = Place(
+                id: try! PlaceID(source: "bench", localID: String(index)), name: "Place \(index)",
+                coordinate: coordinate, categories: [category], address: Address(countryCode: "FR"),
+                provenance: Provenance(
+                    source: "bench", sourceID: String(index),
+                    importedAt: Date(timeIntervalSince1970: 1_795_000_000)),
+                tags: ["population": String(Int(city.population)), "timezone": "Europe/Paris"])
             place.region = city.region
             if random.next() % 2 == 0 {
-                place.rating = try! Rating(sourceValue: Double(random.next() % 50) / 10, scale: 5,
-                                           count: Int(random.next() % 500))
+                place.rating = try! Rating(
+                    sourceValue: Double(random.next() % 50) / 10, scale: 5,
+                    count: Int(random.next() % 500))
             }
             places.append(place)
         }

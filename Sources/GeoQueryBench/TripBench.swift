@@ -41,8 +41,9 @@ enum TripBench {
             _ = naiveMeetingTimes(people: people, busy: busy, duration: 7_200, windows: windows)
             naive.append(Double(now() - t0))
         }
-        print("| meeting times, 20 × 500 busy, 30 days | \(micros(percentile(sweep, 0.5))) | \(micros(percentile(sweep, 0.99))) | "
-              + "\(micros(percentile(naive, 0.5))) | best slot: \(found) of 20 free; baseline: every candidate × every period |")
+        print(
+            "| meeting times, 20 × 500 busy, 30 days | \(micros(percentile(sweep, 0.5))) | \(micros(percentile(sweep, 0.99))) | "
+                + "\(micros(percentile(naive, 0.5))) | best slot: \(found) of 20 free; baseline: every candidate × every period |")
 
         // A day of 12 stops with windows.
         var exact: [Double] = [], insertion: [Double] = []
@@ -61,9 +62,10 @@ enum TripBench {
                 kept += 1
             }
         }
-        print("| day of 12 stops with windows, exact | \(micros(percentile(exact, 0.5))) | \(micros(percentile(exact, 0.99))) | "
-              + "\(micros(percentile(insertion, 0.5))) | baseline: insertion; on \(kept) days both fit, insertion travels "
-              + String(format: "%.1f %% more", (travelInsertion / max(travelExact, 1) - 1) * 100) + " |")
+        print(
+            "| day of 12 stops with windows, exact | \(micros(percentile(exact, 0.5))) | \(micros(percentile(exact, 0.99))) | "
+                + "\(micros(percentile(insertion, 0.5))) | baseline: insertion; on \(kept) days both fit, insertion travels "
+                + String(format: "%.1f %% more", (travelInsertion / max(travelExact, 1) - 1) * 100) + " |")
         suggestedItineraries(repetitions: max(10, repetitions / 4))
     }
 
@@ -75,8 +77,9 @@ enum TripBench {
         var gaps: [Double] = []
         for run in 0..<repetitions {
             let places = candidatePlaces(seed: UInt64(run), count: 200)
-            let wish = ItineraryWish(start: Coordinate(uncheckedLatitude: 38.71, longitude: -9.14), days: 3, startDate: LocalDate("2027-05-03"),
-                                     budget: 120, preferred: [Category(trustedIdentifier: "culture")])
+            let wish = ItineraryWish(
+                start: Coordinate(uncheckedLatitude: 38.71, longitude: -9.14), days: 3, startDate: LocalDate("2027-05-03"),
+                budget: 120, preferred: [Category(trustedIdentifier: "culture")])
             var t0 = now()
             let plan = ItinerarySuggester.suggest(candidates: places, wish: wish)
             large.append(Double(now() - t0))
@@ -85,9 +88,10 @@ enum TripBench {
             _ = ItinerarySuggester.suggest(candidates: Array(places.prefix(12)), wish: wish)
             small.append(Double(now() - t0))
         }
-        print("| suggested itinerary, 200 candidates, 3 days | \(micros(percentile(large, 0.5))) | \(micros(percentile(large, 0.99))) | "
-              + "\(micros(percentile(small, 0.5))) | baseline: exact on 12 candidates; heuristic reaches "
-              + String(format: "%.0f %% of its upper bound (median)", percentile(gaps, 0.5) * 100) + " |")
+        print(
+            "| suggested itinerary, 200 candidates, 3 days | \(micros(percentile(large, 0.5))) | \(micros(percentile(large, 0.99))) | "
+                + "\(micros(percentile(small, 0.5))) | baseline: exact on 12 candidates; heuristic reaches "
+                + String(format: "%.0f %% of its upper bound (median)", percentile(gaps, 0.5) * 100) + " |")
     }
 
     /// Places in a 4 km square in Lisbon: ratings, price levels, a third with hours closed on Mondays.
@@ -96,19 +100,24 @@ enum TripBench {
         let kinds = ["culture.museum", "historic", "food", "landmark", "nature.park", "drink", "religious", "shopping"]
         return (0..<count).map { index in
             let point = Coordinate(uncheckedLatitude: 38.71 + (random.unit() - 0.5) * 0.036, longitude: -9.14 + (random.unit() - 0.5) * 0.046)
-            let hours = index % 3 == 0
-                ? OpeningHours(text: "Tu-Su 10:00-18:00", periods: (2...7).map { .init(openDay: $0, openMinute: 600, closeDay: $0, closeMinute: 1_080) })
+            let hours =
+                index % 3 == 0
+                ? OpeningHours(
+                    text: "Tu-Su 10:00-18:00", periods: (2...7).map { .init(openDay: $0, openMinute: 600, closeDay: $0, closeMinute: 1_080) })
                 : nil
-            return Place(id: PlaceID(trustedRawValue: "bench:\(index)"), name: "Place \(index)", coordinate: point,
-                         categories: [Category(trustedIdentifier: kinds[index % kinds.count])],
-                         rating: try? Rating(normalizedValue: 3 + random.unit() * 2, count: Int(random.unit() * 4_000), originalScale: 5),
-                         priceLevel: index % 2 == 0 ? try? PriceLevel(1 + index % 4) : nil, openingHours: hours)
+            return Place(
+                id: PlaceID(trustedRawValue: "bench:\(index)"), name: "Place \(index)", coordinate: point,
+                categories: [Category(trustedIdentifier: kinds[index % kinds.count])],
+                rating: try? Rating(normalizedValue: 3 + random.unit() * 2, count: Int(random.unit() * 4_000), originalScale: 5),
+                priceLevel: index % 2 == 0 ? try? PriceLevel(1 + index % 4) : nil, openingHours: hours)
         }
     }
 
     /// Every candidate start checked against every busy period of every person.
-    static func naiveMeetingTimes(people: [String], busy: [String: [BusyInterval]], duration: TimeInterval,
-                                  windows: [BusyInterval]) -> Int {
+    static func naiveMeetingTimes(
+        people: [String], busy: [String: [BusyInterval]], duration: TimeInterval,
+        windows: [BusyInterval]
+    ) -> Int {
         var starts = windows.map(\.start)
         for list in busy.values { starts += list.map(\.end) }
         var best = 0
@@ -126,7 +135,9 @@ enum TripBench {
         var random = SplitMix64(seed: seed &+ 77)
         func unit() -> Double { Double(random.next() >> 11) / Double(1 << 53) }
         let points = [(1_500.0, 1_500.0)] + (0..<count).map { _ in (unit() * 3_000, unit() * 3_000) } + [(1_500.0, 1_500.0)]
-        let travel = points.map { a in points.map { b in ((a.0 - b.0) * (a.0 - b.0) + (a.1 - b.1) * (a.1 - b.1)).squareRoot() * 1.3 / (5_000 / 3_600) } }
+        let travel = points.map { a in
+            points.map { b in ((a.0 - b.0) * (a.0 - b.0) + (a.1 - b.1) * (a.1 - b.1)).squareRoot() * 1.3 / (5_000 / 3_600) }
+        }
         let stops = (0..<count).map { index -> TimedStop in
             let service = Double(15 + Int(unit() * 30)) * 60
             switch index % 6 {

@@ -1,10 +1,10 @@
 import Foundation
 import GeoCore
+import GeoQueryWire
+import PlaceImport
 import PlaceModel
 import PlaceQuery
-import PlaceImport
 import PlaceStore
-import GeoQueryWire
 
 // `make bench`: builds a deterministic synthetic index of 1 000 000 places clustered around the
 // shipped cities and prints load rate, file size and query latencies, library against the raw
@@ -37,8 +37,9 @@ let placeCount = Int(option("--places") ?? "") ?? 1_000_000
 let queryCount = Int(option("--queries") ?? "") ?? 2000
 let path = option("--db") ?? ".build/bench-\(placeCount).sqlite"
 let keep = arguments.contains("--keep")
-try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent,
-                                        withIntermediateDirectories: true)
+try FileManager.default.createDirectory(
+    atPath: (path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent,
+    withIntermediateDirectories: true)
 
 @inline(never) func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
 
@@ -60,8 +61,9 @@ if arguments.contains("--trips-only") {
     exit(0)
 }
 if arguments.contains("--routes-only") {
-    try RouteBench.run(fixtures: "Tests/RoutingTests/Fixtures", quick: arguments.contains("--quick"),
-                       exactOnly: arguments.contains("--exact-only"))
+    try RouteBench.run(
+        fixtures: "Tests/RoutingTests/Fixtures", quick: arguments.contains("--quick"),
+        exactOnly: arguments.contains("--exact-only"))
     exit(0)
 }
 
@@ -95,8 +97,9 @@ if !(keep && FileManager.default.fileExists(atPath: path)) {
         }
     }
     let seconds = Double(now() - start) / 1e9
-    loadLine = String(format: "load: %d places in %.1f s = %.0f rows/s (spatial index, category index and FTS included)",
-                      placeCount, seconds, Double(placeCount) / seconds)
+    loadLine = String(
+        format: "load: %d places in %.1f s = %.0f rows/s (spatial index, category index and FTS included)",
+        placeCount, seconds, Double(placeCount) / seconds)
     // The shipped cities too, for the service's autocomplete row (3 % more places).
     _ = try PlaceImporter.importFile("geodata/cities15000.csv", format: .geonamesCSV, into: index)
 }
@@ -110,8 +113,9 @@ var random = SplitMix64(seed: 7)
 let centres: [Coordinate] = (0..<queryCount).map { _ in
     // Query where people are: at a random place, moved up to 500 m.
     let place = places[Int(random.next() % UInt64(places.count))]
-    return Coordinate(uncheckedLatitude: (place.coordinate.latitude + (random.unit() - 0.5) * 0.009).clamped(to: -90...90),
-                      longitude: Coordinate.normalizedLongitude(place.coordinate.longitude + (random.unit() - 0.5) * 0.009))
+    return Coordinate(
+        uncheckedLatitude: (place.coordinate.latitude + (random.unit() - 0.5) * 0.009).clamped(to: -90...90),
+        longitude: Coordinate.normalizedLongitude(place.coordinate.longitude + (random.unit() - 0.5) * 0.009))
 }
 
 /// The JSON cost: answers of every place within 20 miles encoded by the wire format, per place
@@ -127,24 +131,31 @@ func jsonRows() throws {
         let t2 = now()
         _ = PlaceAnswer(query: QueryDescription(kind: "near"), page: page).csv()
         let t3 = now()
-        findTimes.append(Double(t1 - t0)); jsonTimes.append(Double(t2 - t1)); csvTimes.append(Double(t3 - t2))
+        findTimes.append(Double(t1 - t0))
+        jsonTimes.append(Double(t2 - t1))
+        csvTimes.append(Double(t3 - t2))
         placesSeen += page.matches.count
         bytes += json.count
     }
     let perPlace = jsonTimes.reduce(0, +) / Double(max(placesSeen, 1))
     let findPerPlace = findTimes.reduce(0, +) / Double(max(placesSeen, 1))
     let megabytesPerSecond = Double(bytes) / (jsonTimes.reduce(0, +) / 1e9) / 1e6
-    print(String(format: "\nJSON answers, near 20 mi, every place (%d answers, %.0f places each): find %.2f µs/place, JSON %.2f µs/place = %.0f MB/s, CSV %.2f µs/place",
-                 findTimes.count, Double(placesSeen) / Double(findTimes.count), findPerPlace / 1000, perPlace / 1000, megabytesPerSecond,
-                 csvTimes.reduce(0, +) / Double(max(placesSeen, 1)) / 1000))
+    print(
+        String(
+            format:
+                "\nJSON answers, near 20 mi, every place (%d answers, %.0f places each): find %.2f µs/place, JSON %.2f µs/place = %.0f MB/s, CSV %.2f µs/place",
+            findTimes.count, Double(placesSeen) / Double(findTimes.count), findPerPlace / 1000, perPlace / 1000, megabytesPerSecond,
+            csvTimes.reduce(0, +) / Double(max(placesSeen, 1)) / 1000))
     let tokyo = Coordinate(uncheckedLatitude: 35.6895, longitude: 139.69171)
     let t0 = now()
     let page = try index.near(tokyo, radius: Distance(uncheckedMeters: 32186.88))
     let t1 = now()
     let json = PlaceAnswer(query: QueryDescription(kind: "near"), page: page).json(pretty: true)
     let t2 = now()
-    print(String(format: "Tokyo, 20 mi, --limit all --format json: %d places found in %@, %.1f MB of JSON in %@",
-                 page.matches.count, micros(Double(t1 - t0)), Double(json.count) / 1e6, micros(Double(t2 - t1))))
+    print(
+        String(
+            format: "Tokyo, 20 mi, --limit all --format json: %d places found in %@, %.1f MB of JSON in %@",
+            page.matches.count, micros(Double(t1 - t0)), Double(json.count) / 1e6, micros(Double(t2 - t1))))
 }
 
 func serviceRows(availabilityOnly: Bool = false) async throws {
@@ -152,8 +163,9 @@ func serviceRows(availabilityOnly: Bool = false) async throws {
         .compactMap { $0.split(separator: ",").dropFirst().first.map { String($0).trimmingCharacters(in: CharacterSet(charactersIn: "\"")) } }
     var pick = SplitMix64(seed: 11)
     let ids = (0..<2000).map { _ in places[Int(pick.next() % UInt64(places.count))].id.rawValue }
-    try await ServiceBench.run(indexPath: path, centres: centres, cityNames: names.shuffled(using: &pick), placeIDs: ids,
-                         seconds: Int(option("--service-seconds") ?? "") ?? 10, availabilityOnly: availabilityOnly)
+    try await ServiceBench.run(
+        indexPath: path, centres: centres, cityNames: names.shuffled(using: &pick), placeIDs: ids,
+        seconds: Int(option("--service-seconds") ?? "") ?? 10, availabilityOnly: availabilityOnly)
 }
 
 if arguments.contains("--gem-import-only") {
@@ -168,8 +180,9 @@ if arguments.contains("--json-only") {
     exit(0)
 }
 func gemRows() async throws {
-    try await GemBench.run(indexPath: path, centres: centres, seconds: Int(option("--service-seconds") ?? "") ?? 10,
-                           soakSeconds: Int(option("--soak-seconds") ?? "") ?? 60)
+    try await GemBench.run(
+        indexPath: path, centres: centres, seconds: Int(option("--service-seconds") ?? "") ?? 10,
+        soakSeconds: Int(option("--soak-seconds") ?? "") ?? 60)
     if !arguments.contains("--no-gem-import") {
         let directory = (path as NSString).deletingLastPathComponent + "/bench-gems"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -186,8 +199,9 @@ func idListRows() async throws {
 }
 
 func postGISRows() async throws {
-    try await PostGISBench.run(places: places, centres: centres, spatiaLitePath: path,
-                               seconds: Int(option("--service-seconds") ?? "") ?? 10)
+    try await PostGISBench.run(
+        places: places, centres: centres, spatiaLitePath: path,
+        seconds: Int(option("--service-seconds") ?? "") ?? 10)
 }
 
 if arguments.contains("--postgis-only") {
@@ -214,14 +228,22 @@ if let probeLimit = option("--probe") {
     exit(0)
 }
 
-struct Row { var name: String; var library: [Double]; var raw: [Double]?; var results: Double }
+struct Row {
+    var name: String
+    var library: [Double]
+    var raw: [Double]?
+    var results: Double
+}
 var rows: [Row] = []
 var mismatches = 0
 
 for (label, meters) in [("1 km", 1000.0), ("5 km", 5000.0), ("20 mi", 32186.88)] {
     let radius = Distance(uncheckedMeters: meters)
     // Warm both paths over every centre (hot cache), then alternate which goes first.
-    for centre in centres { _ = try index.near(centre, radius: radius); _ = raw.near(centre, radius: meters) }
+    for centre in centres {
+        _ = try index.near(centre, radius: radius)
+        _ = raw.near(centre, radius: meters)
+    }
     var libraryTimes: [Double] = [], rawTimes: [Double] = [], total = 0
     for (n, centre) in centres.enumerated() {
         var baseline: [RawBaseline.Row] = []
@@ -319,16 +341,23 @@ func pad(_ text: String, _ width: Int, right: Bool = false) -> String {
     return right ? padding + text : text + padding
 }
 print("")
-print([pad("query", 22), pad("results", 8, right: true), pad("p50", 10, right: true), pad("p95", 10, right: true),
-       pad("raw p50", 10, right: true), pad("raw p95", 10, right: true), pad("lib/raw", 8, right: true)].joined(separator: "  "))
+print(
+    [
+        pad("query", 22), pad("results", 8, right: true), pad("p50", 10, right: true), pad("p95", 10, right: true),
+        pad("raw p50", 10, right: true), pad("raw p95", 10, right: true), pad("lib/raw", 8, right: true),
+    ].joined(separator: "  "))
 for row in rows {
     let p50 = percentile(row.library, 0.5), p95 = percentile(row.library, 0.95)
-    var cells = [pad(row.name, 22), pad(String(format: "%.1f", row.results), 8, right: true),
-                 pad(micros(p50), 10, right: true), pad(micros(p95), 10, right: true)]
+    var cells = [
+        pad(row.name, 22), pad(String(format: "%.1f", row.results), 8, right: true),
+        pad(micros(p50), 10, right: true), pad(micros(p95), 10, right: true),
+    ]
     if let rawTimes = row.raw {
         let r50 = percentile(rawTimes, 0.5)
-        cells += [pad(micros(r50), 10, right: true), pad(micros(percentile(rawTimes, 0.95)), 10, right: true),
-                  pad(String(format: "%.2f×", p50 / r50), 8, right: true)]
+        cells += [
+            pad(micros(r50), 10, right: true), pad(micros(percentile(rawTimes, 0.95)), 10, right: true),
+            pad(String(format: "%.2f×", p50 / r50), 8, right: true),
+        ]
     }
     print(cells.joined(separator: "  "))
 }

@@ -20,10 +20,12 @@ struct Backup: ParsableCommand {
             """)
 
     @Option(help: "A new or empty folder to write the backup into.") var to: String
-    @Option(name: .customLong("users-db"), help: """
-        The user data file to back up (GEOQUERY_USERS_DB; default DATA_DIR/users.sqlite); its photos are \
-        the folder photos/ beside it.
-        """) var usersDatabase: String?
+    @Option(
+        name: .customLong("users-db"),
+        help: """
+            The user data file to back up (GEOQUERY_USERS_DB; default DATA_DIR/users.sqlite); its photos are \
+            the folder photos/ beside it.
+            """) var usersDatabase: String?
     @Option(name: .customLong("data-dir"), help: "The service's data folder (GEOQUERY_DATA_DIR; default geodata).") var dataDirectory: String?
     @Option(help: "The service's --db; a postgres:// URL is refused with how to back up PostgreSQL (GEOQUERY_DB).") var db: String?
 
@@ -35,7 +37,8 @@ struct Backup: ParsableCommand {
         if let database = db ?? environment("GEOQUERY_DB"), PostGISLocation.isDatabaseURL(database) {
             // Named without its password.
             let named = (try? PostGISLocation(url: database).description) ?? "the --db database"
-            throw CLIFailure("""
+            throw CLIFailure(
+                """
                 \(named) is a PostgreSQL database, which holds the accounts and gems itself: back it up with \
                 pg_dump --format=custom (and copy the photos folder DATA_DIR/photos); geoquery backup copies SQLite deployments
                 """, exitCode: CLIFailure.usage)
@@ -53,8 +56,9 @@ struct Backup: ParsableCommand {
         let serviceFolder = (usersPath as NSString).deletingLastPathComponent
         let photos: PhotoFiles.CopySummary
         do {
-            photos = try PhotoFiles.copy(copy.photoIDs, from: (serviceFolder as NSString).appendingPathComponent("photos"),
-                                         to: (to as NSString).appendingPathComponent("photos"))
+            photos = try PhotoFiles.copy(
+                copy.photoIDs, from: (serviceFolder as NSString).appendingPathComponent("photos"),
+                to: (to as NSString).appendingPathComponent("photos"))
         } catch {
             throw CLIFailure("cannot copy the photos into \(to): \(error.localizedDescription)", exitCode: CLIFailure.ioError)
         }
@@ -67,13 +71,19 @@ struct Backup: ParsableCommand {
         }
         let elapsed = (ContinuousClock.now - started).components
         let seconds = Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18
-        print(String(format: "backed up %d accounts, %d gems, %d trips and itineraries (%.1f MB) and %d photos (%.1f MB) to %@ in %.1f s",
-                     copy.accounts, copy.gems, copy.plans, Double(copy.bytes) / 1e6, photos.copied, Double(photos.bytes) / 1e6, to, seconds))
+        print(
+            String(
+                format: "backed up %d accounts, %d gems, %d trips and itineraries (%.1f MB) and %d photos (%.1f MB) to %@ in %.1f s",
+                copy.accounts, copy.gems, copy.plans, Double(copy.bytes) / 1e6, photos.copied, Double(photos.bytes) / 1e6, to, seconds))
         if !photos.missing.isEmpty {
-            warn("\(photos.missing.count) photo files were gone (deleted after the copy was taken): \(photos.missing.prefix(5).joined(separator: ", "))")
+            warn(
+                "\(photos.missing.count) photo files were gone (deleted after the copy was taken): \(photos.missing.prefix(5).joined(separator: ", "))"
+            )
         }
         if !photos.damaged.isEmpty {
-            warn("\(photos.damaged.count) photo files do not match their SHA-256 (damaged on disk; copied as they are): \(photos.damaged.prefix(5).joined(separator: ", "))")
+            warn(
+                "\(photos.damaged.count) photo files do not match their SHA-256 (damaged on disk; copied as they are): \(photos.damaged.prefix(5).joined(separator: ", "))"
+            )
         }
     }
 
@@ -91,8 +101,9 @@ struct Backup: ParsableCommand {
             }
             let entries = (try? FileManager.default.contentsOfDirectory(atPath: to)) ?? []
             guard entries.isEmpty else {
-                throw CLIFailure("--to \(to) already holds \(entries.count) entries: give a new or empty folder, so that no backup is overwritten",
-                                 exitCode: CLIFailure.usage)
+                throw CLIFailure(
+                    "--to \(to) already holds \(entries.count) entries: give a new or empty folder, so that no backup is overwritten",
+                    exitCode: CLIFailure.usage)
             }
             return
         }

@@ -15,11 +15,11 @@ struct CLIFailure: Error {
     var message: String
     var exitCode: Int32
 
-    static let usage: Int32 = 64       // EX_USAGE: bad arguments or input values
-    static let dataError: Int32 = 65   // EX_DATAERR: a data file that cannot be used
-    static let noInput: Int32 = 66     // EX_NOINPUT: no index to query
-    static let unavailable: Int32 = 69 // EX_UNAVAILABLE: a provider failed
-    static let ioError: Int32 = 74     // EX_IOERR: the database or a file failed
+    static let usage: Int32 = 64  // EX_USAGE: bad arguments or input values
+    static let dataError: Int32 = 65  // EX_DATAERR: a data file that cannot be used
+    static let noInput: Int32 = 66  // EX_NOINPUT: no index to query
+    static let unavailable: Int32 = 69  // EX_UNAVAILABLE: a provider failed
+    static let ioError: Int32 = 74  // EX_IOERR: the database or a file failed
 
     init(_ message: String, exitCode: Int32) {
         self.message = message
@@ -51,8 +51,9 @@ struct CLIFailure: Error {
         case let error as PlaceStoreError:
             switch error {
             case .indexNotFound(let path):
-                self.init(error.description + " (`geoquery import FILE --format geonames-csv --db \(path)`, or `make run` for the default index)",
-                          exitCode: Self.noInput)
+                self.init(
+                    error.description + " (`geoquery import FILE --format geonames-csv --db \(path)`, or `make run` for the default index)",
+                    exitCode: Self.noInput)
             case .notAnIndex, .notUserData: self.init(error.description, exitCode: Self.noInput)
             case .invalidArgument: self.init(error.description, exitCode: Self.usage)
             default: self.init(error.description, exitCode: Self.ioError)

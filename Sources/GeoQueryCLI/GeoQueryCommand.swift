@@ -16,7 +16,10 @@ struct GeoQueryCommand: AsyncParsableCommand {
             65 bad data file, 66 no index (or user data file), 69 a provider failed, 74 I/O or database failure.
             """,
         version: "0.1.0",
-        subcommands: [Near.self, BBox.self, Nearest.self, Best.self, PlaceLookup.self, Stats.self, Sources.self, Categories.self, Where.self, Import.self, RouteCommand.self, Search.self, WeatherLookup.self, Serve.self, Backup.self]
+        subcommands: [
+            Near.self, BBox.self, Nearest.self, Best.self, PlaceLookup.self, Stats.self, Sources.self, Categories.self, Where.self, Import.self,
+            RouteCommand.self, Search.self, WeatherLookup.self, Serve.self, Backup.self,
+        ]
     )
 
     static func main() async {
@@ -50,12 +53,14 @@ struct GeoQueryCommand: AsyncParsableCommand {
     /// its help is; exit 64.
     static func refuse(_ message: String, command: any ParsableCommand.Type) -> Never {
         let name = command.configuration.commandName ?? String(describing: command).lowercased()
-        FileHandle.standardError.write(Data("""
-            Error: \(message)
-            Usage: \(usageString(for: command))
-              See 'geoquery \(name) --help' for more information.
+        FileHandle.standardError.write(
+            Data(
+                """
+                Error: \(message)
+                Usage: \(usageString(for: command))
+                  See 'geoquery \(name) --help' for more information.
 
-            """.utf8))
+                """.utf8))
         Foundation.exit(ExitCode.validationFailure.rawValue)
     }
 }

@@ -29,17 +29,21 @@ struct Import: AsyncParsableCommand, CheckedAfterParsing {
     @Option(name: .customLong("lon-column"), help: "CSV column holding the longitude (default: lon, lng, longitude or x).") var lonColumn: String?
     @Option(name: .customLong("id-column"), help: "CSV column holding the id (default: id).") var idColumn: String?
     @Option(name: .customLong("name-column"), help: "CSV column holding the name (default: name or title).") var nameColumn: String?
-    @Option(name: .customLong("category-column"), help: "CSV column holding category ids (default: category or categories).") var categoryColumn: String?
+    @Option(name: .customLong("category-column"), help: "CSV column holding category ids (default: category or categories).") var categoryColumn:
+        String?
     @Option(help: "CSV field separator: one character, or 'tab'.") var delimiter: String = ","
     @Option(name: .customLong("id-field"), help: "GeoJSON property holding the id (default: id, else the feature's id).")
     var idField = "id"
     @Option(name: .customLong("name-field"), help: "GeoJSON property holding the name.") var nameField = "name"
-    @Option(name: .customLong("category-field"), help: "GeoJSON property holding a category id or a list of them (default: category, else categories).")
+    @Option(
+        name: .customLong("category-field"), help: "GeoJSON property holding a category id or a list of them (default: category, else categories).")
     var categoryField = "category"
-    @Option(name: .customLong("data-dir"), help: ArgumentHelp(
-        "Folder with countries.geojson.gz, countries.csv and cities15000.csv (GEOQUERY_DATA_DIR; default geodata).",
-        discussion: "Each place's country, continent and time zone are decided from them once, here. Without them "
-            + "places are stored with none, and the country, continent and open-now filters leave them out."))
+    @Option(
+        name: .customLong("data-dir"),
+        help: ArgumentHelp(
+            "Folder with countries.geojson.gz, countries.csv and cities15000.csv (GEOQUERY_DATA_DIR; default geodata).",
+            discussion: "Each place's country, continent and time zone are decided from them once, here. Without them "
+                + "places are stored with none, and the country, continent and open-now filters leave them out."))
     var dataDirectory: String?
     @Flag(name: .customLong("no-regions"), help: "Do not decide countries, continents and time zones.") var noRegions = false
     @Flag(help: "Print the summary as JSON.") var json = false
@@ -53,7 +57,8 @@ struct Import: AsyncParsableCommand, CheckedAfterParsing {
             throw ValidationError("--delimiter '\(delimiter)' is invalid: use one ASCII character, or 'tab'")
         }
         if let source {
-            guard !source.isEmpty, source.utf8.allSatisfy({ ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2D || $0 == 0x5F }) else {
+            guard !source.isEmpty, source.utf8.allSatisfy({ ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2D || $0 == 0x5F })
+            else {
                 throw ValidationError("--source '\(source)' is invalid: use lower-case letters, digits, '-' and '_', e.g. osm-andorra")
             }
         }
@@ -77,21 +82,24 @@ struct Import: AsyncParsableCommand, CheckedAfterParsing {
             let format = try self.format.map(ImportFormat.init(name:)) ?? ImportFormat.detect(path: file)
             var options = ImportOptions(maximumRejectRatio: maximumRejectRatio, strict: strict)
             options.mapping = PropertyMapping(idField: idField, nameField: nameField, categoryField: categoryField)
-            options.columns = CSVColumns(latitude: latColumn, longitude: lonColumn, id: idColumn, name: nameColumn,
-                                         category: categoryColumn, delimiter: delimiter == "tab" ? "\t" : Character(delimiter))
+            options.columns = CSVColumns(
+                latitude: latColumn, longitude: lonColumn, id: idColumn, name: nameColumn,
+                category: categoryColumn, delimiter: delimiter == "tab" ? "\t" : Character(delimiter))
             options.regions = try regions(logger: logger)
             // A progress line on a terminal only: rows, rate, share of the file and time left.
             let started = Date()
             let onTerminal = isatty(STDERR_FILENO) != 0
             defer { if onTerminal { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) } }
-            let progress: ((Int, Double?) -> Void)? = onTerminal ? { rows, fraction in
-                let seconds = max(Date().timeIntervalSince(started), 0.001)
-                var line = String(format: "\r\u{1B}[K%@: %d rows, %.0f rows/s", format.rawValue, rows, Double(rows) / seconds)
-                if let fraction, fraction > 0 {
-                    line += String(format: ", %.0f%%, about %.0f s left", fraction * 100, seconds / fraction - seconds)
-                }
-                FileHandle.standardError.write(Data(line.utf8))
-            } : nil
+            let progress: ((Int, Double?) -> Void)? =
+                onTerminal
+                ? { rows, fraction in
+                    let seconds = max(Date().timeIntervalSince(started), 0.001)
+                    var line = String(format: "\r\u{1B}[K%@: %d rows, %.0f rows/s", format.rawValue, rows, Double(rows) / seconds)
+                    if let fraction, fraction > 0 {
+                        line += String(format: ", %.0f%%, about %.0f s left", fraction * 100, seconds / fraction - seconds)
+                    }
+                    FileHandle.standardError.write(Data(line.utf8))
+                } : nil
             if let database {
                 return try PlaceImporter.importFile(file, format: format, into: database, source: source, options: options, progress: progress)
             }
@@ -120,7 +128,8 @@ struct Import: AsyncParsableCommand, CheckedAfterParsing {
         if let dataDirectory { return try RegionLocator(dataDirectory: dataDirectory) }
         let directory = resolvedDataDirectory(nil)
         guard FileManager.default.fileExists(atPath: directory + "/" + RegionLocator.boundariesFile) else {
-            logger.warning("no \(directory)/\(RegionLocator.boundariesFile): places are imported without country, continent or time zone (give --data-dir)")
+            logger.warning(
+                "no \(directory)/\(RegionLocator.boundariesFile): places are imported without country, continent or time zone (give --data-dir)")
             return nil
         }
         return try RegionLocator(dataDirectory: directory)

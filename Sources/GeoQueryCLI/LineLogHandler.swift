@@ -101,7 +101,10 @@ final class LogOutput: @unchecked Sendable {
     func write(_ line: String, urgent: Bool) {
         var now = time(nil)
         lock.withLock {
-            if now != stampSecond { stamp = Self.timestamp(&now); stampSecond = now }
+            if now != stampSecond {
+                stamp = Self.timestamp(&now)
+                stampSecond = now
+            }
             pending.append(contentsOf: stamp)
             pending.append(contentsOf: line.utf8)
             if urgent || !gathering || pending.count >= Self.gatheredBytes { writePending() }

@@ -53,8 +53,9 @@ struct Near: AsyncParsableCommand, CheckedAfterParsing {
         let page = try await reportingFailures {
             try await index.near(center, radius: radiusValue, filter: filter, limit: limit, cursor: paging.cursor)
         }
-        let query = QueryDescription(kind: "near", lat: center.latitude, lon: center.longitude,
-                                     radiusMeters: radiusValue.meters, filter: filter, limit: limit)
+        let query = QueryDescription(
+            kind: "near", lat: center.latitude, lon: center.longitude,
+            radiusMeters: radiusValue.meters, filter: filter, limit: limit)
         try Renderer.write(PlaceAnswer(query: query, page: page), format: output.resolved)
     }
 
@@ -76,8 +77,9 @@ struct Near: AsyncParsableCommand, CheckedAfterParsing {
                 let center = try Coordinate(latitude: latitude, longitude: longitude)
                 let radiusValue = try Distance(parsing: parts[2])
                 let page = try await index.near(center, radius: radiusValue, filter: filter, limit: limit, cursor: nil)
-                let query = QueryDescription(kind: "near", lat: latitude, lon: longitude,
-                                             radiusMeters: radiusValue.meters, filter: filter, limit: limit, line: offset + 1)
+                let query = QueryDescription(
+                    kind: "near", lat: latitude, lon: longitude,
+                    radiusMeters: radiusValue.meters, filter: filter, limit: limit, line: offset + 1)
                 output += String(decoding: PlaceAnswer(query: query, page: page).json(), as: UTF8.self)
             } catch {
                 badLines += 1
@@ -92,8 +94,9 @@ struct Near: AsyncParsableCommand, CheckedAfterParsing {
         }
         stdout.write(Data(output.utf8))
         if badLines > 0 {
-            throw CLIFailure("\(badLines) line(s) of \(path) were not valid queries (see their \"error\" answers)",
-                             exitCode: CLIFailure.dataError)
+            throw CLIFailure(
+                "\(badLines) line(s) of \(path) were not valid queries (see their \"error\" answers)",
+                exitCode: CLIFailure.dataError)
         }
     }
 }
@@ -183,8 +186,9 @@ struct Nearest: AsyncParsableCommand, CheckedAfterParsing {
         let matches = try await reportingFailures {
             try await index.nearest(center, count: k, maxDistance: ceiling, filter: filter)
         }
-        let query = QueryDescription(kind: "nearest", lat: lat, lon: lon, radiusMeters: ceiling?.meters,
-                                     filter: filter, limit: k)
+        let query = QueryDescription(
+            kind: "nearest", lat: lat, lon: lon, radiusMeters: ceiling?.meters,
+            filter: filter, limit: k)
         try Renderer.write(PlaceAnswer(query: query, page: PlacePage(matches: matches, nextCursor: nil)), format: output.resolved)
     }
 }
@@ -208,8 +212,9 @@ struct PlaceLookup: AsyncParsableCommand, CheckedAfterParsing {
             throw CLIFailure("no place with id \(id) in \(index.location)", exitCode: 1)
         }
         let query = QueryDescription(kind: "place", id: id)
-        try Renderer.write(PlaceAnswer(query: query, page: PlacePage(matches: [PlaceMatch(place: place, distance: nil)], nextCursor: nil)),
-                           format: output.resolved, detailed: true)
+        try Renderer.write(
+            PlaceAnswer(query: query, page: PlacePage(matches: [PlaceMatch(place: place, distance: nil)], nextCursor: nil)),
+            format: output.resolved, detailed: true)
     }
 }
 
@@ -239,15 +244,21 @@ struct Sources: AsyncParsableCommand {
         let statistics = try await reportingFailures { try await index.statistics() }
         switch output.resolved {
         case .json, .geojson:
-            Renderer.emit(OrderedJSON.array(statistics.sources.map { source in
-                .object([("source", .string(source.name)), ("places", .int(source.count)),
-                         ("last_import", .optional(source.lastImport))])
-            }).rendered(pretty: true) + "\n")
+            Renderer.emit(
+                OrderedJSON.array(
+                    statistics.sources.map { source in
+                        .object([
+                            ("source", .string(source.name)), ("places", .int(source.count)),
+                            ("last_import", .optional(source.lastImport)),
+                        ])
+                    }
+                ).rendered(pretty: true) + "\n")
         case .table, .csv:
             let rows = statistics.sources.map { [$0.name, String($0.count), $0.lastImport ?? "-"] }
-            Renderer.emit(output.resolved == .csv
-                ? "source,places,last_import\n" + rows.map { $0.joined(separator: ",") }.joined(separator: "\n") + "\n"
-                : TextTable(headers: ["source", "places", "last import"], rows: rows, rightAligned: [1]).rendered)
+            Renderer.emit(
+                output.resolved == .csv
+                    ? "source,places,last_import\n" + rows.map { $0.joined(separator: ",") }.joined(separator: "\n") + "\n"
+                    : TextTable(headers: ["source", "places", "last import"], rows: rows, rightAligned: [1]).rendered)
         }
     }
 }
@@ -264,9 +275,11 @@ struct Categories: AsyncParsableCommand {
         case .json, .geojson:
             Renderer.emit(CategoryAnswer.json().rendered(pretty: true) + "\n")
         case .csv:
-            Renderer.emit("id,label,parent\n" + Category.taxonomy.map { category in
-                [category.identifier, category.label, category.parent?.identifier ?? ""].joined(separator: ",")
-            }.joined(separator: "\n") + "\n")
+            Renderer.emit(
+                "id,label,parent\n"
+                    + Category.taxonomy.map { category in
+                        [category.identifier, category.label, category.parent?.identifier ?? ""].joined(separator: ",")
+                    }.joined(separator: "\n") + "\n")
         case .table:
             let rows = Category.taxonomy.map { [$0.parent == nil ? $0.identifier : "  " + $0.identifier, $0.label] }
             Renderer.emit(TextTable(headers: ["category", "label"], rows: rows, rightAligned: []).rendered)

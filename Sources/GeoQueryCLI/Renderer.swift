@@ -10,6 +10,8 @@ import PlaceStore
 enum Renderer {
     static func encoder(pretty: Bool) -> JSONEncoder {
         let encoder = JSONEncoder()
+        // snake_case, as every JSON answer of the service (docs/api-conventions.md).
+        encoder.keyEncodingStrategy = .convertToSnakeCase
         encoder.outputFormatting = pretty ? [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes] : [.sortedKeys, .withoutEscapingSlashes]
         return encoder
     }
@@ -43,8 +45,11 @@ enum Renderer {
             let rows = statistics.sources.map { source in
                 [source.name, String(source.count), source.extent.description, source.lastImport ?? "-"]
             }
-            out += TextTable(headers: ["source", "places", "extent (W,S,E,N)", "last import"], rows: rows,
-                             rightAligned: [1]).rendered
+            out +=
+                TextTable(
+                    headers: ["source", "places", "extent (W,S,E,N)", "last import"], rows: rows,
+                    rightAligned: [1]
+                ).rendered
             emit(out)
         case .json, .geojson:
             emit(String(decoding: try encoder(pretty: true).encode(statistics), as: UTF8.self) + "\n")
@@ -63,9 +68,11 @@ enum Renderer {
         var headers = ["#", "name", "categories", "id", "lat", "lon"]
         if hasDistance { headers.insert("distance", at: 1) }
         let rows = matches.enumerated().map { offset, match -> [String] in
-            var row = [String(offset + 1), match.place.name, match.place.categories.map(\.identifier).joined(separator: " "),
-                       match.place.id.rawValue, String(format: "%.5f", match.place.coordinate.latitude),
-                       String(format: "%.5f", match.place.coordinate.longitude)]
+            var row = [
+                String(offset + 1), match.place.name, match.place.categories.map(\.identifier).joined(separator: " "),
+                match.place.id.rawValue, String(format: "%.5f", match.place.coordinate.latitude),
+                String(format: "%.5f", match.place.coordinate.longitude),
+            ]
             if hasDistance { row.insert(formatDistance(match.distance), at: 1) }
             return row
         }

@@ -57,8 +57,9 @@ struct RouteCommand: ParsableCommand, CheckedAfterParsing {
             guard let id else { return nil }
             guard let at = stops.ids.firstIndex(of: id) else {
                 let sample = stops.ids.prefix(5).joined(separator: ", ")
-                throw CLIFailure("--\(role) '\(id)' is not one of the \(stops.ids.count) stops (ids: \(sample)\(stops.ids.count > 5 ? ", …" : ""))",
-                                 exitCode: CLIFailure.usage)
+                throw CLIFailure(
+                    "--\(role) '\(id)' is not one of the \(stops.ids.count) stops (ids: \(sample)\(stops.ids.count > 5 ? ", …" : ""))",
+                    exitCode: CLIFailure.usage)
             }
             return at
         }
@@ -72,8 +73,9 @@ struct RouteCommand: ParsableCommand, CheckedAfterParsing {
         case .json: Renderer.emit(RouteAnswer(route: route, stops: stops, closed: isRoundTrip).json.rendered(pretty: true) + "\n")
         case .geojson:
             guard stops.coordinates != nil else {
-                throw CLIFailure("--format geojson needs coordinates; a distance matrix has none (use json or table)",
-                                 exitCode: CLIFailure.usage)
+                throw CLIFailure(
+                    "--format geojson needs coordinates; a distance matrix has none (use json or table)",
+                    exitCode: CLIFailure.usage)
             }
             Renderer.emit(RouteAnswer(route: route, stops: stops, closed: isRoundTrip).geoJSON.rendered(pretty: true) + "\n")
         case .table: Renderer.emit(Self.table(route, stops, closed: isRoundTrip))
@@ -123,8 +125,10 @@ struct RouteCommand: ParsableCommand, CheckedAfterParsing {
         for (visit, stop) in route.order.enumerated() {
             let leg = visit == 0 ? 0 : route.legs[visit - 1]
             total += leg
-            rows.append([String(visit + 1), stops.ids[stop], stops.names?[stop] ?? "",
-                         visit == 0 ? "" : formatLength(leg, unit: unit), formatLength(total, unit: unit)])
+            rows.append([
+                String(visit + 1), stops.ids[stop], stops.names?[stop] ?? "",
+                visit == 0 ? "" : formatLength(leg, unit: unit), formatLength(total, unit: unit),
+            ])
         }
         if closed, let first = route.order.first, let back = route.legs.last, route.order.count > 1 {
             total += back
@@ -134,11 +138,13 @@ struct RouteCommand: ParsableCommand, CheckedAfterParsing {
         let headers = ["#", "id"] + (hasNames ? ["name"] : []) + ["leg", "total"]
         let body = rows.map { hasNames ? $0 : [$0[0], $0[1], $0[3], $0[4]] }
         var out = TextTable(headers: headers, rows: body, rightAligned: Set([0, headers.count - 2, headers.count - 1])).rendered
-        let quality = route.isProvenOptimal
+        let quality =
+            route.isProvenOptimal
             ? "proven optimal"
             : "not proven; lower bound \(formatLength(route.lowerBound, unit: unit))"
                 + (route.lowerBound > 0 ? String(format: " (at most %.2f %% above the optimum)", route.gapBound * 100) : "")
-        out += "\(route.order.count) stops, \(closed ? "round trip" : "path") \(formatLength(route.length, unit: unit)), \(quality); \(route.method)\n"
+        out +=
+            "\(route.order.count) stops, \(closed ? "round trip" : "path") \(formatLength(route.length, unit: unit)), \(quality); \(route.method)\n"
         return out
     }
 }

@@ -26,7 +26,9 @@ struct Search: AsyncParsableCommand, CheckedAfterParsing {
     @Option(parsing: .unconditional, help: "Longitude of the centre, -180 to 180.") var lon: Double
     @Option(parsing: .unconditional, help: "Radius, e.g. 1km, 800m, 2mi.") var radius: String
     @Option(help: "Free text: a name or what you want (\"ramen\").") var query: String?
-    @Option(name: .customLong("category"), help: "Only places in this category of the taxonomy or its children (repeatable; `geoquery categories` lists them).")
+    @Option(
+        name: .customLong("category"),
+        help: "Only places in this category of the taxonomy or its children (repeatable; `geoquery categories` lists them).")
     var categories: [String] = []
     @Option(name: .customLong("provider"), help: "google, yelp, foursquare, here, local or all (repeatable or comma-separated).")
     var providers: [String] = ["all"]
@@ -47,7 +49,10 @@ struct Search: AsyncParsableCommand, CheckedAfterParsing {
     func chosenProviders() throws -> [ProviderName] {
         var chosen: [ProviderName] = []
         for word in providers.flatMap({ $0.split(separator: ",") }).map({ $0.trimmingCharacters(in: .whitespaces).lowercased() }) {
-            if word == "all" { chosen += ProviderName.places; continue }
+            if word == "all" {
+                chosen += ProviderName.places
+                continue
+            }
             guard let name = ProviderName(rawValue: word), ProviderName.places.contains(name) else {
                 throw ValidationError("--provider \(word) is unknown; use google, yelp, foursquare, here, local or all")
             }
@@ -83,8 +88,9 @@ struct Search: AsyncParsableCommand, CheckedAfterParsing {
         for status in answer.statuses where status.state != .ok {
             FileHandle.standardError.write(Data("geoquery: warning: \(status.error?.description ?? status.state.rawValue)\n".utf8))
         }
-        let description = QueryDescription(kind: "search", lat: center.latitude, lon: center.longitude, radiusMeters: radiusValue.meters,
-                                           filter: PlaceFilter(categories: categories, text: query), limit: limit)
+        let description = QueryDescription(
+            kind: "search", lat: center.latitude, lon: center.longitude, radiusMeters: radiusValue.meters,
+            filter: PlaceFilter(categories: categories, text: query), limit: limit)
         let format = output.resolved
         switch format {
         case .json: Renderer.emit(SearchAnswer(query: description, answer: answer).json(pretty: true))
@@ -92,8 +98,9 @@ struct Search: AsyncParsableCommand, CheckedAfterParsing {
         case .table, .csv: Renderer.emit(searchTable(answer))
         }
         if !answer.statuses.isEmpty, answer.statuses.allSatisfy({ $0.state != .ok }) {
-            throw CLIFailure("no source answered: " + answer.statuses.compactMap { $0.error?.description }.joined(separator: "; "),
-                             exitCode: CLIFailure.unavailable)
+            throw CLIFailure(
+                "no source answered: " + answer.statuses.compactMap { $0.error?.description }.joined(separator: "; "),
+                exitCode: CLIFailure.unavailable)
         }
     }
 }
@@ -127,10 +134,12 @@ func searchTable(_ answer: FederatedAnswer) -> String {
         out = "no places found\n"
     } else {
         let rows = answer.places.enumerated().map { offset, merged -> [String] in
-            [String(offset + 1), Renderer.formatDistance(merged.distance), merged.place.name,
-             merged.place.categories.first?.identifier ?? "",
-             merged.place.rating.map { String(format: "%.1f", $0.value) } ?? "",
-             merged.sourceIDs.map(\.source).joined(separator: "+")]
+            [
+                String(offset + 1), Renderer.formatDistance(merged.distance), merged.place.name,
+                merged.place.categories.first?.identifier ?? "",
+                merged.place.rating.map { String(format: "%.1f", $0.value) } ?? "",
+                merged.sourceIDs.map(\.source).joined(separator: "+"),
+            ]
         }
         out = TextTable(headers: ["#", "distance", "name", "category", "rating", "sources"], rows: rows, rightAligned: [0, 1, 4]).rendered
     }

@@ -32,41 +32,58 @@ struct Serve: AsyncParsableCommand, CheckedAfterParsing {
     @Option(help: "Port, 0 for any free one (GEOQUERY_PORT; default 8080).") var port: Int?
     @Option(name: .customLong("data-dir"), help: "Folder with countries.csv (GEOQUERY_DATA_DIR; default geodata).") var dataDirectory: String?
     @Option(help: "Tile URL template for the map page (GEOQUERY_TILES; default OpenStreetMap's).") var tiles: String?
-    @Option(name: .customLong("tiles-attribution"), help: "Attribution HTML for the tiles (GEOQUERY_TILES_ATTRIBUTION).") var tilesAttribution: String?
+    @Option(name: .customLong("tiles-attribution"), help: "Attribution HTML for the tiles (GEOQUERY_TILES_ATTRIBUTION).") var tilesAttribution:
+        String?
     @Option(help: "Threads that run index queries (default: one per core, at least 2).") var threads: Int?
-    @Option(name: .customLong("users-db"), help: """
-        SQLite file of accounts, gems, favourites and ratings, created if missing \
-        (GEOQUERY_USERS_DB; default DATA_DIR/users.sqlite). Photos go to the folder photos/ beside it.
-        """) var usersDatabase: String?
-    @Option(name: .customLong("read-db"), help: """
-        A read replica of the --db PostgreSQL database (GEOQUERY_READ_DB): anonymous place and gem queries go \
-        there, writes and signed-in users' reads to the primary.
-        """) var readDatabase: String?
-    @Option(name: .customLong("db-connections"), help: """
-        Connections to the --db PostgreSQL database (and as many to --read-db) (default 8). PostgreSQL runs \
-        a process per connection; more than a few per core only adds switching.
-        """) var databaseConnections: Int = 8
+    @Option(
+        name: .customLong("users-db"),
+        help: """
+            SQLite file of accounts, gems, favourites and ratings, created if missing \
+            (GEOQUERY_USERS_DB; default DATA_DIR/users.sqlite). Photos go to the folder photos/ beside it.
+            """) var usersDatabase: String?
+    @Option(
+        name: .customLong("read-db"),
+        help: """
+            A read replica of the --db PostgreSQL database (GEOQUERY_READ_DB): anonymous place and gem queries go \
+            there, writes and signed-in users' reads to the primary.
+            """) var readDatabase: String?
+    @Option(
+        name: .customLong("db-connections"),
+        help: """
+            Connections to the --db PostgreSQL database (and as many to --read-db) (default 8). PostgreSQL runs \
+            a process per connection; more than a few per core only adds switching.
+            """) var databaseConnections: Int = 8
     @Option(name: .customLong("gem-radius-cap"), help: "The largest radius of /v1/gems/near (default 20mi).") var gemRadiusCap: String?
-    @Option(name: .customLong("cors-origins"), help: """
-        Web pages on other origins that may call the API from a browser, comma-separated \
-        (https://app.example.com,http://localhost:5173), or * for any (GEOQUERY_CORS_ORIGINS; default none).
-        """) var corsOrigins: String?
-    @Option(name: .customLong("moderators"), help: """
-        Usernames, comma-separated, whose accounts may read reports of gems and hide, restore or clear them \
-        (GEOQUERY_MODERATORS; default none). Granted at start-up to the accounts the names have then: \
-        a name with no account is warned about and grants nothing.
-        """) var moderators: String?
-    @Option(name: .customLong("photo-storage-per-user"), help: """
-        The photos one account may store, such as 500MB or 2GB, or none for no limit \
-        (GEOQUERY_PHOTO_STORAGE_PER_USER; default 1GB).
-        """) var photoStoragePerUser: String?
-    @Option(name: .customLong("creations-per-user-per-hour"), help: """
-        Gems, photos, favourites, reports, friend requests, itineraries, trips and share links one account may create \
-        an hour before 429, or none for no limit (GEOQUERY_CREATIONS_PER_USER_PER_HOUR; default 300).
-        """) var creationsPerUserPerHour: String?
-    @Option(name: .customLong("friends-per-user"), help: """
-        The most friends one account may have, or none for no limit (GEOQUERY_FRIENDS_PER_USER; default 5000).
-        """) var friendsPerUser: String?
+    @Option(
+        name: .customLong("cors-origins"),
+        help: """
+            Web pages on other origins that may call the API from a browser, comma-separated \
+            (https://app.example.com,http://localhost:5173), or * for any (GEOQUERY_CORS_ORIGINS; default none).
+            """) var corsOrigins: String?
+    @Option(
+        name: .customLong("moderators"),
+        help: """
+            Usernames, comma-separated, whose accounts may read reports of gems and hide, restore or clear them \
+            (GEOQUERY_MODERATORS; default none). Granted at start-up to the accounts the names have then: \
+            a name with no account is warned about and grants nothing.
+            """) var moderators: String?
+    @Option(
+        name: .customLong("photo-storage-per-user"),
+        help: """
+            The photos one account may store, such as 500MB or 2GB, or none for no limit \
+            (GEOQUERY_PHOTO_STORAGE_PER_USER; default 1GB).
+            """) var photoStoragePerUser: String?
+    @Option(
+        name: .customLong("creations-per-user-per-hour"),
+        help: """
+            Gems, photos, favourites, reports, friend requests, itineraries, trips and share links one account may create \
+            an hour before 429, or none for no limit (GEOQUERY_CREATIONS_PER_USER_PER_HOUR; default 300).
+            """) var creationsPerUserPerHour: String?
+    @Option(
+        name: .customLong("friends-per-user"),
+        help: """
+            The most friends one account may have, or none for no limit (GEOQUERY_FRIENDS_PER_USER; default 5000).
+            """) var friendsPerUser: String?
     @OptionGroup var index: IndexOptions
 
     func check() throws {
@@ -119,7 +136,8 @@ struct Serve: AsyncParsableCommand, CheckedAfterParsing {
 
     /// `--photo-storage-per-user`, else GEOQUERY_PHOTO_STORAGE_PER_USER, else 1 GB; `none` is no limit.
     private func resolvedPhotoStorageLimit() throws -> Int? {
-        let (name, text) = photoStoragePerUser.map { ("--photo-storage-per-user", $0) }
+        let (name, text) =
+            photoStoragePerUser.map { ("--photo-storage-per-user", $0) }
             ?? ("GEOQUERY_PHOTO_STORAGE_PER_USER", environment("GEOQUERY_PHOTO_STORAGE_PER_USER") ?? "1GB")
         if text.trimmingCharacters(in: .whitespaces).lowercased() == "none" { return nil }
         guard let bytes = ByteCountText.bytes(parsing: text) else {
@@ -130,8 +148,9 @@ struct Serve: AsyncParsableCommand, CheckedAfterParsing {
 
     /// `--creations-per-user-per-hour`, else GEOQUERY_CREATIONS_PER_USER_PER_HOUR, else 300; `none` is no limit.
     private func resolvedCreationsPerHour() throws -> Int? {
-        try countLimit(creationsPerUserPerHour, flag: "--creations-per-user-per-hour",
-                       variable: "GEOQUERY_CREATIONS_PER_USER_PER_HOUR", default: "300")
+        try countLimit(
+            creationsPerUserPerHour, flag: "--creations-per-user-per-hour",
+            variable: "GEOQUERY_CREATIONS_PER_USER_PER_HOUR", default: "300")
     }
 
     /// `--friends-per-user`, else GEOQUERY_FRIENDS_PER_USER, else 5000; `none` is no limit.
@@ -176,21 +195,30 @@ struct Serve: AsyncParsableCommand, CheckedAfterParsing {
         let service = GeoQueryService(index: store, userData: userData, configuration: settings, logger: logger)
         // Rights go to the accounts the names have now, never to a later account of the name.
         for name in try await service.grantModerators() {
-            FileHandle.standardError.write(Data("geoquery: warning: --moderators names '\(name)', which has no account: not a moderator until the account exists and the service restarts\n".utf8))
+            FileHandle.standardError.write(
+                Data(
+                    "geoquery: warning: --moderators names '\(name)', which has no account: not a moderator until the account exists and the service restarts\n"
+                        .utf8))
         }
         let host = settings.host
         let location = index.isDatabaseURL ? (try? PostGISLocation(url: index.path).description) ?? "" : index.path
         let application = service.makeApplication { port in
-            FileHandle.standardError.write(Data("""
-                geoquery: serving \(location) on http://\(host):\(port)/ (map page), \
-                http://\(host):\(port)/openapi.json (API description); Ctrl-C stops\n
-                """.utf8))
+            FileHandle.standardError.write(
+                Data(
+                    """
+                    geoquery: serving \(location) on http://\(host):\(port)/ (map page), \
+                    http://\(host):\(port)/openapi.json (API description); Ctrl-C stops\n
+                    """.utf8))
         }
-        let group = ServiceGroup(configuration: .init(services: [.named("http", application),
-                                                                 .named("reminders", PeriodicService.tripReminders(service)),
-                                                                 .named("webhooks", PeriodicService.webhookDeliveries(service)),
-                                                                 .named("housekeeping", PeriodicService.housekeeping(service))],
-                                                      gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        let group = ServiceGroup(
+            configuration: .init(
+                services: [
+                    .named("http", application),
+                    .named("reminders", PeriodicService.tripReminders(service)),
+                    .named("webhooks", PeriodicService.webhookDeliveries(service)),
+                    .named("housekeeping", PeriodicService.housekeeping(service)),
+                ],
+                gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         do {
             try await group.run()
         } catch {
@@ -214,8 +242,9 @@ struct Serve: AsyncParsableCommand, CheckedAfterParsing {
         }
         if let text = environment("GEOQUERY_WEBHOOK_KEY") {
             guard let key = bytes(text) else {
-                throw CLIFailure("GEOQUERY_WEBHOOK_KEY is invalid: give 64 hex digits (32 random bytes, e.g. from `openssl rand -hex 32`)",
-                                 exitCode: CLIFailure.usage)
+                throw CLIFailure(
+                    "GEOQUERY_WEBHOOK_KEY is invalid: give 64 hex digits (32 random bytes, e.g. from `openssl rand -hex 32`)",
+                    exitCode: CLIFailure.usage)
             }
             return key
         }
@@ -235,15 +264,19 @@ struct Serve: AsyncParsableCommand, CheckedAfterParsing {
         return key
     }
 
-    private func openStores(dataDirectory: String, settings: inout ServiceConfiguration) async throws
-        -> (any PlaceIndex, any UserDataStore, @Sendable () async -> Void) {
+    private func openStores(
+        dataDirectory: String, settings: inout ServiceConfiguration
+    ) async throws
+        -> (any PlaceIndex, any UserDataStore, @Sendable () async -> Void)
+    {
         if index.isDatabaseURL {
             // Photos are files: several servers on one database need this folder on shared storage.
             settings.photoDirectory = (dataDirectory as NSString).appendingPathComponent("photos")
             let replica = readDatabase ?? environment("GEOQUERY_READ_DB")
             let places = try await reportingFailures {
-                try await PostGISPlaceIndex.open(index.path, readReplica: replica, maximumConnections: databaseConnections,
-                                                 statementTimeout: settings.requestTimeout)
+                try await PostGISPlaceIndex.open(
+                    index.path, readReplica: replica, maximumConnections: databaseConnections,
+                    statementTimeout: settings.requestTimeout)
             }
             return (places, PostGISUserStore(sharingPoolsOf: places), { await places.close() })
         }
@@ -255,18 +288,23 @@ struct Serve: AsyncParsableCommand, CheckedAfterParsing {
         settings.photoDirectory = ((usersPath as NSString).deletingLastPathComponent as NSString).appendingPathComponent("photos")
         let userData = try reportingFailures { try SQLiteUserStore(path: usersPath, threads: threads) }
         warnWhenOthersCanRead(usersPath)
-        return (store, userData, {
-            try? await store.shutdown()
-            try? await userData.shutdown()
-        })
+        return (
+            store, userData,
+            {
+                try? await store.shutdown()
+                try? await userData.shutdown()
+            }
+        )
     }
 
     /// New user files are made 0600; one made by an older version, or copied, may be readable
     /// by every account on the machine. Said, not changed: the operator may have a reason.
     private func warnWhenOthersCanRead(_ path: String) {
         guard let mode = (try? FileManager.default.attributesOfItem(atPath: path))?[.posixPermissions] as? Int,
-              mode & 0o077 != 0 else { return }
-        let text = "\(path) holds emails and password hashes and is open to other accounts on this machine (mode \(String(mode, radix: 8))): chmod 600 \(path)"
+            mode & 0o077 != 0
+        else { return }
+        let text =
+            "\(path) holds emails and password hashes and is open to other accounts on this machine (mode \(String(mode, radix: 8))): chmod 600 \(path)"
         FileHandle.standardError.write(Data("geoquery: warning: \(text)\n".utf8))
     }
 }

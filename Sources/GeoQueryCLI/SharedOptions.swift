@@ -9,8 +9,10 @@ import PostGISStore
 
 /// `--db`: which index: a SpatiaLite file, or a PostgreSQL database by URL.
 struct IndexOptions: ParsableArguments {
-    @Option(help: ArgumentHelp("Index file, or a PostgreSQL/PostGIS database as postgres://user@host:5432/name.",
-                               discussion: "Default: $GEOQUERY_DB, else geodata/places.sqlite."))
+    @Option(
+        help: ArgumentHelp(
+            "Index file, or a PostgreSQL/PostGIS database as postgres://user@host:5432/name.",
+            discussion: "Default: $GEOQUERY_DB, else geodata/places.sqlite."))
     var db: String?
 
     var path: String {
@@ -60,7 +62,8 @@ struct OutputOptions: ParsableArguments {
 
 /// Filters shared by the query commands.
 struct FilterOptions: ParsableArguments {
-    @Option(name: .customLong("category"), help: "Keep places in this category or its children (repeatable: any of; `geoquery categories` lists them).")
+    @Option(
+        name: .customLong("category"), help: "Keep places in this category or its children (repeatable: any of; `geoquery categories` lists them).")
     var categories: [String] = []
 
     @Option(name: .customLong("query"), help: "Words that must begin words of the name (case and accents ignored).")
@@ -106,8 +109,9 @@ struct FilterOptions: ParsableArguments {
                 guard instant == nil else { throw FilterInputError("--open-now and --open-at are both given: give one") }
                 instant = Date()
             }
-            return PlaceFilter(categories: categories, text: text, minimumRating: minimumRating, priceLevels: prices,
-                               sources: sources, countries: countries, continents: continents, openAt: instant)
+            return PlaceFilter(
+                categories: categories, text: text, minimumRating: minimumRating, priceLevels: prices,
+                sources: sources, countries: countries, continents: continents, openAt: instant)
         } catch let error as FilterInputError {
             throw ValidationError(error.description)
         }

@@ -41,11 +41,12 @@ struct WeatherLookup: AsyncParsableCommand, CheckedAfterParsing {
     func run() async throws {
         let coordinate = try parseCoordinate(latitude: lat, longitude: lon)
         let settings = ProviderSettings()
-        let adapter: any WeatherProvider = switch try providerName() {
-        case .openWeatherMap: OpenWeatherMapAdapter(settings: settings)
-        case .pirateWeather: PirateWeatherAdapter(settings: settings)
-        default: OpenMeteoAdapter(settings: settings)
-        }
+        let adapter: any WeatherProvider =
+            switch try providerName() {
+            case .openWeatherMap: OpenWeatherMapAdapter(settings: settings)
+            case .pirateWeather: PirateWeatherAdapter(settings: settings)
+            default: OpenMeteoAdapter(settings: settings)
+            }
         let weather: Weather
         do { weather = try await adapter.weather(at: coordinate, days: days) } catch { throw CLIFailure(error) }
         let resolved = format ?? (isatty(STDOUT_FILENO) != 0 ? .table : .json)
@@ -64,9 +65,11 @@ func weatherTable(_ weather: Weather) -> String {
         out += "\n"
     }
     let rows = weather.daily.map { day in
-        [day.date, String(format: "%.1f", day.minimumTemperature), String(format: "%.1f", day.maximumTemperature),
-         day.precipitation.map { String(format: "%.1f", $0) } ?? "", day.precipitationProbability.map { String(format: "%.0f", $0) } ?? "",
-         day.text]
+        [
+            day.date, String(format: "%.1f", day.minimumTemperature), String(format: "%.1f", day.maximumTemperature),
+            day.precipitation.map { String(format: "%.1f", $0) } ?? "", day.precipitationProbability.map { String(format: "%.0f", $0) } ?? "",
+            day.text,
+        ]
     }
     out += TextTable(headers: ["date", "min °C", "max °C", "precip mm", "precip %", "conditions"], rows: rows, rightAligned: [1, 2, 3, 4]).rendered
     return out + weather.attribution + "\n"

@@ -15,7 +15,9 @@ struct Where: AsyncParsableCommand, CheckedAfterParsing {
     @Option(parsing: .unconditional, help: "Longitude, -180 to 180.") var lon: Double
     @Option(parsing: .unconditional, help: "How far to look for cities, at most 500km (default 50km).") var radius: String = "50km"
     @Option(help: "How many cities to list, 1 to 50.") var limit: Int = 5
-    @Option(name: .customLong("data-dir"), help: "Folder with countries.geojson.gz, countries.csv and cities15000.csv (GEOQUERY_DATA_DIR; default geodata).")
+    @Option(
+        name: .customLong("data-dir"),
+        help: "Folder with countries.geojson.gz, countries.csv and cities15000.csv (GEOQUERY_DATA_DIR; default geodata).")
     var dataDirectory: String?
     @OptionGroup var output: OutputOptions
     @OptionGroup var index: IndexOptions
@@ -51,19 +53,26 @@ struct Where: AsyncParsableCommand, CheckedAfterParsing {
             Renderer.emit(json.text + "\n")
         case .csv:
             let header = "id,name,lat,lon,country_code,population,timezone,distance_m,best\n"
-            Renderer.emit(header + whereabouts.cities.map { match in
-                let place = match.place
-                return [place.id.rawValue, PlaceAnswer.csvField(place.name), String(place.coordinate.latitude), String(place.coordinate.longitude),
-                        place.address?.countryCode ?? "", place.tags["population"] ?? "", place.tags["timezone"] ?? "",
-                        String(format: "%.3f", match.distance?.meters ?? 0), match.place.id == whereabouts.city?.place.id ? "true" : "false"]
-                    .joined(separator: ",")
-            }.joined(separator: "\n") + (whereabouts.cities.isEmpty ? "" : "\n"))
+            Renderer.emit(
+                header
+                    + whereabouts.cities.map { match in
+                        let place = match.place
+                        return [
+                            place.id.rawValue, PlaceAnswer.csvField(place.name), String(place.coordinate.latitude),
+                            String(place.coordinate.longitude),
+                            place.address?.countryCode ?? "", place.tags["population"] ?? "", place.tags["timezone"] ?? "",
+                            String(format: "%.3f", match.distance?.meters ?? 0), match.place.id == whereabouts.city?.place.id ? "true" : "false",
+                        ]
+                        .joined(separator: ",")
+                    }.joined(separator: "\n") + (whereabouts.cities.isEmpty ? "" : "\n"))
         case .table:
             Renderer.emit(Self.summary(whereabouts) + "\n")
             guard !whereabouts.cities.isEmpty else { return }
             let rows = whereabouts.cities.map { match in
-                [match.place.name, match.place.address?.countryCode ?? "", match.place.tags["population"] ?? "",
-                 Self.kilometres(match)]
+                [
+                    match.place.name, match.place.address?.countryCode ?? "", match.place.tags["population"] ?? "",
+                    Self.kilometres(match),
+                ]
             }
             Renderer.emit(TextTable(headers: ["city", "country", "population", "distance"], rows: rows, rightAligned: [2, 3]).rendered)
         }

@@ -5,13 +5,14 @@
 import Accounts
 import Foundation
 import GeoCore
-@testable import GeoQueryServer
 import GeoQueryWire
 import PlaceImport
 import PlaceModel
 import PlaceQuery
 import Providers
 import Routing
+
+@testable import GeoQueryServer
 
 /// One fuzz target: what it feeds the bytes to.
 struct FuzzTarget: Sendable {
@@ -40,8 +41,9 @@ private func providerTarget(_ name: String, _ make: @escaping @Sendable (Provide
     FuzzTarget(name: name) { data in
         let settings = ProviderSettings(environment: ProviderEnvironment(FuzzFiles.keys), transport: BodyTransport(body: data))
         let provider = make(settings)
-        let request = PlaceSearchRequest(center: Coordinate(uncheckedLatitude: 48.85, longitude: 2.35),
-                                         radius: Distance(uncheckedMeters: 1000), query: "cafe")
+        let request = PlaceSearchRequest(
+            center: Coordinate(uncheckedLatitude: 48.85, longitude: 2.35),
+            radius: Distance(uncheckedMeters: 1000), query: "cafe")
         FuzzFiles.block { _ = try? await provider.search(request) }
     }
 }
@@ -88,7 +90,8 @@ let fuzzTargets: [String: FuzzTarget] = {
         // The service's query strings, read as every place route reads them.
         FuzzTarget(name: "query-string") { data in
             let query = String(decoding: data, as: UTF8.self)
-            let allowed = ["lat", "lon", "radius", "limit", "cursor", "format", "bbox", "k", "max_distance"]
+            let allowed =
+                ["lat", "lon", "radius", "limit", "cursor", "format", "bbox", "k", "max_distance"]
                 + GeoQueryService.filterParameters
             guard let parameters = try? QueryParameters(query: query, allowed: allowed) else { return }
             _ = try? parameters.coordinate()
@@ -103,14 +106,21 @@ let fuzzTargets: [String: FuzzTarget] = {
         },
         // JSON bodies of the account and gem routes, read as the routes read them.
         FuzzTarget(name: "service-body") { data in
-            guard let body = try? JSONBody(data: data, allowed: GeoQueryService.gemFields + ["username", "email", "password",
-                "display_name", "bio", "language", "units", "home_location"]) else { return }
+            guard
+                let body = try? JSONBody(
+                    data: data,
+                    allowed: GeoQueryService.gemFields + [
+                        "username", "email", "password",
+                        "display_name", "bio", "language", "units", "home_location",
+                    ])
+            else { return }
             _ = try? AccountRules.username(body.string("username") ?? "")
             _ = try? AccountRules.email(body.string("email") ?? "")
             _ = try? AccountRules.checkPassword(body.string("password") ?? "", username: "fuzz")
             _ = try? body.coordinate("home_location")
-            var gem = Place(id: PlaceID(trustedRawValue: "gem:0"), name: "x", coordinate: Coordinate(uncheckedLatitude: 0, longitude: 0),
-                            gem: HiddenGem(owner: "fuzz", visibility: .private))
+            var gem = Place(
+                id: PlaceID(trustedRawValue: "gem:0"), name: "x", coordinate: Coordinate(uncheckedLatitude: 0, longitude: 0),
+                gem: HiddenGem(owner: "fuzz", visibility: .private))
             _ = try? GeoQueryService.apply(body, to: &gem, creating: true)
         },
         providerTarget("google") { GooglePlacesAdapter(settings: $0, pageTokenDelay: 0) },
@@ -132,9 +142,11 @@ let fuzzTargets: [String: FuzzTarget] = {
 /// Scratch files and keys for the targets.
 enum FuzzFiles {
     /// Provider keys so that every adapter sends its request (to the fuzz transport).
-    static let keys = ["GOOGLE_PLACES_API_KEY": "k", "YELP_API_KEY": "k", "FOURSQUARE_API_KEY": "k", "HERE_API_KEY": "k",
-                       "OPENWEATHERMAP_API_KEY": "k", "PIRATEWEATHER_API_KEY": "k",
-                       "PIXABAY_API_KEY": "k", "UNSPLASH_ACCESS_KEY": "k"]
+    static let keys = [
+        "GOOGLE_PLACES_API_KEY": "k", "YELP_API_KEY": "k", "FOURSQUARE_API_KEY": "k", "HERE_API_KEY": "k",
+        "OPENWEATHERMAP_API_KEY": "k", "PIRATEWEATHER_API_KEY": "k",
+        "PIXABAY_API_KEY": "k", "UNSPLASH_ACCESS_KEY": "k",
+    ]
     static let directory: String = {
         let base = ProcessInfo.processInfo.environment["FUZZ_SCRATCH"] ?? NSTemporaryDirectory()
         let path = base + "/geoquery-fuzz-\(getpid())"
@@ -182,10 +194,13 @@ private final class ResultBox<T: Sendable>: @unchecked Sendable {
 nonisolated(unsafe) private var selected: FuzzTarget?
 
 @_cdecl("LLVMFuzzerInitialize")
-public func fuzzInitialize(_ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>) -> CInt {
+public func fuzzInitialize(
+    _ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>
+) -> CInt {
     let name = ProcessInfo.processInfo.environment["FUZZ_TARGET"] ?? ""
     guard let target = fuzzTargets[name] else {
-        FileHandle.standardError.write(Data("FUZZ_TARGET '\(name)' is unknown: use one of \(fuzzTargets.keys.sorted().joined(separator: ", "))\n".utf8))
+        FileHandle.standardError.write(
+            Data("FUZZ_TARGET '\(name)' is unknown: use one of \(fuzzTargets.keys.sorted().joined(separator: ", "))\n".utf8))
         exit(64)
     }
     selected = target
@@ -200,9 +215,11 @@ public func fuzzOneInput(_ bytes: UnsafePointer<UInt8>, _ size: Int) -> CInt {
 
 /// libFuzzer's entry for programs that have a `main` of their own.
 @_silgen_name("LLVMFuzzerRunDriver")
-func LLVMFuzzerRunDriver(_ argc: UnsafeMutablePointer<CInt>,
-                         _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
-                         _ callback: @convention(c) (UnsafePointer<UInt8>, Int) -> CInt) -> CInt
+func LLVMFuzzerRunDriver(
+    _ argc: UnsafeMutablePointer<CInt>,
+    _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
+    _ callback: @convention(c) (UnsafePointer<UInt8>, Int) -> CInt
+) -> CInt
 
 /// SwiftPM links an executable's entry as `<module>_main`: hand the command line to libFuzzer.
 @_cdecl("GeoQueryFuzz_main")

@@ -61,13 +61,15 @@ final class RouteFuzzService: Sendable {
         for name in [ProviderName.google, .yelp, .here] {
             if let variable = ProviderEnvironment.keyVariable(for: name) { variables[variable] = "fuzz-key-0123456789" }
         }
-        configuration.providers = ProviderSettings(environment: ProviderEnvironment(variables),
-                                                   retry: .init(maxAttempts: 1, baseDelay: 0.01, maxDelay: 0.01), timeout: 2)
+        configuration.providers = ProviderSettings(
+            environment: ProviderEnvironment(variables),
+            retry: .init(maxAttempts: 1, baseDelay: 0.01, maxDelay: 0.01), timeout: 2)
         var logger = Logger(label: "geoquery.fuzz")
         logger.logLevel = .critical
-        let service = GeoQueryService(index: try SpatiaLitePlaceStore(path: placesPath),
-                                      userData: try SQLiteUserStore(path: directory + "/users.sqlite", threads: 2),
-                                      configuration: configuration, logger: logger)
+        let service = GeoQueryService(
+            index: try SpatiaLitePlaceStore(path: placesPath),
+            userData: try SQLiteUserStore(path: directory + "/users.sqlite", threads: 2),
+            configuration: configuration, logger: logger)
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
         let application = service.makeApplication { port in continuation.yield(port) }
         let group = ServiceGroup(configuration: .init(services: [.named("http", application)], logger: logger))
@@ -79,19 +81,26 @@ final class RouteFuzzService: Sendable {
         base = "http://127.0.0.1:\(port)"
 
         // The fixture: one user, signed in, with a gem, an itinerary and a trip.
-        _ = try Self.send(transport, base, "POST", "/v1/users", token: nil,
-                          body: #"{"username":"fuzzer","email":"fuzzer@example.org","password":"a long fuzzing secret"}"#)
-        let session = try Self.send(transport, base, "POST", "/v1/sessions", token: nil,
-                                    body: #"{"username":"fuzzer","password":"a long fuzzing secret"}"#)
+        _ = try Self.send(
+            transport, base, "POST", "/v1/users", token: nil,
+            body: #"{"username":"fuzzer","email":"fuzzer@example.org","password":"a long fuzzing secret"}"#)
+        let session = try Self.send(
+            transport, base, "POST", "/v1/sessions", token: nil,
+            body: #"{"username":"fuzzer","password":"a long fuzzing secret"}"#)
         token = try Self.field("token", of: session)
-        let gem = try Self.send(transport, base, "POST", "/v1/gems", token: token,
-                                body: #"{"name":"Secret cove","lat":43.73,"lon":7.42,"categories":["water"],"visibility":"public"}"#)
-        let itinerary = try Self.send(transport, base, "POST", "/v1/itineraries", token: token,
-                                      body: #"{"title":"Monaco","destination":{"lat":43.73,"lon":7.42},"start_date":"2027-04-10","end_date":"2027-04-11"}"#)
-        let trip = try Self.send(transport, base, "POST", "/v1/trips", token: token,
-                                 body: #"{"title":"Picnic","place":{"lat":43.73,"lon":7.42},"start":"2030-06-12T12:00:00+02:00","end":"2030-06-12T16:00:00+02:00"}"#)
-        replacements = [("{gem}", try Self.field("id", of: gem, inFirstOf: "places")), ("{itinerary}", try Self.field("id", of: itinerary)),
-                        ("{trip}", try Self.field("id", of: trip)), ("{user}", "fuzzer")]
+        let gem = try Self.send(
+            transport, base, "POST", "/v1/gems", token: token,
+            body: #"{"name":"Secret cove","lat":43.73,"lon":7.42,"categories":["water"],"visibility":"public"}"#)
+        let itinerary = try Self.send(
+            transport, base, "POST", "/v1/itineraries", token: token,
+            body: #"{"title":"Monaco","destination":{"lat":43.73,"lon":7.42},"start_date":"2027-04-10","end_date":"2027-04-11"}"#)
+        let trip = try Self.send(
+            transport, base, "POST", "/v1/trips", token: token,
+            body: #"{"title":"Picnic","place":{"lat":43.73,"lon":7.42},"start":"2030-06-12T12:00:00+02:00","end":"2030-06-12T16:00:00+02:00"}"#)
+        replacements = [
+            ("{gem}", try Self.field("id", of: gem, inFirstOf: "places")), ("{itinerary}", try Self.field("id", of: itinerary)),
+            ("{trip}", try Self.field("id", of: trip)), ("{user}", "fuzzer"),
+        ]
     }
 
     /// Sends one fuzz input; aborts (a finding) on an answer 500.
@@ -101,16 +110,23 @@ final class RouteFuzzService: Sendable {
         let body = text.dropFirst(firstLine.count + 1)
         var line = String(firstLine)
         var withToken = true
-        if line.hasPrefix("-") { withToken = false; line.removeFirst() }
+        if line.hasPrefix("-") {
+            withToken = false
+            line.removeFirst()
+        }
         let parts = line.split(separator: " ", maxSplits: 1)
         guard parts.count == 2, parts[0].allSatisfy({ $0.isASCII && $0.isLetter }), parts[0].count <= 7 else { return }
         var target = String(parts[1])
         for (placeholder, value) in replacements { target = target.replacingOccurrences(of: placeholder, with: value) }
         guard target.hasPrefix("/") else { return }
-        guard let answer = try? Self.send(transport, base, parts[0].uppercased(), Self.percentEncoded(target),
-                                          token: withToken ? token : nil, body: body.isEmpty ? nil : String(body)) else { return }
+        guard
+            let answer = try? Self.send(
+                transport, base, parts[0].uppercased(), Self.percentEncoded(target),
+                token: withToken ? token : nil, body: body.isEmpty ? nil : String(body))
+        else { return }
         if answer.status == 500 {
-            FileHandle.standardError.write(Data("service-routes: \(line) answered 500: \(String(decoding: answer.body.prefix(500), as: UTF8.self))\n".utf8))
+            FileHandle.standardError.write(
+                Data("service-routes: \(line) answered 500: \(String(decoding: answer.body.prefix(500), as: UTF8.self))\n".utf8))
             abort()
         }
     }
@@ -123,7 +139,9 @@ final class RouteFuzzService: Sendable {
         var result = ""
         for byte in target.utf8 {
             let scalar = Unicode.Scalar(byte)
-            if byte < 128, allowed.contains(scalar) { result.unicodeScalars.append(scalar) } else {
+            if byte < 128, allowed.contains(scalar) {
+                result.unicodeScalars.append(scalar)
+            } else {
                 result += String(format: "%%%02X", byte)
             }
         }
@@ -131,8 +149,10 @@ final class RouteFuzzService: Sendable {
         return result.replacingOccurrences(of: "%(?![0-9A-Fa-f]{2})", with: "%25", options: .regularExpression)
     }
 
-    static func send(_ transport: OutboundHTTPTransport, _ base: String, _ method: String, _ target: String,
-                     token: String?, body: String?) throws -> ProviderResponse {
+    static func send(
+        _ transport: OutboundHTTPTransport, _ base: String, _ method: String, _ target: String,
+        token: String?, body: String?
+    ) throws -> ProviderResponse {
         guard let url = URL(string: base + target) else { throw URLError(.badURL) }
         var headers = ["Content-Type": "application/json"]
         if let token { headers["Authorization"] = "Bearer \(token)" }

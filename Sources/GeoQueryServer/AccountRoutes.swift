@@ -20,11 +20,16 @@ extension GeoQueryService {
         router.route(.post, "/v1/users", in: &table, bound: bound) { request, context in
             let accounts = try requireAccounts()
             let body = try await JSONBody(request, limit: 16_384, allowed: ["username", "email", "password"])
-            let account = try await accounts.signUp(username: try body.requiredString("username", maxLength: 100),
-                                                    email: try body.requiredString("email", maxLength: 300),
-                                                    password: try body.requiredString("password", maxLength: 1_000),
-                                                    clientAddress: context.clientAddress)
-            var response = Response.json(privateProfile(account, photoBytes: 0), status: .created)
+            let account = try await accounts.signUp(
+                username: try body.requiredString("username", maxLength: 100),
+                email: try body.requiredString("email", maxLength: 300),
+                password: try body.requiredString("password", maxLength: 1_000),
+                clientAddress: context.clientAddress)
+            // Signed in at once, as sign-in answers (docs/api-conventions.md): an app needs
+            // no second call, and the password is not hashed twice.
+            let issued = try await accounts.openSession(for: account.username, client: request.headers[.userAgent])
+            var response = Response.json(
+                Self.signedInJSON(issued, username: account.username, user: privateProfile(account, photoBytes: 0)), status: .created)
             response.headers[.location] = "/v1/users/\(account.username)"
             return response
         }
@@ -36,11 +41,14 @@ extension GeoQueryService {
                 throw APIProblem.badRequest("field 'username' (or 'email') is required")
             }
             let password = try body.requiredString("password", maxLength: 1_000)
-            let (account, issued) = try await accounts.signIn(login: login, password: password, clientAddress: context.clientAddress,
-                                                              client: request.headers[.userAgent])
-            return .json(.object([("token", .string(issued.token)), ("token_type", .string("Bearer")),
-                                  ("expires_at", .string(Timestamp.iso8601(issued.expiresAt))),
-                                  ("username", .string(account.username))]), status: .created)
+            let (account, issued) = try await accounts.signIn(
+                login: login, password: password, clientAddress: context.clientAddress,
+                client: request.headers[.userAgent])
+            return .json(
+                Self.signedInJSON(
+                    issued, username: account.username,
+                    user: privateProfile(account, photoBytes: try await requireUserData().photoBytes(ownedBy: account.username))),
+                status: .created)
         }
 
         router.route(.delete, "/v1/sessions/current", in: &table, bound: bound) { request, _ in
@@ -57,8 +65,13 @@ extension GeoQueryService {
 
         router.route(.patch, "/v1/me", in: &table, bound: bound) { request, _ in
             let user = try await signedIn(request)
-            let body = try Self.settingsLifted(try await JSONBody(request, limit: 65_536, allowed: [
-                "display_name", "bio", "avatar_photo", "language", "home_location", "units", "settings", "email", "password", "current_password"]))
+            let body = try Self.settingsLifted(
+                try await JSONBody(
+                    request, limit: 65_536,
+                    allowed: [
+                        "display_name", "bio", "avatar_photo", "language", "home_location", "units", "settings", "email", "password",
+                        "current_password",
+                    ]))
             var account: UserAccount
             if let password = try body.string("password", maxLength: 1_000) {
                 guard let current = try body.string("current_password", maxLength: 1_000) else {
@@ -107,12 +120,13 @@ extension GeoQueryService {
             let after = try parameters.single("cursor")
             let found = try await requireUserData().users(withPrefix: prefix, after: after, limit: limit + 1)
             let page = Array(found.prefix(limit))
-            return .json(.object([
-                ("query", .object([("kind", .string("users")), ("q", .string(prefix)), ("limit", .int(limit))])),
-                ("count", .int(page.count)),
-                ("users", .array(page.map(Self.publicProfile))),
-                ("next_cursor", found.count > limit ? .optional(page.last?.username) : .null),
-            ]))
+            return .json(
+                .object([
+                    ("query", .object([("kind", .string("users")), ("q", .string(prefix)), ("limit", .int(limit))])),
+                    ("count", .int(page.count)),
+                    ("users", .array(page.map(Self.publicProfile))),
+                    ("next_cursor", found.count > limit ? .optional(page.last?.username) : .null),
+                ]))
         }
     }
 
@@ -142,7 +156,9 @@ extension GeoQueryService {
         let user = try await signedIn(request)
         if let limiter = creationLimiter, let wait = try await limiter.spend(user.username) {
             let seconds = max(1, Int((wait / .seconds(1)).rounded(.up)))
-            throw APIProblem(.tooManyRequests, """
+            throw APIProblem(
+                .tooManyRequests,
+                """
                 \(user.username) has created \(limiter.capacity) things (gems, photos, favourites, reports, friend requests, itineraries, trips, share links) \
                 within the hour, the most an account may: try again in \(seconds) s
                 """, headers: [.retryAfter: String(seconds)])
@@ -251,9 +267,23 @@ extension GeoQueryService {
 
     /// The owner's own view of their account: ``privateProfile(_:)`` and what their photos take
     /// of the storage an account may use.
+    /// A session as sign-up and sign-in answer it: `{token, token_type, expires_at, username,
+    /// user}`, `user` being the private profile `GET /v1/me` answers.
+    static func signedInJSON(_ issued: AccountService.IssuedToken, username: String, user: OrderedJSON) -> OrderedJSON {
+        .object([
+            ("token", .string(issued.token)), ("token_type", .string("Bearer")),
+            ("expires_at", .string(Timestamp.iso8601(issued.expiresAt))),
+            ("username", .string(username)), ("user", user),
+        ])
+    }
+
     func privateProfile(_ account: UserAccount, photoBytes: Int) -> OrderedJSON {
-        Self.privateProfile(account, photoStorage: .object([("used_bytes", .int(photoBytes)),
-                                                            ("limit_bytes", configuration.photoStorageLimit.map { .int($0) } ?? .null)]))
+        Self.privateProfile(
+            account,
+            photoStorage: .object([
+                ("used_bytes", .int(photoBytes)),
+                ("limit_bytes", configuration.photoStorageLimit.map { .int($0) } ?? .null),
+            ]))
     }
 
     static func privateProfile(_ account: UserAccount, photoStorage: OrderedJSON? = nil) -> OrderedJSON {
@@ -262,17 +292,23 @@ extension GeoQueryService {
         if let location = profile.homeLocation {
             home = .object([("lat", .double(location.latitude)), ("lon", .double(location.longitude))])
         }
-        return .object([
-            ("username", .string(account.username)),
-            ("email", .string(account.email)),
-            ("display_name", .optional(profile.displayName)),
-            ("bio", .optional(profile.bio)),
-            ("avatar_photo", .optional(profile.avatarPhoto)),
-            ("avatar_url", .optional(profile.avatarPhoto.map { "/v1/photos/\($0)" })),
-            ("settings", .object([("language", .optional(profile.language)), ("home_location", home),
-                                  ("units", .optional(profile.units))])),
-        ] + (photoStorage.map { [("photo_storage", $0)] } ?? []) + [
-            ("created_at", .string(Timestamp.iso8601(account.createdAt))),
-        ])
+        return .object(
+            [
+                ("username", .string(account.username)),
+                ("email", .string(account.email)),
+                ("display_name", .optional(profile.displayName)),
+                ("bio", .optional(profile.bio)),
+                ("avatar_photo", .optional(profile.avatarPhoto)),
+                ("avatar_url", .optional(profile.avatarPhoto.map { "/v1/photos/\($0)" })),
+                (
+                    "settings",
+                    .object([
+                        ("language", .optional(profile.language)), ("home_location", home),
+                        ("units", .optional(profile.units)),
+                    ])
+                ),
+            ] + (photoStorage.map { [("photo_storage", $0)] } ?? []) + [
+                ("created_at", .string(Timestamp.iso8601(account.createdAt)))
+            ])
     }
 }

@@ -28,8 +28,11 @@ extension GeoQueryService {
             }
             let page = Array(matching.prefix(limit))
             let next = matching.count > limit ? page.last.map { "\($0.createdAt.timeIntervalSince1970)_\($0.blocked)" } : nil
-            var response = Response.json(.object([("count", .int(page.count)), ("blocks", .array(page.map(Self.blockJSON))),
-                                                  ("next_cursor", .optional(next))]))
+            var response = Response.json(
+                .object([
+                    ("count", .int(page.count)), ("blocks", .array(page.map(Self.blockJSON))),
+                    ("next_cursor", .optional(next)),
+                ]))
             if let next { response.headers[Self.linkHeader] = "<\(Self.nextURL(request, cursor: next))>; rel=\"next\"" }
             return response
         }
@@ -42,7 +45,8 @@ extension GeoQueryService {
             guard try await requireUserData().user(named: name) != nil else { throw APIProblem(.notFound, "no user named '\(name.prefix(60))'") }
             let now = Date()
             let added = try await requireUserData().block(name, by: user.username, at: now)
-            let block = try await requireUserData().blocks(by: user.username).first { $0.blocked == name }
+            let block =
+                try await requireUserData().blocks(by: user.username).first { $0.blocked == name }
                 ?? UserBlock(blocker: user.username, blocked: name, createdAt: now)
             return .json(Self.blockJSON(block), status: added ? .created : .ok)
         }

@@ -73,7 +73,10 @@ final class CityDirectory: @unchecked Sendable {
     private func install(_ task: Task<Snapshot, any Error>) async throws -> Snapshot {
         do {
             let fresh = try await task.value
-            lock.withLock { snapshot = fresh; building = nil }
+            lock.withLock {
+                snapshot = fresh
+                building = nil
+            }
             return fresh
         } catch {
             lock.withLock { building = nil }

@@ -85,10 +85,12 @@ public enum AllowedOrigins: Sendable, Equatable {
         let isIPv6 = host.hasPrefix("[")
         let hostCharacters = Set(isIPv6 ? "0123456789abcdef:.[]" : "abcdefghijklmnopqrstuvwxyz0123456789.-")
         guard !host.isEmpty, host.allSatisfy(hostCharacters.contains), host.first != ".", host.last != ".",
-              !isIPv6 || (host.count > 2 && host.dropFirst().dropLast().allSatisfy { $0 != "[" && $0 != "]" }) else { return nil }
+            !isIPv6 || (host.count > 2 && host.dropFirst().dropLast().allSatisfy { $0 != "[" && $0 != "]" })
+        else { return nil }
         if let port {
             guard !port.isEmpty, port.count <= 5, port.allSatisfy(\.isASCII), port.allSatisfy(\.isNumber),
-                  let number = Int(port), (1...65_535).contains(number) else { return nil }
+                let number = Int(port), (1...65_535).contains(number)
+            else { return nil }
             return String(number) == defaultPort ? "\(scheme)://\(host)" : "\(scheme)://\(host):\(number)"
         }
         return "\(scheme)://\(host)"
@@ -106,7 +108,7 @@ public enum AllowedOrigins: Sendable, Equatable {
 struct CrossOriginMiddleware<Context: RequestContext>: RouterMiddleware {
     let allowed: AllowedOrigins
     let cors: CORSMiddleware<Context>
-    static var exposedHeaders: String { "Link, Retry-After, ETag, Location, WWW-Authenticate, Allow" }
+    static var exposedHeaders: String { "Link, Retry-After, ETag, Location, WWW-Authenticate, Allow, Idempotent-Replayed" }
 
     /// What a page may send and read: every method the API answers, the bearer token and a
     /// JSON body, and the headers a client acts on (paging, retry, cache validation, where a
@@ -115,7 +117,7 @@ struct CrossOriginMiddleware<Context: RequestContext>: RouterMiddleware {
         self.allowed = allowed
         cors = CORSMiddleware(
             allowOrigin: allowed == .any ? .all : .originBased,
-            allowHeaders: [.accept, .authorization, .contentType, .ifNoneMatch, .ifMatch],
+            allowHeaders: [.accept, .authorization, .contentType, .ifNoneMatch, .ifMatch, IdempotencyMiddleware.header],
             allowMethods: [.get, .head, .post, .put, .patch, .delete, .options],
             allowCredentials: false,
             exposedHeaders: [Self.exposedHeaders],

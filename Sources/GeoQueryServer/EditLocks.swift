@@ -11,8 +11,10 @@ actor EditLocks {
 
     /// Runs `edit` when no other edit of `key` runs in this process; edits of other keys run
     /// alongside. A task cancelled while waiting is told so once its turn comes, without editing.
-    nonisolated func serially<Result: Sendable>(_ key: String,
-                                                _ edit: () async throws -> Result) async throws -> Result {
+    nonisolated func serially<Result: Sendable>(
+        _ key: String,
+        _ edit: () async throws -> Result
+    ) async throws -> Result {
         await acquire(key)
         do {
             try Task.checkCancellation()

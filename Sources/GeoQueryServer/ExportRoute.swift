@@ -39,46 +39,67 @@ extension GeoQueryService {
                     try await writer.write(piece)
                 }
                 json.beginObject()
-                json.key("format"); json.string("geoquery-export/1")
-                json.key("exported_at"); json.timestamp(Date())
-                json.key("account"); Self.privateProfile(user.account).write(to: &json)
-                json.key("gems"); json.beginArray()
-                for try await gems in KeysetPages(first: firstGems, position: \.id, next: { try await store.gems(ownedBy: username, after: $0, limit: $1) }) {
+                json.key("format")
+                json.string("geoquery-export/1")
+                json.key("exported_at")
+                json.timestamp(Date())
+                json.key("account")
+                Self.privateProfile(user.account).write(to: &json)
+                json.key("gems")
+                json.beginArray()
+                for try await gems in KeysetPages(
+                    first: firstGems, position: \.id, next: { try await store.gems(ownedBy: username, after: $0, limit: $1) })
+                {
                     for gem in gems { PlaceJSON.write(gem, distance: nil, to: &json, includeCoordinates: true) }
                     try await send(&json, &writer)
                 }
                 json.endArray()
-                json.key("ratings"); json.beginArray()
+                json.key("ratings")
+                json.beginArray()
                 for rating in ratings {
-                    OrderedJSON.object([("gem_id", .string(rating.gemID.rawValue)), ("stars", .int(rating.stars)),
-                                        ("rated_at", Self.timestampJSON(rating.ratedAt))]).write(to: &json)
+                    OrderedJSON.object([
+                        ("gem_id", .string(rating.gemID.rawValue)), ("stars", .int(rating.stars)),
+                        ("rated_at", Self.timestampJSON(rating.ratedAt)),
+                    ]).write(to: &json)
                 }
                 json.endArray()
-                json.key("favorites"); json.beginArray()
+                json.key("favorites")
+                json.beginArray()
                 for try await favorites in KeysetPages(position: \.placeID, next: { try await store.favorites(of: username, after: $0, limit: $1) }) {
                     for favorite in favorites {
-                        OrderedJSON.object([("place_id", .string(favorite.placeID.rawValue)),
-                                            ("added_at", Self.timestampJSON(favorite.createdAt))]).write(to: &json)
+                        OrderedJSON.object([
+                            ("place_id", .string(favorite.placeID.rawValue)),
+                            ("added_at", Self.timestampJSON(favorite.createdAt)),
+                        ]).write(to: &json)
                     }
                     try await send(&json, &writer)
                 }
                 json.endArray()
-                json.key("photos"); json.beginArray()
-                for try await photos in KeysetPages(position: { PhotoPosition(uploadedAt: $0.createdAt, id: $0.id) },
-                                                    next: { try await store.photos(ownedBy: username, after: $0.map { ($0.uploadedAt, $0.id) }, limit: $1) }) {
+                json.key("photos")
+                json.beginArray()
+                for try await photos in KeysetPages(
+                    position: { PhotoPosition(uploadedAt: $0.createdAt, id: $0.id) },
+                    next: { try await store.photos(ownedBy: username, after: $0.map { ($0.uploadedAt, $0.id) }, limit: $1) })
+                {
                     for photo in photos {
                         OrderedJSON.object(Self.photoFields(photo) + [("uploaded_at", Self.timestampJSON(photo.createdAt))]).write(to: &json)
                     }
                     try await send(&json, &writer)
                 }
                 json.endArray()
-                json.key("friends"); OrderedJSON.array(friendships.map(Self.friendshipJSON)).write(to: &json)
-                json.key("reports"); OrderedJSON.array(reports.map { Self.reportJSON($0, includeReporter: false) }).write(to: &json)
-                json.key("blocks"); OrderedJSON.array(blocks.map(Self.blockJSON)).write(to: &json)
+                json.key("friends")
+                OrderedJSON.array(friendships.map(Self.friendshipJSON)).write(to: &json)
+                json.key("reports")
+                OrderedJSON.array(reports.map { Self.reportJSON($0, includeReporter: false) }).write(to: &json)
+                json.key("blocks")
+                OrderedJSON.array(blocks.map(Self.blockJSON)).write(to: &json)
                 for kind in [PlanKind.itinerary, .trip] {
-                    json.key(kind == .itinerary ? "itineraries" : "trips"); json.beginArray()
-                    for try await plans in KeysetPages(position: { PlanListPosition(startsAt: $0.startsAt, id: $0.id) },
-                                                       next: { try await store.plans(of: kind, involving: username, window: .all, after: $0, limit: $1) }) {
+                    json.key(kind == .itinerary ? "itineraries" : "trips")
+                    json.beginArray()
+                    for try await plans in KeysetPages(
+                        position: { PlanListPosition(startsAt: $0.startsAt, id: $0.id) },
+                        next: { try await store.plans(of: kind, involving: username, window: .all, after: $0, limit: $1) })
+                    {
                         for record in plans {
                             let access = PlanAccess.of(username, to: record, isFriendOfOwner: false)
                             if kind == .itinerary {
@@ -91,24 +112,33 @@ extension GeoQueryService {
                     }
                     json.endArray()
                 }
-                json.key("notifications"); json.beginArray()
-                for try await notifications in KeysetPages(position: \.id, next: {
-                    try await store.notifications(of: username, unreadOnly: false, after: $0, limit: $1)
-                }) {
+                json.key("notifications")
+                json.beginArray()
+                for try await notifications in KeysetPages(
+                    position: \.id,
+                    next: {
+                        try await store.notifications(of: username, unreadOnly: false, after: $0, limit: $1)
+                    })
+                {
                     for notification in notifications { Self.notificationJSON(notification).write(to: &json) }
                     try await send(&json, &writer)
                 }
                 json.endArray()
-                json.key("sessions"); OrderedJSON.array(sessions.map { Self.sessionJSON($0, asking: user.session, accounts: accounts) }).write(to: &json)
+                json.key("sessions")
+                OrderedJSON.array(sessions.map { Self.sessionJSON($0, asking: user.session, accounts: accounts) }).write(to: &json)
                 json.endObject()
                 try await send(&json, &writer, force: true)
                 try await writer.finish(nil)
             }
             // A download of personal data: saved under a name, never kept by a cache on the way.
-            return Response(status: .ok, headers: [.contentType: "application/json",
-                                                   Self.contentDispositionHeader: "attachment; filename=\"geoquery-export-\(username).json\"",
-                                                   .cacheControl: "no-store"],
-                            body: body)
+            return Response(
+                status: .ok,
+                headers: [
+                    .contentType: "application/json",
+                    Self.contentDispositionHeader: "attachment; filename=\"geoquery-export-\(username).json\"",
+                    .cacheControl: "no-store",
+                ],
+                body: body)
         }
     }
 }
@@ -132,8 +162,10 @@ struct KeysetPages<Item: Sendable, Position: Sendable>: AsyncSequence {
     let position: @Sendable (Item) -> Position
     let next: @Sendable (_ after: Position?, _ limit: Int) async throws -> [Item]
 
-    init(first: [Item]? = nil, position: @escaping @Sendable (Item) -> Position,
-         next: @escaping @Sendable (_ after: Position?, _ limit: Int) async throws -> [Item]) {
+    init(
+        first: [Item]? = nil, position: @escaping @Sendable (Item) -> Position,
+        next: @escaping @Sendable (_ after: Position?, _ limit: Int) async throws -> [Item]
+    ) {
         self.first = first
         self.position = position
         self.next = next

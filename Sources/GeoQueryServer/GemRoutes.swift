@@ -26,9 +26,10 @@ extension GeoQueryService {
                 throw APIProblem.badRequest("fields 'lat' and 'lon' are required (degrees, WGS84)")
             }
             let id = try PlaceID(source: "gem", localID: Self.newGemID())
-            var gem = Place(id: id, name: "", coordinate: try Coordinate(latitude: latitude, longitude: longitude),
-                            provenance: Provenance(source: "gem", sourceID: id.localID),
-                            gem: HiddenGem(owner: user.username, visibility: .private, createdAt: now, updatedAt: now))
+            var gem = Place(
+                id: id, name: "", coordinate: try Coordinate(latitude: latitude, longitude: longitude),
+                provenance: Provenance(source: "gem", sourceID: id.localID),
+                gem: HiddenGem(owner: user.username, visibility: .private, createdAt: now, updatedAt: now))
             try Self.apply(body, to: &gem, creating: true)
             configuration.regions?.annotate(&gem)
             try await requireUserData().createGem(gem)
@@ -48,12 +49,14 @@ extension GeoQueryService {
             (filter.viewer, filter.viewerFriends) = try await viewerScope(request)
             let limit = try pageLimit(parameters)
             let format = try AnswerFormat(parameters)
-            let page = try await requireUserData().near(center, radius: radius, filter: filter, limit: limit,
-                                                        cursor: try parameters.single("cursor"))
+            let page = try await requireUserData().near(
+                center, radius: radius, filter: filter, limit: limit,
+                cursor: try parameters.single("cursor"))
             var extra: [(String, OrderedJSON)] = [("radius_capped", .bool(capped))]
             if capped { extra.append(("requested_radius_m", .double(asked.meters))) }
-            let query = QueryDescription(kind: "gems_near", lat: center.latitude, lon: center.longitude, radiusMeters: radius.meters,
-                                         filter: filter, limit: limit, extra: extra)
+            let query = QueryDescription(
+                kind: "gems_near", lat: center.latitude, lon: center.longitude, radiusMeters: radius.meters,
+                filter: filter, limit: limit, extra: extra)
             return answer(PlaceAnswer(query: query, page: page), format: format, request: request)
         }
 
@@ -185,8 +188,9 @@ extension GeoQueryService {
             throw APIProblem.badRequest("field 'name' is required")
         }
         if !creating, body.has("lat") || body.has("lon") {
-            gem.coordinate = try Coordinate(latitude: try body.double("lat") ?? gem.coordinate.latitude,
-                                            longitude: try body.double("lon") ?? gem.coordinate.longitude)
+            gem.coordinate = try Coordinate(
+                latitude: try body.double("lat") ?? gem.coordinate.latitude,
+                longitude: try body.double("lon") ?? gem.coordinate.longitude)
             gem.timeZone = nil
         }
         if let categories = try body.strings("categories", maxCount: 10) {
@@ -205,17 +209,30 @@ extension GeoQueryService {
         }
     }
 
-    /// The gem as `GET /v1/places/{id}` answers a place.
-    /// A gem's answer, as `GET /v1/places/{id}` gives it; with a moderator's decision to hide
-    /// it, the gem carries `moderation` (when and why), which only its owner is shown.
+    /// A gem answered as itself (docs/api-conventions.md): the place object the place lists
+    /// hold, with `gem`; with a moderator's decision to hide it, `moderation` (when and why),
+    /// which only its owner is shown. `ETag` carries the version an edit sends in `If-Match`.
     func gemAnswer(_ gem: Place, request: Request, moderation: GemModeration? = nil) -> Response {
-        let query = QueryDescription(kind: "gem", id: gem.id.rawValue)
-        let answer = PlaceAnswer(query: query, page: PlacePage(matches: [PlaceMatch(place: gem, distance: nil)], nextCursor: nil))
-        var response = moderation.map { ownersAnswer(answer, moderations: [gem.id: $0], request: request) }
-            ?? self.answer(answer, format: .json, request: request)
-        // The version an edit sends back in If-Match (see changeGem).
-        if let tag = Self.gemETag(gem) { response.headers[.eTag] = tag }
-        return response
+        var json = JSONWriter(capacity: 2_048)
+        PlaceJSON.write(gem, distance: nil, to: &json, includeCoordinates: true) { json in
+            if let moderation { Self.write(moderation, to: &json) }
+        }
+        var headers = HTTPFields()
+        if let tag = Self.gemETag(gem) { headers[.eTag] = tag }
+        return .writer(json, headers: headers)
+    }
+
+    /// `"moderation": {"hidden": true, "reason", "hidden_at"}`, a member of an owner's gem.
+    static func write(_ moderation: GemModeration, to json: inout JSONWriter) {
+        json.key("moderation")
+        json.beginObject()
+        json.key("hidden")
+        json.bool(true)
+        json.key("reason")
+        json.string(moderation.reason)
+        json.key("hidden_at")
+        json.timestamp(moderation.hiddenAt)
+        json.endObject()
     }
 
     /// A JSON answer of the owner's own gems in which each hidden one carries `moderation`.
@@ -223,12 +240,7 @@ extension GeoQueryService {
         guard !moderations.isEmpty else { return self.answer(answer, format: .json, request: request) }
         var json = JSONWriter(capacity: answer.estimatedSize + 256 * moderations.count)
         answer.write(to: &json) { match, json in
-            guard let moderation = moderations[match.place.id] else { return }
-            json.key("moderation"); json.beginObject()
-            json.key("hidden"); json.bool(true)
-            json.key("reason"); json.string(moderation.reason)
-            json.key("hidden_at"); json.timestamp(moderation.hiddenAt)
-            json.endObject()
+            if let moderation = moderations[match.place.id] { Self.write(moderation, to: &json) }
         }
         return .writer(json, headers: Self.pagingHeaders(answer, request: request))
     }

@@ -49,9 +49,11 @@ public struct GeoQueryService: Sendable {
     ///   - workers: the pool for CPU-heavy work; by default one pool for the whole process
     ///     (``defaultWorkers``), however many services it builds.
     ///   - userData: accounts, gems, favourites and photos; nil for a places-only service.
-    public init(index: any PlaceIndex, userData: (any UserDataStore)? = nil,
-                configuration: ServiceConfiguration = ServiceConfiguration(),
-                logger: Logger = Logger(label: "geoquery.serve"), workers: NIOThreadPool? = nil) {
+    public init(
+        index: any PlaceIndex, userData: (any UserDataStore)? = nil,
+        configuration: ServiceConfiguration = ServiceConfiguration(),
+        logger: Logger = Logger(label: "geoquery.serve"), workers: NIOThreadPool? = nil
+    ) {
         self.index = index
         self.userData = userData
         searchIndex = userData.map { MergedPlaceIndex.combining(index, $0) } ?? index
@@ -70,13 +72,17 @@ public struct GeoQueryService: Sendable {
         // The attempts are counted in the store, so every server on one database counts the
         // same ones (and a restart forgets none).
         accounts = userData.map { store in
-            AccountService(store: store, pool: workers ?? Self.defaultWorkers, passwordCost: configuration.passwordCost,
-                           accountLimiter: SharedAttemptLimiter(store: store, scope: "sign-in account",
-                                                                limit: configuration.signInAttemptsPerAccount, window: .seconds(900)),
-                           addressLimiter: SharedAttemptLimiter(store: store, scope: "sign-in address",
-                                                                limit: configuration.signInAttemptsPerAddress, window: configuration.signInAddressWindow),
-                           signUpLimiter: SharedAttemptLimiter(store: store, scope: "sign-up address",
-                                                               limit: configuration.signUpsPerAddress, window: .seconds(3_600)))
+            AccountService(
+                store: store, pool: workers ?? Self.defaultWorkers, passwordCost: configuration.passwordCost,
+                accountLimiter: SharedAttemptLimiter(
+                    store: store, scope: "sign-in account",
+                    limit: configuration.signInAttemptsPerAccount, window: .seconds(900)),
+                addressLimiter: SharedAttemptLimiter(
+                    store: store, scope: "sign-in address",
+                    limit: configuration.signInAttemptsPerAddress, window: configuration.signInAddressWindow),
+                signUpLimiter: SharedAttemptLimiter(
+                    store: store, scope: "sign-up address",
+                    limit: configuration.signUpsPerAddress, window: .seconds(3_600)))
         }
     }
 
@@ -102,6 +108,7 @@ public struct GeoQueryService: Sendable {
         // Filled in below; the middleware reads the finished table.
         let tableBox = RouteTableBox()
         router.add(middleware: ProblemMiddleware(routes: tableBox, logger: logger))
+        router.add(middleware: IdempotencyMiddleware(service: self))
 
         addPlaceRoutes(to: router, table: &table)
         addAccountRoutes(to: router, table: &table)
@@ -130,8 +137,11 @@ public struct GeoQueryService: Sendable {
     }
 
     /// The application, listening where the configuration says.
-    public func makeApplication(onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in })
-        -> some ApplicationProtocol {
+    public func makeApplication(
+        onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
+    )
+        -> some ApplicationProtocol
+    {
         let (router, _) = makeRouter()
         return Application(
             router: router,
@@ -200,16 +210,25 @@ final class CountCache: @unchecked Sendable {
     func count(_ index: any PlaceIndex) async throws -> Int {
         let answer: Answer = lock.withLock {
             if let value, ContinuousClock.now - time < maximumAge { return .known(value) }
-            let task = refresh ?? Task { [self] in
-                do {
-                    let fresh = try await index.count(source: nil)
-                    lock.withLock { value = fresh; time = ContinuousClock.now; refresh = nil }
-                    return fresh
-                } catch {
-                    lock.withLock { value = nil; refresh = nil }
-                    throw error
+            let task =
+                refresh
+                ?? Task { [self] in
+                    do {
+                        let fresh = try await index.count(source: nil)
+                        lock.withLock {
+                            value = fresh
+                            time = ContinuousClock.now
+                            refresh = nil
+                        }
+                        return fresh
+                    } catch {
+                        lock.withLock {
+                            value = nil
+                            refresh = nil
+                        }
+                        throw error
+                    }
                 }
-            }
             refresh = task
             return value.map(Answer.known) ?? .awaiting(task)
         }
@@ -222,8 +241,10 @@ final class CountCache: @unchecked Sendable {
 
 extension Response {
     /// A JSON (or other) body from bytes.
-    static func bytes(_ bytes: [UInt8], contentType: String = "application/json", status: HTTPResponse.Status = .ok,
-                      headers extra: HTTPFields = [:]) -> Response {
+    static func bytes(
+        _ bytes: [UInt8], contentType: String = "application/json", status: HTTPResponse.Status = .ok,
+        headers extra: HTTPFields = [:]
+    ) -> Response {
         var headers = extra
         headers[.contentType] = contentType
         var buffer = ByteBuffer()

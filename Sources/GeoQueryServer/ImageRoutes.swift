@@ -23,8 +23,10 @@ extension GeoQueryService {
             guard let word = try parameters.single("provider")?.lowercased() else {
                 let (images, failures) = await search.firstImages(for: query)
                 if images.isEmpty, failures.count == search.providers.count {
-                    throw APIProblem(.serviceUnavailable, "no image source answered: "
-                                     + failures.values.map(\.description).sorted().joined(separator: "; "), headers: [.retryAfter: "30"])
+                    throw APIProblem(
+                        .serviceUnavailable,
+                        "no image source answered: "
+                            + failures.values.map(\.description).sorted().joined(separator: "; "), headers: [.retryAfter: "30"])
                 }
                 return .json(ImageAnswer.json(images, failures: failures))
             }

@@ -13,8 +13,10 @@ import Trips
 /// visibility, collaborators or links); viewers, the owner's friends on a `friends` itinerary
 /// and anyone on a `public` one read it. To anyone else it does not exist (404).
 extension GeoQueryService {
-    static let itineraryFields = ["title", "destination", "start_date", "end_date", "time_zone", "notes", "budget", "visibility",
-                                  "transport", "lodging", "stops"]
+    static let itineraryFields = [
+        "title", "destination", "start_date", "end_date", "time_zone", "notes", "budget", "visibility",
+        "transport", "lodging", "stops",
+    ]
     static let stopFields = ["id", "location", "day", "fixed_start", "duration_minutes", "notes", "price"]
 
     func addItineraryRoutes(to router: Router<ServiceRequestContext>, table: inout RouteTable) {
@@ -31,15 +33,17 @@ extension GeoQueryService {
             guard let zone = named else {
                 throw APIProblem.badRequest("the destination's time zone is unknown: give 'time_zone', e.g. Europe/Paris")
             }
-            var document = ItineraryDocument(title: try Self.title(body, required: true) ?? "", destination: destination,
-                                             startDate: try body.requiredString("start_date", maxLength: 10, expected: "a date YYYY-MM-DD"),
-                                             endDate: try body.requiredString("end_date", maxLength: 10, expected: "a date YYYY-MM-DD"), timeZone: zone)
+            var document = ItineraryDocument(
+                title: try Self.title(body, required: true) ?? "", destination: destination,
+                startDate: try body.requiredString("start_date", maxLength: 10, expected: "a date YYYY-MM-DD"),
+                endDate: try body.requiredString("end_date", maxLength: 10, expected: "a date YYYY-MM-DD"), timeZone: zone)
             try await applyItinerary(body, to: &document, viewer: user.username)
             let now = Date()
             let (starts, ends) = try Self.itineraryInstants(document)
-            let record = PlanRecord(id: Self.newPlanID(.itinerary), kind: .itinerary, owner: user.username,
-                                    visibility: try Self.planVisibility(body) ?? .private, startsAt: starts, endsAt: ends,
-                                    createdAt: now, updatedAt: now, document: try Self.encodeDocument(document))
+            let record = PlanRecord(
+                id: Self.newPlanID(.itinerary), kind: .itinerary, owner: user.username,
+                visibility: try Self.planVisibility(body) ?? .private, startsAt: starts, endsAt: ends,
+                createdAt: now, updatedAt: now, document: try Self.encodeDocument(document))
             try await requireUserData().createPlan(record)
             await countActivity(.planStop, Array(Set(document.stops.compactMap(\.location.placeID))).sorted())
             var response = Self.planResponse(try Self.itineraryJSON(record, access: .own), revision: record.revision, status: .created)
@@ -73,8 +77,10 @@ extension GeoQueryService {
             try await applyItinerary(body, to: &resolved, viewer: user.username, checkDays: false)
             let patch = resolved
             let needs: PlanAccess = visibility == nil ? .edit : .own
-            let (record, access) = try await changePlan(id, .itinerary, user: user.username, needs: needs, request: request,
-                                                        action: visibility == nil ? "change" : "change the visibility of") { record in
+            let (record, access) = try await changePlan(
+                id, .itinerary, user: user.username, needs: needs, request: request,
+                action: visibility == nil ? "change" : "change the visibility of"
+            ) { record in
                 var document = try Self.decodeDocument(ItineraryDocument.self, record)
                 if let title { document.title = title }
                 if let destination { document.destination = destination }
@@ -122,7 +128,8 @@ extension GeoQueryService {
             }
             // A place counts once per itinerary: adding it again does not make it more popular.
             if let place = added.location.placeID,
-               (try? Self.decodeDocument(ItineraryDocument.self, record))?.stops.filter({ $0.location.placeID == place }).count == 1 {
+                (try? Self.decodeDocument(ItineraryDocument.self, record))?.stops.filter({ $0.location.placeID == place }).count == 1
+            {
                 await countActivity(.planStop, [place])
             }
             var response = Self.planResponse(try Self.itineraryJSON(record, access: access), revision: record.revision, status: .created)
@@ -139,8 +146,10 @@ extension GeoQueryService {
             }
             let collaborator = try await existingUser(try context.parameters.require("username"), reachableBy: user.username)
             let id = try planID(context, .itinerary)
-            let (record, access) = try await changePlan(id, .itinerary, user: user.username, needs: .own, request: request,
-                                                        action: "change the collaborators of") { record in
+            let (record, access) = try await changePlan(
+                id, .itinerary, user: user.username, needs: .own, request: request,
+                action: "change the collaborators of"
+            ) { record in
                 guard collaborator != record.owner else { throw APIProblem.badRequest("you own this itinerary: add someone else") }
                 record.members.removeAll { $0.username == collaborator }
                 record.members.append(PlanMember(username: collaborator, role: role))
@@ -155,8 +164,10 @@ extension GeoQueryService {
             let id = try planID(context, .itinerary)
             // A collaborator may leave; only the owner removes others.
             let needs: PlanAccess = collaborator == user.username ? .read : .own
-            _ = try await changePlan(id, .itinerary, user: user.username, needs: needs, request: request,
-                                     action: "change the collaborators of") { record in
+            _ = try await changePlan(
+                id, .itinerary, user: user.username, needs: needs, request: request,
+                action: "change the collaborators of"
+            ) { record in
                 guard record.member(collaborator) != nil else {
                     throw APIProblem(.notFound, "\(collaborator) is not a collaborator of itinerary \(id)")
                 }
@@ -172,8 +183,10 @@ extension GeoQueryService {
     func applyItinerary(_ body: JSONBody, to document: inout ItineraryDocument, viewer: String, checkDays: Bool = true) async throws {
         if body.has("notes") { document.notes = try body.string("notes", maxLength: 10_000).flatMap { $0.isEmpty ? nil : $0 } }
         if body.has("budget") { document.budget = try Self.money(body, "budget") }
-        if let legs = try body.objects("transport", allowed: ["id", "mode", "from", "to", "departure", "arrival", "reference", "price"],
-                                       maxCount: 100) {
+        if let legs = try body.objects(
+            "transport", allowed: ["id", "mode", "from", "to", "departure", "arrival", "reference", "price"],
+            maxCount: 100)
+        {
             var parsed: [TransportLeg] = []
             for (index, leg) in legs.enumerated() {
                 let field = "transport[\(index)]"
@@ -182,24 +195,28 @@ extension GeoQueryService {
                     throw APIProblem.badRequest("\(field).mode '\(mode)' is invalid: use \(TransportLeg.modes.joined(separator: ", "))")
                 }
                 guard let from = try leg.object("from", allowed: ["place_id", "lat", "lon", "name"]),
-                      let to = try leg.object("to", allowed: ["place_id", "lat", "lon", "name"]) else {
+                    let to = try leg.object("to", allowed: ["place_id", "lat", "lon", "name"])
+                else {
                     throw APIProblem.badRequest("\(field) needs 'from' and 'to' locations")
                 }
                 let departure = try leg.requiredString("departure", maxLength: 40, expected: Self.instantExpected("2027-05-02T09:40:00+02:00")),
                     arrival = try leg.requiredString("arrival", maxLength: 40, expected: Self.instantExpected("2027-05-02T13:05:00+02:00"))
                 func instant(_ text: String, _ name: String) throws -> Date {
                     guard let date = Self.instant(text) else {
-                        throw APIProblem.badRequest("\(leg.qualified(name)) '\(text)' is invalid: give \(Self.instantExpected("2027-05-02T09:40:00+02:00"))")
+                        throw APIProblem.badRequest(
+                            "\(leg.qualified(name)) '\(text)' is invalid: give \(Self.instantExpected("2027-05-02T09:40:00+02:00"))")
                     }
                     return date
                 }
                 let leaves = try instant(departure, "departure"), arrives = try instant(arrival, "arrival")
                 guard arrives >= leaves else { throw APIProblem.badRequest("\(field) arrives (\(arrival)) before it departs (\(departure))") }
-                parsed.append(TransportLeg(id: try leg.string("id", maxLength: 40) ?? "t_" + Self.shortID(), mode: mode,
-                                           from: try await location(from, field: "\(field).from", viewer: viewer),
-                                           to: try await location(to, field: "\(field).to", viewer: viewer),
-                                           departure: departure, arrival: arrival, reference: try leg.string("reference", maxLength: 100),
-                                           price: try Self.money(leg, "price")))
+                parsed.append(
+                    TransportLeg(
+                        id: try leg.string("id", maxLength: 40) ?? "t_" + Self.shortID(), mode: mode,
+                        from: try await location(from, field: "\(field).from", viewer: viewer),
+                        to: try await location(to, field: "\(field).to", viewer: viewer),
+                        departure: departure, arrival: arrival, reference: try leg.string("reference", maxLength: 100),
+                        price: try Self.money(leg, "price")))
             }
             document.transport = parsed
         }
@@ -214,10 +231,12 @@ extension GeoQueryService {
                 guard let inDate = LocalDate(checkIn), let outDate = LocalDate(checkOut), inDate < outDate else {
                     throw APIProblem.badRequest("\(field) check_in and check_out must be dates YYYY-MM-DD, check_out after check_in")
                 }
-                parsed.append(Lodging(id: try stay.string("id", maxLength: 40) ?? "l_" + Self.shortID(),
-                                      name: try stay.requiredString("name", maxLength: 200),
-                                      location: try await location(place, field: "\(field).location", viewer: viewer),
-                                      checkIn: checkIn, checkOut: checkOut, price: try Self.money(stay, "price")))
+                parsed.append(
+                    Lodging(
+                        id: try stay.string("id", maxLength: 40) ?? "l_" + Self.shortID(),
+                        name: try stay.requiredString("name", maxLength: 200),
+                        location: try await location(place, field: "\(field).location", viewer: viewer),
+                        checkIn: checkIn, checkOut: checkOut, price: try Self.money(stay, "price")))
             }
             document.lodging = parsed
         }
@@ -245,9 +264,10 @@ extension GeoQueryService {
         if let fixed, DayPlan.minutes(fixed) == nil {
             throw APIProblem.badRequest("fixed_start '\(fixed)' is invalid: give a local time HH:MM, e.g. 14:30")
         }
-        return ItineraryStop(id: try body.string("id", maxLength: 40) ?? "s_" + Self.shortID(), location: place, day: day,
-                             fixedStart: fixed, durationMinutes: try body.int("duration_minutes", in: 1...1_440) ?? 60,
-                             notes: try body.string("notes", maxLength: 2_000), price: try Self.money(body, "price"))
+        return ItineraryStop(
+            id: try body.string("id", maxLength: 40) ?? "s_" + Self.shortID(), location: place, day: day,
+            fixedStart: fixed, durationMinutes: try body.int("duration_minutes", in: 1...1_440) ?? 60,
+            notes: try body.string("notes", maxLength: 2_000), price: try Self.money(body, "price"))
     }
 
     static func shortID() -> String { String(newGemID().prefix(10)) }
@@ -269,8 +289,9 @@ extension GeoQueryService {
     static func itineraryInstants(_ document: ItineraryDocument) throws -> (Date, Date) {
         try checkDays(document)
         guard let zone = TimeZone(identifier: document.timeZone), let start = LocalDate(document.startDate),
-              let end = LocalDate(document.endDate), let starts = start.instant(minute: 0, in: zone),
-              let ends = end.adding(days: 1).instant(minute: 0, in: zone) else {
+            let end = LocalDate(document.endDate), let starts = start.instant(minute: 0, in: zone),
+            let ends = end.adding(days: 1).instant(minute: 0, in: zone)
+        else {
             throw APIProblem.badRequest("the dates cannot be placed in time zone \(document.timeZone)")
         }
         return (starts, ends)
@@ -304,34 +325,56 @@ extension GeoQueryService {
         ]
         // Who else is on it is for its members; a share link's holder does not see it.
         if access != nil {
-            members.append(("collaborators", .array(record.members.map {
-                .object([("username", .string($0.username)), ("role", .string($0.role.rawValue))])
-            })))
+            members.append(
+                (
+                    "collaborators",
+                    .array(
+                        record.members.map {
+                            .object([("username", .string($0.username)), ("role", .string($0.role.rawValue))])
+                        })
+                ))
         }
         members += [
-            ("transport", .array(document.transport.map { leg in
-                .object([("id", .string(leg.id)), ("mode", .string(leg.mode)), ("from", locationJSON(leg.from)), ("to", locationJSON(leg.to)),
-                         ("departure", .string(leg.departure)), ("arrival", .string(leg.arrival)), ("reference", .optional(leg.reference)),
-                         ("price", moneyJSON(leg.price))])
-            })),
-            ("lodging", .array(document.lodging.map { stay in
-                .object([("id", .string(stay.id)), ("name", .string(stay.name)), ("location", locationJSON(stay.location)),
-                         ("check_in", .string(stay.checkIn)), ("check_out", .string(stay.checkOut)), ("price", moneyJSON(stay.price))])
-            })),
+            (
+                "transport",
+                .array(
+                    document.transport.map { leg in
+                        .object([
+                            ("id", .string(leg.id)), ("mode", .string(leg.mode)), ("from", locationJSON(leg.from)), ("to", locationJSON(leg.to)),
+                            ("departure", .string(leg.departure)), ("arrival", .string(leg.arrival)), ("reference", .optional(leg.reference)),
+                            ("price", moneyJSON(leg.price)),
+                        ])
+                    })
+            ),
+            (
+                "lodging",
+                .array(
+                    document.lodging.map { stay in
+                        .object([
+                            ("id", .string(stay.id)), ("name", .string(stay.name)), ("location", locationJSON(stay.location)),
+                            ("check_in", .string(stay.checkIn)), ("check_out", .string(stay.checkOut)), ("price", moneyJSON(stay.price)),
+                        ])
+                    })
+            ),
             ("stops", .array(document.stops.map(stopJSON))),
-            ("cost", .object([
-                ("transport", amounts(cost.byCategory[.transport])), ("lodging", amounts(cost.byCategory[.lodging])),
-                ("stops", amounts(cost.byCategory[.stops])), ("total", amounts(cost.total)), ("remaining", moneyJSON(cost.remaining)),
-                ("other_currencies", .array(cost.otherCurrencies.map(OrderedJSON.string))),
-            ])),
+            (
+                "cost",
+                .object([
+                    ("transport", amounts(cost.byCategory[.transport])), ("lodging", amounts(cost.byCategory[.lodging])),
+                    ("stops", amounts(cost.byCategory[.stops])), ("total", amounts(cost.total)), ("remaining", moneyJSON(cost.remaining)),
+                    ("other_currencies", .array(cost.otherCurrencies.map(OrderedJSON.string))),
+                ])
+            ),
         ]
         return .object(members)
     }
 
     static func stopJSON(_ stop: ItineraryStop) -> OrderedJSON {
-        .object([("id", .string(stop.id)), ("location", locationJSON(stop.location)), ("day", .int(stop.day)),
-                 ("fixed_start", .optional(stop.fixedStart)), ("duration_minutes", .int(stop.durationMinutes)),
-                 ("notes", .optional(stop.notes)), ("price", moneyJSON(stop.price))])
+        .object([
+            ("id", .string(stop.id)), ("location", locationJSON(stop.location)), ("day", .int(stop.day)),
+            ("fixed_start", .optional(stop.fixedStart)), ("duration_minutes", .int(stop.durationMinutes)),
+            ("notes", .optional(stop.notes)), ("price", moneyJSON(stop.price)),
+        ])
     }
 }
 
@@ -350,34 +393,54 @@ enum ItineraryGeoJSON {
             for (number, stop) in stops.enumerated() {
                 guard let coordinate = stop.location.coordinate else { continue }
                 line.append(coordinate)
-                features.append(.object([
-                    ("type", .string("Feature")), ("geometry", point(coordinate)),
-                    ("properties", .object([("kind", .string("stop")), ("stop_id", .string(stop.id)), ("day", .int(day)),
-                                            ("number", .int(number + 1)), ("name", .optional(stop.location.name)),
-                                            ("fixed_start", .optional(stop.fixedStart))])),
-                ]))
+                features.append(
+                    .object([
+                        ("type", .string("Feature")), ("geometry", point(coordinate)),
+                        (
+                            "properties",
+                            .object([
+                                ("kind", .string("stop")), ("stop_id", .string(stop.id)), ("day", .int(day)),
+                                ("number", .int(number + 1)), ("name", .optional(stop.location.name)),
+                                ("fixed_start", .optional(stop.fixedStart)),
+                            ])
+                        ),
+                    ]))
             }
             if let next = DayPlan.endLodging(document, day: day)?.location.coordinate, !stops.isEmpty {
                 line.append(next)
             }
             if line.count >= 2 {
-                features.append(.object([
-                    ("type", .string("Feature")),
-                    ("geometry", .object([("type", .string("LineString")),
-                                          ("coordinates", .array(line.map { .array([.double($0.longitude), .double($0.latitude)]) }))])),
-                    ("properties", .object([("kind", .string("day")), ("day", .int(day))])),
-                ]))
+                features.append(
+                    .object([
+                        ("type", .string("Feature")),
+                        (
+                            "geometry",
+                            .object([
+                                ("type", .string("LineString")),
+                                ("coordinates", .array(line.map { .array([.double($0.longitude), .double($0.latitude)]) })),
+                            ])
+                        ),
+                        ("properties", .object([("kind", .string("day")), ("day", .int(day))])),
+                    ]))
             }
         }
         for stay in document.lodging {
             guard let coordinate = stay.location.coordinate else { continue }
-            features.append(.object([
-                ("type", .string("Feature")), ("geometry", point(coordinate)),
-                ("properties", .object([("kind", .string("lodging")), ("name", .string(stay.name)),
-                                        ("check_in", .string(stay.checkIn)), ("check_out", .string(stay.checkOut))])),
-            ]))
+            features.append(
+                .object([
+                    ("type", .string("Feature")), ("geometry", point(coordinate)),
+                    (
+                        "properties",
+                        .object([
+                            ("kind", .string("lodging")), ("name", .string(stay.name)),
+                            ("check_in", .string(stay.checkIn)), ("check_out", .string(stay.checkOut)),
+                        ])
+                    ),
+                ]))
         }
-        return .object([("type", .string("FeatureCollection")), ("itinerary", .string(id)), ("title", .string(document.title)),
-                        ("features", .array(features))])
+        return .object([
+            ("type", .string("FeatureCollection")), ("itinerary", .string(id)), ("title", .string(document.title)),
+            ("features", .array(features)),
+        ])
     }
 }

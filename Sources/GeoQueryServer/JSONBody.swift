@@ -57,13 +57,16 @@ struct JSONBody {
     /// such as `application/merge-patch+json`), or nil.
     static func unacceptedMediaType(_ contentType: String?) -> APIProblem? {
         guard let contentType else { return nil }
-        let essence = contentType.split(separator: ";", maxSplits: 1).first
+        let essence =
+            contentType.split(separator: ";", maxSplits: 1).first
             .map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
         guard essence != "application/json", !essence.hasSuffix("+json") else { return nil }
-        let hint = essence == "application/x-www-form-urlencoded"
+        let hint =
+            essence == "application/x-www-form-urlencoded"
             ? " (curl -d sends that unless told otherwise: add -H 'Content-Type: application/json')" : ""
-        return APIProblem(.unsupportedMediaType,
-                          "Content-Type '\(essence.prefix(100))' is not accepted; send a JSON object as application/json\(hint)")
+        return APIProblem(
+            .unsupportedMediaType,
+            "Content-Type '\(essence.prefix(100))' is not accepted; send a JSON object as application/json\(hint)")
     }
 
     func has(_ name: String) -> Bool { members[name] != nil }
@@ -114,7 +117,8 @@ struct JSONBody {
         }
         guard texts.count <= maxCount else { throw APIProblem.badRequest("\(qualified(name)) has \(texts.count) entries; give at most \(maxCount)") }
         if let long = texts.first(where: { $0.key.count > 100 || $0.value.count > maxLength }) {
-            throw APIProblem.badRequest("\(qualified(name)) entry '\(long.key.prefix(40))' is too long: keys up to 100 characters, values up to \(maxLength)")
+            throw APIProblem.badRequest(
+                "\(qualified(name)) entry '\(long.key.prefix(40))' is too long: keys up to 100 characters, values up to \(maxLength)")
         }
         return texts
     }
@@ -123,7 +127,8 @@ struct JSONBody {
     func coordinate(_ name: String) throws -> Coordinate? {
         guard let value = members[name], !(value is NSNull) else { return nil }
         guard let object = value as? [String: Any], let lat = (object["lat"] as? NSNumber)?.doubleValue,
-              let lon = (object["lon"] as? NSNumber)?.doubleValue, object.count == 2 else {
+            let lon = (object["lon"] as? NSNumber)?.doubleValue, object.count == 2
+        else {
             throw Self.mistyped(qualified(name), value, "an object {\"lat\": …, \"lon\": …} and nothing else")
         }
         return try Coordinate(latitude: lat, longitude: lon)

@@ -12,8 +12,10 @@ extension GeoQueryService {
             var html = String(decoding: try ServiceResources.read("map", "html"), as: UTF8.self)
             var settings = JSONWriter()
             settings.beginObject()
-            settings.key("tiles"); settings.string(configuration.tilesURL)
-            settings.key("attribution"); settings.string(configuration.tilesAttribution)
+            settings.key("tiles")
+            settings.string(configuration.tilesURL)
+            settings.key("attribution")
+            settings.string(configuration.tilesAttribution)
             settings.endObject()
             // JSON inside a script element: "</" must not close it.
             html = html.replacingOccurrences(of: "{{SETTINGS}}", with: settings.text.replacingOccurrences(of: "</", with: "<\\/"))
@@ -23,34 +25,41 @@ extension GeoQueryService {
         }
         let policy = Self.mapPagePolicy(page: String(decoding: page, as: UTF8.self), tilesURL: configuration.tilesURL)
         router.route(.get, "/", in: &table, bound: .none) { _, _ in
-            .bytes(page, contentType: "text/html; charset=utf-8",
-                   headers: [.cacheControl: "no-cache", SecurityHeadersMiddleware.contentSecurityPolicy: policy])
+            .bytes(
+                page, contentType: "text/html; charset=utf-8",
+                headers: [.cacheControl: "no-cache", SecurityHeadersMiddleware.contentSecurityPolicy: policy])
         }
         // A share link's map: the same page, which reads the token from its path. Never cached,
         // and the token is not sent on to the tile server.
         router.route(.get, "/s/{token}", in: &table, bound: .none) { _, _ in
-            .bytes(page, contentType: "text/html; charset=utf-8",
-                   headers: [.cacheControl: "no-store", SecurityHeadersMiddleware.referrerPolicy: "no-referrer",
-                             SecurityHeadersMiddleware.contentSecurityPolicy: policy])
+            .bytes(
+                page, contentType: "text/html; charset=utf-8",
+                headers: [
+                    .cacheControl: "no-store", SecurityHeadersMiddleware.referrerPolicy: "no-referrer",
+                    SecurityHeadersMiddleware.contentSecurityPolicy: policy,
+                ])
         }
         let directory = configuration.leafletDirectory
         let serveLeaflet: @Sendable (String) async throws -> Response = { name in
             // Only plain names of Leaflet's own files: no "..", no absolute paths.
             let parts = name.split(separator: "/")
-            guard !parts.isEmpty, parts.count <= 2, parts.allSatisfy({ $0.allSatisfy { $0.isLetter || $0.isNumber || "-_.".contains($0) } && !$0.hasPrefix(".") }) else {
+            guard !parts.isEmpty, parts.count <= 2,
+                parts.allSatisfy({ $0.allSatisfy { $0.isLetter || $0.isNumber || "-_.".contains($0) } && !$0.hasPrefix(".") })
+            else {
                 throw APIProblem(.notFound, "no Leaflet file \(name)")
             }
             let path = directory + "/" + name
             guard let data = FileManager.default.contents(atPath: path) else {
                 throw APIProblem(.notFound, "no Leaflet file \(name) in \(directory) (install Debian's libjs-leaflet)")
             }
-            let type = switch (name as NSString).pathExtension {
-            case "js": "text/javascript; charset=utf-8"
-            case "css": "text/css; charset=utf-8"
-            case "png": "image/png"
-            case "svg": "image/svg+xml"
-            default: "application/octet-stream"
-            }
+            let type =
+                switch (name as NSString).pathExtension {
+                case "js": "text/javascript; charset=utf-8"
+                case "css": "text/css; charset=utf-8"
+                case "png": "image/png"
+                case "svg": "image/svg+xml"
+                default: "application/octet-stream"
+                }
             return .bytes(Array(data), contentType: type, headers: [.cacheControl: "public, max-age=86400"])
         }
         router.route(.get, "/leaflet/{file}", in: &table, bound: .none) { _, context in
@@ -77,9 +86,11 @@ extension GeoQueryService {
             scriptHashes.append("'sha256-" + Data(SHA256.hash(data: Data(script.utf8))).base64EncodedString() + "'")
             rest = rest[close.upperBound...]
         }
-        return ["default-src 'self'", "script-src 'self' " + scriptHashes.joined(separator: " "), "style-src 'self' 'unsafe-inline'",
-                "img-src 'self' data: " + tileSource(tilesURL), "connect-src 'self'", "object-src 'none'", "base-uri 'none'",
-                "form-action 'none'"].joined(separator: "; ")
+        return [
+            "default-src 'self'", "script-src 'self' " + scriptHashes.joined(separator: " "), "style-src 'self' 'unsafe-inline'",
+            "img-src 'self' data: " + tileSource(tilesURL), "connect-src 'self'", "object-src 'none'", "base-uri 'none'",
+            "form-action 'none'",
+        ].joined(separator: "; ")
     }
 
     /// The tile server as a CSP source: `https://tile.openstreetmap.org`, `https://*.example.org`
@@ -87,7 +98,8 @@ extension GeoQueryService {
     static func tileSource(_ template: String) -> String {
         let filled = template.replacingOccurrences(of: "{s}.", with: "SUBDOMAIN.")
         guard let url = URL(string: filled.replacingOccurrences(of: "{", with: "").replacingOccurrences(of: "}", with: "")),
-              let scheme = url.scheme, let host = url.host else { return "" }
+            let scheme = url.scheme, let host = url.host
+        else { return "" }
         let source = host.replacingOccurrences(of: "SUBDOMAIN.", with: "*.")
         return "\(scheme)://\(source)" + (url.port.map { ":\($0)" } ?? "")
     }

@@ -83,15 +83,22 @@ extension GeoQueryService {
             let slots = try await onBackgroundWorker {
                 MeetingTimes.find(members: people, busy: busy, duration: duration, windows: daily.windows(from: from, to: to, in: zone), limit: limit)
             }
-            return .json(.object([
-                ("trip", .string(record.id)), ("time_zone", .string(document.timeZone)), ("duration_minutes", .int(Int(duration / 60))),
-                ("people", .array(people.sorted().map(OrderedJSON.string))),
-                ("without_availability", .array(people.filter { busy[$0] == nil }.sorted().map(OrderedJSON.string))),
-                ("slots", .array(slots.map { slot in
-                    .object([("start", Self.timestampJSON(slot.start)), ("end", Self.timestampJSON(slot.end)),
-                             ("free", .array(slot.free.map(OrderedJSON.string))), ("busy", .array(slot.busy.map(OrderedJSON.string)))])
-                })),
-            ]))
+            return .json(
+                .object([
+                    ("trip", .string(record.id)), ("time_zone", .string(document.timeZone)), ("duration_minutes", .int(Int(duration / 60))),
+                    ("people", .array(people.sorted().map(OrderedJSON.string))),
+                    ("without_availability", .array(people.filter { busy[$0] == nil }.sorted().map(OrderedJSON.string))),
+                    (
+                        "slots",
+                        .array(
+                            slots.map { slot in
+                                .object([
+                                    ("start", Self.timestampJSON(slot.start)), ("end", Self.timestampJSON(slot.end)),
+                                    ("free", .array(slot.free.map(OrderedJSON.string))), ("busy", .array(slot.busy.map(OrderedJSON.string))),
+                                ])
+                            })
+                    ),
+                ]))
         }
     }
 
@@ -136,7 +143,10 @@ extension GeoQueryService {
     static func meetingDuration(_ text: String) -> TimeInterval? {
         var total = 0, number = ""
         for character in text {
-            if character.isASCII && character.isNumber { number.append(character); continue }
+            if character.isASCII && character.isNumber {
+                number.append(character)
+                continue
+            }
             guard let value = Int(number), number.count <= 4 else { return nil }
             number = ""
             switch character {

@@ -11,13 +11,15 @@ struct AccessLogMiddleware<Context: RequestContext>: RouterMiddleware {
         let start = ContinuousClock.now
         let response = try await next(request, context)
         guard logger.logLevel <= .info else { return response }
-        logger.info("request", metadata: [
-            "method": .string(request.method.rawValue),
-            "path": .string(request.uri.path),
-            "status": .stringConvertible(response.status.code),
-            "ms": .string(Self.milliseconds(ContinuousClock.now - start)),
-            "request_id": .string(context.id),
-        ])
+        logger.info(
+            "request",
+            metadata: [
+                "method": .string(request.method.rawValue),
+                "path": .string(request.uri.path),
+                "status": .stringConvertible(response.status.code),
+                "ms": .string(Self.milliseconds(ContinuousClock.now - start)),
+                "request_id": .string(context.id),
+            ])
         return response
     }
 
@@ -43,8 +45,9 @@ func withDeadline<T: Sendable>(_ timeout: Duration, _ body: @escaping @Sendable 
         }
         defer { group.cancelAll() }
         guard let first = try await group.next(), let value = first else {
-            throw APIProblem(.serviceUnavailable, "the request did not finish within \(timeout); narrow it (a smaller radius, a filter, fewer stops)",
-                             headers: [.retryAfter: "1"])
+            throw APIProblem(
+                .serviceUnavailable, "the request did not finish within \(timeout); narrow it (a smaller radius, a filter, fewer stops)",
+                headers: [.retryAfter: "1"])
         }
         return value
     }

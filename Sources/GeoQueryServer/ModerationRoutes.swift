@@ -24,8 +24,9 @@ extension GeoQueryService {
                 throw APIProblem.badRequest("reason '\(text)' is invalid: it must be one of \(valid)")
             }
             let note = try body.string("note", maxLength: 1_000)?.trimmingCharacters(in: .whitespacesAndNewlines)
-            let report = GemReport(gemID: gem.id, username: user.username, reason: reason, note: note?.isEmpty == true ? nil : note,
-                                   createdAt: Date())
+            let report = GemReport(
+                gemID: gem.id, username: user.username, reason: reason, note: note?.isEmpty == true ? nil : note,
+                createdAt: Date())
             let isNew = try await requireUserData().report(report)
             return .json(Self.reportJSON(report, includeReporter: false), status: isNew ? .created : .ok)
         }
@@ -47,24 +48,30 @@ extension GeoQueryService {
             let gems = try await store.places(queue.map(\.gemID))  // one read for the page
             var json = JSONWriter(capacity: 2048 + queue.count * 1500)
             json.beginObject()
-            json.key("count"); json.int(queue.count)
-            json.key("gems"); json.beginArray()
+            json.key("count")
+            json.int(queue.count)
+            json.key("gems")
+            json.beginArray()
             for entry in queue {
                 json.beginObject()
-                json.key("gem_id"); json.string(entry.gemID.rawValue)
-                json.key("report_count"); json.int(entry.reports.count)
+                json.key("gem_id")
+                json.string(entry.gemID.rawValue)
+                json.key("report_count")
+                json.int(entry.reports.count)
                 var reasons: [String: Int] = [:]
                 for report in entry.reports { reasons[report.reason.rawValue, default: 0] += 1 }
                 json.key("reasons")
                 OrderedJSON.object(reasons.sorted { ($1.value, $0.key) < ($0.value, $1.key) }.map { ($0.key, .int($0.value)) }).write(to: &json)
-                json.key("reports"); OrderedJSON.array(entry.reports.map { Self.reportJSON($0, includeReporter: true) }).write(to: &json)
+                json.key("reports")
+                OrderedJSON.array(entry.reports.map { Self.reportJSON($0, includeReporter: true) }).write(to: &json)
                 // Moderators see the gem whatever its visibility: it may have been made private since.
                 json.key("gem")
                 if let gem = gems[entry.gemID] { PlaceJSON.write(gem, distance: nil, to: &json, includeCoordinates: true) } else { json.null() }
                 json.endObject()
             }
             json.endArray()
-            json.key("next_cursor"); if let next { json.string(next) } else { json.null() }
+            json.key("next_cursor")
+            if let next { json.string(next) } else { json.null() }
             json.endObject()
             var headers: HTTPFields = [.cacheControl: "no-store"]
             if let next { headers[Self.linkHeader] = "<\(Self.nextURL(request, cursor: next))>; rel=\"next\"" }
@@ -117,20 +124,26 @@ extension GeoQueryService {
     /// A 403 for an owner's edit that would publish a gem a moderator hid; nothing otherwise.
     func checkNotHidden(_ gem: Place) async throws {
         guard let part = gem.gem, part.visibility != .private,
-              let decision = try await requireUserData().moderation(of: gem.id) else { return }
+            let decision = try await requireUserData().moderation(of: gem.id)
+        else { return }
         throw APIProblem(.forbidden, "gem \(gem.id) was hidden by a moderator (\(decision.reason)): it stays private until a moderator restores it")
     }
 
     static func reportJSON(_ report: GemReport, includeReporter: Bool) -> OrderedJSON {
         var fields: [(String, OrderedJSON)] = [("gem_id", .string(report.gemID.rawValue))]
         if includeReporter { fields.append(("username", .string(report.username))) }
-        return .object(fields + [("reason", .string(report.reason.rawValue)), ("note", .optional(report.note)),
-                                 ("reported_at", timestampJSON(report.createdAt))])
+        return .object(
+            fields + [
+                ("reason", .string(report.reason.rawValue)), ("note", .optional(report.note)),
+                ("reported_at", timestampJSON(report.createdAt)),
+            ])
     }
 
     static func moderationJSON(_ gem: PlaceID, _ decision: GemModeration) -> OrderedJSON {
-        .object([("gem_id", .string(gem.rawValue)), ("hidden", .bool(true)), ("hidden_at", timestampJSON(decision.hiddenAt)),
-                 ("moderator", .string(decision.moderator)), ("reason", .string(decision.reason))])
+        .object([
+            ("gem_id", .string(gem.rawValue)), ("hidden", .bool(true)), ("hidden_at", timestampJSON(decision.hiddenAt)),
+            ("moderator", .string(decision.moderator)), ("reason", .string(decision.reason)),
+        ])
     }
 }
 

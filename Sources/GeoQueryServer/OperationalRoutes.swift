@@ -63,8 +63,10 @@ public enum ServiceResources {
     }
 
     static func read(_ name: String, _ ext: String) throws -> [UInt8] {
-        guard let url = Bundle.module.url(forResource: name, withExtension: ext, subdirectory: "Resources") ??
-                Bundle.module.url(forResource: name, withExtension: ext) else {
+        guard
+            let url = Bundle.module.url(forResource: name, withExtension: ext, subdirectory: "Resources")
+                ?? Bundle.module.url(forResource: name, withExtension: ext)
+        else {
             throw APIProblem(.internalServerError, "the service was built without its \(name).\(ext)")
         }
         return Array(try Data(contentsOf: url))

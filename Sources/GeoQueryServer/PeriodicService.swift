@@ -56,8 +56,10 @@ extension PeriodicService {
             ("the sweep of expired sessions", "deleted %d expired sessions", { try await service.deleteExpiredSessions() }),
             ("the sweep of abandoned photos", "removed %d photos that no upload attached", { try await service.removeAbandonedPhotos() }),
             ("the sweep of old notifications", "deleted %d notifications past their retention", { try await service.deleteOldNotifications() }),
-            ("the sweep of counted attempts and budgets", "forgot %d sign-in and sign-up attempts past their window, and budgets full again",
-             { try await service.deleteExpiredAttempts() }),
+            (
+                "the sweep of counted attempts and budgets", "forgot %d sign-in and sign-up attempts past their window, and budgets full again",
+                { try await service.deleteExpiredAttempts() }
+            ),
         ]
         return PeriodicService(every: interval, logger: service.logger, failure: "housekeeping failed this round") {
             var failures: [String] = []

@@ -21,8 +21,10 @@ extension GeoQueryService {
                 try await changeGem(gem.id, by: user.username, request: request) { gem in
                     guard !gem.photos.contains(where: { $0.reference == "photo:" + photo.id }) else { return }
                     guard gem.photos.count < 20 else { throw full }
-                    gem.photos.append(PhotoReference(url: "/v1/photos/\(photo.id)", reference: "photo:" + photo.id,
-                                                     attribution: user.username))
+                    gem.photos.append(
+                        PhotoReference(
+                            url: "/v1/photos/\(photo.id)", reference: "photo:" + photo.id,
+                            attribution: user.username))
                 }
             }
             return .json(Self.photoJSON(photo), status: .created)
@@ -77,25 +79,42 @@ extension GeoQueryService {
             let uses = Dictionary(grouping: try await store.photoUses(by: user.username, among: photos.map(\.id)), by: \.photoID)
             let used = try await store.photoBytes(ownedBy: user.username)
             let next = found.count > limit ? photos.last.map(Self.photoCursor) : nil
-            var response = Response.json(.object([
-                ("photo_storage", .object([("used_bytes", .int(used)),
-                                           ("limit_bytes", configuration.photoStorageLimit.map { .int($0) } ?? .null)])),
-                ("count", .int(photos.count)),
-                ("photos", .array(photos.map { photo in
-                    let shown = (uses[photo.id] ?? []).sorted { ($0.kind.rawValue, $0.objectID ?? "") < ($1.kind.rawValue, $1.objectID ?? "") }
-                    return .object(Self.photoFields(photo) + [
-                        ("uploaded_at", Self.timestampJSON(photo.createdAt)),
-                        ("used_by", .array(shown.map { use in
-                            switch use.kind {
-                            case .avatar: return .object([("kind", .string("avatar"))])
-                            case .gem: return .object([("kind", .string("gem")), ("id", .optional(use.objectID))])
-                            case .album: return .object([("kind", .string("trip")), ("id", .optional(use.objectID))])
-                            }
-                        })),
-                    ])
-                })),
-                ("next_cursor", .optional(next)),
-            ]))
+            var response = Response.json(
+                .object([
+                    (
+                        "photo_storage",
+                        .object([
+                            ("used_bytes", .int(used)),
+                            ("limit_bytes", configuration.photoStorageLimit.map { .int($0) } ?? .null),
+                        ])
+                    ),
+                    ("count", .int(photos.count)),
+                    (
+                        "photos",
+                        .array(
+                            photos.map { photo in
+                                let shown = (uses[photo.id] ?? []).sorted {
+                                    ($0.kind.rawValue, $0.objectID ?? "") < ($1.kind.rawValue, $1.objectID ?? "")
+                                }
+                                return .object(
+                                    Self.photoFields(photo) + [
+                                        ("uploaded_at", Self.timestampJSON(photo.createdAt)),
+                                        (
+                                            "used_by",
+                                            .array(
+                                                shown.map { use in
+                                                    switch use.kind {
+                                                    case .avatar: return .object([("kind", .string("avatar"))])
+                                                    case .gem: return .object([("kind", .string("gem")), ("id", .optional(use.objectID))])
+                                                    case .album: return .object([("kind", .string("trip")), ("id", .optional(use.objectID))])
+                                                    }
+                                                })
+                                        ),
+                                    ])
+                            })
+                    ),
+                    ("next_cursor", .optional(next)),
+                ]))
             response.headers[.cacheControl] = "no-store"
             if let next { response.headers[Self.linkHeader] = "<\(Self.nextURL(request, cursor: next))>; rel=\"next\"" }
             return response
@@ -109,12 +128,15 @@ extension GeoQueryService {
             var width: Int?
             if let text = try parameters.single("w") {
                 guard let value = Int(text), PhotoSanitizer.variantWidths.contains(value) else {
-                    throw APIProblem.badRequest("w '\(text.prefix(20))' is invalid: give one of \(PhotoSanitizer.variantWidths.map(String.init).joined(separator: ", ")) (pixels), or no w for the photo itself")
+                    throw APIProblem.badRequest(
+                        "w '\(text.prefix(20))' is invalid: give one of \(PhotoSanitizer.variantWidths.map(String.init).joined(separator: ", ")) (pixels), or no w for the photo itself"
+                    )
                 }
                 width = value
             }
             guard id.count == 64, id.allSatisfy(\.isHexDigit), let directory = configuration.photoDirectory,
-                  let photo = try await requireUserData().photo(id: id) else {
+                let photo = try await requireUserData().photo(id: id)
+            else {
                 throw APIProblem(.notFound, "no photo with id \(id)")
             }
             let variantWidth = width
@@ -180,23 +202,33 @@ extension GeoQueryService {
             let page = Array(found.prefix(limit))
             var json = JSONWriter(capacity: 1024 + page.count * 600)
             json.beginObject()
-            json.key("query"); json.beginObject()
-            json.key("kind"); json.string("favorites"); json.key("limit"); json.int(limit)
+            json.key("query")
+            json.beginObject()
+            json.key("kind")
+            json.string("favorites")
+            json.key("limit")
+            json.int(limit)
             json.endObject()
-            json.key("count"); json.int(page.count)
-            json.key("favorites"); json.beginArray()
+            json.key("count")
+            json.int(page.count)
+            json.key("favorites")
+            json.beginArray()
             let places = try await favoritePlaces(page.map(\.placeID), viewer: user.username)
             for (favorite, place) in zip(page, places) {
                 json.beginObject()
-                json.key("place_id"); json.string(favorite.placeID.rawValue)
-                json.key("added_at"); json.timestamp(favorite.createdAt)
-                json.key("status"); json.string(place.status)
+                json.key("place_id")
+                json.string(favorite.placeID.rawValue)
+                json.key("added_at")
+                json.timestamp(favorite.createdAt)
+                json.key("status")
+                json.string(place.status)
                 json.key("place")
                 if let found = place.place { PlaceJSON.write(found, distance: nil, to: &json, includeCoordinates: true) } else { json.null() }
                 json.endObject()
             }
             json.endArray()
-            json.key("next_cursor"); json.string(found.count > limit ? page.last?.placeID.rawValue : nil)
+            json.key("next_cursor")
+            json.string(found.count > limit ? page.last?.placeID.rawValue : nil)
             json.endObject()
             return .writer(json)
         }
@@ -213,7 +245,8 @@ extension GeoQueryService {
     static func photoPosition(cursor: String) -> (uploadedAt: Date, id: String)? {
         let parts = cursor.split(separator: "_", maxSplits: 1)
         guard parts.count == 2, let seconds = Double(parts[0]), seconds.isFinite,
-              parts[1].count == 64, parts[1].allSatisfy(\.isHexDigit) else { return nil }
+            parts[1].count == 64, parts[1].allSatisfy(\.isHexDigit)
+        else { return nil }
         return (Date(timeIntervalSince1970: seconds), String(parts[1]))
     }
 
@@ -225,8 +258,10 @@ extension GeoQueryService {
     /// attach neither leaves a file behind nor counts against the uploader's storage). When it
     /// succeeds, the photo is made sure of: another account that removed the same bytes in the
     /// meantime may have taken its record or file away.
-    func storePhoto<T: Sendable>(_ request: Request, owner: String,
-                                 attach: (PhotoRecord) async throws -> T) async throws -> (photo: PhotoRecord, attached: T) {
+    func storePhoto<T: Sendable>(
+        _ request: Request, owner: String,
+        attach: (PhotoRecord) async throws -> T
+    ) async throws -> (photo: PhotoRecord, attached: T) {
         guard let directory = configuration.photoDirectory else {
             throw APIProblem(.serviceUnavailable, "this service stores no photos (no photo directory)")
         }
@@ -335,8 +370,10 @@ extension GeoQueryService {
     static func photoJSON(_ photo: PhotoRecord) -> OrderedJSON { .object(photoFields(photo)) }
 
     static func photoFields(_ photo: PhotoRecord) -> [(String, OrderedJSON)] {
-        [("id", .string(photo.id)), ("url", .string("/v1/photos/\(photo.id)")), ("content_type", .string(photo.contentType)),
-         ("bytes", .int(photo.byteCount))]
+        [
+            ("id", .string(photo.id)), ("url", .string("/v1/photos/\(photo.id)")), ("content_type", .string(photo.contentType)),
+            ("bytes", .int(photo.byteCount)),
+        ]
     }
 
     // MARK: - Favourites
@@ -359,8 +396,14 @@ extension GeoQueryService {
     /// A favourite must name a place the user can see: a gem they may open, a place in the
     /// index, or a place of a known provider (kept by id only).
     func checkFavoritable(_ id: PlaceID, viewer: String) async throws {
-        if id.source == "gem" { _ = try await reachableGem(id, viewer: viewer); return }
-        if Self.providerSources.contains(id.source) { try Self.checkProviderID(id); return }
+        if id.source == "gem" {
+            _ = try await reachableGem(id, viewer: viewer)
+            return
+        }
+        if Self.providerSources.contains(id.source) {
+            try Self.checkProviderID(id)
+            return
+        }
         guard try await index.place(id) != nil else { throw APIProblem(.notFound, "no place with id \(id)") }
     }
 
@@ -413,7 +456,9 @@ extension GeoQueryService {
                 // A friends-only gem's answer depends on its owner alone.
                 let owner = hidden.visibility == .friends ? hidden.owner : nil
                 let reachable: Bool
-                if let owner, let known = friendsOf[owner] { reachable = known } else {
+                if let owner, let known = friendsOf[owner] {
+                    reachable = known
+                } else {
                     reachable = try await mayOpen(gem, viewer: viewer)
                     if let owner { friendsOf[owner] = reachable }
                 }

@@ -39,8 +39,9 @@ public enum PhotoFiles {
             }
             if SessionToken.sha256Hex(bytes) != id { summary.damaged.append(id) }
             if !FileManager.default.fileExists(atPath: target) {
-                try FileManager.default.createDirectory(atPath: (target as NSString).deletingLastPathComponent,
-                                                        withIntermediateDirectories: true)
+                try FileManager.default.createDirectory(
+                    atPath: (target as NSString).deletingLastPathComponent,
+                    withIntermediateDirectories: true)
                 try bytes.write(to: URL(fileURLWithPath: target), options: .atomic)
             }
             summary.copied += 1

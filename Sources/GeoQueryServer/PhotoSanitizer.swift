@@ -125,7 +125,8 @@ enum PhotoSanitizer {
     private static func lastError() -> String {
         var buffer = [CChar](repeating: 0, count: 512)
         geoquery_vips_take_error(&buffer, buffer.count)
-        let text = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let text =
+            String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
             .split(whereSeparator: \.isNewline).first.map(String.init) ?? ""
         return text.isEmpty ? "it is damaged or truncated" : text
     }

@@ -1,3 +1,4 @@
+import Discovery
 import Foundation
 import GeoCore
 import GeoQueryWire
@@ -6,7 +7,6 @@ import Hummingbird
 import PlaceModel
 import PlaceQuery
 import Regions
-import Discovery
 
 /// `/v1/places/…`, `/v1/cities`, `/v1/airports/near`, `/v1/where`: the index's queries with the CLI's answer
 /// contracts and parameter names; and `/v1/categories`, the taxonomy their filters take.
@@ -26,7 +26,8 @@ extension GeoQueryService {
         }
 
         router.route(.get, "/v1/places/near", in: &table, bound: deadline) { request, _ in
-            let parameters = try QueryParameters(request, allowed: ["lat", "lon", "radius", "region", "limit", "cursor", "format"] + Self.filterParameters)
+            let parameters = try QueryParameters(
+                request, allowed: ["lat", "lon", "radius", "region", "limit", "cursor", "format"] + Self.filterParameters)
             var filter = try parameters.filter(countries: knownCountries)
             // A country or continent with no centre: the region's places, best first.
             if try parameters.single("region") != nil, try parameters.optionalCoordinate() == nil, try parameters.single("radius") == nil {
@@ -40,8 +41,9 @@ extension GeoQueryService {
             let limit = try pageLimit(parameters)
             let format = try AnswerFormat(parameters)
             let page = try await searchIndex.near(center, radius: radius, filter: filter, limit: limit, cursor: try parameters.single("cursor"))
-            let query = QueryDescription(kind: "near", lat: center.latitude, lon: center.longitude, radiusMeters: radius.meters,
-                                         filter: filter, limit: limit)
+            let query = QueryDescription(
+                kind: "near", lat: center.latitude, lon: center.longitude, radiusMeters: radius.meters,
+                filter: filter, limit: limit)
             return answer(PlaceAnswer(query: query, page: page), format: format, request: request)
         }
 
@@ -71,8 +73,9 @@ extension GeoQueryService {
             (filter.viewer, filter.viewerFriends) = try await viewerScope(request)
             let format = try AnswerFormat(parameters)
             let matches = try await searchIndex.nearest(center, count: k, maxDistance: ceiling, filter: filter)
-            let query = QueryDescription(kind: "nearest", lat: center.latitude, lon: center.longitude, radiusMeters: ceiling?.meters,
-                                         filter: filter, limit: k)
+            let query = QueryDescription(
+                kind: "nearest", lat: center.latitude, lon: center.longitude, radiusMeters: ceiling?.meters,
+                filter: filter, limit: k)
             return answer(PlaceAnswer(query: query, page: PlacePage(matches: matches, nextCursor: nil)), format: format, request: request)
         }
 
@@ -89,8 +92,9 @@ extension GeoQueryService {
                 throw APIProblem(.notFound, "no place with id \(text)")
             }
             let query = QueryDescription(kind: "place", id: text)
-            return answer(PlaceAnswer(query: query, page: PlacePage(matches: [PlaceMatch(place: place, distance: nil)], nextCursor: nil)),
-                          format: format, request: request)
+            return answer(
+                PlaceAnswer(query: query, page: PlacePage(matches: [PlaceMatch(place: place, distance: nil)], nextCursor: nil)),
+                format: format, request: request)
         }
 
         router.route(.get, "/v1/cities", in: &table, bound: deadline) { request, _ in
@@ -109,15 +113,21 @@ extension GeoQueryService {
             let cities = try await citySearch(text, limit: limit, country: country, continent: continent)
             var json = JSONWriter(pretty: false, capacity: 256 + cities.count * 300)
             json.beginObject()
-            json.key("query"); json.beginObject()
-            json.key("kind"); json.string("cities")
-            json.key("q"); json.string(text)
+            json.key("query")
+            json.beginObject()
+            json.key("kind")
+            json.string("cities")
+            json.key("q")
+            json.string(text)
             json.member("country", country)
             json.member("continent", continent)
-            json.key("limit"); json.int(limit)
+            json.key("limit")
+            json.int(limit)
             json.endObject()
-            json.key("count"); json.int(cities.count)
-            json.key("cities"); json.beginArray()
+            json.key("count")
+            json.int(cities.count)
+            json.key("cities")
+            json.beginArray()
             for place in cities { CityJSON.write(place, countries: configuration.countries, to: &json) }
             json.endArray()
             json.endObject()
@@ -135,8 +145,9 @@ extension GeoQueryService {
             let k = try parameters.int("k", range: 1...50) ?? 5
             let ceiling = try parameters.distance("max_distance")
             let airports = try await nearestAirports(center, count: k, maxDistance: ceiling)
-            let query = QueryDescription(kind: "airports", lat: center.latitude, lon: center.longitude, radiusMeters: ceiling?.meters,
-                                         limit: k)
+            let query = QueryDescription(
+                kind: "airports", lat: center.latitude, lon: center.longitude, radiusMeters: ceiling?.meters,
+                limit: k)
             return answer(PlaceAnswer(query: query, page: PlacePage(matches: airports, nextCursor: nil)), format: .json, request: request)
         }
 
@@ -147,8 +158,10 @@ extension GeoQueryService {
             let limit = try parameters.int("limit", range: 1...Whereabouts.maximumCityCount) ?? 5
             // The cities of the autocomplete's list (the index's, rebuilt as it changes), by position.
             let nearby = try await cities.current(index).nearby
-            let whereabouts = try await Whereabouts.find(at: center, within: radius, cityCount: limit,
-                                                         regions: configuration.regions, countries: configuration.countries) {
+            let whereabouts = try await Whereabouts.find(
+                at: center, within: radius, cityCount: limit,
+                regions: configuration.regions, countries: configuration.countries
+            ) {
                 center, count, radius, _ in nearby.nearest(center, count: count, within: radius)
             }
             var json = JSONWriter(pretty: false, capacity: 512 + limit * 300)
@@ -218,7 +231,8 @@ extension GeoQueryService {
     /// then most ratings, then id), as `GET /v1/places` answers them.
     func rankedAnswer(_ parameters: QueryParameters, filter: PlaceFilter, request: Request) async throws -> Response {
         guard !filter.countries.isEmpty || !filter.continents.isEmpty else {
-            throw APIProblem.badRequest("places by region need a region: region=fr, region=France, region=EU or region=Europe (or country= / continent=)")
+            throw APIProblem.badRequest(
+                "places by region need a region: region=fr, region=France, region=EU or region=Europe (or country= / continent=)")
         }
         var filter = filter
         (filter.viewer, filter.viewerFriends) = try await viewerScope(request)
@@ -244,7 +258,9 @@ extension GeoQueryService {
             filter.continents = [continent]
         case .city(let name):
             guard let city = try await city(named: name) else {
-                throw APIProblem.badRequest("region '\(text)' is not a country, continent or city GeoQuery knows; give an ISO code (fr), a country (France), a continent (EU, Europe) or a city (Paris)")
+                throw APIProblem.badRequest(
+                    "region '\(text)' is not a country, continent or city GeoQuery knows; give an ISO code (fr), a country (France), a continent (EU, Europe) or a city (Paris)"
+                )
             }
             return city
         }
@@ -308,7 +324,10 @@ enum AnswerFormat: String {
     case json, geojson, csv
 
     init(_ parameters: QueryParameters) throws {
-        guard let text = try parameters.single("format") else { self = .json; return }
+        guard let text = try parameters.single("format") else {
+            self = .json
+            return
+        }
         guard let format = AnswerFormat(rawValue: text.lowercased()) else {
             throw APIProblem.badRequest("format '\(text)' is invalid: use json, geojson or csv")
         }

@@ -22,16 +22,19 @@ extension GeoQueryService {
         let raw = try context.parameters.require("id")
         let prefix = kind == .itinerary ? "it_" : "tr_"
         guard raw.hasPrefix(prefix), raw.count == 27, raw.dropFirst(3).allSatisfy(\.isHexDigit) else {
-            throw APIProblem.badRequest("'\(raw.prefix(60))' is not \(kind == .itinerary ? "an itinerary" : "a trip") id: "
-                                        + "ids look like \(prefix)0123456789abcdef01234567")
+            throw APIProblem.badRequest(
+                "'\(raw.prefix(60))' is not \(kind == .itinerary ? "an itinerary" : "a trip") id: "
+                    + "ids look like \(prefix)0123456789abcdef01234567")
         }
         return raw
     }
 
     /// The plan and what `viewer` may do with it; 404 when they may not see it (as for a plan
     /// that does not exist), 403 when they may see it but need more than `needed`.
-    func plan(_ id: String, _ kind: PlanKind, viewer: String?, needs needed: PlanAccess = .read,
-              action: String = "change") async throws -> (PlanRecord, PlanAccess) {
+    func plan(
+        _ id: String, _ kind: PlanKind, viewer: String?, needs needed: PlanAccess = .read,
+        action: String = "change"
+    ) async throws -> (PlanRecord, PlanAccess) {
         let store = try requireUserData()
         guard let plan = try await store.plan(id: id), plan.kind == kind else {
             throw APIProblem(.notFound, "no \(Self.noun(kind)) with id \(id)")
@@ -52,9 +55,11 @@ extension GeoQueryService {
     /// Reads, changes and writes a plan, again from a fresh read when someone else wrote it in
     /// between (up to ``planWriteAttempts`` times, after a short random pause that grows), so no
     /// edit is lost. An `If-Match` header with an older revision is answered 412.
-    func changePlan(_ id: String, _ kind: PlanKind, user: String, needs needed: PlanAccess, request: Request,
-                    action: String = "change",
-                    _ change: @Sendable (inout PlanRecord) async throws -> Void) async throws -> (PlanRecord, PlanAccess) {
+    func changePlan(
+        _ id: String, _ kind: PlanKind, user: String, needs needed: PlanAccess, request: Request,
+        action: String = "change",
+        _ change: @Sendable (inout PlanRecord) async throws -> Void
+    ) async throws -> (PlanRecord, PlanAccess) {
         let store = try requireUserData()
         let expected = try Self.ifMatchRevision(request)
         for attempt in 1...Self.planWriteAttempts {
@@ -192,8 +197,10 @@ extension GeoQueryService {
     }
 
     static func locationJSON(_ location: PlanLocation) -> OrderedJSON {
-        .object([("place_id", .optional(location.placeID)), ("lat", location.latitude.map(OrderedJSON.double) ?? .null),
-                 ("lon", location.longitude.map(OrderedJSON.double) ?? .null), ("name", .optional(location.name))])
+        .object([
+            ("place_id", .optional(location.placeID)), ("lat", location.latitude.map(OrderedJSON.double) ?? .null),
+            ("lon", location.longitude.map(OrderedJSON.double) ?? .null), ("name", .optional(location.name)),
+        ])
     }
 
     /// An RFC 3339 instant with its offset (``FilterInput/instant(_:name:)``, as `open_at` reads
@@ -207,10 +214,12 @@ extension GeoQueryService {
 
     /// The plan's members and metadata every answer starts with.
     static func planHeader(_ record: PlanRecord, access: PlanAccess?) -> [(String, OrderedJSON)] {
-        [("id", .string(record.id)), ("kind", .string(noun(record.kind))), ("owner", .string(record.owner)),
-         ("visibility", .string(record.visibility.rawValue)), ("revision", .int(record.revision)),
-         ("created_at", timestampJSON(record.createdAt)), ("updated_at", timestampJSON(record.updatedAt)),
-         ("your_access", .string(access.map(accessName) ?? "shared_link"))]
+        [
+            ("id", .string(record.id)), ("kind", .string(noun(record.kind))), ("owner", .string(record.owner)),
+            ("visibility", .string(record.visibility.rawValue)), ("revision", .int(record.revision)),
+            ("created_at", timestampJSON(record.createdAt)), ("updated_at", timestampJSON(record.updatedAt)),
+            ("your_access", .string(access.map(accessName) ?? "shared_link")),
+        ]
     }
 
     static func accessName(_ access: PlanAccess) -> String {
@@ -256,7 +265,8 @@ extension GeoQueryService {
     func existingUser(_ name: String, reachableBy asker: String) async throws -> String {
         let folded = name.lowercased()
         guard try await requireUserData().user(named: folded) != nil,
-              try await !requireUserData().isBlocked(between: asker, and: folded) else {
+            try await !requireUserData().isBlocked(between: asker, and: folded)
+        else {
             throw APIProblem(.notFound, "no user named '\(name.prefix(60))'")
         }
         return folded
@@ -286,7 +296,8 @@ extension JSONBody {
                 throw Self.mistyped("\(qualified(name))[\(index)]", item, "a JSON object with \(allowed.joined(separator: ", "))")
             }
             if let unknown = object.keys.sorted().first(where: { !allowed.contains($0) }) {
-                throw APIProblem.badRequest("unknown field '\(qualified(name))[\(index)].\(unknown)': the fields are \(allowed.joined(separator: ", "))")
+                throw APIProblem.badRequest(
+                    "unknown field '\(qualified(name))[\(index)].\(unknown)': the fields are \(allowed.joined(separator: ", "))")
             }
             return JSONBody(members: object, path: "\(qualified(name))[\(index)].")
         }

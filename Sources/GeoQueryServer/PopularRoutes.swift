@@ -53,15 +53,19 @@ extension GeoQueryService {
     func addPopularRoute(to router: Router<ServiceRequestContext>, table: inout RouteTable) {
         router.route(.get, "/v1/discover/popular", in: &table, bound: .queries(configuration.requestTimeout)) { request, _ in
             let parameters = try QueryParameters(request, allowed: ["kind", "region", "category", "period", "limit", "cursor"])
-            let kind: PopularKind = switch try parameters.single("kind")?.lowercased() {
-            case nil, "places", "place": .place
-            case "destinations", "destination": .destination
-            case let other?: throw APIProblem.badRequest("kind '\(other)' is invalid: use places or destinations")
-            }
-            let period = try parameters.single("period").map { text in
-                guard let period = PopularityPeriod(text: text) else { throw APIProblem.badRequest("period '\(text)' is invalid: use 7d, 30d or 365d") }
-                return period
-            } ?? .month
+            let kind: PopularKind =
+                switch try parameters.single("kind")?.lowercased() {
+                case nil, "places", "place": .place
+                case "destinations", "destination": .destination
+                case let other?: throw APIProblem.badRequest("kind '\(other)' is invalid: use places or destinations")
+                }
+            let period =
+                try parameters.single("period").map { text in
+                    guard let period = PopularityPeriod(text: text) else {
+                        throw APIProblem.badRequest("period '\(text)' is invalid: use 7d, 30d or 365d")
+                    }
+                    return period
+                } ?? .month
             let limit = try parameters.int("limit", range: 1...100) ?? 20
             var filter = PlaceFilter(categories: try parameters.list("category").map { try Category($0) })
             if kind == .destination, !filter.categories.isEmpty {
@@ -84,7 +88,13 @@ extension GeoQueryService {
 
             // Read in activity order; a place's final score is its activity plus a bounded prior,
             // so reading stops once no unread entry can still make the page.
-            struct Ranked { var place: Place; var score: Double; var activity: Double; var prior: Double; var entry: PopularEntry }
+            struct Ranked {
+                var place: Place
+                var score: Double
+                var activity: Double
+                var prior: Double
+                var entry: PopularEntry
+            }
             var ranked: [Ranked] = []
             var position: PopularEntry?
             var read = 0
@@ -93,8 +103,9 @@ extension GeoQueryService {
                 // largest prior, nor can any after it.
                 let eligible = ranked.filter { Self.isAfter($0.score, $0.place.id.rawValue, after) }.map(\.score).sorted(by: >)
                 let threshold = eligible.count > limit ? eligible[limit] : -Double.infinity
-                let page = try await store.popular(kind, period: period, activeSince: now.addingTimeInterval(-period.seconds),
-                                                   after: position, limit: 200)
+                let page = try await store.popular(
+                    kind, period: period, activeSince: now.addingTimeInterval(-period.seconds),
+                    after: position, limit: 200)
                 let places = try await searchIndex.places(page.map(\.subject))  // one read per page of entries
                 for entry in page {
                     read += 1
@@ -114,22 +125,35 @@ extension GeoQueryService {
             let shown = Array(page.prefix(limit))
             var json = JSONWriter(capacity: 2_048 + shown.count * 700)
             json.beginObject()
-            json.key("query"); json.beginObject()
-            json.key("kind"); json.string(kind == .place ? "places" : "destinations")
-            json.key("period"); json.string("\(period.rawValue)d")
-            json.key("region"); json.string(try parameters.single("region"))
-            json.key("limit"); json.int(limit)
+            json.key("query")
+            json.beginObject()
+            json.key("kind")
+            json.string(kind == .place ? "places" : "destinations")
+            json.key("period")
+            json.string("\(period.rawValue)d")
+            json.key("region")
+            json.string(try parameters.single("region"))
+            json.key("limit")
+            json.int(limit)
             json.endObject()
-            json.key("count"); json.int(shown.count)
-            json.key("results"); json.beginArray()
+            json.key("count")
+            json.int(shown.count)
+            json.key("results")
+            json.beginArray()
             for item in shown {
                 json.beginObject()
-                json.key("score"); json.double((item.score * 1_000).rounded() / 1_000)
-                json.key("activity"); json.double((item.activity * 1_000).rounded() / 1_000)
-                json.key("prior"); json.double((item.prior * 1_000).rounded() / 1_000)
-                json.key("events"); json.int(item.entry.events)
-                json.key("last_activity_at"); json.timestamp(item.entry.lastActivity)
-                json.key("place"); PlaceJSON.write(item.place, distance: nil, to: &json, includeCoordinates: true)
+                json.key("score")
+                json.double((item.score * 1_000).rounded() / 1_000)
+                json.key("activity")
+                json.double((item.activity * 1_000).rounded() / 1_000)
+                json.key("prior")
+                json.double((item.prior * 1_000).rounded() / 1_000)
+                json.key("events")
+                json.int(item.entry.events)
+                json.key("last_activity_at")
+                json.timestamp(item.entry.lastActivity)
+                json.key("place")
+                PlaceJSON.write(item.place, distance: nil, to: &json, includeCoordinates: true)
                 json.endObject()
             }
             json.endArray()

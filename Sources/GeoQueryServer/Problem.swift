@@ -30,13 +30,15 @@ public struct APIProblem: Error, Sendable, HTTPResponseError {
 
     /// The problem+json body: `type`, `title`, `status`, `detail`, `instance`.
     public func response(from request: Request, context: some RequestContext) throws -> Response {
-        let body = OrderedJSON.object([
-            ("type", .string("about:blank")),
-            ("title", .string(status.reasonPhrase)),
-            ("status", .int(status.code)),
-            ("detail", .string(detail)),
-            ("instance", .string(request.uri.path)),
-        ] + extensions).rendered(pretty: false)
+        let body = OrderedJSON.object(
+            [
+                ("type", .string("about:blank")),
+                ("title", .string(status.reasonPhrase)),
+                ("status", .int(status.code)),
+                ("detail", .string(detail)),
+                ("instance", .string(request.uri.path)),
+            ] + extensions
+        ).rendered(pretty: false)
         var fields = headers
         fields[.contentType] = "application/problem+json"
         return Response(status: status, headers: fields, body: .init(byteBuffer: ByteBuffer(string: body)))
@@ -97,9 +99,10 @@ public struct APIProblem: Error, Sendable, HTTPResponseError {
                 if !allowed.isEmpty {
                     // HEAD answers wherever GET does (the router generates it).
                     let list = (allowed.map(\.rawValue) + (allowed.contains(.get) ? ["HEAD"] : [])).sorted()
-                    return APIProblem(.methodNotAllowed,
-                                      "\(request.method.rawValue) is not allowed on \(request.uri.path); use \(list.joined(separator: " or "))",
-                                      headers: [.allow: list.joined(separator: ", ")])
+                    return APIProblem(
+                        .methodNotAllowed,
+                        "\(request.method.rawValue) is not allowed on \(request.uri.path); use \(list.joined(separator: " or "))",
+                        headers: [.allow: list.joined(separator: ", ")])
                 }
                 return APIProblem(.notFound, "no route \(request.method.rawValue) \(request.uri.path); the API is described at /openapi.json")
             }

@@ -12,7 +12,8 @@ extension GeoQueryService {
         let deadline = configuration.requestTimeout
         let bound = RequestBound.cancelling(deadline)
         router.route(.get, "/v1/search", in: &table, bound: bound) { request, _ in
-            let parameters = try QueryParameters(request, allowed: ["lat", "lon", "radius", "region", "query", "category", "provider", "limit", "format"])
+            let parameters = try QueryParameters(
+                request, allowed: ["lat", "lon", "radius", "region", "query", "category", "provider", "limit", "format"])
             var regionFilter = PlaceFilter()
             let (center, radius) = try await circle(parameters, filter: &regionFilter)
             let categories = try parameters.list("category").map { try Category($0) }
@@ -39,18 +40,21 @@ extension GeoQueryService {
                     let code = (merged.place.region?.countryCode ?? merged.place.address?.countryCode)?.uppercased()
                     if !regionFilter.countries.isEmpty, !regionFilter.countries.contains(code ?? "") { return true }
                     if !regionFilter.continents.isEmpty {
-                        let continent = configuration.countries[code].flatMap { Continent(codeOrName: $0.continent) } ?? merged.place.region?.continent
+                        let continent =
+                            configuration.countries[code].flatMap { Continent(codeOrName: $0.continent) } ?? merged.place.region?.continent
                         return !regionFilter.continents.contains { $0 == continent }
                     }
                     return false
                 }
             }
-            let description = QueryDescription(kind: "search", lat: center.latitude, lon: center.longitude, radiusMeters: radius.meters,
-                                               filter: PlaceFilter(categories: categories, text: query), limit: limit)
+            let description = QueryDescription(
+                kind: "search", lat: center.latitude, lon: center.longitude, radiusMeters: radius.meters,
+                filter: PlaceFilter(categories: categories, text: query), limit: limit)
             if !result.statuses.isEmpty, result.statuses.allSatisfy({ $0.state != .ok }) {
-                throw APIProblem(.serviceUnavailable,
-                                 "no source answered: " + result.statuses.compactMap { $0.error?.description }.joined(separator: "; "),
-                                 headers: [.retryAfter: "30"])
+                throw APIProblem(
+                    .serviceUnavailable,
+                    "no source answered: " + result.statuses.compactMap { $0.error?.description }.joined(separator: "; "),
+                    headers: [.retryAfter: "30"])
             }
             let answer = SearchAnswer(query: description, answer: result)
             return format == .geojson ? .bytes(answer.geoJSON(), contentType: "application/geo+json") : .bytes(answer.json())
@@ -65,11 +69,12 @@ extension GeoQueryService {
                 throw APIProblem.badRequest("provider '\(word)' is unknown; use open-meteo, openweathermap or pirateweather")
             }
             let settings = configuration.providers
-            let adapter: any WeatherProvider = switch name {
-            case .openWeatherMap: OpenWeatherMapAdapter(settings: settings)
-            case .pirateWeather: PirateWeatherAdapter(settings: settings)
-            default: OpenMeteoAdapter(settings: settings)
-            }
+            let adapter: any WeatherProvider =
+                switch name {
+                case .openWeatherMap: OpenWeatherMapAdapter(settings: settings)
+                case .pirateWeather: PirateWeatherAdapter(settings: settings)
+                default: OpenMeteoAdapter(settings: settings)
+                }
             return .json(WeatherAnswer.json(try await adapter.weather(at: coordinate, days: days)))
         }
     }
@@ -78,7 +83,10 @@ extension GeoQueryService {
     static func providers(_ words: [String]) throws -> [ProviderName] {
         var chosen: [ProviderName] = []
         for word in (words.isEmpty ? ["all"] : words).map({ $0.lowercased() }) {
-            if word == "all" { chosen += ProviderName.places; continue }
+            if word == "all" {
+                chosen += ProviderName.places
+                continue
+            }
             guard let name = ProviderName(rawValue: word), ProviderName.places.contains(name) else {
                 throw APIProblem.badRequest("provider '\(word)' is unknown; use google, yelp, foursquare, here, local or all")
             }

@@ -21,8 +21,10 @@ struct QueryParameters {
     init(query: String, allowed: [String]) throws {
         pairs = Self.pairs(query: query).map { (name: $0.0, value: $0.1) }
         for (key, _) in pairs where !allowed.contains(key) {
-            throw APIProblem.badRequest(allowed.isEmpty ? "unknown query parameter '\(key)'; this route takes none"
-                                        : "unknown query parameter '\(key)'; this route takes \(allowed.joined(separator: ", "))")
+            throw APIProblem.badRequest(
+                allowed.isEmpty
+                    ? "unknown query parameter '\(key)'; this route takes none"
+                    : "unknown query parameter '\(key)'; this route takes \(allowed.joined(separator: ", "))")
         }
     }
 
@@ -185,8 +187,9 @@ struct QueryParameters {
                 openAt = now
             }
             let text = try single("query").flatMap { $0.trimmingCharacters(in: .whitespaces).isEmpty ? nil : $0 }
-            return PlaceFilter(categories: categories, text: text, minimumRating: minimumRating, priceLevels: prices,
-                               sources: list("source"), countries: countries, continents: continents, openAt: openAt)
+            return PlaceFilter(
+                categories: categories, text: text, minimumRating: minimumRating, priceLevels: prices,
+                sources: list("source"), countries: countries, continents: continents, openAt: openAt)
         } catch let error as FilterInputError {
             throw APIProblem.badRequest(error.description)
         }

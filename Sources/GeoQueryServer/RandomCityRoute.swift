@@ -21,7 +21,9 @@ extension GeoQueryService {
             let parameters = try QueryParameters(request, allowed: ["continent", "country", "min_population", "weighting", "seed", "per_group"])
             let continent = try parameters.single("continent").map { text in
                 guard let continent = Continent(codeOrName: text) else {
-                    throw APIProblem.badRequest("continent '\(text)' is invalid: use one of \(Continent.allCases.map(\.rawValue).joined(separator: ", ")) or a name such as Europe")
+                    throw APIProblem.badRequest(
+                        "continent '\(text)' is invalid: use one of \(Continent.allCases.map(\.rawValue).joined(separator: ", ")) or a name such as Europe"
+                    )
                 }
                 return continent
             }
@@ -32,25 +34,29 @@ extension GeoQueryService {
                 return code
             }
             let minimumPopulation = try parameters.int("min_population", range: 0...100_000_000) ?? 0
-            let weighting = try parameters.single("weighting").map { text in
-                guard let weighting = CityWeighting(rawValue: text.lowercased()) else {
-                    throw APIProblem.badRequest("weighting '\(text)' is invalid: use uniform or population")
-                }
-                return weighting
-            } ?? .uniform
+            let weighting =
+                try parameters.single("weighting").map { text in
+                    guard let weighting = CityWeighting(rawValue: text.lowercased()) else {
+                        throw APIProblem.badRequest("weighting '\(text)' is invalid: use uniform or population")
+                    }
+                    return weighting
+                } ?? .uniform
             let seed = try parameters.int("seed", range: 0...Self.largestSeed) ?? Int.random(in: 0...Self.largestSeed)
             let perGroup = try parameters.int("per_group", range: 1...20) ?? 5
             let (viewer, friends) = try await viewerScope(request)
 
             let directory = try await cities.current(index)
-            let eligible = RandomCityPicker.eligible(directory.cities.map(\.place), continent: continent, country: country,
-                                                     minimumPopulation: minimumPopulation, countries: configuration.countries)
+            let eligible = RandomCityPicker.eligible(
+                directory.cities.map(\.place), continent: continent, country: country,
+                minimumPopulation: minimumPopulation, countries: configuration.countries)
             let picker = RandomCityPicker(cities: eligible, weighting: weighting)
             // The city this user was shown last, whichever server showed it: the draw goes around it.
             var previous: PlaceID?
             if let viewer, let store = userData { previous = try await store.lastRandomCity(of: viewer).flatMap { try? PlaceID($0) } }
             guard let city = picker.pick(seed: UInt64(seed), avoiding: previous) else {
-                throw APIProblem(.notFound, "no city matches: continent \(continent?.rawValue ?? "any"), country \(country ?? "any"), at least \(minimumPopulation) people")
+                throw APIProblem(
+                    .notFound,
+                    "no city matches: continent \(continent?.rawValue ?? "any"), country \(country ?? "any"), at least \(minimumPopulation) people")
             }
             if let viewer, let store = userData { try await store.rememberRandomCity(city.id.rawValue, for: viewer) }
 
@@ -58,33 +64,45 @@ extension GeoQueryService {
 
             var json = JSONWriter(capacity: 8_192)
             json.beginObject()
-            json.key("seed"); json.int(seed)
-            json.key("weighting"); json.string(weighting.rawValue)
-            json.key("candidates"); json.int(eligible.count)
-            json.key("city"); CityJSON.write(city, countries: configuration.countries, to: &json)
+            json.key("seed")
+            json.int(seed)
+            json.key("weighting")
+            json.string(weighting.rawValue)
+            json.key("candidates")
+            json.int(eligible.count)
+            json.key("city")
+            CityJSON.write(city, countries: configuration.countries, to: &json)
             json.key("image")
             if let image = extras.image { ImageAnswer.json(image).write(to: &json) } else { json.null() }
             json.key("weather")
             if let weather = extras.weather { WeatherAnswer.json(weather).write(to: &json) } else { json.null() }
-            json.key("airports"); json.beginArray()
+            json.key("airports")
+            json.beginArray()
             for airport in extras.airports { PlaceJSON.write(airport, to: &json, includeCoordinates: true) }
             json.endArray()
-            json.key("suggestion_radius_m"); json.double(extras.radius.meters)
-            json.key("suggestions"); json.beginArray()
+            json.key("suggestion_radius_m")
+            json.double(extras.radius.meters)
+            json.key("suggestions")
+            json.beginArray()
             for (group, matches) in extras.groups {
                 json.beginObject()
-                json.key("group"); json.string(group)
-                json.key("places"); json.beginArray()
+                json.key("group")
+                json.string(group)
+                json.key("places")
+                json.beginArray()
                 for match in matches { PlaceJSON.write(match, to: &json, includeCoordinates: true) }
                 json.endArray()
                 json.endObject()
             }
             json.endArray()
-            json.key("sources"); json.beginArray()
+            json.key("sources")
+            json.beginArray()
             for (source, problem) in extras.problems {
                 json.beginObject()
-                json.key("provider"); json.string(source)
-                json.key("error"); json.string(problem)
+                json.key("provider")
+                json.string(source)
+                json.key("error")
+                json.string(problem)
                 json.endObject()
             }
             json.endArray()
@@ -101,7 +119,9 @@ extension GeoQueryService {
             let user = try await signedInCreator(request)
             let body = try await JSONBody(request, limit: 65_536, allowed: ["place_id", "suggestions", "title"])
             let text = try body.requiredString("place_id", maxLength: 300)
-            guard let id = try? PlaceID(text) else { throw APIProblem.badRequest("place_id '\(text)' is invalid: give an id such as geonames:2267057") }
+            guard let id = try? PlaceID(text) else {
+                throw APIProblem.badRequest("place_id '\(text)' is invalid: give an id such as geonames:2267057")
+            }
             try await checkFavoritable(id, viewer: user.username)
             let suggestions = try (body.strings("suggestions", maxCount: 100, maxLength: 300) ?? []).map { text in
                 guard let id = try? PlaceID(text) else { throw APIProblem.badRequest("suggestion '\(text)' is invalid: give place ids") }
@@ -114,8 +134,10 @@ extension GeoQueryService {
                 guard let place = suggested[suggestion], try await mayOpen(place, viewer: user.username) else {
                     throw APIProblem.badRequest("suggestion \(suggestion) is not a place you can see")
                 }
-                stops.append(ItineraryStop(id: "s_" + Self.shortID(), location: PlanLocation(placeID: place.id.rawValue, coordinate: place.coordinate, name: place.name),
-                                           day: 1, durationMinutes: ItinerarySuggester.visitLength(of: place, pace: .normal)))
+                stops.append(
+                    ItineraryStop(
+                        id: "s_" + Self.shortID(), location: PlanLocation(placeID: place.id.rawValue, coordinate: place.coordinate, name: place.name),
+                        day: 1, durationMinutes: ItinerarySuggester.visitLength(of: place, pace: .normal)))
             }
             let added = try await requireUserData().addFavorite(id, for: user.username, at: Date())
             if added { await countActivity(.favorite, [id.rawValue]) }
@@ -127,18 +149,21 @@ extension GeoQueryService {
                     throw APIProblem.badRequest("the place's time zone is unknown, so its suggestions cannot be saved as a plan")
                 }
                 let today = LocalDate(Timestamp.iso8601(Date()).prefix(10).description)!
-                var document = ItineraryDocument(title: try body.string("title", maxLength: 200) ?? "Surprise: \(place.name)", destination: destination,
-                                                 startDate: today.description, endDate: today.description, timeZone: zone)
+                var document = ItineraryDocument(
+                    title: try body.string("title", maxLength: 200) ?? "Surprise: \(place.name)", destination: destination,
+                    startDate: today.description, endDate: today.description, timeZone: zone)
                 document.stops = stops
                 let now = Date()
                 let (starts, ends) = try Self.itineraryInstants(document)
-                let record = PlanRecord(id: Self.newPlanID(.itinerary), kind: .itinerary, owner: user.username, visibility: .private,
-                                        startsAt: starts, endsAt: ends, createdAt: now, updatedAt: now, document: try Self.encodeDocument(document))
+                let record = PlanRecord(
+                    id: Self.newPlanID(.itinerary), kind: .itinerary, owner: user.username, visibility: .private,
+                    startsAt: starts, endsAt: ends, createdAt: now, updatedAt: now, document: try Self.encodeDocument(document))
                 try await requireUserData().createPlan(record)
                 savedID = record.id
             }
-            return .json(.object([("place_id", .string(id.rawValue)), ("favorite", .bool(true)), ("itinerary_id", .optional(savedID))]),
-                         status: added || savedID != nil ? .created : .ok)
+            return .json(
+                .object([("place_id", .string(id.rawValue)), ("favorite", .bool(true)), ("itinerary_id", .optional(savedID))]),
+                status: added || savedID != nil ? .created : .ok)
         }
     }
 
@@ -177,7 +202,8 @@ extension GeoQueryService {
         let groupCategories = Self.suggestionGroups.map { Category(trustedIdentifier: $0) }
         let parts = await withTaskGroup(of: Part.self) { group -> [Part] in
             group.addTask {
-                guard let query = try? ImageQuery(coordinate: city.coordinate, title: title, radius: Distance(uncheckedMeters: 5_000), limit: 1) else {
+                guard let query = try? ImageQuery(coordinate: city.coordinate, title: title, radius: Distance(uncheckedMeters: 5_000), limit: 1)
+                else {
                     return .image([], [:])
                 }
                 let (images, failures) = await search.firstImages(for: query)
@@ -189,7 +215,9 @@ extension GeoQueryService {
                 }
             }
             group.addTask {
-                do { return .airports(try await self.nearestAirports(city.coordinate, count: 3, maxDistance: Distance(uncheckedMeters: 300_000)), nil) } catch {
+                do {
+                    return .airports(try await self.nearestAirports(city.coordinate, count: 3, maxDistance: Distance(uncheckedMeters: 300_000)), nil)
+                } catch {
                     return .airports([], String(describing: error))
                 }
             }
@@ -251,7 +279,10 @@ extension GeoQueryService {
             if let slot = groups.firstIndex(where: { $0.0 == number }) { groups[slot].1.append(match) } else { groups.append((number, [match])) }
         }
         groups = groups.map { number, matches in
-            (number, Array(matches.sorted { ($0.distance?.meters ?? 0, $0.id.rawValue) < ($1.distance?.meters ?? 0, $1.id.rawValue) }.prefix(perGroup)))
+            (
+                number,
+                Array(matches.sorted { ($0.distance?.meters ?? 0, $0.id.rawValue) < ($1.distance?.meters ?? 0, $1.id.rawValue) }.prefix(perGroup))
+            )
         }
         extras.groups = groups.sorted { $0.0 < $1.0 }.map { (Self.suggestionGroups[$0.0], $0.1) }
         return extras

@@ -57,12 +57,18 @@ final class RequestMetricsCache: Sendable {
         let errors: Counter
 
         init(_ endpoint: Endpoint) {
-            let dimensions = [("http.route", endpoint.route), ("http.request.method", endpoint.method.rawValue),
-                              ("http.response.status_code", String(endpoint.status.code))]
+            let dimensions = [
+                ("http.route", endpoint.route), ("http.request.method", endpoint.method.rawValue),
+                ("http.response.status_code", String(endpoint.status.code)),
+            ]
             requests = Counter(label: "hb.requests", dimensions: dimensions)
             duration = Metrics.Timer(label: "http.server.request.duration", dimensions: dimensions, preferredDisplayUnit: .seconds)
-            errors = Counter(label: "hb.request.errors", dimensions: [("http.route", endpoint.route), ("http.request.method", endpoint.method.rawValue),
-                                                                      ("error.type", String(endpoint.status.code))])
+            errors = Counter(
+                label: "hb.request.errors",
+                dimensions: [
+                    ("http.route", endpoint.route), ("http.request.method", endpoint.method.rawValue),
+                    ("error.type", String(endpoint.status.code)),
+                ])
         }
     }
 

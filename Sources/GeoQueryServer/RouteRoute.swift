@@ -21,8 +21,9 @@ extension GeoQueryService {
                 $0.trimmingCharacters(in: .whitespaces).lowercased()
             }
             guard let contentType, ["application/json", "application/geo+json"].contains(contentType) else {
-                throw APIProblem(.unsupportedMediaType,
-                                 "Content-Type '\(contentType ?? "none")' is not accepted; send the stops as application/json or application/geo+json")
+                throw APIProblem(
+                    .unsupportedMediaType,
+                    "Content-Type '\(contentType ?? "none")' is not accepted; send the stops as application/json or application/geo+json")
             }
             if let problem = APIProblem.declaredTooLarge(request, limit: configuration.maximumBodyBytes) { throw problem }
             var request = request
@@ -30,7 +31,8 @@ extension GeoQueryService {
             do {
                 body = try await request.collectBody(upTo: configuration.maximumBodyBytes)
             } catch {
-                throw APIProblem(.contentTooLarge, "the request body is larger than \(configuration.maximumBodyBytes) bytes, the most this service accepts")
+                throw APIProblem(
+                    .contentTooLarge, "the request body is larger than \(configuration.maximumBodyBytes) bytes, the most this service accepts")
             }
             let text = String(buffer: body)
             let stops = try await readStops(text, viewer: try await viewer(request)?.username)
@@ -41,7 +43,8 @@ extension GeoQueryService {
                 guard let id = try parameters.single(name) else { return nil }
                 guard let at = stops.ids.firstIndex(of: id) else {
                     let sample = stops.ids.prefix(5).joined(separator: ", ")
-                    throw APIProblem.badRequest("\(name) '\(id)' is not one of the \(stops.ids.count) stops (ids: \(sample)\(stops.ids.count > 5 ? ", …" : ""))")
+                    throw APIProblem.badRequest(
+                        "\(name) '\(id)' is not one of the \(stops.ids.count) stops (ids: \(sample)\(stops.ids.count > 5 ? ", …" : ""))")
                 }
                 return at
             }
@@ -55,10 +58,11 @@ extension GeoQueryService {
                 throw APIProblem.badRequest("end '\(stops.ids[last])' does not fit closed=true: a round trip ends where it starts (use start)")
             }
             let timeLimit = try routeTimeLimit(parameters)
-            let seed = try parameters.single("seed").map { text -> UInt64 in
-                guard let value = UInt64(text) else { throw APIProblem.badRequest("seed '\(text)' is invalid: give a whole number from 0") }
-                return value
-            } ?? 1
+            let seed =
+                try parameters.single("seed").map { text -> UInt64 in
+                    guard let value = UInt64(text) else { throw APIProblem.badRequest("seed '\(text)' is invalid: give a whole number from 0") }
+                    return value
+                } ?? 1
             let format = try AnswerFormat(parameters)
             guard format != .csv else { throw APIProblem.badRequest("format 'csv' is not available for routes; use json or geojson") }
             if format == .geojson && stops.coordinates == nil {
@@ -99,8 +103,11 @@ extension GeoQueryService {
     func readStops(_ text: String, viewer: String?) async throws -> RouteStops {
         let origin = "request body"
         guard let data = text.data(using: .utf8),
-              let root = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]) as? [String: Any] else {
-            throw RouteInputError(origin: origin, reason: #"expected a JSON object: a GeoJSON FeatureCollection of points, {"places": [ids]} or {"ids": [...], "distances": [[...]]}"#)
+            let root = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]) as? [String: Any]
+        else {
+            throw RouteInputError(
+                origin: origin,
+                reason: #"expected a JSON object: a GeoJSON FeatureCollection of points, {"places": [ids]} or {"ids": [...], "distances": [[...]]}"#)
         }
         if root["type"] != nil { return try RouteStops.points(geoJSON: text, origin: origin) }
         if root["distances"] != nil { return try RouteStops.matrix(text: text, origin: origin) }
@@ -113,7 +120,9 @@ extension GeoQueryService {
         var seen = Set<String>()
         var placeIDs: [PlaceID] = []
         for text in ids {
-            guard seen.insert(text).inserted else { throw RouteInputError(origin: origin, reason: "place '\(text)' appears twice; each stop needs its own id") }
+            guard seen.insert(text).inserted else {
+                throw RouteInputError(origin: origin, reason: "place '\(text)' appears twice; each stop needs its own id")
+            }
             do { placeIDs.append(try PlaceID(text)) } catch { throw APIProblem.badRequest(String(describing: error)) }
         }
         let places = try await searchIndex.places(placeIDs)  // one read for every stop

@@ -19,9 +19,10 @@ public struct RouteTable: Sendable {
 
     /// The path in Hummingbird's syntax (`:name` for `{name}`).
     static func routerPath(_ template: String) -> RouterPath {
-        RouterPath(template.split(separator: "/", omittingEmptySubsequences: false).map { segment in
-            segment.hasPrefix("{") && segment.hasSuffix("}") ? ":" + segment.dropFirst().dropLast() : String(segment)
-        }.joined(separator: "/"))
+        RouterPath(
+            template.split(separator: "/", omittingEmptySubsequences: false).map { segment in
+                segment.hasPrefix("{") && segment.hasSuffix("}") ? ":" + segment.dropFirst().dropLast() : String(segment)
+            }.joined(separator: "/"))
     }
 
     /// The methods allowed on a concrete path, empty when no route has that path. A literal
@@ -40,7 +41,10 @@ public struct RouteTable: Sendable {
             // Which segments are literal, compared left to right: the earlier literal wins.
             let literal = template.map { $0.hasPrefix("{") ? 0 : 1 }
             if literal.lexicographicallyPrecedes(best) { continue }
-            if best.lexicographicallyPrecedes(literal) { best = literal; methods = [] }
+            if best.lexicographicallyPrecedes(literal) {
+                best = literal
+                methods = []
+            }
             if !methods.contains(entry.method) { methods.append(entry.method) }
         }
         return methods
@@ -61,8 +65,10 @@ enum RequestBound: Sendable {
 
 extension Router {
     /// Adds a route and records it in `table`, bounded as `bound` says.
-    func route(_ method: HTTPRequest.Method, _ template: String, in table: inout RouteTable, bound: RequestBound,
-               _ handler: @escaping @Sendable (Request, Context) async throws -> Response) {
+    func route(
+        _ method: HTTPRequest.Method, _ template: String, in table: inout RouteTable, bound: RequestBound,
+        _ handler: @escaping @Sendable (Request, Context) async throws -> Response
+    ) {
         table.add(method, template)
         let path = RouteTable.routerPath(template)
         switch bound {

@@ -38,7 +38,8 @@ struct SecurityHeadersMiddleware: RouterMiddleware {
         if response.status == .contentTooLarge, response.headers[.connection] == "close" {
             context.channel?.close(mode: .input, promise: nil)
         } else if response.status.code >= 400, let declared = request.headers[.contentLength].flatMap({ Int($0) }),
-                  declared > Self.drainedBodyBytes {
+            declared > Self.drainedBodyBytes
+        {
             // Refused before its body was read (a 401, 403 or 404 first): the server would read
             // the whole declared body before the next request; close instead.
             response.headers[.connection] = "close"
@@ -57,7 +58,8 @@ extension APIProblem {
             return APIProblem(.badRequest, "Content-Length '\(text.prefix(40))' is not a number of bytes", headers: [.connection: "close"])
         }
         guard declared > limit else { return nil }
-        return APIProblem(.contentTooLarge, "\(what) is \(declared) bytes; the most this service accepts is \(limit) bytes",
-                          headers: [.connection: "close"])
+        return APIProblem(
+            .contentTooLarge, "\(what) is \(declared) bytes; the most this service accepts is \(limit) bytes",
+            headers: [.connection: "close"])
     }
 }

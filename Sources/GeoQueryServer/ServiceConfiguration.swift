@@ -98,4 +98,3 @@ public struct ServiceConfiguration: Sendable {
 
     public init() {}
 }
-

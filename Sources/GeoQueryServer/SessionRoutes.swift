@@ -14,10 +14,11 @@ extension GeoQueryService {
             _ = try QueryParameters(request, allowed: [])
             let accounts = try requireAccounts()
             let open = try await openSessions(of: user.username)
-            var response = Response.json(.object([
-                ("count", .int(open.count)),
-                ("sessions", .array(open.map { Self.sessionJSON($0, asking: user.session, accounts: accounts) })),
-            ]))
+            var response = Response.json(
+                .object([
+                    ("count", .int(open.count)),
+                    ("sessions", .array(open.map { Self.sessionJSON($0, asking: user.session, accounts: accounts) })),
+                ]))
             response.headers[.cacheControl] = "no-store"
             return response
         }
@@ -43,12 +44,14 @@ extension GeoQueryService {
 
     /// A session as `/v1/me/sessions` and the export show it: never its token or its hash.
     static func sessionJSON(_ session: SessionRecord, asking: SessionRecord, accounts: AccountService) -> OrderedJSON {
-        .object([("id", .string(SessionToken.publicID(ofHash: session.tokenHash))),
-                 ("current", .bool(session.tokenHash == asking.tokenHash)),
-                 ("client", .optional(session.client)),
-                 ("created_at", timestampJSON(session.createdAt)),
-                 ("last_used_at", timestampJSON(accounts.lastUsed(session))),
-                 ("expires_at", timestampJSON(session.expiresAt))])
+        .object([
+            ("id", .string(SessionToken.publicID(ofHash: session.tokenHash))),
+            ("current", .bool(session.tokenHash == asking.tokenHash)),
+            ("client", .optional(session.client)),
+            ("created_at", timestampJSON(session.createdAt)),
+            ("last_used_at", timestampJSON(accounts.lastUsed(session))),
+            ("expires_at", timestampJSON(session.expiresAt)),
+        ])
     }
 
     /// The user's sessions that have not expired, the newest first: the 500 newest (expired
@@ -77,11 +80,13 @@ extension GeoQueryService {
     }
 
     /// Forgets the sign-in and sign-up attempts whose window has passed (they no longer count
-    /// against any limit) and the budgets of creations that are full again.
-    /// - Returns: how many attempts and budgets.
+    /// against any limit), the budgets of creations that are full again, and the idempotency
+    /// keys older than a day.
+    /// - Returns: how many attempts, budgets and keys.
     @discardableResult
     public func deleteExpiredAttempts(now: Date = Date()) async throws -> Int {
         guard let store = userData else { return 0 }
         return try await store.deleteAttempts(expiredBy: now) + store.deleteFullBudgets(asOf: now)
+            + store.deleteIdempotencyKeys(expiredBy: now)
     }
 }

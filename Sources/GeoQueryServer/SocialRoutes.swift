@@ -22,7 +22,8 @@ extension GeoQueryService {
                 var states: Set<Friendship.State> = []
                 for name in text.split(separator: ",", omittingEmptySubsequences: false) {
                     guard let state = Friendship.State(rawValue: String(name)) else {
-                        throw APIProblem.badRequest("state '\(text.prefix(60))' is invalid: use accepted, requested or incoming (or several, comma-separated)")
+                        throw APIProblem.badRequest(
+                            "state '\(text.prefix(60))' is invalid: use accepted, requested or incoming (or several, comma-separated)")
                     }
                     states.insert(state)
                 }
@@ -41,8 +42,11 @@ extension GeoQueryService {
                 }
             let page = Array(matching.prefix(limit))
             let next = matching.count > limit ? page.last?.username : nil
-            var response = Response.json(.object([("count", .int(page.count)), ("friends", .array(page.map(Self.friendshipJSON))),
-                                                  ("next_cursor", .optional(next))]))
+            var response = Response.json(
+                .object([
+                    ("count", .int(page.count)), ("friends", .array(page.map(Self.friendshipJSON))),
+                    ("next_cursor", .optional(next)),
+                ]))
             if let next { response.headers[Self.linkHeader] = "<\(Self.nextURL(request, cursor: next))>; rel=\"next\"" }
             return response
         }
@@ -53,8 +57,9 @@ extension GeoQueryService {
             let other = try await existingUser(try context.parameters.require("username"), reachableBy: user.username)
             guard other != user.username else { throw APIProblem.badRequest("you cannot befriend yourself") }
             let before = try await requireUserData().friendships(of: user.username).first { $0.username == other }
-            let friendship = try await requireUserData().requestFriendship(from: user.username, to: other, at: Date(),
-                                                                           friendLimit: configuration.friendsPerAccount)
+            let friendship = try await requireUserData().requestFriendship(
+                from: user.username, to: other, at: Date(),
+                friendLimit: configuration.friendsPerAccount)
             // One notification per asker, whatever they do: asking again after a decline, or
             // asking and withdrawing in a loop, tells the other person once.
             if before == nil {
@@ -85,14 +90,16 @@ extension GeoQueryService {
             case "true": unread = true
             case let other?: throw APIProblem.badRequest("unread '\(other.prefix(20))' is invalid: use true or false")
             }
-            let found = try await requireUserData().notifications(of: user.username, unreadOnly: unread,
-                                                                  after: try parameters.single("cursor"), limit: limit + 1)
+            let found = try await requireUserData().notifications(
+                of: user.username, unreadOnly: unread,
+                after: try parameters.single("cursor"), limit: limit + 1)
             let page = Array(found.prefix(limit))
-            return .json(.object([
-                ("count", .int(page.count)),
-                ("notifications", .array(page.map(Self.notificationJSON))),
-                ("next_cursor", .optional(found.count > limit ? page.last?.id : nil)),
-            ]))
+            return .json(
+                .object([
+                    ("count", .int(page.count)),
+                    ("notifications", .array(page.map(Self.notificationJSON))),
+                    ("next_cursor", .optional(found.count > limit ? page.last?.id : nil)),
+                ]))
         }
 
         // `{"ids": […]}` marks those read; `{}` marks every one.
@@ -112,7 +119,8 @@ extension GeoQueryService {
             let store = try requireUserData()
             let now = Date()
             guard token.count <= 100, let link = try await store.share(tokenHash: SessionToken.hash(token)), link.isLive(at: now),
-                  let record = try await store.plan(id: link.planID) else {
+                let record = try await store.plan(id: link.planID)
+            else {
                 throw APIProblem(.notFound, "no shared plan for this link: it may have been revoked or have expired")
             }
             // A HEAD (a link checker, a chat app's preview probe) reads nothing: it is not a view,
@@ -143,7 +151,8 @@ extension GeoQueryService {
         router.route(.post, base, in: &table, bound: bound) { request, context in
             let user = try await signedInCreator(request)
             let (record, _) = try await plan(try planID(context, kind), kind, viewer: user.username, needs: .own, action: "share")
-            let body = request.headers[.contentLength] == "0" || (request.headers[.contentLength] == nil && request.headers[.transferEncoding] == nil)
+            let body =
+                request.headers[.contentLength] == "0" || (request.headers[.contentLength] == nil && request.headers[.transferEncoding] == nil)
                 ? JSONBody(members: [:]) : try await JSONBody(request, limit: 1_024, allowed: ["expires_at"])
             let now = Date()
             var expires: Date?
@@ -154,8 +163,9 @@ extension GeoQueryService {
                 expires = date
             }
             let token = SessionToken.make()
-            let link = ShareLink(id: "sh_" + Self.newGemID(), tokenHash: SessionToken.hash(token), planID: record.id, createdAt: now,
-                                 expiresAt: expires)
+            let link = ShareLink(
+                id: "sh_" + Self.newGemID(), tokenHash: SessionToken.hash(token), planID: record.id, createdAt: now,
+                expiresAt: expires)
             try await requireUserData().createShare(link)
             var answer = Self.shareJSON(link)
             if case .object(var members) = answer {
@@ -187,21 +197,27 @@ extension GeoQueryService {
     }
 
     static func notificationJSON(_ note: UserNotification) -> OrderedJSON {
-        .object([("id", .string(note.id)), ("kind", .string(note.kind)),
-                 ("data", .object(note.data.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) })),
-                 ("created_at", timestampJSON(note.createdAt)), ("read_at", timestampJSON(note.readAt))])
+        .object([
+            ("id", .string(note.id)), ("kind", .string(note.kind)),
+            ("data", .object(note.data.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) })),
+            ("created_at", timestampJSON(note.createdAt)), ("read_at", timestampJSON(note.readAt)),
+        ])
     }
 
     static func friendshipJSON(_ friendship: Friendship) -> OrderedJSON {
-        .object([("username", .string(friendship.username)), ("state", .string(friendship.state.rawValue)),
-                 ("since", timestampJSON(friendship.since))])
+        .object([
+            ("username", .string(friendship.username)), ("state", .string(friendship.state.rawValue)),
+            ("since", timestampJSON(friendship.since)),
+        ])
     }
 
     static func shareJSON(_ link: ShareLink) -> OrderedJSON {
-        .object([("id", .string(link.id)), ("plan", .string(link.planID)), ("created_at", timestampJSON(link.createdAt)),
-                 ("expires_at", timestampJSON(link.expiresAt)), ("revoked_at", timestampJSON(link.revokedAt)),
-                 ("live", .bool(link.isLive(at: Date()))), ("view_count", .int(link.viewCount)),
-                 ("last_viewed_at", timestampJSON(link.lastViewedAt))])
+        .object([
+            ("id", .string(link.id)), ("plan", .string(link.planID)), ("created_at", timestampJSON(link.createdAt)),
+            ("expires_at", timestampJSON(link.expiresAt)), ("revoked_at", timestampJSON(link.revokedAt)),
+            ("live", .bool(link.isLive(at: Date()))), ("view_count", .int(link.viewCount)),
+            ("last_viewed_at", timestampJSON(link.lastViewedAt)),
+        ])
     }
 
     // MARK: - Reminders
@@ -223,9 +239,13 @@ extension GeoQueryService {
                 let people = [trip.owner] + trip.members.filter { $0.answer == .accepted || $0.answer == .maybe }.map(\.username)
                 let title = (try? JSONDecoder().decode(TripDocument.self, from: trip.document).title) ?? ""
                 for person in people {
-                    let note = UserNotification(id: "reminder:\(trip.id):\(Int(trip.startsAt.timeIntervalSince1970))", username: person,
-                                                kind: "trip_reminder", data: ["trip": trip.id, "title": title,
-                                                                              "start": Timestamp.iso8601(trip.startsAt)], createdAt: now)
+                    let note = UserNotification(
+                        id: "reminder:\(trip.id):\(Int(trip.startsAt.timeIntervalSince1970))", username: person,
+                        kind: "trip_reminder",
+                        data: [
+                            "trip": trip.id, "title": title,
+                            "start": Timestamp.iso8601(trip.startsAt),
+                        ], createdAt: now)
                     if try await store.addNotification(note) {
                         added += 1
                         deliverWebhook(note)

@@ -10,8 +10,10 @@ import Trips
 /// `POST /v1/discover/itinerary`: a suggested itinerary for a destination, saved as an
 /// itinerary in the same call when asked.
 extension GeoQueryService {
-    static let suggestionFields = ["destination", "days", "start_date", "day_start", "day_end", "budget", "preferred", "pace", "mode",
-                                   "start", "radius", "save", "title", "visibility"]
+    static let suggestionFields = [
+        "destination", "days", "start_date", "day_start", "day_end", "budget", "preferred", "pace", "mode",
+        "start", "radius", "save", "title", "visibility",
+    ]
 
     func addSuggestedItineraryRoute(to router: Router<ServiceRequestContext>, table: inout RouteTable) {
         router.route(.post, "/v1/discover/itinerary", in: &table, bound: .queries(configuration.requestTimeout)) { request, _ in
@@ -37,47 +39,61 @@ extension GeoQueryService {
             let preferred = try (body.strings("preferred", maxCount: 20, maxLength: 60) ?? []).map { text in
                 do { return try Category(text) } catch { throw APIProblem.badRequest("preferred: \(error)") }
             }
-            let pace = try body.string("pace", maxLength: 10).map { text in
-                guard let pace = Pace(rawValue: text) else { throw APIProblem.badRequest("pace '\(text)' is invalid: use relaxed, normal or packed") }
-                return pace
-            } ?? .normal
-            let mode = try body.string("mode", maxLength: 10).map { text in
-                guard let mode = DayPlan.Mode(rawValue: text) else { throw APIProblem.badRequest("mode '\(text)' is invalid: use walk, bike or car") }
-                return mode
-            } ?? .walk
+            let pace =
+                try body.string("pace", maxLength: 10).map { text in
+                    guard let pace = Pace(rawValue: text) else {
+                        throw APIProblem.badRequest("pace '\(text)' is invalid: use relaxed, normal or packed")
+                    }
+                    return pace
+                } ?? .normal
+            let mode =
+                try body.string("mode", maxLength: 10).map { text in
+                    guard let mode = DayPlan.Mode(rawValue: text) else {
+                        throw APIProblem.badRequest("mode '\(text)' is invalid: use walk, bike or car")
+                    }
+                    return mode
+                } ?? .walk
             let start = try body.coordinate("start") ?? centre
-            let radius = try body.string("radius", maxLength: 20).map { text in
-                do { return try Distance(parsing: text) } catch { throw APIProblem.badRequest("radius: \(error)") }
-            } ?? Self.suggestionRadius(mode)
+            let radius =
+                try body.string("radius", maxLength: 20).map { text in
+                    do { return try Distance(parsing: text) } catch { throw APIProblem.badRequest("radius: \(error)") }
+                } ?? Self.suggestionRadius(mode)
             guard radius.meters <= 100_000 else { throw APIProblem.badRequest("radius \(radius) is too large: at most 100km") }
 
             // Candidates: the visitable places and gems the viewer may see, nearest first.
             var filter = PlaceFilter(categories: ItinerarySuggester.visitable)
             filter.viewer = viewer
             let candidates = try await searchIndex.near(centre, radius: radius, filter: filter, limit: 2_000, cursor: nil).matches.map(\.place)
-            let wish = ItineraryWish(start: start, days: days, startDate: startDate, dayStartMinute: dayStart, dayEndMinute: dayEnd,
-                                     budget: budget.map { NSDecimalNumber(decimal: $0.amount).doubleValue }, preferred: preferred,
-                                     pace: pace, mode: mode)
+            let wish = ItineraryWish(
+                start: start, days: days, startDate: startDate, dayStartMinute: dayStart, dayEndMinute: dayEnd,
+                budget: budget.map { NSDecimalNumber(decimal: $0.amount).doubleValue }, preferred: preferred,
+                pace: pace, mode: mode)
             // What the service's users do lifts a place's popularity (the month's 500 most popular).
             let now = Date()
-            let popular = (try? await userData?.popular(.place, period: .month, activeSince: now.addingTimeInterval(-PopularityPeriod.month.seconds),
-                                                        after: nil, limit: 500)) ?? []
-            let boosts = Dictionary(popular.map { ($0.subject, min(1, PopularityMath.value($0.key, at: now, period: .month) / 20)) },
-                                    uniquingKeysWith: { first, _ in first })
+            let popular =
+                (try? await userData?.popular(
+                    .place, period: .month, activeSince: now.addingTimeInterval(-PopularityPeriod.month.seconds),
+                    after: nil, limit: 500)) ?? []
+            let boosts = Dictionary(
+                popular.map { ($0.subject, min(1, PopularityMath.value($0.key, at: now, period: .month) / 20)) },
+                uniquingKeysWith: { first, _ in first })
             let suggestion = try await onBackgroundWorker { ItinerarySuggester.suggest(candidates: candidates, wish: wish, boosts: boosts) }
 
             var savedID: String?
             if save, let viewer {
                 guard let startDate else { throw APIProblem.badRequest("saving needs 'start_date' (YYYY-MM-DD): an itinerary has dates") }
-                savedID = try await saveSuggestion(suggestion, body: body, owner: viewer, destination: destination, startDate: startDate,
-                                                   days: days, budget: budget)
+                savedID = try await saveSuggestion(
+                    suggestion, body: body, owner: viewer, destination: destination, startDate: startDate,
+                    days: days, budget: budget)
             }
             // An empty answer is an answer, with the reason beside it.
-            let note = candidates.isEmpty
+            let note =
+                candidates.isEmpty
                 ? "no places to visit within \(radius.formatted(in: .kilometers, fractionDigits: 1)) of the destination in this index: give a larger radius (at most 100km)"
                 : nil
-            let json = Self.suggestionJSON(suggestion, destination: destination, startDate: startDate, budget: budget, savedID: savedID,
-                                           note: note)
+            let json = Self.suggestionJSON(
+                suggestion, destination: destination, startDate: startDate, budget: budget, savedID: savedID,
+                note: note)
             return .json(json, status: savedID == nil ? .ok : .created)
         }
     }
@@ -107,52 +123,67 @@ extension GeoQueryService {
 
     static func clockField(_ body: JSONBody, _ name: String, default value: Int) throws -> Int {
         guard let text = try body.string(name, maxLength: 5) else { return value }
-        guard let minutes = DayPlan.minutes(text) else { throw APIProblem.badRequest("\(name) '\(text)' is invalid: give a local time HH:MM, e.g. 09:00") }
+        guard let minutes = DayPlan.minutes(text) else {
+            throw APIProblem.badRequest("\(name) '\(text)' is invalid: give a local time HH:MM, e.g. 09:00")
+        }
         return minutes
     }
 
-    func saveSuggestion(_ suggestion: SuggestedItinerary, body: JSONBody, owner: String, destination: PlanLocation, startDate: LocalDate,
-                        days: Int, budget: Money?) async throws -> String {
+    func saveSuggestion(
+        _ suggestion: SuggestedItinerary, body: JSONBody, owner: String, destination: PlanLocation, startDate: LocalDate,
+        days: Int, budget: Money?
+    ) async throws -> String {
         guard let zone = try await timeZone(of: destination) else {
             throw APIProblem.badRequest("the destination's time zone is unknown, so the itinerary cannot be saved")
         }
-        var document = ItineraryDocument(title: try Self.title(body, required: false) ?? "Suggested: \(destination.name ?? "trip")",
-                                         destination: destination, startDate: startDate.description,
-                                         endDate: startDate.adding(days: days - 1).description, timeZone: zone, budget: budget)
+        var document = ItineraryDocument(
+            title: try Self.title(body, required: false) ?? "Suggested: \(destination.name ?? "trip")",
+            destination: destination, startDate: startDate.description,
+            endDate: startDate.adding(days: days - 1).description, timeZone: zone, budget: budget)
         document.stops = suggestion.days.joined().map { stop in
-            ItineraryStop(id: "s_" + Self.shortID(), location: PlanLocation(placeID: stop.place.id.rawValue, coordinate: stop.place.coordinate,
-                                                                             name: stop.place.name),
-                          day: stop.day, durationMinutes: stop.durationMinutes, notes: stop.reasons.joined(separator: "; "),
-                          price: stop.costKnown ? budget.map { Money(amount: Decimal(stop.estimatedCost), currency: $0.currency) } : nil)
+            ItineraryStop(
+                id: "s_" + Self.shortID(),
+                location: PlanLocation(
+                    placeID: stop.place.id.rawValue, coordinate: stop.place.coordinate,
+                    name: stop.place.name),
+                day: stop.day, durationMinutes: stop.durationMinutes, notes: stop.reasons.joined(separator: "; "),
+                price: stop.costKnown ? budget.map { Money(amount: Decimal(stop.estimatedCost), currency: $0.currency) } : nil)
         }
         let now = Date()
         let (starts, ends) = try Self.itineraryInstants(document)
-        let record = PlanRecord(id: Self.newPlanID(.itinerary), kind: .itinerary, owner: owner,
-                                visibility: try Self.planVisibility(body) ?? .private, startsAt: starts, endsAt: ends,
-                                createdAt: now, updatedAt: now, document: try Self.encodeDocument(document))
+        let record = PlanRecord(
+            id: Self.newPlanID(.itinerary), kind: .itinerary, owner: owner,
+            visibility: try Self.planVisibility(body) ?? .private, startsAt: starts, endsAt: ends,
+            createdAt: now, updatedAt: now, document: try Self.encodeDocument(document))
         try await requireUserData().createPlan(record)
         await countActivity(.planStop, document.stops.map(\.location.placeID))
         return record.id
     }
 
-    static func suggestionJSON(_ suggestion: SuggestedItinerary, destination: PlanLocation, startDate: LocalDate?, budget: Money?,
-                               savedID: String?, note: String? = nil) -> OrderedJSON {
+    static func suggestionJSON(
+        _ suggestion: SuggestedItinerary, destination: PlanLocation, startDate: LocalDate?, budget: Money?,
+        savedID: String?, note: String? = nil
+    ) -> OrderedJSON {
         func amount(_ value: Double) -> OrderedJSON { .double((value * 100).rounded() / 100) }
         let days: [OrderedJSON] = suggestion.days.enumerated().map { index, stops in
             .object([
                 ("day", .int(index + 1)),
                 ("date", .optional(startDate?.adding(days: index).description)),
                 ("travel_minutes", .int(suggestion.travelMinutes[index])),
-                ("stops", .array(stops.map { stop in
-                    .object([
-                        ("place_id", .string(stop.place.id.rawValue)), ("name", .string(stop.place.name)),
-                        ("lat", .double(stop.place.coordinate.latitude)), ("lon", .double(stop.place.coordinate.longitude)),
-                        ("categories", .array(stop.place.categories.map { .string($0.identifier) })),
-                        ("start", .string(DayPlan.clock(stop.startMinute))), ("duration_minutes", .int(stop.durationMinutes)),
-                        ("estimated_cost", stop.costKnown ? amount(stop.estimatedCost) : .null),
-                        ("score", amount(stop.score)), ("why", .array(stop.reasons.map(OrderedJSON.string))),
-                    ])
-                })),
+                (
+                    "stops",
+                    .array(
+                        stops.map { stop in
+                            .object([
+                                ("place_id", .string(stop.place.id.rawValue)), ("name", .string(stop.place.name)),
+                                ("lat", .double(stop.place.coordinate.latitude)), ("lon", .double(stop.place.coordinate.longitude)),
+                                ("categories", .array(stop.place.categories.map { .string($0.identifier) })),
+                                ("start", .string(DayPlan.clock(stop.startMinute))), ("duration_minutes", .int(stop.durationMinutes)),
+                                ("estimated_cost", stop.costKnown ? amount(stop.estimatedCost) : .null),
+                                ("score", amount(stop.score)), ("why", .array(stop.reasons.map(OrderedJSON.string))),
+                            ])
+                        })
+                ),
             ])
         }
         return .object([
@@ -163,8 +194,13 @@ extension GeoQueryService {
             ("upper_bound", amount(suggestion.upperBound)),
             ("candidates", .int(suggestion.candidateCount)),
             ("opening_hours_applied", .bool(startDate != nil)),
-            ("estimated_cost", .object([("amount", amount(suggestion.cost)), ("currency", .optional(budget?.currency)),
-                                        ("basis", .string("price levels: meals 10/25/50/100, other visits 5/15/30/60 per person"))])),
+            (
+                "estimated_cost",
+                .object([
+                    ("amount", amount(suggestion.cost)), ("currency", .optional(budget?.currency)),
+                    ("basis", .string("price levels: meals 10/25/50/100, other visits 5/15/30/60 per person")),
+                ])
+            ),
             ("budget", moneyJSON(budget)),
             ("days", .array(days)),
             ("itinerary_id", .optional(savedID)),

@@ -28,20 +28,24 @@ extension GeoQueryService {
             guard let zone = named else {
                 throw APIProblem.badRequest("the place's time zone is unknown: give 'time_zone', e.g. Europe/Paris")
             }
-            let (start, end, starts, ends) = try Self.tripTimes(try body.requiredString("start", maxLength: 40, expected: Self.instantExpected("2027-06-12T18:00:00+02:00")),
-                                                                try body.requiredString("end", maxLength: 40, expected: Self.instantExpected("2027-06-12T23:00:00+02:00")))
+            let (start, end, starts, ends) = try Self.tripTimes(
+                try body.requiredString("start", maxLength: 40, expected: Self.instantExpected("2027-06-12T18:00:00+02:00")),
+                try body.requiredString("end", maxLength: 40, expected: Self.instantExpected("2027-06-12T23:00:00+02:00")))
             let invitees = try await inviteeNames(body, author: user.username) ?? []
-            let document = TripDocument(title: try Self.title(body, required: true) ?? "", place: place, start: start, end: end,
-                                        timeZone: zone, notes: try body.string("notes", maxLength: 10_000), budget: try Self.money(body, "budget"))
+            let document = TripDocument(
+                title: try Self.title(body, required: true) ?? "", place: place, start: start, end: end,
+                timeZone: zone, notes: try body.string("notes", maxLength: 10_000), budget: try Self.money(body, "budget"))
             let now = Date()
-            let record = PlanRecord(id: Self.newPlanID(.trip), kind: .trip, owner: user.username,
-                                    visibility: try Self.planVisibility(body) ?? .private,
-                                    members: invitees.map { PlanMember(username: $0, role: .invitee, answer: .invited) },
-                                    startsAt: starts, endsAt: ends, createdAt: now, updatedAt: now, document: try Self.encodeDocument(document))
+            let record = PlanRecord(
+                id: Self.newPlanID(.trip), kind: .trip, owner: user.username,
+                visibility: try Self.planVisibility(body) ?? .private,
+                members: invitees.map { PlanMember(username: $0, role: .invitee, answer: .invited) },
+                startsAt: starts, endsAt: ends, createdAt: now, updatedAt: now, document: try Self.encodeDocument(document))
             try await requireUserData().createPlan(record)
             for invitee in invitees {
-                await notify(invitee, "trip_invitation", ["from": user.username, "trip": record.id, "title": document.title],
-                             id: "trip_invitation:" + record.id)
+                await notify(
+                    invitee, "trip_invitation", ["from": user.username, "trip": record.id, "title": document.title],
+                    id: "trip_invitation:" + record.id)
             }
             var response = Self.planResponse(try await tripJSON(record, access: .own), revision: record.revision, status: .created)
             response.headers[.location] = "/v1/trips/\(record.id)"
@@ -111,9 +115,11 @@ extension GeoQueryService {
             let id = try planID(context, .trip)
             let (current, _) = try await plan(id, .trip, viewer: user.username)
             guard current.member(user.username)?.role == .invitee else {
-                throw APIProblem(.forbidden, user.username == current.owner
-                    ? "you are the author of trip \(id): only invitees answer"
-                    : "you are not invited to trip \(id): only invitees answer")
+                throw APIProblem(
+                    .forbidden,
+                    user.username == current.owner
+                        ? "you are the author of trip \(id): only invitees answer"
+                        : "you are not invited to trip \(id): only invitees answer")
             }
             let (record, access) = try await changePlan(id, .trip, user: user.username, needs: .read, request: request) { record in
                 guard let index = record.members.firstIndex(where: { $0.username == user.username }) else {
@@ -139,8 +145,11 @@ extension GeoQueryService {
             let (photo, added) = try await storePhoto(request, owner: user.username) { photo in
                 try await requireUserData().addAlbumPhoto(AlbumPhoto(photoID: photo.id, uploader: user.username, addedAt: Date()), to: record.id)
             }
-            return .json(.object([("photo_id", .string(photo.id)), ("url", .string("/v1/photos/\(photo.id)")),
-                                  ("added", .bool(added))]), status: added ? .created : .ok)
+            return .json(
+                .object([
+                    ("photo_id", .string(photo.id)), ("url", .string("/v1/photos/\(photo.id)")),
+                    ("added", .bool(added)),
+                ]), status: added ? .created : .ok)
         }
 
         router.route(.delete, "/v1/trips/{id}/photos/{photoId}", in: &table, bound: bound) { request, context in
@@ -181,7 +190,8 @@ extension GeoQueryService {
     /// Start and end as given, and as instants; 400 unless both are RFC 3339 and in order.
     static func tripTimes(_ start: String, _ end: String) throws -> (String, String, Date, Date) {
         guard let starts = Self.instant(start) else {
-            throw APIProblem.badRequest("start '\(start.prefix(40))' is invalid: give an RFC 3339 time with an offset, e.g. 2027-06-12T18:00:00+02:00")
+            throw APIProblem.badRequest(
+                "start '\(start.prefix(40))' is invalid: give an RFC 3339 time with an offset, e.g. 2027-06-12T18:00:00+02:00")
         }
         guard let ends = Self.instant(end) else {
             throw APIProblem.badRequest("end '\(end.prefix(40))' is invalid: give an RFC 3339 time with an offset, e.g. 2027-06-12T23:00:00+02:00")
@@ -200,14 +210,26 @@ extension GeoQueryService {
         ]
         // Who is invited and the album are for the trip's people, not a link's holder.
         if access != nil {
-            members.append(("invitees", .array(record.members.map {
-                .object([("username", .string($0.username)), ("answer", .string(($0.answer ?? .invited).rawValue))])
-            })))
+            members.append(
+                (
+                    "invitees",
+                    .array(
+                        record.members.map {
+                            .object([("username", .string($0.username)), ("answer", .string(($0.answer ?? .invited).rawValue))])
+                        })
+                ))
             let album = try await requireUserData().album(of: record.id)
-            members.append(("album", .array(album.map {
-                .object([("photo_id", .string($0.photoID)), ("url", .string("/v1/photos/\($0.photoID)")),
-                         ("uploader", .string($0.uploader)), ("added_at", Self.timestampJSON($0.addedAt))])
-            })))
+            members.append(
+                (
+                    "album",
+                    .array(
+                        album.map {
+                            .object([
+                                ("photo_id", .string($0.photoID)), ("url", .string("/v1/photos/\($0.photoID)")),
+                                ("uploader", .string($0.uploader)), ("added_at", Self.timestampJSON($0.addedAt)),
+                            ])
+                        })
+                ))
         }
         return .object(members)
     }
@@ -240,7 +262,10 @@ extension GeoQueryService {
             items.append(kind == .itinerary ? try Self.itineraryJSON(record, access: access) : try await tripJSON(record, access: access))
         }
         let next = found.count > limit ? page.last.map { "\($0.startsAt.timeIntervalSince1970)_\($0.id)" } : nil
-        return .json(.object([("count", .int(page.count)), (kind == .itinerary ? "itineraries" : "trips", .array(items)),
-                              ("next_cursor", .optional(next))]))
+        return .json(
+            .object([
+                ("count", .int(page.count)), (kind == .itinerary ? "itineraries" : "trips", .array(items)),
+                ("next_cursor", .optional(next)),
+            ]))
     }
 }

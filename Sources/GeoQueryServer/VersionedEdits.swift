@@ -43,16 +43,20 @@ extension GeoQueryService {
     /// another request wrote in between, does it again from a fresh read (for up to
     /// ``editPatience``). With `If-Match`, a gem at another version is answered 412
     /// and nothing is written. - Returns: the gem as written.
-    func changeGem(_ id: PlaceID, by owner: String, request: Request,
-                   _ change: (inout Place) async throws -> Void) async throws -> Place {
+    func changeGem(
+        _ id: PlaceID, by owner: String, request: Request,
+        _ change: (inout Place) async throws -> Void
+    ) async throws -> Place {
         try await editLocks.serially("gem \(id)") {
             try await changeGemOverItsVersion(id, by: owner, request: request, change)
         }
     }
 
     /// ``changeGem(_:by:request:_:)`` once this process's other edits of the gem are done.
-    private func changeGemOverItsVersion(_ id: PlaceID, by owner: String, request: Request,
-                                         _ change: (inout Place) async throws -> Void) async throws -> Place {
+    private func changeGemOverItsVersion(
+        _ id: PlaceID, by owner: String, request: Request,
+        _ change: (inout Place) async throws -> Void
+    ) async throws -> Place {
         let store = try requireUserData()
         let expected = try Self.ifMatchTags(request)
         let giveUp = ContinuousClock.now + Self.editPatience
@@ -77,8 +81,10 @@ extension GeoQueryService {
     }
 
     static func gemChanged(_ gem: Place) -> APIProblem {
-        APIProblem(.preconditionFailed, "gem \(gem.id) changed since the version you read (its ETag is now \(gemETag(gem) ?? "none")): "
-                   + "read it again and apply your change to it")
+        APIProblem(
+            .preconditionFailed,
+            "gem \(gem.id) changed since the version you read (its ETag is now \(gemETag(gem) ?? "none")): "
+                + "read it again and apply your change to it")
     }
 }
 
@@ -94,8 +100,10 @@ extension GeoQueryService {
     }
 
     /// ``changeAccount(_:_:)`` once this process's other edits of the account are done.
-    private func changeAccountOverItsVersion(_ username: String,
-                                             _ change: (inout UserAccount) async throws -> Void) async throws -> UserAccount {
+    private func changeAccountOverItsVersion(
+        _ username: String,
+        _ change: (inout UserAccount) async throws -> Void
+    ) async throws -> UserAccount {
         let store = try requireUserData()
         let giveUp = ContinuousClock.now + Self.editPatience
         for attempt in 1... {

@@ -21,8 +21,9 @@ extension GeoQueryService {
     /// address that was checked is the one connected to, at most 64 KiB of the answer read and
     /// nothing decompressed.
     var webhookTransport: OutboundHTTPTransport {
-        OutboundHTTPTransport(reach: configuration.webhooksMayReachPrivateAddresses ? .anyAddress : .publicAddresses,
-                              maximumAnswerBytes: 64 << 10)
+        OutboundHTTPTransport(
+            reach: configuration.webhooksMayReachPrivateAddresses ? .anyAddress : .publicAddresses,
+            maximumAnswerBytes: 64 << 10)
     }
 
     /// Queues the delivery of a notification to the user's webhook, if they have one, and
@@ -37,8 +38,9 @@ extension GeoQueryService {
                 ("data", .object(notification.data.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) })),
                 ("created_at", Self.timestampJSON(notification.createdAt)),
             ]).write(to: &body)
-            let delivery = PendingDelivery(notificationID: notification.id, username: notification.username,
-                                           body: String(decoding: body.bytes, as: UTF8.self), failedAttempts: 0)
+            let delivery = PendingDelivery(
+                notificationID: notification.id, username: notification.username,
+                body: String(decoding: body.bytes, as: UTF8.self), failedAttempts: 0)
             do {
                 try await store.queueDelivery(delivery, leaseUntil: Date().addingTimeInterval(Self.webhookDeliveryLease))
             } catch {
@@ -54,8 +56,9 @@ extension GeoQueryService {
     @discardableResult
     public func deliverDueWebhooks(now: Date = Date()) async throws -> Int {
         guard configuration.webhookKey != nil, let store = userData else { return 0 }
-        let due = try await store.claimDeliveries(dueBy: now, leaseUntil: now.addingTimeInterval(Self.webhookDeliveryLease),
-                                                  only: nil, limit: 50)
+        let due = try await store.claimDeliveries(
+            dueBy: now, leaseUntil: now.addingTimeInterval(Self.webhookDeliveryLease),
+            only: nil, limit: 50)
         for delivery in due {
             Task.detached { [self] in await attemptDelivery(delivery, store: store) }
         }
@@ -76,7 +79,9 @@ extension GeoQueryService {
                 }
                 delivery.failedAttempts += 1
                 guard delivery.failedAttempts <= delays.count else {
-                    logger.warning("webhook delivery of \(delivery.notificationID) to \(delivery.username)'s URL given up after \(delivery.failedAttempts) attempts")
+                    logger.warning(
+                        "webhook delivery of \(delivery.notificationID) to \(delivery.username)'s URL given up after \(delivery.failedAttempts) attempts"
+                    )
                     try await store.finishDelivery(of: delivery.notificationID)
                     return
                 }
@@ -84,8 +89,12 @@ extension GeoQueryService {
                 let dueAt = Date().addingTimeInterval(Double(delay.components.seconds) + Double(delay.components.attoseconds) / 1e18)
                 try await store.rescheduleDelivery(of: delivery.notificationID, failedAttempts: delivery.failedAttempts, dueAt: dueAt)
                 try await Task.sleep(for: delay)
-                guard let again = try await store.claimDeliveries(dueBy: dueAt, leaseUntil: Date().addingTimeInterval(Self.webhookDeliveryLease),
-                                                                  only: delivery.notificationID, limit: 1).first else {
+                guard
+                    let again = try await store.claimDeliveries(
+                        dueBy: dueAt, leaseUntil: Date().addingTimeInterval(Self.webhookDeliveryLease),
+                        only: delivery.notificationID, limit: 1
+                    ).first
+                else {
                     return  // another server's round took it
                 }
                 delivery = again
@@ -108,11 +117,14 @@ extension GeoQueryService {
             let payload = Data(delivery.body.utf8)
             let timestamp = Int(Date().timeIntervalSince1970)
             let signature = "t=\(timestamp),v1=" + WebhookSigner.signature(secret: secret, timestamp: timestamp, body: payload)
-            let response = try await webhookTransport.send(ProviderRequest(
-                method: "POST", url: url,
-                headers: ["Content-Type": "application/json", Self.webhookSignatureHeader: signature,
-                          "X-GeoQuery-Delivery": delivery.notificationID, "User-Agent": "GeoQuery-Webhook/1"],
-                body: payload, timeout: 10))
+            let response = try await webhookTransport.send(
+                ProviderRequest(
+                    method: "POST", url: url,
+                    headers: [
+                        "Content-Type": "application/json", Self.webhookSignatureHeader: signature,
+                        "X-GeoQuery-Delivery": delivery.notificationID, "User-Agent": "GeoQuery-Webhook/1",
+                    ],
+                    body: payload, timeout: 10))
             if (200..<300).contains(response.status) { return true }
             logger.info("webhook of \(delivery.username) answered \(response.status) (attempt \(attempt) of \(attempts))")
         } catch {

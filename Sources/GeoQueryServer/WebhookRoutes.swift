@@ -30,11 +30,12 @@ extension GeoQueryService {
                 account.profile.webhookID = "wh_" + Self.newGemID()
             }
             let secret = signer.secret(username: user.username, webhookID: account.profile.webhookID ?? "")
-            return .json(.object([
-                ("url", .string(url.absoluteString)), ("id", .optional(account.profile.webhookID)), ("secret", .string(secret)),
-                ("signature_header", .string(Self.webhookSignatureHeader)),
-                ("signature", .string("t=<unix seconds>,v1=<hex HMAC-SHA256 with the secret's UTF-8 bytes as key over \"<t>.<body>\">")),
-            ]), status: .created)
+            return .json(
+                .object([
+                    ("url", .string(url.absoluteString)), ("id", .optional(account.profile.webhookID)), ("secret", .string(secret)),
+                    ("signature_header", .string(Self.webhookSignatureHeader)),
+                    ("signature", .string("t=<unix seconds>,v1=<hex HMAC-SHA256 with the secret's UTF-8 bytes as key over \"<t>.<body>\">")),
+                ]), status: .created)
         }
 
         router.route(.get, "/v1/me/webhook", in: &table, bound: bound) { request, _ in
@@ -65,8 +66,10 @@ extension GeoQueryService {
     /// deployment lets webhooks reach; 400 naming the URL or address otherwise.
     func checkedWebhookURL(_ text: String) async throws -> URL {
         guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme == "https" || scheme == "http",
-              let host = url.host, !host.isEmpty, url.user == nil, url.password == nil else {
-            throw APIProblem.badRequest("url '\(text.prefix(100))' is invalid: give an http or https URL without credentials, e.g. https://example.org/hooks/geoquery")
+            let host = url.host, !host.isEmpty, url.user == nil, url.password == nil
+        else {
+            throw APIProblem.badRequest(
+                "url '\(text.prefix(100))' is invalid: give an http or https URL without credentials, e.g. https://example.org/hooks/geoquery")
         }
         guard !configuration.webhooksMayReachPrivateAddresses else { return url }
         let bare = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
@@ -75,7 +78,8 @@ extension GeoQueryService {
         }
         guard !addresses.isEmpty else { throw APIProblem.badRequest("url host '\(host.prefix(100))' does not resolve") }
         if let refused = addresses.first(where: { !NetworkAddress.isPublic($0) }) {
-            throw APIProblem.badRequest("url host '\(host.prefix(100))' resolves to \(refused), which is not a public address: webhooks go to public addresses only")
+            throw APIProblem.badRequest(
+                "url host '\(host.prefix(100))' resolves to \(refused), which is not a public address: webhooks go to public addresses only")
         }
         return url
     }

@@ -10,15 +10,23 @@ public enum CategoryAnswer {
         let topLevels = Category.taxonomy.filter { $0.parent == nil }
         return .object([
             ("count", .int(Category.taxonomy.count)),
-            ("categories", .array(topLevels.map { top in
-                .object([
-                    ("id", .string(top.identifier)),
-                    ("label", .string(top.label)),
-                    ("subcategories", .array(top.subcategories.map { sub in
-                        .object([("id", .string(sub.identifier)), ("label", .string(sub.label))])
-                    })),
-                ])
-            })),
+            (
+                "categories",
+                .array(
+                    topLevels.map { top in
+                        .object([
+                            ("id", .string(top.identifier)),
+                            ("label", .string(top.label)),
+                            (
+                                "subcategories",
+                                .array(
+                                    top.subcategories.map { sub in
+                                        .object([("id", .string(sub.identifier)), ("label", .string(sub.label))])
+                                    })
+                            ),
+                        ])
+                    })
+            ),
         ])
     }
 }

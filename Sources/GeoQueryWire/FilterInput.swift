@@ -10,7 +10,8 @@ public enum FilterInput {
     public static func priceLevels(_ text: String, name: String) throws(FilterInputError) -> ClosedRange<Int> {
         let bounds = text.split(separator: "-", omittingEmptySubsequences: false).map { Int($0) }
         guard (1...2).contains(bounds.count), let low = bounds.first ?? nil, let high = bounds.last ?? nil,
-              (1...4).contains(low), (1...4).contains(high), low <= high else {
+            (1...4).contains(low), (1...4).contains(high), low <= high
+        else {
             throw FilterInputError("\(name) '\(text)' is invalid: give a level from 1 to 4 or a range such as 1-3")
         }
         return low...high
@@ -35,8 +36,9 @@ public enum FilterInput {
         var result: [Continent] = []
         for value in values {
             guard let continent = Continent(codeOrName: value) else {
-                throw FilterInputError("\(name) '\(value)' is invalid: give one of "
-                    + Continent.allCases.map(\.rawValue).joined(separator: ", ") + " (or the name, e.g. Europe)")
+                throw FilterInputError(
+                    "\(name) '\(value)' is invalid: give one of "
+                        + Continent.allCases.map(\.rawValue).joined(separator: ", ") + " (or the name, e.g. Europe)")
             }
             if !result.contains(continent) { result.append(continent) }
         }

@@ -25,9 +25,13 @@ public enum ImageAnswer {
     public static func json(_ images: [PlaceImage], failures: [ProviderName: ProviderError]) -> OrderedJSON {
         .object([
             ("images", .array(images.map(json))),
-            ("failures", .array(failures.sorted { $0.key < $1.key }.map { name, error in
-                .object([("provider", .string(name.rawValue)), ("error", .string(error.description))])
-            })),
+            (
+                "failures",
+                .array(
+                    failures.sorted { $0.key < $1.key }.map { name, error in
+                        .object([("provider", .string(name.rawValue)), ("error", .string(error.description))])
+                    })
+            ),
         ])
     }
 }

@@ -118,9 +118,15 @@ public struct JSONWriter {
 
     // MARK: Containers
 
-    public mutating func beginObject() { beginValue(); open(UInt8(ascii: "{")) }
+    public mutating func beginObject() {
+        beginValue()
+        open(UInt8(ascii: "{"))
+    }
     public mutating func endObject() { close(UInt8(ascii: "}")) }
-    public mutating func beginArray() { beginValue(); open(UInt8(ascii: "[")) }
+    public mutating func beginArray() {
+        beginValue()
+        open(UInt8(ascii: "["))
+    }
     public mutating func endArray() { close(UInt8(ascii: "]")) }
 
     /// Starts the member `name` of the open object; write its value next. For names written in
@@ -148,11 +154,23 @@ public struct JSONWriter {
 
     // MARK: Values
 
-    public mutating func string(_ value: String) { beginValue(); appendQuoted(value) }
+    public mutating func string(_ value: String) {
+        beginValue()
+        appendQuoted(value)
+    }
     public mutating func string(_ value: String?) { value.map { string($0) } ?? null() }
-    public mutating func int(_ value: Int) { beginValue(); appendInteger(Int64(value)) }
-    public mutating func bool(_ value: Bool) { beginValue(); appendLiteral(value ? "true" : "false") }
-    public mutating func null() { beginValue(); appendLiteral("null") }
+    public mutating func int(_ value: Int) {
+        beginValue()
+        appendInteger(Int64(value))
+    }
+    public mutating func bool(_ value: Bool) {
+        beginValue()
+        appendLiteral(value ? "true" : "false")
+    }
+    public mutating func null() {
+        beginValue()
+        appendLiteral("null")
+    }
 
     public mutating func double(_ value: Double) {
         beginValue()
@@ -236,13 +254,22 @@ public struct JSONWriter {
     /// A GeoJSON Point feature, longitude first; `properties` writes the properties object.
     public mutating func pointFeature(id: String, longitude: Double, latitude: Double, properties: (inout JSONWriter) -> Void) {
         beginObject()
-        key("type"); string("Feature")
-        key("id"); string(id)
-        key("geometry"); beginObject()
-        key("type"); string("Point")
-        key("coordinates"); beginArray(); double(longitude); double(latitude); endArray()
+        key("type")
+        string("Feature")
+        key("id")
+        string(id)
+        key("geometry")
+        beginObject()
+        key("type")
+        string("Point")
+        key("coordinates")
+        beginArray()
+        double(longitude)
+        double(latitude)
+        endArray()
         endObject()
-        key("properties"); properties(&self)
+        key("properties")
+        properties(&self)
         endObject()
     }
 
@@ -265,7 +292,10 @@ public struct JSONWriter {
 
     /// Before a value: the separator and indentation, unless it follows a key.
     private mutating func beginValue() {
-        if afterKey { afterKey = false; return }
+        if afterKey {
+            afterKey = false
+            return
+        }
         if depth > 0 { separate() }
     }
 
@@ -277,7 +307,10 @@ public struct JSONWriter {
 
     private mutating func newline() {
         buffer.append(UInt8(ascii: "\n"))
-        for _ in 0..<depth { buffer.append(UInt8(ascii: " ")); buffer.append(UInt8(ascii: " ")) }
+        for _ in 0..<depth {
+            buffer.append(UInt8(ascii: " "))
+            buffer.append(UInt8(ascii: " "))
+        }
     }
 
     private mutating func appendLiteral(_ literal: StaticString) {
@@ -285,7 +318,10 @@ public struct JSONWriter {
     }
 
     private mutating func appendInteger(_ value: Int64) {
-        if value == 0 { buffer.append(UInt8(ascii: "0")); return }
+        if value == 0 {
+            buffer.append(UInt8(ascii: "0"))
+            return
+        }
         var magnitude = value.magnitude
         if value < 0 { buffer.append(UInt8(ascii: "-")) }
         var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // up to 24 digits, written backwards

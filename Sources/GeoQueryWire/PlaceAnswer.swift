@@ -18,9 +18,11 @@ public struct QueryDescription: Sendable {
     /// Extra members a face adds after the standard ones (the server's `radius_capped`, say).
     public var extra: [(String, OrderedJSON)]
 
-    public init(kind: String, lat: Double? = nil, lon: Double? = nil, radiusMeters: Double? = nil, bbox: [Double]? = nil,
-                id: String? = nil, filter: PlaceFilter = .none, limit: Int? = nil, line: Int? = nil,
-                extra: [(String, OrderedJSON)] = []) {
+    public init(
+        kind: String, lat: Double? = nil, lon: Double? = nil, radiusMeters: Double? = nil, bbox: [Double]? = nil,
+        id: String? = nil, filter: PlaceFilter = .none, limit: Int? = nil, line: Int? = nil,
+        extra: [(String, OrderedJSON)] = []
+    ) {
         self.kind = kind
         self.lat = lat
         self.lon = lon
@@ -36,43 +38,71 @@ public struct QueryDescription: Sendable {
     /// Writes the `query` object.
     public func write(to json: inout JSONWriter) {
         json.beginObject()
-        json.key("kind"); json.string(kind)
-        if let line { json.key("line"); json.int(line) }
+        json.key("kind")
+        json.string(kind)
+        if let line {
+            json.key("line")
+            json.int(line)
+        }
         json.member("id", id)
-        if let lat { json.key("lat"); json.double(lat) }
-        if let lon { json.key("lon"); json.double(lon) }
-        if let radiusMeters { json.key("radius_m"); json.double(radiusMeters) }
+        if let lat {
+            json.key("lat")
+            json.double(lat)
+        }
+        if let lon {
+            json.key("lon")
+            json.double(lon)
+        }
+        if let radiusMeters {
+            json.key("radius_m")
+            json.double(radiusMeters)
+        }
         if let bbox {
-            json.key("bbox"); json.beginArray()
+            json.key("bbox")
+            json.beginArray()
             for value in bbox { json.double(value) }
             json.endArray()
         }
         if !filter.categories.isEmpty {
-            json.key("categories"); json.beginArray()
+            json.key("categories")
+            json.beginArray()
             for category in filter.categories { json.string(category.identifier) }
             json.endArray()
         }
         json.member("query", filter.text)
         if !filter.sources.isEmpty {
-            json.key("sources"); json.beginArray()
+            json.key("sources")
+            json.beginArray()
             for source in filter.sources { json.string(source) }
             json.endArray()
         }
-        if let rating = filter.minimumRating { json.key("min_rating"); json.double(rating) }
+        if let rating = filter.minimumRating {
+            json.key("min_rating")
+            json.double(rating)
+        }
         if let prices = filter.priceLevels {
-            json.key("price"); json.beginArray(); json.int(prices.lowerBound); json.int(prices.upperBound); json.endArray()
+            json.key("price")
+            json.beginArray()
+            json.int(prices.lowerBound)
+            json.int(prices.upperBound)
+            json.endArray()
         }
         if !filter.countries.isEmpty {
-            json.key("countries"); json.beginArray()
+            json.key("countries")
+            json.beginArray()
             for country in filter.countries { json.string(country) }
             json.endArray()
         }
         if !filter.continents.isEmpty {
-            json.key("continents"); json.beginArray()
+            json.key("continents")
+            json.beginArray()
             for continent in filter.continents { json.string(continent.rawValue) }
             json.endArray()
         }
-        if let openAt = filter.openAt { json.key("open_at"); json.timestamp(openAt) }
+        if let openAt = filter.openAt {
+            json.key("open_at")
+            json.timestamp(openAt)
+        }
         if kind != "place" {
             json.key("limit")
             if let limit { json.int(limit) } else { json.null() }
@@ -121,12 +151,16 @@ public struct PlaceAnswer: Sendable {
 
     private func writeEnvelope(to json: inout JSONWriter, places writePlace: (PlaceMatch, inout JSONWriter) -> Void) {
         json.beginObject()
-        json.key("query"); query.write(to: &json)
-        json.key("count"); json.int(page.matches.count)
-        json.key("places"); json.beginArray()
+        json.key("query")
+        query.write(to: &json)
+        json.key("count")
+        json.int(page.matches.count)
+        json.key("places")
+        json.beginArray()
         for match in page.matches { writePlace(match, &json) }
         json.endArray()
-        json.key("next_cursor"); json.string(page.nextCursor)
+        json.key("next_cursor")
+        json.string(page.nextCursor)
         json.endObject()
     }
 
@@ -142,8 +176,10 @@ public struct PlaceAnswer: Sendable {
     /// the response).
     public func writeGeoJSON(to json: inout JSONWriter) {
         json.beginObject()
-        json.key("type"); json.string("FeatureCollection")
-        json.key("features"); json.beginArray()
+        json.key("type")
+        json.string("FeatureCollection")
+        json.key("features")
+        json.beginArray()
         for match in page.matches {
             let coordinate = match.coordinate
             json.pointFeature(id: match.id.rawValue, longitude: coordinate.longitude, latitude: coordinate.latitude) { json in
@@ -151,8 +187,10 @@ public struct PlaceAnswer: Sendable {
             }
         }
         json.endArray()
-        json.key("query"); query.write(to: &json)
-        json.key("next_cursor"); json.string(page.nextCursor)
+        json.key("query")
+        query.write(to: &json)
+        json.key("next_cursor")
+        json.string(page.nextCursor)
         json.endObject()
     }
 
@@ -162,8 +200,11 @@ public struct PlaceAnswer: Sendable {
         for match in page.matches {
             let place = match.place
             let distance = match.distance.map { String(($0.meters * 1000).rounded() / 1000) } ?? ""
-            out += [place.id.rawValue, place.name, String(place.coordinate.latitude), String(place.coordinate.longitude),
-                    distance, place.categories.map(\.identifier).joined(separator: " "), place.provenance.source]
+            out +=
+                [
+                    place.id.rawValue, place.name, String(place.coordinate.latitude), String(place.coordinate.longitude),
+                    distance, place.categories.map(\.identifier).joined(separator: " "), place.provenance.source,
+                ]
                 .map(Self.csvField).joined(separator: ",") + "\n"
         }
         return out
@@ -188,23 +229,32 @@ public enum PlaceJSON {
         write(match.place, distance: match.distance, to: &json, includeCoordinates: includeCoordinates)
     }
 
-    public static func write(_ place: Place, distance: Distance?, to json: inout JSONWriter, includeCoordinates: Bool,
-                             extra: (inout JSONWriter) -> Void = { _ in }) {
+    public static func write(
+        _ place: Place, distance: Distance?, to json: inout JSONWriter, includeCoordinates: Bool,
+        extra: (inout JSONWriter) -> Void = { _ in }
+    ) {
         json.beginObject()
-        json.key("id"); json.string(place.id.rawValue)
-        json.key("name"); json.string(place.name)
+        json.key("id")
+        json.string(place.id.rawValue)
+        json.key("name")
+        json.string(place.name)
         if includeCoordinates {
-            json.key("lat"); json.double(place.coordinate.latitude)
-            json.key("lon"); json.double(place.coordinate.longitude)
+            json.key("lat")
+            json.double(place.coordinate.latitude)
+            json.key("lon")
+            json.double(place.coordinate.longitude)
         }
         json.key("distance_m")
         if let distance { json.meters(distance.meters) } else { json.null() }
-        json.key("categories"); json.beginArray()
+        json.key("categories")
+        json.beginArray()
         for category in place.categories { json.string(category.identifier) }
         json.endArray()
-        json.key("source"); json.string(place.provenance.source)
+        json.key("source")
+        json.string(place.provenance.source)
         if let address = place.address {
-            json.key("address"); json.beginObject()
+            json.key("address")
+            json.beginObject()
             json.member("street", address.street)
             json.member("locality", address.locality)
             json.member("region", address.region)
@@ -214,64 +264,105 @@ public enum PlaceJSON {
             json.endObject()
         }
         if let rating = place.rating {
-            json.key("rating"); json.beginObject()
-            json.key("value"); json.double(rating.value)
-            if let count = rating.count { json.key("count"); json.int(count) }
-            json.key("scale"); json.double(rating.originalScale)
+            json.key("rating")
+            json.beginObject()
+            json.key("value")
+            json.double(rating.value)
+            if let count = rating.count {
+                json.key("count")
+                json.int(count)
+            }
+            json.key("scale")
+            json.double(rating.originalScale)
             json.endObject()
         }
-        if let level = place.priceLevel { json.key("price_level"); json.int(level.level) }
+        if let level = place.priceLevel {
+            json.key("price_level")
+            json.int(level.level)
+        }
         if let region = place.region {
-            json.member("country", region.countryCode)
+            json.member("country_code", region.countryCode)
             json.member("continent", region.continent?.rawValue)
         }
         json.member("time_zone", place.timeZone)
         json.member("phone", place.phone)
         json.member("website", place.website)
         if let hours = place.openingHours {
-            json.key("opening_hours"); json.beginObject()
+            json.key("opening_hours")
+            json.beginObject()
             json.member("text", hours.text)
-            json.key("periods"); json.beginArray()
+            json.key("periods")
+            json.beginArray()
             for period in hours.periods {
                 json.beginObject()
-                json.key("open_day"); json.int(period.openDay)
-                json.key("open_minute"); json.int(period.openMinute)
-                json.key("close_day"); json.int(period.closeDay)
-                json.key("close_minute"); json.int(period.closeMinute)
+                json.key("open_day")
+                json.int(period.openDay)
+                json.key("open_minute")
+                json.int(period.openMinute)
+                json.key("close_day")
+                json.int(period.closeDay)
+                json.key("close_minute")
+                json.int(period.closeMinute)
                 json.endObject()
             }
             json.endArray()
             json.endObject()
         }
         if !place.photos.isEmpty {
-            json.key("photos"); json.beginArray()
+            json.key("photos")
+            json.beginArray()
             for photo in place.photos {
                 json.beginObject()
                 json.member("url", photo.url)
                 json.member("reference", photo.reference)
-                if let width = photo.width { json.key("width"); json.int(width) }
-                if let height = photo.height { json.key("height"); json.int(height) }
+                if let width = photo.width {
+                    json.key("width")
+                    json.int(width)
+                }
+                if let height = photo.height {
+                    json.key("height")
+                    json.int(height)
+                }
                 json.member("attribution", photo.attribution)
                 json.endObject()
             }
             json.endArray()
         }
         if !place.tags.isEmpty {
-            json.key("tags"); json.beginObject()
-            for (key, value) in place.tags.sorted(by: { $0.key < $1.key }) { json.key(dynamic: key); json.string(value) }
+            json.key("tags")
+            json.beginObject()
+            for (key, value) in place.tags.sorted(by: { $0.key < $1.key }) {
+                json.key(dynamic: key)
+                json.string(value)
+            }
             json.endObject()
         }
         if let gem = place.gem {
-            json.key("gem"); json.beginObject()
-            json.key("owner"); json.string(gem.owner)
-            json.key("visibility"); json.string(gem.visibility.rawValue)
+            json.key("gem")
+            json.beginObject()
+            json.key("owner")
+            json.string(gem.owner)
+            json.key("visibility")
+            json.string(gem.visibility.rawValue)
             json.member("description", gem.description)
-            if let created = gem.createdAt { json.key("created_at"); json.timestamp(created) }
-            if let updated = gem.updatedAt { json.key("updated_at"); json.timestamp(updated) }
+            if let created = gem.createdAt {
+                json.key("created_at")
+                json.timestamp(created)
+            }
+            if let updated = gem.updatedAt {
+                json.key("updated_at")
+                json.timestamp(updated)
+            }
             json.endObject()
         }
-        if let importedAt = place.provenance.importedAt { json.key("imported_at"); json.timestamp(importedAt) }
-        if let fetchedAt = place.provenance.fetchedAt { json.key("fetched_at"); json.timestamp(fetchedAt) }
+        if let importedAt = place.provenance.importedAt {
+            json.key("imported_at")
+            json.timestamp(importedAt)
+        }
+        if let fetchedAt = place.provenance.fetchedAt {
+            json.key("fetched_at")
+            json.timestamp(fetchedAt)
+        }
         extra(&json)
         json.endObject()
     }
@@ -295,15 +386,19 @@ public enum Timestamp {
         guard year >= 0 && year < 10_000 else { return nil }
         let digit = { (value: Int64) in UInt8(truncatingIfNeeded: value) &+ 48 }
         let hour = secondOfDay / 3600, minute = secondOfDay / 60 % 60, second = secondOfDay % 60
-        return (digit(year / 1000), digit(year / 100 % 10), digit(year / 10 % 10), digit(year % 10), 45,
-                digit(month / 10), digit(month % 10), 45, digit(day / 10), digit(day % 10), 84,
-                digit(hour / 10), digit(hour % 10), 58, digit(minute / 10), digit(minute % 10), 58,
-                digit(second / 10), digit(second % 10), 90)
+        return (
+            digit(year / 1000), digit(year / 100 % 10), digit(year / 10 % 10), digit(year % 10), 45,
+            digit(month / 10), digit(month % 10), 45, digit(day / 10), digit(day % 10), 84,
+            digit(hour / 10), digit(hour % 10), 58, digit(minute / 10), digit(minute % 10), 58,
+            digit(second / 10), digit(second % 10), 90
+        )
     }
 
     /// The 20 ASCII bytes of a timestamp, kept on the stack.
-    typealias ISO8601Bytes = (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
-                              UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8)
+    typealias ISO8601Bytes = (
+        UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
+        UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8
+    )
 
     /// Days since 1970 to the civil date (Howard Hinnant's algorithm), and the second of the day.
     @inline(__always)

@@ -49,7 +49,8 @@ public struct RouteStops: Sendable {
     /// GeoJSON points (a FeatureCollection or one Feature) or CSV with id, lat and lon columns.
     public static func points(file: String) throws -> RouteStops {
         let text = try read(file)
-        let stops = text.drop { $0.isWhitespace || $0 == "\u{FEFF}" }.first == "{"
+        let stops =
+            text.drop { $0.isWhitespace || $0 == "\u{FEFF}" }.first == "{"
             ? try geoJSONPoints(text, file: file) : try csvPoints(file: file)
         try checkUnique(stops.ids, file: file)
         return stops
@@ -82,17 +83,19 @@ public struct RouteStops: Sendable {
         for (number, feature) in features.enumerated() {
             guard let point = feature.geometry else { throw bad(file, "feature \(number + 1) has no Point geometry") }
             let name = feature.properties?["name"]?.stringValue
-            let propertyID: String? = switch feature.properties?["id"] {
-            case .string(let text)?: text
-            case .int(let number)?: String(number)
-            default: nil
-            }
+            let propertyID: String? =
+                switch feature.properties?["id"] {
+                case .string(let text)?: text
+                case .int(let number)?: String(number)
+                default: nil
+                }
             coordinates.append(point.coordinate)
             ids.append(feature.id ?? propertyID ?? name ?? String(number + 1))
             names.append(name ?? "")
         }
-        return RouteStops(ids: ids, names: names.contains { !$0.isEmpty } ? names : nil,
-                          coordinates: coordinates, costs: RouteCosts(points: coordinates))
+        return RouteStops(
+            ids: ids, names: names.contains { !$0.isEmpty } ? names : nil,
+            coordinates: coordinates, costs: RouteCosts(points: coordinates))
     }
 
     /// CSV with a header (PlaceImport's RFC 4180 reader: quoted fields, BOM); columns id,
@@ -121,8 +124,9 @@ public struct RouteStops: Sendable {
             ids.append(idColumn.map { fields[$0] } ?? String(ids.count + 1))
             names.append(nameColumn.map { fields[$0] } ?? "")
         }
-        return RouteStops(ids: ids, names: nameColumn == nil ? nil : names, coordinates: coordinates,
-                          costs: RouteCosts(points: coordinates))
+        return RouteStops(
+            ids: ids, names: nameColumn == nil ? nil : names, coordinates: coordinates,
+            costs: RouteCosts(points: coordinates))
     }
 
     /// JSON {"ids": [...], "distances": [[...]]} or a TSPLIB file.
@@ -141,20 +145,22 @@ public struct RouteStops: Sendable {
             }
         }
         guard case .object(let root)? = try? JSONDecoder().decode(JSONValue.self, from: Data(text.utf8)),
-              case .array(let rows)? = root["distances"] else {
+            case .array(let rows)? = root["distances"]
+        else {
             throw bad(file, #"expected JSON {"ids": [...], "distances": [[...], ...]}"#)
         }
         var matrix: [[Double]] = []
         for (i, row) in rows.enumerated() {
             guard case .array(let cells) = row else { throw bad(file, "distances[\(i)] is not a list") }
-            matrix.append(try cells.enumerated().map { j, cell in
-                switch cell {
-                case .null: return .infinity
-                case .int(let value): return Double(value)
-                case .double(let value): return value
-                default: throw bad(file, "distances[\(i)][\(j)] is not a number or null")
-                }
-            })
+            matrix.append(
+                try cells.enumerated().map { j, cell in
+                    switch cell {
+                    case .null: return .infinity
+                    case .int(let value): return Double(value)
+                    case .double(let value): return value
+                    default: throw bad(file, "distances[\(i)][\(j)] is not a number or null")
+                    }
+                })
         }
         var ids = (0..<matrix.count).map(String.init)
         if case .array(let given)? = root["ids"] {

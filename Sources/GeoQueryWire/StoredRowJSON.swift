@@ -57,15 +57,20 @@ enum StoredRowJSON {
             if let tags, !tagsAreOrderedASCII(tags) { return false }
 
             json.beginObject()
-            json.key("id"); json.string(utf8: row.id)
-            json.key("name"); json.string(utf8: row.name)
+            json.key("id")
+            json.string(utf8: row.id)
+            json.key("name")
+            json.string(utf8: row.name)
             if includeCoordinates {
-                json.key("lat"); json.double(row.latitude)
-                json.key("lon"); json.double(row.longitude)
+                json.key("lat")
+                json.double(row.latitude)
+                json.key("lon")
+                json.double(row.longitude)
             }
             json.key("distance_m")
             if let distance { json.meters(distance.meters) } else { json.null() }
-            json.key("categories"); json.beginArray()
+            json.key("categories")
+            json.beginArray()
             if let list = bytes(.categories) {
                 var start = 0
                 for (offset, byte) in list.enumerated() where byte == 0x20 {
@@ -83,36 +88,52 @@ enum StoredRowJSON {
                 json.string(utf8: UnsafeRawBufferPointer(rebasing: row.id[..<colon]))
             }
             if addressTags.contains(where: { has($0.1) }) {
-                json.key("address"); json.beginObject()
+                json.key("address")
+                json.beginObject()
                 for (name, tag) in addressTags { member(name, bytes(tag), &json) }
                 json.endObject()
             }
             if let (value, count, scale) = rating {
-                json.key("rating"); json.beginObject()
-                json.key("value"); json.double(value)
-                if let count { json.key("count"); json.int(count) }
-                json.key("scale"); json.double(scale)
+                json.key("rating")
+                json.beginObject()
+                json.key("value")
+                json.double(value)
+                if let count {
+                    json.key("count")
+                    json.int(count)
+                }
+                json.key("scale")
+                json.double(scale)
                 json.endObject()
             }
             if let level = bytes(.priceLevel), level.count == 1, (1...4).contains(level[0]) {
-                json.key("price_level"); json.int(Int(level[0]))
+                json.key("price_level")
+                json.int(Int(level[0]))
             }
             let continent = bytes(.continent).flatMap { stored in continents.first { $0.bytes.elementsEqual(stored) }?.value }
             if has(.regionCountry) || has(.continent) {
-                member("country", bytes(.regionCountry), &json)
-                if let continent { json.key("continent"); json.string(continent.rawValue) }
+                member("country_code", bytes(.regionCountry), &json)
+                if let continent {
+                    json.key("continent")
+                    json.string(continent.rawValue)
+                }
             }
             member("time_zone", bytes(.timeZone), &json)
             member("phone", bytes(.phone), &json)
             member("website", bytes(.website), &json)
             if let text = bytes(.hoursText) {
-                json.key("opening_hours"); json.beginObject()
-                json.key("text"); json.string(utf8: text)
-                json.key("periods"); json.beginArray(); json.endArray()
+                json.key("opening_hours")
+                json.beginObject()
+                json.key("text")
+                json.string(utf8: text)
+                json.key("periods")
+                json.beginArray()
+                json.endArray()
                 json.endObject()
             }
             if let tags, tags.count > 0 {
-                json.key("tags"); json.beginObject()
+                json.key("tags")
+                json.beginObject()
                 var cursor = 0
                 while cursor < tags.count, let key = lengthPrefixed(tags, &cursor), let value = lengthPrefixed(tags, &cursor) {
                     json.key(utf8: key)
@@ -121,17 +142,32 @@ enum StoredRowJSON {
                 json.endObject()
             }
             if let owner = bytes(.gemOwner) {
-                json.key("gem"); json.beginObject()
-                json.key("owner"); json.string(utf8: owner)
+                json.key("gem")
+                json.beginObject()
+                json.key("owner")
+                json.string(utf8: owner)
                 let visibility = bytes(.gemVisibility).flatMap { stored in visibilities.first { $0.bytes.elementsEqual(stored) }?.value }
-                json.key("visibility"); json.string((visibility ?? .private).rawValue)
+                json.key("visibility")
+                json.string((visibility ?? .private).rawValue)
                 member("description", bytes(.gemDescription), &json)
-                if let created = number(.gemCreatedAt) { json.key("created_at"); json.timestamp(Date(timeIntervalSince1970: created)) }
-                if let updated = number(.gemUpdatedAt) { json.key("updated_at"); json.timestamp(Date(timeIntervalSince1970: updated)) }
+                if let created = number(.gemCreatedAt) {
+                    json.key("created_at")
+                    json.timestamp(Date(timeIntervalSince1970: created))
+                }
+                if let updated = number(.gemUpdatedAt) {
+                    json.key("updated_at")
+                    json.timestamp(Date(timeIntervalSince1970: updated))
+                }
                 json.endObject()
             }
-            if let imported = number(.importedAt) { json.key("imported_at"); json.timestamp(Date(timeIntervalSince1970: imported)) }
-            if let fetched = number(.fetchedAt) { json.key("fetched_at"); json.timestamp(Date(timeIntervalSince1970: fetched)) }
+            if let imported = number(.importedAt) {
+                json.key("imported_at")
+                json.timestamp(Date(timeIntervalSince1970: imported))
+            }
+            if let fetched = number(.fetchedAt) {
+                json.key("fetched_at")
+                json.timestamp(Date(timeIntervalSince1970: fetched))
+            }
             json.endObject()
             return true
         }
@@ -142,13 +178,17 @@ enum StoredRowJSON {
     private static let visibilities = HiddenGem.Visibility.allCases.map { (bytes: Array($0.rawValue.utf8), value: $0) }
 
     /// The text fields this path copies (checked to be UTF-8 first).
-    private static let textTags: [Tag] = [.categories, .source, .street, .locality, .region, .postcode, .countryCode,
-                                          .formattedAddress, .regionCountry, .timeZone, .phone, .website, .hoursText,
-                                          .gemOwner, .gemDescription]
+    private static let textTags: [Tag] = [
+        .categories, .source, .street, .locality, .region, .postcode, .countryCode,
+        .formattedAddress, .regionCountry, .timeZone, .phone, .website, .hoursText,
+        .gemOwner, .gemDescription,
+    ]
     /// The address's members in ``PlaceJSON``'s order.
-    private static let addressTags: [(StaticString, Tag)] = [("street", .street), ("locality", .locality), ("region", .region),
-                                                             ("postcode", .postcode), ("country_code", .countryCode),
-                                                             ("formatted", .formattedAddress)]
+    private static let addressTags: [(StaticString, Tag)] = [
+        ("street", .street), ("locality", .locality), ("region", .region),
+        ("postcode", .postcode), ("country_code", .countryCode),
+        ("formatted", .formattedAddress),
+    ]
 
     private static func member(_ name: StaticString, _ value: UnsafeRawBufferPointer?, _ json: inout JSONWriter) {
         guard let value else { return }
@@ -192,13 +232,25 @@ enum StoredRowJSON {
         let count = bytes.count
         while index < count {
             let lead = bytes[index]
-            if lead < 0x80 { index += 1; continue }
+            if lead < 0x80 {
+                index += 1
+                continue
+            }
             let length: Int, minimum: UInt32
             var scalar: UInt32
             switch lead {
-            case 0xC2...0xDF: length = 2; minimum = 0x80; scalar = UInt32(lead & 0x1F)
-            case 0xE0...0xEF: length = 3; minimum = 0x800; scalar = UInt32(lead & 0x0F)
-            case 0xF0...0xF4: length = 4; minimum = 0x10000; scalar = UInt32(lead & 0x07)
+            case 0xC2...0xDF:
+                length = 2
+                minimum = 0x80
+                scalar = UInt32(lead & 0x1F)
+            case 0xE0...0xEF:
+                length = 3
+                minimum = 0x800
+                scalar = UInt32(lead & 0x0F)
+            case 0xF0...0xF4:
+                length = 4
+                minimum = 0x10000
+                scalar = UInt32(lead & 0x07)
             default: return false
             }
             guard index + length <= count else { return false }

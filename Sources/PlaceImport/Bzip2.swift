@@ -10,7 +10,8 @@ enum Bzip2 {
         let input = try openDump(source).handle
         defer { try? input.close() }
         guard FileManager.default.createFile(atPath: destination, contents: nil),
-              let output = FileHandle(forWritingAtPath: destination) else {
+            let output = FileHandle(forWritingAtPath: destination)
+        else {
             throw ImportError.unreadableFile(path: destination, reason: "cannot create a temporary file to decompress into")
         }
         defer { try? output.close() }

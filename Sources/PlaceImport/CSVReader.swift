@@ -32,7 +32,10 @@ public struct CSVReader: Sequence, IteratorProtocol {
     private mutating func refill() -> Bool {
         if atEnd { return false }
         let chunk = handle.readData(ofLength: 1 << 20)
-        if chunk.isEmpty { atEnd = true; return false }
+        if chunk.isEmpty {
+            atEnd = true
+            return false
+        }
         consumed += chunk.count
         if position > 0 {
             buffer.removeFirst(position)

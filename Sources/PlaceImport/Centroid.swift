@@ -16,7 +16,8 @@ enum Centroid {
             var result: [(Double, Double)] = []
             for item in items {
                 guard case .array(let pair) = item, pair.count >= 2,
-                      let lon = pair[0].doubleValue, let lat = pair[1].doubleValue else { return nil }
+                    let lon = pair[0].doubleValue, let lat = pair[1].doubleValue
+                else { return nil }
                 result.append((lon, lat))
             }
             return result.isEmpty ? nil : result
@@ -38,8 +39,10 @@ enum Centroid {
     /// The centroid of shapes given as (longitude, latitude) pairs: the area-weighted centroid of
     /// `rings` (outer rings), else the length-weighted centre of `lines`, else the mean of all
     /// positions. `kind` names the shape in the failure reason.
-    static func of(points: [(Double, Double)], lines: [[(Double, Double)]], rings: [[(Double, Double)]],
-                   kind: String) -> Result<Coordinate, RowRejectionReason> {
+    static func of(
+        points: [(Double, Double)], lines: [[(Double, Double)]], rings: [[(Double, Double)]],
+        kind: String
+    ) -> Result<Coordinate, RowRejectionReason> {
         let all = points + lines.flatMap { $0 } + rings.flatMap { $0 }
         guard !all.isEmpty else { return .failure(RowRejectionReason("\(kind) has no usable coordinates")) }
         // Unwrap across the antimeridian: if the shape spans more than half the world, move its

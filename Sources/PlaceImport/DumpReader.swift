@@ -120,7 +120,10 @@ struct LineReader {
                 return try body(line)
             }
             let chunk = handle.readData(ofLength: 1 << 20)
-            if chunk.isEmpty { atEnd = true; continue }
+            if chunk.isEmpty {
+                atEnd = true
+                continue
+            }
             consumed += chunk.count
             buffer.removeFirst(position)
             position = 0

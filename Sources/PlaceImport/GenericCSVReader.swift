@@ -12,8 +12,10 @@ public struct CSVColumns: Sendable, Hashable {
     /// The field separator (a single character); `,` by default, `\t` for TSV.
     public var delimiter: Character = ","
 
-    public init(latitude: String? = nil, longitude: String? = nil, id: String? = nil, name: String? = nil,
-                category: String? = nil, delimiter: Character = ",") {
+    public init(
+        latitude: String? = nil, longitude: String? = nil, id: String? = nil, name: String? = nil,
+        category: String? = nil, delimiter: Character = ","
+    ) {
         self.latitude = latitude
         self.longitude = longitude
         self.id = id
@@ -73,8 +75,12 @@ struct GenericCSVReader: DumpReader {
         let fields = record.fields
         guard fields.count == names.count else { return reject("expected \(names.count) fields, found \(fields.count)") }
         func value(_ index: Int) -> String { fields[index].trimmedWhitespace }
-        guard let latitude = Double(value(indexes.latitude)) else { return reject("\(names[indexes.latitude]) '\(value(indexes.latitude))' is not a number") }
-        guard let longitude = Double(value(indexes.longitude)) else { return reject("\(names[indexes.longitude]) '\(value(indexes.longitude))' is not a number") }
+        guard let latitude = Double(value(indexes.latitude)) else {
+            return reject("\(names[indexes.latitude]) '\(value(indexes.latitude))' is not a number")
+        }
+        guard let longitude = Double(value(indexes.longitude)) else {
+            return reject("\(names[indexes.longitude]) '\(value(indexes.longitude))' is not a number")
+        }
         let coordinate: Coordinate
         do { coordinate = try Coordinate(latitude: latitude, longitude: longitude) } catch { return reject(String(describing: error)) }
         let localID = value(indexes.id), name = value(indexes.name)
@@ -89,7 +95,9 @@ struct GenericCSVReader: DumpReader {
             if !text.isEmpty { tags[names[offset]] = text }
         }
         if !cell.unknown.isEmpty { tags["source_category"] = cell.unknown.joined(separator: ";") }
-        return .place(Place(id: id, name: name, coordinate: coordinate, categories: cell.categories,
-                            provenance: Provenance(source: source, sourceID: localID, importedAt: importedAt), tags: tags))
+        return .place(
+            Place(
+                id: id, name: name, coordinate: coordinate, categories: cell.categories,
+                provenance: Provenance(source: source, sourceID: localID, importedAt: importedAt), tags: tags))
     }
 }

@@ -37,7 +37,8 @@ struct FeatureDecoder {
         let coordinate: Coordinate
         if geometryType == "Point" {
             guard case .array(let position)? = geometry["coordinates"], position.count >= 2,
-                  let longitude = position[0].doubleValue, let latitude = position[1].doubleValue else {
+                let longitude = position[0].doubleValue, let latitude = position[1].doubleValue
+            else {
                 return reject("Point coordinates must be [longitude, latitude]")
             }
             do { coordinate = try Coordinate(latitude: latitude, longitude: longitude) } catch { return reject(String(describing: error)) }
@@ -74,14 +75,18 @@ struct FeatureDecoder {
             unknownCategories += parsed.unknown
         }
         var tags: [String: String] = [:]
-        for (key, value) in properties where key != mapping.idField && key != mapping.nameField
-            && key != mapping.categoryField && key != "categories" {
+        for (key, value) in properties
+        where key != mapping.idField && key != mapping.nameField
+            && key != mapping.categoryField && key != "categories"
+        {
             if let text = Self.text(value) { tags[key] = text }
         }
         if !unknownCategories.isEmpty { tags["source_category"] = unknownCategories.joined(separator: ";") }
         if geometryType != "Point" { tags["geometry"] = geometryType }
-        return .place(Place(id: id, name: name, coordinate: coordinate, categories: categories,
-                            provenance: Provenance(source: source, sourceID: localID, importedAt: importedAt), tags: tags))
+        return .place(
+            Place(
+                id: id, name: name, coordinate: coordinate, categories: categories,
+                provenance: Provenance(source: source, sourceID: localID, importedAt: importedAt), tags: tags))
     }
 
     /// Strings as they are, numbers and booleans as their JSON text; nil for anything else.
@@ -142,7 +147,10 @@ struct GeoJSONCollectionReader: DumpReader {
         if position >= buffer.count {
             if atEnd { return nil }
             let chunk = handle.readData(ofLength: 1 << 20)
-            if chunk.isEmpty { atEnd = true; return nil }
+            if chunk.isEmpty {
+                atEnd = true
+                return nil
+            }
             buffer = Array(chunk)
             position = 0
         }
@@ -157,7 +165,10 @@ struct GeoJSONCollectionReader: DumpReader {
         var bytes: [UInt8] = []
         while let value = byte() {
             if value == UInt8(ascii: "\\") {
-                if let escaped = byte() { bytes.append(value); bytes.append(escaped) }
+                if let escaped = byte() {
+                    bytes.append(value)
+                    bytes.append(escaped)
+                }
                 continue
             }
             if value == UInt8(ascii: "\"") { return bytes }
@@ -178,7 +189,10 @@ struct GeoJSONCollectionReader: DumpReader {
             case UInt8(ascii: "{"): depth += 1
             case UInt8(ascii: "}"): depth -= 1
             case UInt8(ascii: "["):
-                if depth == 1 && lastKey == Array("features".utf8) { inFeatures = true; return }
+                if depth == 1 && lastKey == Array("features".utf8) {
+                    inFeatures = true
+                    return
+                }
                 depth += 1
             case UInt8(ascii: "]"): depth -= 1
             default: break
@@ -192,7 +206,10 @@ struct GeoJSONCollectionReader: DumpReader {
         if !inFeatures { try seekFeatures() }
         // Skip to the next element's '{' (or the end of the array).
         while let value = byte() {
-            if value == UInt8(ascii: "]") { finished = true; return nil }
+            if value == UInt8(ascii: "]") {
+                finished = true
+                return nil
+            }
             if value == UInt8(ascii: "{") {
                 let startLine = line
                 var element: [UInt8] = [value]

@@ -51,11 +51,12 @@ struct GeoNamesDumpReader: DumpReader {
         tag("modified", fields[18])
         if featureCode == "PPLC" { tags["capital"] = "yes" }
         let country = fields[8]
-        let place = Place(id: try! PlaceID(source: "geonames", localID: geonameID), name: fields[1], coordinate: coordinate,
-                          categories: category(featureClass: featureClass, featureCode: featureCode).map { [$0] } ?? [],
-                          address: country.isEmpty ? nil : Address(countryCode: country),
-                          provenance: Provenance(source: "geonames", sourceID: geonameID, importedAt: importedAt),
-                          tags: tags)
+        let place = Place(
+            id: try! PlaceID(source: "geonames", localID: geonameID), name: fields[1], coordinate: coordinate,
+            categories: category(featureClass: featureClass, featureCode: featureCode).map { [$0] } ?? [],
+            address: country.isEmpty ? nil : Address(countryCode: country),
+            provenance: Provenance(source: "geonames", sourceID: geonameID, importedAt: importedAt),
+            tags: tags)
         return .place(place)
     }
 

@@ -62,8 +62,10 @@ public enum ImportFormat: String, Sendable, CaseIterable {
 
     /// A reader for a dump in this format.
     /// - Throws: ``ImportError`` when the file cannot be read or its header does not fit.
-    public func reader(path: String, importedAt: Date, source: String? = nil,
-                       mapping: PropertyMapping = PropertyMapping(), columns: CSVColumns = CSVColumns()) throws -> any DumpReader {
+    public func reader(
+        path: String, importedAt: Date, source: String? = nil,
+        mapping: PropertyMapping = PropertyMapping(), columns: CSVColumns = CSVColumns()
+    ) throws -> any DumpReader {
         let features = FeatureDecoder(source: source ?? self.source, mapping: mapping, importedAt: importedAt)
         switch self {
         case .csv: return try GenericCSVReader(path: path, columns: columns, source: source ?? self.source, importedAt: importedAt)
@@ -89,7 +91,8 @@ public enum ImportFormat: String, Sendable, CaseIterable {
         let name = (path as NSString).lastPathComponent.lowercased()
         let osmKind = OSMInput.kind(ofHead: Array(headBytes.prefix(512)))
         if [".pbf", ".osm", ".osm.bz2"].contains(where: name.hasSuffix) || osmKind == .pbf || osmKind == .xml { return .osm }
-        let firstLine = head.split(separator: "\n", maxSplits: 1).first.map(String.init)?
+        let firstLine =
+            head.split(separator: "\n", maxSplits: 1).first.map(String.init)?
             .trimmingCharacters(in: CharacterSet(charactersIn: "\u{FEFF}\u{1E} \r\t")) ?? ""
         if [".geojsonl", ".geojsons", ".geojsonseq", ".ndjson", ".jsonl"].contains(where: name.hasSuffix) { return .geojsonseq }
         if name.hasSuffix(".geojson") || name.hasSuffix(".json") {
@@ -127,10 +130,11 @@ public enum ImportFormat: String, Sendable, CaseIterable {
             tags["population"] = row.optional("population")
             tags["timezone"] = row.optional("timezone")
             tags["admin1"] = row.optional("admin1")
-            return Place(id: id, name: try row.required("name"), coordinate: coordinate, categories: [.city],
-                         address: row.optional("country_code").map { Address(countryCode: $0) },
-                         provenance: Provenance(source: source, sourceID: geonameID, importedAt: importedAt),
-                         tags: tags)
+            return Place(
+                id: id, name: try row.required("name"), coordinate: coordinate, categories: [.city],
+                address: row.optional("country_code").map { Address(countryCode: $0) },
+                provenance: Provenance(source: source, sourceID: geonameID, importedAt: importedAt),
+                tags: tags)
         case .airportsCSV:
             let coordinate = try row.coordinate()
             let icao = try row.required("icao")
@@ -143,12 +147,14 @@ public enum ImportFormat: String, Sendable, CaseIterable {
             }
             tags["timezone"] = row.optional("tz")
             tags["faa_lid"] = row.optional("lid")
-            let address = Address(locality: row.optional("city"), region: row.optional("subd"),
-                                  countryCode: row.optional("country"))
-            return Place(id: id, name: try row.required("name"), coordinate: coordinate, categories: [.airport],
-                         address: address.isEmpty ? nil : address,
-                         provenance: Provenance(source: source, sourceID: icao, importedAt: importedAt),
-                         tags: tags)
+            let address = Address(
+                locality: row.optional("city"), region: row.optional("subd"),
+                countryCode: row.optional("country"))
+            return Place(
+                id: id, name: try row.required("name"), coordinate: coordinate, categories: [.airport],
+                address: address.isEmpty ? nil : address,
+                provenance: Provenance(source: source, sourceID: icao, importedAt: importedAt),
+                tags: tags)
         case .geonames, .geojson, .geojsonseq, .csv, .osm:
             throw RowRejection("\(rawValue) is not a fixed-column CSV table")
         }
@@ -176,12 +182,14 @@ extension ImportFormat {
             tags[key] = row.optional(key)
         }
         if let labels = row.optional("fsq_category_labels") { tags["fsq_category_labels"] = labels }
-        let address = Address(street: row.optional("address"), locality: row.optional("locality"), region: row.optional("region"),
-                              postcode: row.optional("postcode"), countryCode: row.optional("country"))
-        return Place(id: id, name: try row.required("name"), coordinate: coordinate,
-                     categories: row.optional("fsq_category_labels").map(FoursquareCategories.categories) ?? [],
-                     address: address.isEmpty ? nil : address, phone: row.optional("tel"), website: row.optional("website"),
-                     provenance: Provenance(source: "foursquare", sourceID: localID, importedAt: importedAt), tags: tags)
+        let address = Address(
+            street: row.optional("address"), locality: row.optional("locality"), region: row.optional("region"),
+            postcode: row.optional("postcode"), countryCode: row.optional("country"))
+        return Place(
+            id: id, name: try row.required("name"), coordinate: coordinate,
+            categories: row.optional("fsq_category_labels").map(FoursquareCategories.categories) ?? [],
+            address: address.isEmpty ? nil : address, phone: row.optional("tel"), website: row.optional("website"),
+            provenance: Provenance(source: "foursquare", sourceID: localID, importedAt: importedAt), tags: tags)
     }
 }
 

@@ -65,7 +65,8 @@ struct OSMInput: Sendable {
         try? handle.close()
         guard !head.isEmpty else { throw ImportError.emptyFile(path: path) }
         guard let kind = OSMInput.kind(ofHead: head) else {
-            throw ImportError.corruptDump(path: path, reason: "not an OpenStreetMap file (neither PBF with an OSMHeader blob, nor <osm> XML, nor bzip2)")
+            throw ImportError.corruptDump(
+                path: path, reason: "not an OpenStreetMap file (neither PBF with an OSMHeader blob, nor <osm> XML, nor bzip2)")
         }
         isPBF = kind == .pbf
         guard kind == .bzip2 else {
@@ -151,11 +152,12 @@ final class OSMScan: OSMElementSink, @unchecked Sendable {
 
     private func parse(_ phase: Phase) throws {
         self.phase = phase
-        let kinds: OSMElementKinds = switch phase {
-        case .waysAndRelations: [.ways, .relations]
-        case .relationMembers: .ways
-        case .nodes: .nodes
-        }
+        let kinds: OSMElementKinds =
+            switch phase {
+            case .waysAndRelations: [.ways, .relations]
+            case .relationMembers: .ways
+            case .nodes: .nodes
+            }
         do {
             if input.isPBF {
                 try OSMPBFReader.read(path: input.readablePath, kinds: kinds, sink: self)
@@ -189,8 +191,11 @@ final class OSMScan: OSMElementSink, @unchecked Sendable {
         case .place(let name, let categories):
             do {
                 let coordinate = try Coordinate(latitude: latitude, longitude: longitude)
-                return emit(.place(OSMTags.place(kind: "n", id: id, tags: tags, name: name, categories: categories,
-                                                 coordinate: coordinate, importedAt: importedAt)))
+                return emit(
+                    .place(
+                        OSMTags.place(
+                            kind: "n", id: id, tags: tags, name: name, categories: categories,
+                            coordinate: coordinate, importedAt: importedAt)))
             } catch {
                 return emit(.rejected(RowProblem(element: OSMScan.element("n", id), reason: String(describing: error))))
             }
@@ -250,9 +255,12 @@ final class OSMScan: OSMElementSink, @unchecked Sendable {
         for relation in relations {
             let members = relation.members.compactMap { memberWays[$0] }.filter { !$0.isEmpty }
             let (ringRefs, lineRefs) = OSMScan.assembleRings(members)
-            guard emitPlaced(relation, rings: ringRefs.map(positions).filter { $0.count >= 3 },
-                             lines: lineRefs.map(positions).filter { !$0.isEmpty },
-                             nodeCount: members.reduce(0) { $0 + $1.count }) else { return }
+            guard
+                emitPlaced(
+                    relation, rings: ringRefs.map(positions).filter { $0.count >= 3 },
+                    lines: lineRefs.map(positions).filter { !$0.isEmpty },
+                    nodeCount: members.reduce(0) { $0 + $1.count })
+            else { return }
         }
     }
 
@@ -267,8 +275,10 @@ final class OSMScan: OSMElementSink, @unchecked Sendable {
             case .failure(let reason):
                 record = .rejected(RowProblem(element: element, reason: reason.text))
             case .success(let centre):
-                record = .place(OSMTags.place(kind: pending.kind, id: pending.id, tags: pending.tags, name: pending.name,
-                                              categories: pending.categories, coordinate: centre, importedAt: importedAt))
+                record = .place(
+                    OSMTags.place(
+                        kind: pending.kind, id: pending.id, tags: pending.tags, name: pending.name,
+                        categories: pending.categories, coordinate: centre, importedAt: importedAt))
             }
         }
         return emit(record)
@@ -280,7 +290,8 @@ final class OSMScan: OSMElementSink, @unchecked Sendable {
         var rings: [[Int64]] = [], lines: [[Int64]] = []
         while var chain = pending.popLast() {
             while chain.first != chain.last,
-                  let index = pending.firstIndex(where: { $0.first == chain.last || $0.last == chain.last }) {
+                let index = pending.firstIndex(where: { $0.first == chain.last || $0.last == chain.last })
+            {
                 var next = pending.remove(at: index)
                 if next.first != chain.last { next.reverse() }
                 chain += next.dropFirst()

@@ -25,8 +25,10 @@ extension OSMPBFReader {
     }
 
     /// Decodes a block and hands the wanted elements to `sink`; false when the sink stopped.
-    static func decodeBlock(_ bytes: UnsafeRawBufferPointer, kinds: OSMElementKinds,
-                            sink: any OSMElementSink) throws(Malformed) -> Bool {
+    static func decodeBlock(
+        _ bytes: UnsafeRawBufferPointer, kinds: OSMElementKinds,
+        sink: any OSMElementSink
+    ) throws(Malformed) -> Bool {
         var reader = ProtobufReader(bytes)
         var slices: [UnsafeRawBufferPointer] = []
         var groups: [UnsafeRawBufferPointer] = []
@@ -46,12 +48,16 @@ extension OSMPBFReader {
             }
         }
         guard granularity > 0 else { throw Malformed(reason: "granularity \(granularity) is not positive") }
-        var block = Block(strings: StringTable(slices), granularity: granularity,
-                          latitudeOffset: latitudeOffset, longitudeOffset: longitudeOffset, sink: sink)
+        var block = Block(
+            strings: StringTable(slices), granularity: granularity,
+            latitudeOffset: latitudeOffset, longitudeOffset: longitudeOffset, sink: sink)
         for group in groups {
             var groupReader = ProtobufReader(group)
             while let (number, wire) = try groupReader.nextField() {
-                guard wire == .lengthDelimited else { try groupReader.skip(wire); continue }
+                guard wire == .lengthDelimited else {
+                    try groupReader.skip(wire)
+                    continue
+                }
                 let message = try groupReader.lengthDelimited()
                 let keepGoing: Bool
                 switch number {
@@ -105,8 +111,9 @@ extension OSMPBFReader {
                 default: try reader.skip(wire)
                 }
             }
-            return sink.node(id: id, latitude: degrees(latitude, offset: latitudeOffset),
-                             longitude: degrees(longitude, offset: longitudeOffset), tags: try tags(keys: keys, values: values))
+            return sink.node(
+                id: id, latitude: degrees(latitude, offset: latitudeOffset),
+                longitude: degrees(longitude, offset: longitudeOffset), tags: try tags(keys: keys, values: values))
         }
 
         mutating func denseNodes(_ message: UnsafeRawBufferPointer) throws(Malformed) -> Bool {
@@ -146,8 +153,11 @@ extension OSMPBFReader {
                         position += 1
                     }
                 }
-                guard sink.node(id: id, latitude: degrees(latitude, offset: latitudeOffset),
-                                longitude: degrees(longitude, offset: longitudeOffset), tags: tags) else { return false }
+                guard
+                    sink.node(
+                        id: id, latitude: degrees(latitude, offset: latitudeOffset),
+                        longitude: degrees(longitude, offset: longitudeOffset), tags: tags)
+                else { return false }
             }
             return true
         }

@@ -127,8 +127,9 @@ enum OSMPBFReader {
             var output = [UInt8](repeating: 0, count: rawSize)
             var written = uLongf(rawSize)
             let status = output.withUnsafeMutableBytes { out in
-                uncompress(out.baseAddress!.assumingMemoryBound(to: Bytef.self), &written,
-                           zlib.baseAddress?.assumingMemoryBound(to: Bytef.self), uLong(zlib.count))
+                uncompress(
+                    out.baseAddress!.assumingMemoryBound(to: Bytef.self), &written,
+                    zlib.baseAddress?.assumingMemoryBound(to: Bytef.self), uLong(zlib.count))
             }
             guard status == Z_OK else { throw ProtobufReader.Malformed(reason: "the zlib data does not inflate (zlib status \(status))") }
             guard Int(written) == rawSize else {
@@ -150,7 +151,8 @@ enum OSMPBFReader {
             if number == 4, wire == .lengthDelimited {
                 let feature = String(decoding: try reader.lengthDelimited(), as: UTF8.self)
                 guard knownFeatures.contains(feature) else {
-                    throw ProtobufReader.Malformed(reason: "the file requires feature '\(feature)'; readable files need only \(knownFeatures.sorted().joined(separator: ", "))")
+                    throw ProtobufReader.Malformed(
+                        reason: "the file requires feature '\(feature)'; readable files need only \(knownFeatures.sorted().joined(separator: ", "))")
                 }
             } else {
                 try reader.skip(wire)
@@ -167,9 +169,18 @@ public enum OSMElementCount {
     public static func count(_ path: String) throws -> Int {
         final class Counter: OSMElementSink {
             var elements = 0
-            func node(id: Int64, latitude: Double, longitude: Double, tags: [(String, String)]) -> Bool { elements += 1; return true }
-            func way(id: Int64, refs: [Int64], tags: [(String, String)]) -> Bool { elements += 1; return true }
-            func relation(id: Int64, members: [OSMMember], tags: [(String, String)]) -> Bool { elements += 1; return true }
+            func node(id: Int64, latitude: Double, longitude: Double, tags: [(String, String)]) -> Bool {
+                elements += 1
+                return true
+            }
+            func way(id: Int64, refs: [Int64], tags: [(String, String)]) -> Bool {
+                elements += 1
+                return true
+            }
+            func relation(id: Int64, members: [OSMMember], tags: [(String, String)]) -> Bool {
+                elements += 1
+                return true
+            }
         }
         let counter = Counter()
         let input = try OSMInput(path: path)

@@ -77,7 +77,8 @@ public enum OSMTags {
         // transport
         "aeroway=aerodrome": "transport.airport", "railway=station": "transport.station", "railway=halt": "transport.station",
         "amenity=bus_station": "transport.bus_station", "amenity=ferry_terminal": "transport.ferry",
-        "amenity=parking": "transport.parking", "amenity=parking_entrance": "transport.parking", "amenity=taxi": "transport.taxi", "amenity=car_rental": "transport.car_rental",
+        "amenity=parking": "transport.parking", "amenity=parking_entrance": "transport.parking", "amenity=taxi": "transport.taxi",
+        "amenity=car_rental": "transport.car_rental",
         "amenity=bicycle_rental": "transport.bicycle_rental", "amenity=fuel": "service.fuel",
         "amenity=charging_station": "service.charging_station",
         // services
@@ -159,8 +160,10 @@ public enum OSMTags {
 
     /// The place an element stands for, once ``verdict(_:)`` has found its name and categories.
     /// - Parameter kind: `n`, `w` or `r`; the id becomes `osm:<kind><id>`.
-    static func place(kind: Character, id: Int64, tags: [String: String], name: String, categories: [Category],
-                      coordinate: Coordinate, importedAt: Date) -> Place {
+    static func place(
+        kind: Character, id: Int64, tags: [String: String], name: String, categories: [Category],
+        coordinate: Coordinate, importedAt: Date
+    ) -> Place {
         let address = Address(
             street: [tags["addr:housenumber"], tags["addr:street"] ?? tags["addr:place"]].compactMap { $0 }.joined(separator: " ").nilIfEmpty,
             locality: tags["addr:city"], region: tags["addr:province"] ?? tags["addr:state"],

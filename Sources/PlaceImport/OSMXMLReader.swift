@@ -1,4 +1,5 @@
 import Foundation
+
 #if canImport(FoundationXML)
 import FoundationXML
 #endif
@@ -14,8 +15,10 @@ import FoundationXML
 enum OSMXMLReader {
     /// Reads `path`; `checkedUTF8` skips the UTF-8 check when the caller made it already (the
     /// import reads a file up to three times).
-    static func read(path: String, kinds: OSMElementKinds, sink: any OSMElementSink,
-                     checkedUTF8: Bool = false) throws(OSMFormatError) {
+    static func read(
+        path: String, kinds: OSMElementKinds, sink: any OSMElementSink,
+        checkedUTF8: Bool = false
+    ) throws(OSMFormatError) {
         if !checkedUTF8 { try checkUTF8(path: path) }
         guard let stream = InputStream(fileAtPath: path) else { throw OSMFormatError(reason: "cannot open the file") }
         let parser = XMLParser(stream: stream)
@@ -58,7 +61,10 @@ enum OSMXMLReader {
         var i = 0
         while i < bytes.count {
             let lead = bytes[i]
-            if lead < 0x80 { i += 1; continue }
+            if lead < 0x80 {
+                i += 1
+                continue
+            }
             let length: Int, low: UInt8, high: UInt8
             switch lead {
             case 0xC2...0xDF: (length, low, high) = (2, 0x80, 0xBF)
@@ -107,8 +113,10 @@ enum OSMXMLReader {
             parser.abortParsing()
         }
 
-        func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?,
-                    attributes: [String: String] = [:]) {
+        func parser(
+            _ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?,
+            attributes: [String: String] = [:]
+        ) {
             switch name {
             case "osm": sawRoot = true
             case "node", "way", "relation":
@@ -135,7 +143,8 @@ enum OSMXMLReader {
             case "member":
                 guard current?.kind == "r" else { return }
                 guard let text = attributes["ref"], let ref = Int64(text),
-                      let type = ["node": Character("n"), "way": "w", "relation": "r"][attributes["type"] ?? ""] else {
+                    let type = ["node": Character("n"), "way": "w", "relation": "r"][attributes["type"] ?? ""]
+                else {
                     return fail(parser, "relation \(current!.id) has a <member> without a type (node, way, relation) and a numeric ref")
                 }
                 members.append(OSMMember(type: type, id: ref, role: attributes["role"] ?? ""))

@@ -29,13 +29,15 @@ public struct ImportSummary: Sendable, Hashable, Codable {
 
     /// One line for a terminal.
     public var line: String {
-        let outcome = changedAnything
+        let outcome =
+            changedAnything
             ? "\(added) added, \(updated) updated, \(unchanged) unchanged, \(removed) removed"
             : "nothing changed (\(unchanged) unchanged)"
         let why = ImportFormat(rawValue: format)?.skipDescription
         let skippedText = skipped > 0 ? ", \(skipped) skipped" + (why.map { " (\($0))" } ?? "") : ""
-        return String(format: "%@ from %@: %d rows, %@, %d rejected%@; %.2f s, %.0f rows/s",
-                      source, file, rowsRead, outcome, rejected, skippedText, seconds, rowsPerSecond)
+        return String(
+            format: "%@ from %@: %d rows, %@, %d rejected%@; %.2f s, %.0f rows/s",
+            source, file, rowsRead, outcome, rejected, skippedText, seconds, rowsPerSecond)
     }
 }
 
@@ -84,20 +86,25 @@ public enum PlaceImporter {
     ///
     /// Blocks the calling thread until the commit: call it from a thread of its own, not from
     /// Swift's cooperative pool.
-    public static func importFile<Store: SnapshotStore>(_ path: String, format: ImportFormat, into index: Store,
-                                  source: String? = nil, options: ImportOptions = ImportOptions(),
-                                  progress: ((_ rows: Int, _ fraction: Double?) -> Void)? = nil) throws -> ImportSummary {
+    public static func importFile<Store: SnapshotStore>(
+        _ path: String, format: ImportFormat, into index: Store,
+        source: String? = nil, options: ImportOptions = ImportOptions(),
+        progress: ((_ rows: Int, _ fraction: Double?) -> Void)? = nil
+    ) throws -> ImportSummary {
         let started = Date()
         let sourceName = source ?? format.source
-        let reader = try format.reader(path: path, importedAt: started, source: sourceName, mapping: options.mapping,
-                                       columns: options.columns)
-        var summary = ImportSummary(file: (path as NSString).lastPathComponent, format: format.rawValue, source: sourceName,
-                                    rowsRead: 0, added: 0, updated: 0, unchanged: 0, removed: 0, rejected: 0,
-                                    problems: [], seconds: 0)
+        let reader = try format.reader(
+            path: path, importedAt: started, source: sourceName, mapping: options.mapping,
+            columns: options.columns)
+        var summary = ImportSummary(
+            file: (path as NSString).lastPathComponent, format: format.rawValue, source: sourceName,
+            rowsRead: 0, added: 0, updated: 0, unchanged: 0, removed: 0, rejected: 0,
+            problems: [], seconds: 0)
         var problems: [RowProblem] = []
         // Reading, parsing and encoding run on a thread of their own, writing on this one.
-        let pipeline = ReadingPipeline<Store.Writer.Batch>(reader: reader, source: sourceName, batchSize: options.batchSize ?? Store.Writer.Batch.preferredCount,
-                                       problemsToKeep: max(options.problemsToReport, 5), regions: options.regions)
+        let pipeline = ReadingPipeline<Store.Writer.Batch>(
+            reader: reader, source: sourceName, batchSize: options.batchSize ?? Store.Writer.Batch.preferredCount,
+            problemsToKeep: max(options.problemsToReport, 5), regions: options.regions)
         defer { pipeline.cancel() }
         try index.importSnapshot { writer in
             try writer.beginSnapshot(source: sourceName)
@@ -108,8 +115,9 @@ public enum PlaceImporter {
                 summary.rejected += chunk.rejected
                 problems += chunk.problems
                 if options.strict && chunk.rejected > 0 {
-                    throw ImportError.tooManyRejects(rejected: summary.rejected, total: summary.rowsRead, maximumRatio: 0,
-                                                     firstProblems: problems)
+                    throw ImportError.tooManyRejects(
+                        rejected: summary.rejected, total: summary.rowsRead, maximumRatio: 0,
+                        firstProblems: problems)
                 }
                 let counts = try writer.merge(chunk.places)
                 summary.added += counts.added
@@ -123,8 +131,9 @@ public enum PlaceImporter {
             // An empty dump would empty the source: refuse, as a truncated download looks just like it.
             guard summary.rowsRead > 0 else { throw ImportError.emptyFile(path: path) }
             if Double(summary.rejected) / Double(summary.rowsRead) > options.maximumRejectRatio {
-                throw ImportError.tooManyRejects(rejected: summary.rejected, total: summary.rowsRead,
-                                                 maximumRatio: options.maximumRejectRatio, firstProblems: problems)
+                throw ImportError.tooManyRejects(
+                    rejected: summary.rejected, total: summary.rowsRead,
+                    maximumRatio: options.maximumRejectRatio, firstProblems: problems)
             }
             let finish = try writer.finishSnapshot()
             summary.removed = finish.removed

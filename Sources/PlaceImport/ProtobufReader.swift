@@ -68,9 +68,14 @@ struct ProtobufReader {
     }
 
     /// Every varint of a packed field (or the one of an unpacked field), through `body`.
-    static func forEachPacked(_ type: WireType, reader: inout ProtobufReader,
-                              _ body: (UInt64) throws(Malformed) -> Void) throws(Malformed) {
-        if type == .varint { try body(try reader.varint()); return }
+    static func forEachPacked(
+        _ type: WireType, reader: inout ProtobufReader,
+        _ body: (UInt64) throws(Malformed) -> Void
+    ) throws(Malformed) {
+        if type == .varint {
+            try body(try reader.varint())
+            return
+        }
         guard type == .lengthDelimited else { throw Malformed(reason: "a repeated number has wire type \(type.rawValue)") }
         var packed = ProtobufReader(try reader.lengthDelimited())
         while !packed.isAtEnd { try body(try packed.varint()) }

@@ -23,7 +23,8 @@ public struct Category: Sendable, Hashable, Comparable, Codable, CustomStringCon
     init(wellFormed identifier: String) throws {
         let segments = identifier.split(separator: ".", omittingEmptySubsequences: false)
         guard let top = segments.first, Category.topLevelIdentifiers.contains(String(top)),
-              segments.allSatisfy({ !$0.isEmpty && $0.utf8.allSatisfy(Category.isSegmentByte) }) else {
+            segments.allSatisfy({ !$0.isEmpty && $0.utf8.allSatisfy(Category.isSegmentByte) })
+        else {
             throw PlaceModelError.invalidCategory(identifier)
         }
         self.identifier = identifier

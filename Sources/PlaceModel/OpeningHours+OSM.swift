@@ -69,7 +69,8 @@ extension OpeningHours {
     public var weeklyRanges: [Range<Int>] {
         periods.compactMap { period in
             guard (1...7).contains(period.openDay), (1...7).contains(period.closeDay),
-                  (0..<1440).contains(period.openMinute), (0...1440).contains(period.closeMinute) else { return nil }
+                (0..<1440).contains(period.openMinute), (0...1440).contains(period.closeMinute)
+            else { return nil }
             let start = (period.openDay - 1) * 1440 + period.openMinute
             var end = (period.closeDay - 1) * 1440 + period.closeMinute
             if end <= start { end += OpeningHours.minutesPerWeek }
@@ -98,8 +99,12 @@ extension OpeningHours {
             if part == "PH" || part == "SH" { continue }
             let ends = part.split(separator: "-", omittingEmptySubsequences: false)
             guard (1...2).contains(ends.count),
-                  let first = dayNames.firstIndex(of: String(ends[0])) else { return nil }
-            guard ends.count == 2 else { result.append(first); continue }
+                let first = dayNames.firstIndex(of: String(ends[0]))
+            else { return nil }
+            guard ends.count == 2 else {
+                result.append(first)
+                continue
+            }
             guard let last = dayNames.firstIndex(of: String(ends[1])) else { return nil }
             var day = first
             while true {
@@ -128,9 +133,10 @@ extension OpeningHours {
     private static func minutes(_ text: Substring) -> Int? {
         let parts = text.split(separator: ":", omittingEmptySubsequences: false)
         guard parts.count == 2, parts[0].count == 2, parts[1].count == 2,
-              parts[0].allSatisfy(\.isASCII), parts[1].allSatisfy(\.isASCII),
-              let hours = Int(parts[0]), let minutes = Int(parts[1]),
-              (0...24).contains(hours), (0..<60).contains(minutes), hours * 60 + minutes <= 1440 else { return nil }
+            parts[0].allSatisfy(\.isASCII), parts[1].allSatisfy(\.isASCII),
+            let hours = Int(parts[0]), let minutes = Int(parts[1]),
+            (0...24).contains(hours), (0..<60).contains(minutes), hours * 60 + minutes <= 1440
+        else { return nil }
         return hours * 60 + minutes
     }
 }
@@ -140,7 +146,8 @@ extension Place {
     /// when either is unknown (or the zone is not one this system knows).
     public func isOpen(at instant: Date) -> Bool? {
         guard let hours = openingHours, !hours.periods.isEmpty, let zone = timeZone,
-              let minute = OpeningHours.minuteOfWeek(at: instant, timeZone: zone) else { return nil }
+            let minute = OpeningHours.minuteOfWeek(at: instant, timeZone: zone)
+        else { return nil }
         return hours.isOpen(atMinuteOfWeek: minute)
     }
 }

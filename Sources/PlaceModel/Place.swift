@@ -43,18 +43,21 @@ public struct Place: Sendable, Hashable, Codable, Identifiable {
         return storage
     }
 
-    public init(id: PlaceID, name: String, coordinate: Coordinate, categories: [Category] = [],
-                address: Address? = nil, rating: Rating? = nil, priceLevel: PriceLevel? = nil,
-                phone: String? = nil, website: String? = nil, openingHours: OpeningHours? = nil,
-                photos: [PhotoReference] = [], provenance: Provenance? = nil,
-                tags: [String: String] = [:], gem: HiddenGem? = nil, region: PlaceRegion? = nil,
-                timeZone: String? = nil) {
-        storage = Storage(Fields(
-            id: id, name: name, coordinate: coordinate, categories: categories, address: address,
-            rating: rating, priceLevel: priceLevel, phone: phone, website: website,
-            openingHours: openingHours, photos: photos,
-            provenance: provenance ?? Provenance(source: id.source, sourceID: id.localID),
-            tags: tags, gem: gem, region: region, timeZone: timeZone))
+    public init(
+        id: PlaceID, name: String, coordinate: Coordinate, categories: [Category] = [],
+        address: Address? = nil, rating: Rating? = nil, priceLevel: PriceLevel? = nil,
+        phone: String? = nil, website: String? = nil, openingHours: OpeningHours? = nil,
+        photos: [PhotoReference] = [], provenance: Provenance? = nil,
+        tags: [String: String] = [:], gem: HiddenGem? = nil, region: PlaceRegion? = nil,
+        timeZone: String? = nil
+    ) {
+        storage = Storage(
+            Fields(
+                id: id, name: name, coordinate: coordinate, categories: categories, address: address,
+                rating: rating, priceLevel: priceLevel, phone: phone, website: website,
+                openingHours: openingHours, photos: photos,
+                provenance: provenance ?? Provenance(source: id.source, sourceID: id.localID),
+                tags: tags, gem: gem, region: region, timeZone: timeZone))
     }
 
     public var id: PlaceID {
@@ -159,8 +162,10 @@ public struct Address: Sendable, Hashable, Codable {
     /// The source's own one-line address.
     public var formatted: String?
 
-    public init(street: String? = nil, locality: String? = nil, region: String? = nil,
-                postcode: String? = nil, countryCode: String? = nil, formatted: String? = nil) {
+    public init(
+        street: String? = nil, locality: String? = nil, region: String? = nil,
+        postcode: String? = nil, countryCode: String? = nil, formatted: String? = nil
+    ) {
         self.street = street
         self.locality = locality
         self.region = region
@@ -265,8 +270,10 @@ public struct PhotoReference: Sendable, Hashable, Codable {
     public var height: Int?
     public var attribution: String?
 
-    public init(url: String? = nil, reference: String? = nil, width: Int? = nil, height: Int? = nil,
-                attribution: String? = nil) {
+    public init(
+        url: String? = nil, reference: String? = nil, width: Int? = nil, height: Int? = nil,
+        attribution: String? = nil
+    ) {
         self.url = url
         self.reference = reference
         self.width = width
@@ -317,8 +324,10 @@ public struct HiddenGem: Sendable, Hashable, Codable {
     public var createdAt: Date?
     public var updatedAt: Date?
 
-    public init(owner: String, visibility: Visibility, description: String? = nil,
-                createdAt: Date? = nil, updatedAt: Date? = nil) {
+    public init(
+        owner: String, visibility: Visibility, description: String? = nil,
+        createdAt: Date? = nil, updatedAt: Date? = nil
+    ) {
         self.owner = owner
         self.visibility = visibility
         self.description = description

@@ -17,7 +17,8 @@ public struct PlaceID: Sendable, Hashable, Comparable, Codable, CustomStringConv
         var text = rawValue
         let colon: Int? = text.withUTF8 { bytes in
             guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")), colon > 0, colon < bytes.count - 1,
-                  bytes[..<colon].allSatisfy(PlaceID.isSourceByte) else { return nil }
+                bytes[..<colon].allSatisfy(PlaceID.isSourceByte)
+            else { return nil }
             return colon
         }
         guard let colon else { throw PlaceModelError.invalidPlaceID(rawValue) }

@@ -12,7 +12,8 @@ public enum PlaceModelError: Error, Sendable, Equatable, CustomStringConvertible
     public var description: String {
         switch self {
         case .invalidPlaceID(let text):
-            return "place id '\(text)' is invalid: write source:localId, e.g. geonames:2988507 or airport:LFPG (source is lower-case letters, digits, '-' or '_')"
+            return
+                "place id '\(text)' is invalid: write source:localId, e.g. geonames:2988507 or airport:LFPG (source is lower-case letters, digits, '-' or '_')"
         case .invalidCategory(let text):
             return "category '\(text)' is not in the taxonomy: \(Category.validChoices(for: text))"
         case .invalidRating(let value, let scale):

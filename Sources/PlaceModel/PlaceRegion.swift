@@ -3,7 +3,7 @@ import Foundation
 /// A continent, by the two-letter codes GeoNames uses.
 public enum Continent: String, Sendable, Hashable, Codable, CaseIterable, Comparable {
     case africa = "AF", antarctica = "AN", asia = "AS", europe = "EU", northAmerica = "NA", oceania = "OC",
-         southAmerica = "SA"
+        southAmerica = "SA"
 
     /// The English name (`Europe`, `North America`).
     public var name: String {
@@ -22,9 +22,11 @@ public enum Continent: String, Sendable, Hashable, Codable, CaseIterable, Compar
     /// `north america`); nil for anything else.
     public init?(codeOrName text: String) {
         let folded = text.trimmingCharacters(in: .whitespaces).lowercased()
-        guard let match = Continent.allCases.first(where: {
-            $0.rawValue.lowercased() == folded || $0.name.lowercased() == folded
-        }) else { return nil }
+        guard
+            let match = Continent.allCases.first(where: {
+                $0.rawValue.lowercased() == folded || $0.name.lowercased() == folded
+            })
+        else { return nil }
         self = match
     }
 

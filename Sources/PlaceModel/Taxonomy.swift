@@ -14,20 +14,45 @@ extension Category {
         ("culture", ["arts_centre", "artwork", "cinema", "concert_hall", "gallery", "library", "museum", "theatre"]),
         ("historic", ["archaeological_site", "castle", "city_gate", "fort", "manor", "memorial", "palace", "ruins"]),
         ("landmark", ["attraction", "bridge", "fountain", "monument", "tower", "viewpoint"]),
-        ("nature", ["arch", "canyon", "cape", "cave", "cliff", "forest", "garden", "glacier", "island", "mountains",
-                    "park", "pass", "peak", "picnic_site", "reserve", "volcano"]),
+        (
+            "nature",
+            [
+                "arch", "canyon", "cape", "cave", "cliff", "forest", "garden", "glacier", "island", "mountains",
+                "park", "pass", "peak", "picnic_site", "reserve", "volcano",
+            ]
+        ),
         ("water", ["bay", "beach", "geyser", "hot_spring", "lake", "marina", "river", "spring", "waterfall"]),
-        ("activity", ["amusement_park", "aquarium", "casino", "fitness", "golf", "playground", "sports_centre",
-                      "sports_pitch", "stadium", "swimming", "water_park", "zoo"]),
-        ("shopping", ["books", "clothes", "convenience", "department_store", "gift", "jewelry", "mall", "market",
-                      "supermarket"]),
-        ("transport", ["airport", "bicycle_rental", "bus_station", "car_rental", "ferry", "parking", "port", "station",
-                       "taxi"]),
+        (
+            "activity",
+            [
+                "amusement_park", "aquarium", "casino", "fitness", "golf", "playground", "sports_centre",
+                "sports_pitch", "stadium", "swimming", "water_park", "zoo",
+            ]
+        ),
+        (
+            "shopping",
+            [
+                "books", "clothes", "convenience", "department_store", "gift", "jewelry", "mall", "market",
+                "supermarket",
+            ]
+        ),
+        (
+            "transport",
+            [
+                "airport", "bicycle_rental", "bus_station", "car_rental", "ferry", "parking", "port", "station",
+                "taxi",
+            ]
+        ),
         ("religious", ["cemetery", "church", "monastery", "mosque", "shrine", "synagogue", "temple"]),
         ("city", ["town", "village"]),
-        ("service", ["atm", "bank", "charging_station", "craft", "drinking_water", "fuel", "health", "hospital", "office",
-                     "pharmacy", "police", "post_office", "school", "toilets", "tourist_information", "townhall",
-                     "university"]),
+        (
+            "service",
+            [
+                "atm", "bank", "charging_station", "craft", "drinking_water", "fuel", "health", "hospital", "office",
+                "pharmacy", "police", "post_office", "school", "toilets", "tourist_information", "townhall",
+                "university",
+            ]
+        ),
     ]
 
     /// Every category of the taxonomy: each top level followed by its subcategories.
@@ -74,7 +99,9 @@ extension Category {
     static func validChoices(for identifier: String) -> String {
         let segments = identifier.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
         let last = segments.last ?? ""
-        let namesake = isInTaxonomy(identifier.lowercased()) ? Category(trustedIdentifier: identifier.lowercased())
+        let namesake =
+            isInTaxonomy(identifier.lowercased())
+            ? Category(trustedIdentifier: identifier.lowercased())
             : last.isEmpty ? nil : taxonomy.first { $0.identifier.hasSuffix(".\(last)") }
         let hint = namesake.map { "did you mean \($0.identifier)? " } ?? ""
         if let top = segments.first, let entry = tree.first(where: { $0.topLevel == top }), segments.count > 1 {

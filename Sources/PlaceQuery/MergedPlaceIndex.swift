@@ -23,8 +23,9 @@ public struct MergedPlaceIndex: PlaceIndex {
         if parts.count == 1 { return try await parts[0].near(center, radius: radius, filter: filter, limit: limit, cursor: cursor) }
         let pages = try await eachPart { try await $0.near(center, radius: radius, filter: filter, limit: limit, cursor: cursor) }
         return Self.merge(pages, limit: limit) {
-            PageCursor(distance: $0.distance?.meters ?? 0, id: $0.id.rawValue,
-                       queryFingerprint: PageCursor.nearFingerprint(center: center, radius: radius, filter: filter))
+            PageCursor(
+                distance: $0.distance?.meters ?? 0, id: $0.id.rawValue,
+                queryFingerprint: PageCursor.nearFingerprint(center: center, radius: radius, filter: filter))
         }
     }
 
@@ -52,8 +53,9 @@ public struct MergedPlaceIndex: PlaceIndex {
         guard let limit, all.count > limit || partHasMore else { return PlacePage(matches: all.map(\.match), nextCursor: nil) }
         let page = all.prefix(limit)
         guard let last = page.last else { return PlacePage(matches: [], nextCursor: nil) }
-        return PlacePage(matches: page.map(\.match),
-                         nextCursor: PlaceRank.encodedCursor(key: last.key, id: last.match.id.rawValue, filter: filter))
+        return PlacePage(
+            matches: page.map(\.match),
+            nextCursor: PlaceRank.encodedCursor(key: last.key, id: last.match.id.rawValue, filter: filter))
     }
 
     public func place(_ id: PlaceID) async throws -> Place? {

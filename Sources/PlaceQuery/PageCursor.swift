@@ -68,14 +68,17 @@ enum Base64URL {
         var index = 0
         while index + 3 <= bytes.count {
             let value = UInt32(bytes[index]) << 16 | UInt32(bytes[index + 1]) << 8 | UInt32(bytes[index + 2])
-            out.append(alphabet[Int(value >> 18 & 63)]); out.append(alphabet[Int(value >> 12 & 63)])
-            out.append(alphabet[Int(value >> 6 & 63)]); out.append(alphabet[Int(value & 63)])
+            out.append(alphabet[Int(value >> 18 & 63)])
+            out.append(alphabet[Int(value >> 12 & 63)])
+            out.append(alphabet[Int(value >> 6 & 63)])
+            out.append(alphabet[Int(value & 63)])
             index += 3
         }
         let rest = bytes.count - index
         if rest > 0 {
             let value = UInt32(bytes[index]) << 16 | (rest == 2 ? UInt32(bytes[index + 1]) << 8 : 0)
-            out.append(alphabet[Int(value >> 18 & 63)]); out.append(alphabet[Int(value >> 12 & 63)])
+            out.append(alphabet[Int(value >> 18 & 63)])
+            out.append(alphabet[Int(value >> 12 & 63)])
             if rest == 2 { out.append(alphabet[Int(value >> 6 & 63)]) }
         }
         return String(decoding: out, as: UTF8.self)
@@ -86,7 +89,10 @@ enum Base64URL {
     static func decode(_ text: String) -> [UInt8]? {
         var symbols = Array(text.utf8)
         var padding = 0
-        while symbols.last == UInt8(ascii: "=") && padding < 2 { symbols.removeLast(); padding += 1 }
+        while symbols.last == UInt8(ascii: "=") && padding < 2 {
+            symbols.removeLast()
+            padding += 1
+        }
         if padding > 0 && (symbols.count + padding) % 4 != 0 { return nil }
         guard symbols.count % 4 != 1 else { return nil }
         var out = [UInt8]()

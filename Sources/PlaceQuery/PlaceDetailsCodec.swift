@@ -36,12 +36,41 @@ package enum PlaceDetailsCodec {
         var description: String { "the stored details of \(id) are truncated" }
     }
 
-    package enum Tag: UInt8 {
-        case phone = 1, website, street, locality, region, postcode, formattedAddress, hoursText, hoursPeriods
-        case photos, tags, gemOwner, gemVisibility, sourceID, fetchedAt, importedAt, ratingCount, ratingScale
-        case categories, rating, priceLevel, countryCode, source
-        case regionCountry, continent, timeZone, weeklyHours
-        case gemListing, gemDescription, gemCreatedAt, gemUpdatedAt
+    /// The field tags as they are on disk, each numbered explicitly: reordering or inserting a
+    /// case must never renumber a stored record. A new field takes the next unused number; a
+    /// number is never reused. `PlaceDetailsTagTests` pins every value.
+    package enum Tag: UInt8, CaseIterable {
+        case phone = 1
+        case website = 2
+        case street = 3
+        case locality = 4
+        case region = 5
+        case postcode = 6
+        case formattedAddress = 7
+        case hoursText = 8
+        case hoursPeriods = 9
+        case photos = 10
+        case tags = 11
+        case gemOwner = 12
+        case gemVisibility = 13
+        case sourceID = 14
+        case fetchedAt = 15
+        case importedAt = 16
+        case ratingCount = 17
+        case ratingScale = 18
+        case categories = 19
+        case rating = 20
+        case priceLevel = 21
+        case countryCode = 22
+        case source = 23
+        case regionCountry = 24
+        case continent = 25
+        case timeZone = 26
+        case weeklyHours = 27
+        case gemListing = 28
+        case gemDescription = 29
+        case gemCreatedAt = 30
+        case gemUpdatedAt = 31
     }
 
     private static let jsonEncoder: JSONEncoder = {
@@ -149,11 +178,18 @@ package enum PlaceDetailsCodec {
         var i = 0, j = 0
         while true {
             var a = fieldHeader(first, at: &i), b = fieldHeader(second, at: &j)
-            if let field = a, field.tag == Tag.importedAt.rawValue { i += field.length; a = fieldHeader(first, at: &i) }
-            if let field = b, field.tag == Tag.importedAt.rawValue { j += field.length; b = fieldHeader(second, at: &j) }
+            if let field = a, field.tag == Tag.importedAt.rawValue {
+                i += field.length
+                a = fieldHeader(first, at: &i)
+            }
+            if let field = b, field.tag == Tag.importedAt.rawValue {
+                j += field.length
+                b = fieldHeader(second, at: &j)
+            }
             guard let a, let b else { return a == nil && b == nil && i >= first.count && j >= second.count }
             guard a.tag == b.tag, a.length == b.length,
-                  memcmp(first.baseAddress! + i, second.baseAddress! + j, a.length) == 0 else { return false }
+                memcmp(first.baseAddress! + i, second.baseAddress! + j, a.length) == 0
+            else { return false }
             i += a.length
             j += b.length
         }
@@ -364,28 +400,33 @@ package enum PlaceDetailsCodec {
         let rating = details.rating.flatMap {
             try? Rating(normalizedValue: $0, count: details.ratingCount.map { Int($0) }, originalScale: details.ratingScale ?? 5)
         }
-        let address = Address(street: details.street, locality: details.locality, region: details.region,
-                              postcode: details.postcode, countryCode: details.countryCode, formatted: details.formatted)
-        let hours = details.hoursText != nil || !details.hoursPeriods.isEmpty
+        let address = Address(
+            street: details.street, locality: details.locality, region: details.region,
+            postcode: details.postcode, countryCode: details.countryCode, formatted: details.formatted)
+        let hours =
+            details.hoursText != nil || !details.hoursPeriods.isEmpty
             ? OpeningHours(text: details.hoursText, periods: details.hoursPeriods) : nil
         let gem = details.gemOwner.map {
-            HiddenGem(owner: $0, visibility: HiddenGem.Visibility(rawValue: details.gemVisibility ?? "") ?? .private,
-                      description: details.gemDescription,
-                      createdAt: details.gemCreatedAt.map(Date.init(timeIntervalSince1970:)),
-                      updatedAt: details.gemUpdatedAt.map(Date.init(timeIntervalSince1970:)))
+            HiddenGem(
+                owner: $0, visibility: HiddenGem.Visibility(rawValue: details.gemVisibility ?? "") ?? .private,
+                description: details.gemDescription,
+                createdAt: details.gemCreatedAt.map(Date.init(timeIntervalSince1970:)),
+                updatedAt: details.gemUpdatedAt.map(Date.init(timeIntervalSince1970:)))
         }
-        let provenance = Provenance(source: details.source ?? id.source, sourceID: details.sourceID ?? id.localID,
-                                    fetchedAt: details.fetchedAt.map(Date.init(timeIntervalSince1970:)),
-                                    importedAt: details.importedAt.map(Date.init(timeIntervalSince1970:)))
-        return Place(id: id, name: name, coordinate: coordinate, categories: details.categories,
-                     address: address.isEmpty ? nil : address, rating: rating,
-                     priceLevel: details.priceLevel.flatMap { try? PriceLevel($0) }, phone: details.phone,
-                     website: details.website, openingHours: hours, photos: details.photos, provenance: provenance,
-                     tags: details.tags, gem: gem,
-                     region: details.regionCountry != nil || details.continent != nil
-                        ? PlaceRegion(countryCode: details.regionCountry, continent: details.continent.flatMap(Continent.init(rawValue:)))
-                        : nil,
-                     timeZone: details.timeZone)
+        let provenance = Provenance(
+            source: details.source ?? id.source, sourceID: details.sourceID ?? id.localID,
+            fetchedAt: details.fetchedAt.map(Date.init(timeIntervalSince1970:)),
+            importedAt: details.importedAt.map(Date.init(timeIntervalSince1970:)))
+        return Place(
+            id: id, name: name, coordinate: coordinate, categories: details.categories,
+            address: address.isEmpty ? nil : address, rating: rating,
+            priceLevel: details.priceLevel.flatMap { try? PriceLevel($0) }, phone: details.phone,
+            website: details.website, openingHours: hours, photos: details.photos, provenance: provenance,
+            tags: details.tags, gem: gem,
+            region: details.regionCountry != nil || details.continent != nil
+                ? PlaceRegion(countryCode: details.regionCountry, continent: details.continent.flatMap(Continent.init(rawValue:)))
+                : nil,
+            timeZone: details.timeZone)
     }
 
     /// Splits the space-separated category column. Stored values were validated on the way in.

@@ -84,9 +84,11 @@ public struct PlaceFilter: Sendable, Hashable, Codable {
     /// The viewer's accepted friends: their friends-only gems are listed to the viewer too.
     public var viewerFriends: [String] = []
 
-    public init(categories: [Category] = [], text: String? = nil, minimumRating: Double? = nil,
-                priceLevels: ClosedRange<Int>? = nil, sources: [String] = [], countries: [String] = [],
-                continents: [Continent] = [], openAt: Date? = nil, viewer: String? = nil) {
+    public init(
+        categories: [Category] = [], text: String? = nil, minimumRating: Double? = nil,
+        priceLevels: ClosedRange<Int>? = nil, sources: [String] = [], countries: [String] = [],
+        continents: [Continent] = [], openAt: Date? = nil, viewer: String? = nil
+    ) {
         self.categories = categories
         self.text = text
         self.minimumRating = minimumRating
@@ -132,13 +134,15 @@ extension PlaceFilter {
     /// description select the same places. An open filter's instant is left out (each page of an
     /// "open now" query is decided at its own request).
     public var canonicalDescription: String {
-        [categories.map(\.identifier).sorted().joined(separator: ","),
-         text ?? "", minimumRating.map { String($0) } ?? "",
-         priceLevels.map { "\($0.lowerBound)-\($0.upperBound)" } ?? "",
-         sources.sorted().joined(separator: ","),
-         countries.sorted().joined(separator: ","),
-         continents.map(\.rawValue).sorted().joined(separator: ","),
-         openAt == nil ? "" : "open", viewer ?? "", viewerFriends.sorted().joined(separator: ",")].joined(separator: "|")
+        [
+            categories.map(\.identifier).sorted().joined(separator: ","),
+            text ?? "", minimumRating.map { String($0) } ?? "",
+            priceLevels.map { "\($0.lowerBound)-\($0.upperBound)" } ?? "",
+            sources.sorted().joined(separator: ","),
+            countries.sorted().joined(separator: ","),
+            continents.map(\.rawValue).sorted().joined(separator: ","),
+            openAt == nil ? "" : "open", viewer ?? "", viewerFriends.sorted().joined(separator: ","),
+        ].joined(separator: "|")
     }
 }
 
@@ -267,8 +271,10 @@ public struct StoredPlaceRow {
     /// Empty when the place has no details.
     public let details: UnsafeRawBufferPointer
 
-    public init(id: UnsafeRawBufferPointer, name: UnsafeRawBufferPointer, latitude: Double, longitude: Double,
-                details: UnsafeRawBufferPointer) {
+    public init(
+        id: UnsafeRawBufferPointer, name: UnsafeRawBufferPointer, latitude: Double, longitude: Double,
+        details: UnsafeRawBufferPointer
+    ) {
         self.id = id
         self.name = name
         self.latitude = latitude

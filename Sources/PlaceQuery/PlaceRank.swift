@@ -32,8 +32,9 @@ public enum PlaceRank {
     /// - Throws: ``PlaceQueryError/invalidArgument(name:value:valid:)`` when it names none.
     public static func requireRegion(_ filter: PlaceFilter) throws {
         guard filter.countries.isEmpty && filter.continents.isEmpty else { return }
-        throw PlaceQueryError.invalidArgument(name: "region", value: "(none)",
-                                              valid: "a ranked query needs at least one country or continent")
+        throw PlaceQueryError.invalidArgument(
+            name: "region", value: "(none)",
+            valid: "a ranked query needs at least one country or continent")
     }
 
     /// The decoded cursor of a ranked query: the last place's key and id.

@@ -68,8 +68,10 @@ public struct PlanRecord: Sendable, Hashable {
     /// The plan's JSON, as the layer above encodes it.
     public var document: Data
 
-    public init(id: String, kind: PlanKind, owner: String, visibility: PlanVisibility, members: [PlanMember] = [],
-                startsAt: Date, endsAt: Date, revision: Int = 1, createdAt: Date, updatedAt: Date, document: Data) {
+    public init(
+        id: String, kind: PlanKind, owner: String, visibility: PlanVisibility, members: [PlanMember] = [],
+        startsAt: Date, endsAt: Date, revision: Int = 1, createdAt: Date, updatedAt: Date, document: Data
+    ) {
         self.id = id
         self.kind = kind
         self.owner = owner
@@ -148,8 +150,10 @@ public struct ShareLink: Sendable, Hashable {
     public var viewCount: Int
     public var lastViewedAt: Date?
 
-    public init(id: String, tokenHash: String, planID: String, createdAt: Date, expiresAt: Date? = nil,
-                revokedAt: Date? = nil, viewCount: Int = 0, lastViewedAt: Date? = nil) {
+    public init(
+        id: String, tokenHash: String, planID: String, createdAt: Date, expiresAt: Date? = nil,
+        revokedAt: Date? = nil, viewCount: Int = 0, lastViewedAt: Date? = nil
+    ) {
         self.id = id
         self.tokenHash = tokenHash
         self.planID = planID
@@ -255,7 +259,8 @@ extension BusyInterval {
         list.reserveCapacity(items.count)
         for item in items {
             guard case .object(let members) = item, let start = members["start"]?.doubleValue,
-                  let end = members["end"]?.doubleValue else { return nil }
+                let end = members["end"]?.doubleValue
+            else { return nil }
             list.append(BusyInterval(start: Date(timeIntervalSinceReferenceDate: start), end: Date(timeIntervalSinceReferenceDate: end)))
         }
         return list
@@ -323,8 +328,10 @@ public protocol PlanStore: FriendStore {
     /// - Returns: the ids of photos no longer used by anything; nil when there was no plan.
     func deletePlan(id: String) async throws -> [String]?
     /// Plans of `kind` that `username` owns or is a member of, in the window's order, after `after`.
-    func plans(of kind: PlanKind, involving username: String, window: PlanWindow, after: PlanListPosition?,
-               limit: Int) async throws -> [PlanRecord]
+    func plans(
+        of kind: PlanKind, involving username: String, window: PlanWindow, after: PlanListPosition?,
+        limit: Int
+    ) async throws -> [PlanRecord]
     /// Plans of `kind` starting in `[from, to)`, earliest first (for reminders).
     func plans(of kind: PlanKind, startingFrom from: Date, to: Date, limit: Int) async throws -> [PlanRecord]
 

@@ -89,6 +89,8 @@ public protocol PopularityStore: Sendable {
     func recordActivity(_ activity: PlaceActivity, subjects: [(kind: PopularKind, id: PlaceID)], at date: Date) async throws
     /// The most popular subjects of `kind` over `period`, highest key first (ties by id), acted
     /// on since `activeSince`; after `after` (the last entry of the previous page).
-    func popular(_ kind: PopularKind, period: PopularityPeriod, activeSince: Date, after: PopularEntry?, limit: Int) async throws
+    func popular(
+        _ kind: PopularKind, period: PopularityPeriod, activeSince: Date, after: PopularEntry?, limit: Int
+    ) async throws
         -> [PopularEntry]
 }

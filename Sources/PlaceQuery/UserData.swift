@@ -38,8 +38,10 @@ public struct UserProfile: Sendable, Hashable, Codable {
     /// Names the current webhook registration; its signing secret is derived from it.
     public var webhookID: String?
 
-    public init(displayName: String? = nil, bio: String? = nil, avatarPhoto: String? = nil, language: String? = nil,
-                homeLocation: Coordinate? = nil, units: String? = nil) {
+    public init(
+        displayName: String? = nil, bio: String? = nil, avatarPhoto: String? = nil, language: String? = nil,
+        homeLocation: Coordinate? = nil, units: String? = nil
+    ) {
         self.displayName = displayName
         self.bio = bio
         self.avatarPhoto = avatarPhoto
@@ -209,7 +211,9 @@ extension AccountStore {
 public protocol ViewerStore: AccountStore, FriendStore {
     /// The session of `tokenHash` with its account and the usernames of the account's accepted
     /// friends, in one read where the store can. Nil when the session or the account is missing.
-    func sessionWithAccountAndFriends(tokenHash: String) async throws
+    func sessionWithAccountAndFriends(
+        tokenHash: String
+    ) async throws
         -> (session: SessionRecord, account: UserAccount, friends: [String])?
 }
 
@@ -346,13 +350,15 @@ public enum ByteCountText {
         }
         let digits = number.trimmingCharacters(in: .whitespaces)
         guard !digits.isEmpty, digits.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }),
-              let value = Double(digits), value.isFinite, value * scale < 9e18 else { return nil }
+            let value = Double(digits), value.isFinite, value * scale < 9e18
+        else { return nil }
         return Int((value * scale).rounded())
     }
 }
 
 /// Everything people make, in one store (one backend serves all of it).
 public typealias UserDataStore = GemStore & ViewerStore & FavoriteStore & PhotoStore & PlanStore & PopularityStore & ModerationStore & BlockStore
+    & IdempotencyStore
     & AttemptStore & WebhookDeliveryStore & RandomCityMemory
 
 /// A gem's version is its ``HiddenGem/updatedAt``: how every store checks and moves it.

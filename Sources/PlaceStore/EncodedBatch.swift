@@ -101,11 +101,13 @@ public struct EncodedBatch: PlaceBatch {
         let country = place.region?.countryCode.map { append(text: $0) }
         let continent = place.region?.continent.map { append(text: $0.rawValue) }
         let coordinate = place.coordinate
-        rows.append(Row(id: id, source: source, name: name, details: details,
-                        latitude: coordinate.latitude, longitude: coordinate.longitude,
-                        hilbert: HilbertCurve.index(latitude: coordinate.latitude, longitude: coordinate.longitude),
-                        categories: Span(start: categoriesStart, count: rowCategories.count - categoriesStart), idHash: hash,
-                        country: country, continent: continent, rankKey: PlaceRank.key(of: place)))
+        rows.append(
+            Row(
+                id: id, source: source, name: name, details: details,
+                latitude: coordinate.latitude, longitude: coordinate.longitude,
+                hilbert: HilbertCurve.index(latitude: coordinate.latitude, longitude: coordinate.longitude),
+                categories: Span(start: categoriesStart, count: rowCategories.count - categoriesStart), idHash: hash,
+                country: country, continent: continent, rankKey: PlaceRank.key(of: place)))
     }
 
     private mutating func append(text: String) -> Span {

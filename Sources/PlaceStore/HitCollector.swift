@@ -41,8 +41,10 @@ struct HitCollector: ~Copyable {
         }
         var next: String?
         if kept < keys.count, let last = keys.prefix(kept).last {
-            next = PageCursor(distance: last.distance, id: arena.text(.id, at: last.offset) ?? "",
-                              queryFingerprint: fingerprint()).encoded()
+            next = PageCursor(
+                distance: last.distance, id: arena.text(.id, at: last.offset) ?? "",
+                queryFingerprint: fingerprint()
+            ).encoded()
         }
         return PlacePage(matches: matches, nextCursor: next)
     }

@@ -12,8 +12,10 @@ struct HotStatements {
     private var beginStatement: SQLiteStatement?
     private var commitStatement: SQLiteStatement?
 
-    private static func prepared(_ slot: inout SQLiteStatement?, _ sql: @autoclosure () -> String,
-                                 _ index: SpatiaLitePlaceIndex) throws -> SQLiteStatement {
+    private static func prepared(
+        _ slot: inout SQLiteStatement?, _ sql: @autoclosure () -> String,
+        _ index: SpatiaLitePlaceIndex
+    ) throws -> SQLiteStatement {
         if let slot { return slot }
         let statement = try index.connection.prepare(sql())
         slot = statement
@@ -22,7 +24,9 @@ struct HotStatements {
 
     /// Whole rows whose R*Tree box meets (?1 west, ?2 south, ?3 east, ?4 north).
     mutating func rowsInBox(_ index: SpatiaLitePlaceIndex) throws -> SQLiteStatement {
-        try Self.prepared(&rowsInBoxStatement, """
+        try Self.prepared(
+            &rowsInBoxStatement,
+            """
             SELECT \(Schema.selectColumns) FROM idx_places_geom r CROSS JOIN places p ON p.pk = r.pkid
             WHERE r.xmin <= ?3 AND r.xmax >= ?1 AND r.ymin <= ?4 AND r.ymax >= ?2
             """, index)
@@ -30,7 +34,9 @@ struct HotStatements {
 
     /// The R*Tree's entries (pk, west, south) that meet the box, without their rows.
     mutating func entriesInBox(_ index: SpatiaLitePlaceIndex) throws -> SQLiteStatement {
-        try Self.prepared(&entriesInBoxStatement, """
+        try Self.prepared(
+            &entriesInBoxStatement,
+            """
             SELECT r.pkid, r.xmin, r.ymin FROM idx_places_geom r
             WHERE r.xmin <= ?3 AND r.xmax >= ?1 AND r.ymin <= ?4 AND r.ymax >= ?2
             """, index)
@@ -38,7 +44,9 @@ struct HotStatements {
 
     /// How many R*Tree entries meet the box, counted up to ?5 (the count stops there).
     mutating func entryCount(_ index: SpatiaLitePlaceIndex) throws -> SQLiteStatement {
-        try Self.prepared(&entryCountStatement, """
+        try Self.prepared(
+            &entryCountStatement,
+            """
             SELECT count(*) FROM (SELECT 1 FROM idx_places_geom r
             WHERE r.xmin <= ?3 AND r.xmax >= ?1 AND r.ymin <= ?4 AND r.ymax >= ?2 LIMIT ?5)
             """, index)
@@ -48,7 +56,9 @@ struct HotStatements {
     /// (``SpatiaLitePlaceIndex/attachUserData(_:)``) at once.
     mutating func rowsInBoxWithUserData(_ index: SpatiaLitePlaceIndex) throws -> SQLiteStatement {
         let userData = SpatiaLitePlaceIndex.userDataSchema
-        return try Self.prepared(&rowsInBoxWithUserDataStatement, """
+        return try Self.prepared(
+            &rowsInBoxWithUserDataStatement,
+            """
             SELECT \(Schema.selectColumns) FROM main.idx_places_geom r CROSS JOIN main.places p ON p.pk = r.pkid
             WHERE r.xmin <= ?3 AND r.xmax >= ?1 AND r.ymin <= ?4 AND r.ymax >= ?2
             UNION ALL
@@ -60,7 +70,9 @@ struct HotStatements {
     /// ``entryCount(_:)`` over both files' R*Trees, each counted up to ?5.
     mutating func entryCountWithUserData(_ index: SpatiaLitePlaceIndex) throws -> SQLiteStatement {
         let userData = SpatiaLitePlaceIndex.userDataSchema
-        return try Self.prepared(&entryCountWithUserDataStatement, """
+        return try Self.prepared(
+            &entryCountWithUserDataStatement,
+            """
             SELECT (SELECT count(*) FROM (SELECT 1 FROM main.idx_places_geom r
                     WHERE r.xmin <= ?3 AND r.xmax >= ?1 AND r.ymin <= ?4 AND r.ymax >= ?2 LIMIT ?5))
                  + (SELECT count(*) FROM (SELECT 1 FROM \(userData).idx_places_geom r

@@ -30,7 +30,8 @@ enum PackedRTree {
             throw PlaceStoreError.invalidArgument("the spatial index \(table) is not empty; a packed build needs an empty tree")
         }
         guard let nodeSize = try connection.scalarInt("SELECT length(data) FROM \"\(table)_node\" WHERE nodeno = 1"),
-              nodeSize >= 4 + 24 * 3 else {
+            nodeSize >= 4 + 24 * 3
+        else {
             throw PlaceStoreError.invalidArgument("the spatial index \(table) has no root node")
         }
         let capacity = Int(nodeSize - 4) / 24
@@ -41,9 +42,13 @@ enum PackedRTree {
         let rows = try connection.prepare("SELECT pk, lat, lon FROM places")
         while try rows.step() {
             let latitude = rows.double(1), longitude = rows.double(2)
-            keyed.append((HilbertCurve.index(latitude: latitude, longitude: longitude),
-                          Cell(id: rows.int64(0), minX: roundDown(longitude), maxX: roundUp(longitude),
-                               minY: roundDown(latitude), maxY: roundUp(latitude))))
+            keyed.append(
+                (
+                    HilbertCurve.index(latitude: latitude, longitude: longitude),
+                    Cell(
+                        id: rows.int64(0), minX: roundDown(longitude), maxX: roundUp(longitude),
+                        minY: roundDown(latitude), maxY: roundUp(latitude))
+                ))
         }
         keyed.sort { $0.key != $1.key ? $0.key < $1.key : $0.cell.id < $1.cell.id }
         var level = keyed.map(\.cell)

@@ -45,7 +45,10 @@ struct PendingCategories {
             pks.sort()
             insert.reset()
             insert.bind(identifiers[code], at: 1)
-            try JSONIntegers.withArray(pks) { insert.bind(borrowedText: $0, at: 2); try insert.run() }
+            try JSONIntegers.withArray(pks) {
+                insert.bind(borrowedText: $0, at: 2)
+                try insert.run()
+            }
         }
         insert.reset()
     }

@@ -37,7 +37,7 @@ enum PlaceRowCodec {
         blob[1] = 0x01
         blob.storeBytes(of: UInt32(4326).littleEndian, toByteOffset: 2, as: UInt32.self)
         let x = longitude.bitPattern.littleEndian, y = latitude.bitPattern.littleEndian
-        blob.storeBytes(of: x, toByteOffset: 6, as: UInt64.self)   // MBR min x
+        blob.storeBytes(of: x, toByteOffset: 6, as: UInt64.self)  // MBR min x
         blob.storeBytes(of: y, toByteOffset: 14, as: UInt64.self)  // MBR min y
         blob.storeBytes(of: x, toByteOffset: 22, as: UInt64.self)  // MBR max x
         blob.storeBytes(of: y, toByteOffset: 30, as: UInt64.self)  // MBR max y
@@ -50,8 +50,10 @@ enum PlaceRowCodec {
 
     /// Binds every column of a row of an encoded batch to the insert statement, borrowing the
     /// batch's bytes (`base`) and the geometry buffer.
-    static func bind(_ row: EncodedBatch.Row, bytes base: UnsafeBufferPointer<UInt8>,
-                     geometry: UnsafeMutableRawBufferPointer, to statement: SQLiteStatement) {
+    static func bind(
+        _ row: EncodedBatch.Row, bytes base: UnsafeBufferPointer<UInt8>,
+        geometry: UnsafeMutableRawBufferPointer, to statement: SQLiteStatement
+    ) {
         statement.reset()
         statement.bind(borrowedText: base.slice(row.id), at: 1)
         statement.bind(borrowedText: base.slice(row.source), at: 2)

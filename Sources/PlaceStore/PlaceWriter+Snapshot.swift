@@ -6,7 +6,8 @@ extension PlaceWriter: SnapshotWriter {
     /// Starts a snapshot of `source`: the places merged until ``finishSnapshot()`` become all of
     /// that source, and the source's other places are removed then. Other sources are untouched.
     public func beginSnapshot(source: String) throws {
-        try index.connection.execute("""
+        try index.connection.execute(
+            """
             CREATE TEMP TABLE IF NOT EXISTS snapshot_seen (id TEXT PRIMARY KEY) WITHOUT ROWID;
             DELETE FROM temp.snapshot_seen;
             """)
@@ -43,7 +44,10 @@ extension PlaceWriter: SnapshotWriter {
         let remember = try index.statement("INSERT OR IGNORE INTO temp.snapshot_seen (id) VALUES (?1)")
         var changed: [Int] = []
         try batch.bytes.withUnsafeBufferPointer { bytes in
-            defer { lookup.reset(); remember.reset() }
+            defer {
+                lookup.reset()
+                remember.reset()
+            }
             for (rowIndex, row) in batch.rows.enumerated() {
                 let id = bytes.slice(row.id)
                 remember.reset()
@@ -59,7 +63,8 @@ extension PlaceWriter: SnapshotWriter {
                     continue
                 }
                 let empty = UnsafeRawBufferPointer(start: nil, count: 0)
-                let same = lookup.double(2) == row.latitude && lookup.double(3) == row.longitude
+                let same =
+                    lookup.double(2) == row.latitude && lookup.double(3) == row.longitude
                     && bytes.slice(row.name).elementsEqual(lookup.bytes(1))
                     && bytes.slice(row.source).elementsEqual(lookup.bytes(0))
                     && PlaceDetailsCodec.sameContent(bytes.slice(row.details), lookup.nonEmptyBlob(4) ?? empty)

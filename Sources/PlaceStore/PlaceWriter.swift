@@ -60,7 +60,8 @@ public final class PlaceWriter {
         // Names are indexed beside the load (SideNameIndex), when the name index is the kind
         // whose shadow tables can be copied.
         if let definition = try index.connection.scalarText("SELECT sql FROM sqlite_master WHERE name = 'places_fts'"),
-           definition.contains("columnsize = 0"), definition.contains("content = 'places'") {
+            definition.contains("columnsize = 0"), definition.contains("content = 'places'")
+        {
             sideNames = try SideNameIndex(definition: definition)
         }
     }
@@ -81,7 +82,8 @@ public final class PlaceWriter {
     /// Drops the triggers on `places` and the secondary indexes, remembering them verbatim.
     private func setAsideIndexesAndTriggers() throws {
         // Secondary indexes (not the unique key's automatic one, which has no sql) and triggers.
-        let objects = try index.connection.prepare("""
+        let objects = try index.connection.prepare(
+            """
             SELECT type, name, sql FROM sqlite_master
             WHERE (type = 'trigger' AND tbl_name = 'places')
                OR (type = 'index' AND tbl_name IN ('places', 'place_categories') AND sql IS NOT NULL)
@@ -103,7 +105,8 @@ public final class PlaceWriter {
     func finish() throws {
         guard isBulkLoad else { return }
         if rebuildsAll {
-            try index.connection.execute("""
+            try index.connection.execute(
+                """
                 DELETE FROM idx_places_geom_rowid;
                 DELETE FROM idx_places_geom_parent;
                 DELETE FROM place_categories;
@@ -123,7 +126,8 @@ public final class PlaceWriter {
         }
         sideNames = nil
         if let regularCacheSize { try index.connection.execute("PRAGMA cache_size = \(regularCacheSize)") }
-        try index.connection.execute("""
+        try index.connection.execute(
+            """
             UPDATE geometry_columns_time SET last_insert = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
             WHERE f_table_name = 'places' AND f_geometry_column = 'geom'
             """)
@@ -144,7 +148,9 @@ public final class PlaceWriter {
             for identifier in list.split(separator: 0x20) {
                 let key = Array(identifier)
                 let code: Int
-                if let known = codes[key] { code = known } else {
+                if let known = codes[key] {
+                    code = known
+                } else {
                     code = pending.code(for: String(decoding: key, as: UTF8.self))
                     codes[key] = code
                 }
@@ -262,8 +268,10 @@ public final class PlaceWriter {
 
     /// Inserts a row that is new; nil when its id exists already (a constraint error), for the
     /// caller to upsert instead.
-    private func append(_ row: EncodedBatch.Row, bytes: UnsafeBufferPointer<UInt8>, geometry: UnsafeMutableRawBufferPointer,
-                        with statement: SQLiteStatement) throws -> Int64? {
+    private func append(
+        _ row: EncodedBatch.Row, bytes: UnsafeBufferPointer<UInt8>, geometry: UnsafeMutableRawBufferPointer,
+        with statement: SQLiteStatement
+    ) throws -> Int64? {
         PlaceRowCodec.bind(row, bytes: bytes, geometry: geometry, to: statement)
         do {
             try statement.run()

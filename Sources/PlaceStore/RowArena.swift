@@ -79,7 +79,9 @@ final class RowArena: PlaceRowStorage, @unchecked Sendable {
             put(UInt32(id.count).littleEndian)
             put(UInt32(name.count).littleEndian)
             put((details.map { UInt32($0.count) } ?? RowArena.null).littleEndian)
-            copy(id); copy(name); copy(details)
+            copy(id)
+            copy(name)
+            copy(details)
             return offset
         }
 
@@ -143,10 +145,12 @@ final class RowArena: PlaceRowStorage, @unchecked Sendable {
     func withStoredRow<R>(at offset: Int, _ body: (StoredPlaceRow) throws -> R) rethrows -> R? {
         try withBytes { buffer in
             let empty = UnsafeRawBufferPointer(start: nil, count: 0)
-            return try body(StoredPlaceRow(id: RowArena.field(.id, in: buffer, at: offset) ?? empty,
-                                           name: RowArena.field(.name, in: buffer, at: offset) ?? empty,
-                                           latitude: RowArena.double(buffer, offset), longitude: RowArena.double(buffer, offset + 8),
-                                           details: RowArena.field(.details, in: buffer, at: offset) ?? empty))
+            return try body(
+                StoredPlaceRow(
+                    id: RowArena.field(.id, in: buffer, at: offset) ?? empty,
+                    name: RowArena.field(.name, in: buffer, at: offset) ?? empty,
+                    latitude: RowArena.double(buffer, offset), longitude: RowArena.double(buffer, offset + 8),
+                    details: RowArena.field(.details, in: buffer, at: offset) ?? empty))
         }
     }
 
@@ -162,10 +166,12 @@ final class RowArena: PlaceRowStorage, @unchecked Sendable {
             let details = RowArena.field(.details, in: buffer, at: offset).flatMap {
                 try? PlaceDetailsCodec.decode($0, id: idText)
             }
-            return PlaceDetailsCodec.place(id: id, name: text(.name) ?? "",
-                                       coordinate: Coordinate(uncheckedLatitude: RowArena.double(buffer, offset),
-                                                              longitude: RowArena.double(buffer, offset + 8)),
-                                       details: details)
+            return PlaceDetailsCodec.place(
+                id: id, name: text(.name) ?? "",
+                coordinate: Coordinate(
+                    uncheckedLatitude: RowArena.double(buffer, offset),
+                    longitude: RowArena.double(buffer, offset + 8)),
+                details: details)
         }
     }
 }

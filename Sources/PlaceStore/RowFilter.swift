@@ -31,7 +31,8 @@ struct RowFilter {
         minutesByZone = filter.openAt.map(ZoneMinutes.init)
         viewer = filter.viewer.map { Array($0.utf8) }
         viewerFriends = filter.viewer == nil ? [] : filter.viewerFriends.map { Array($0.utf8) }
-        needsDetails = !categories.isEmpty || minimumRating != nil || priceLevels != nil || !sources.isEmpty
+        needsDetails =
+            !categories.isEmpty || minimumRating != nil || priceLevels != nil || !sources.isEmpty
             || !countries.isEmpty || !continents.isEmpty || openAt != nil
     }
 
@@ -63,7 +64,8 @@ struct RowFilter {
         }
         if let minutesByZone {
             guard let zone = fields.timeZone, let hours = fields.weeklyHours,
-                  let minute = minutesByZone.minute(inZone: zone) else { return false }
+                let minute = minutesByZone.minute(inZone: zone)
+            else { return false }
             guard RowFilter.weeklyRanges(hours, contain: minute) else { return false }
         }
         return true
@@ -151,7 +153,10 @@ struct RowFilter {
             let length = end - start
             if length >= wanted.count {
                 var same = true
-                for i in 0..<wanted.count where list[start + i] != wanted[i] { same = false; break }
+                for i in 0..<wanted.count where list[start + i] != wanted[i] {
+                    same = false
+                    break
+                }
                 if same && (length == wanted.count || list[start + wanted.count] == UInt8(ascii: ".")) { return true }
             }
             start = end + 1

@@ -53,10 +53,12 @@ final class SQLiteConnection {
         sqlite3_extended_result_codes(db, 1)
         deadline.initialize(to: 0)
         // Every 10 000 virtual-machine steps (tens of microseconds), look at the clock.
-        sqlite3_progress_handler(db, 10_000, { context in
-            guard let limit = context?.load(as: UInt64.self), limit != 0 else { return 0 }
-            return DispatchTime.now().uptimeNanoseconds > limit ? 1 : 0
-        }, UnsafeMutableRawPointer(deadline))
+        sqlite3_progress_handler(
+            db, 10_000,
+            { context in
+                guard let limit = context?.load(as: UInt64.self), limit != 0 else { return 0 }
+                return DispatchTime.now().uptimeNanoseconds > limit ? 1 : 0
+            }, UnsafeMutableRawPointer(deadline))
     }
 
     deinit {
@@ -89,12 +91,14 @@ final class SQLiteConnection {
     /// checkpointing in the commit: the automatic checkpoint is this same hook, so it stops.
     func reportLogSize(to checkpointer: BackgroundCheckpointer) {
         logSizeObserver = checkpointer
-        sqlite3_wal_hook(handle, { context, writer, schema, pages in
-            if let context, let schema, strcmp(schema, "main") == 0 {
-                Unmanaged<BackgroundCheckpointer>.fromOpaque(context).takeUnretainedValue().logGrew(to: Int(pages), writer: writer)
-            }
-            return SQLITE_OK
-        }, Unmanaged.passUnretained(checkpointer).toOpaque())
+        sqlite3_wal_hook(
+            handle,
+            { context, writer, schema, pages in
+                if let context, let schema, strcmp(schema, "main") == 0 {
+                    Unmanaged<BackgroundCheckpointer>.fromOpaque(context).takeUnretainedValue().logGrew(to: Int(pages), writer: writer)
+                }
+                return SQLITE_OK
+            }, Unmanaged.passUnretained(checkpointer).toOpaque())
     }
 
     func error(_ code: Int32, sql: String? = nil) -> PlaceStoreError {
@@ -193,8 +197,7 @@ final class SQLiteStatement {
     @inline(__always) func bind(_ value: Double, at index: Int32) { sqlite3_bind_double(handle, index, value) }
     @inline(__always) func bind(_ value: Int64, at index: Int32) { sqlite3_bind_int64(handle, index, value) }
     @inline(__always) func bind(_ value: String?, at index: Int32) {
-        if let value { sqlite3_bind_text(handle, index, value, -1, geoquery_sqlite_transient()) }
-        else { sqlite3_bind_null(handle, index) }
+        if let value { sqlite3_bind_text(handle, index, value, -1, geoquery_sqlite_transient()) } else { sqlite3_bind_null(handle, index) }
     }
     @inline(__always) func bindOptional(_ value: Double?, at index: Int32) {
         if let value { sqlite3_bind_double(handle, index, value) } else { sqlite3_bind_null(handle, index) }
@@ -277,7 +280,10 @@ extension SQLiteStatement {
     }
 
     @inline(__always) func bind(blob: [UInt8]?, at index: Int32) {
-        guard let blob else { sqlite3_bind_null(handle, index); return }
+        guard let blob else {
+            sqlite3_bind_null(handle, index)
+            return
+        }
         _ = blob.withUnsafeBytes { sqlite3_bind_blob(handle, index, $0.baseAddress, Int32($0.count), geoquery_sqlite_transient()) }
     }
 }

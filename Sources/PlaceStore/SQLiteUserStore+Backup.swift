@@ -70,7 +70,8 @@ extension SQLiteUserStore {
         var photoIDs: [String] = []
         try copy.each("SELECT id FROM photos ORDER BY id") { photoIDs.append($0.text(0) ?? "") }
         let bytes = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
-        return UserDataBackup(path: path, accounts: try count("users"), gems: try count("gems"), plans: try count("plans"),
-                              photoIDs: photoIDs, bytes: bytes)
+        return UserDataBackup(
+            path: path, accounts: try count("users"), gems: try count("gems"), plans: try count("plans"),
+            photoIDs: photoIDs, bytes: bytes)
     }
 }

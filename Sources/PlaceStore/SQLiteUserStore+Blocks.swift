@@ -5,9 +5,11 @@ import PlaceQuery
 extension SQLiteUserStore {
     public func block(_ blocked: String, by blocker: String, at date: Date) async throws -> Bool {
         try await writing { connection in
-            try connection.run("INSERT OR IGNORE INTO blocks VALUES (?1, ?2, ?3)", [.text(blocker), .text(blocked), .double(date.timeIntervalSince1970)])
+            try connection.run(
+                "INSERT OR IGNORE INTO blocks VALUES (?1, ?2, ?3)", [.text(blocker), .text(blocked), .double(date.timeIntervalSince1970)])
             let added = connection.changes == 1
-            try connection.run("""
+            try connection.run(
+                """
                 DELETE FROM friendships WHERE (requester = ?1 AND addressee = ?2) OR (requester = ?2 AND addressee = ?1)
                 """, [.text(blocker), .text(blocked)])
             return added
@@ -24,8 +26,10 @@ extension SQLiteUserStore {
     public func blocks(by blocker: String) async throws -> [UserBlock] {
         try await reading { connection in
             var found: [UserBlock] = []
-            try connection.each("SELECT blocked, created_at FROM blocks WHERE blocker = ?1 ORDER BY created_at DESC, blocked",
-                                [.text(blocker)]) { row in
+            try connection.each(
+                "SELECT blocked, created_at FROM blocks WHERE blocker = ?1 ORDER BY created_at DESC, blocked",
+                [.text(blocker)]
+            ) { row in
                 found.append(UserBlock(blocker: blocker, blocked: row.text(0) ?? "", createdAt: Date(timeIntervalSince1970: row.double(1))))
             }
             return found
@@ -34,7 +38,8 @@ extension SQLiteUserStore {
 
     public func isBlocked(between username: String, and other: String) async throws -> Bool {
         try await reading { connection in
-            try connection.scalarInt("""
+            try connection.scalarInt(
+                """
                 SELECT 1 FROM blocks WHERE (blocker = ?1 AND blocked = ?2) OR (blocker = ?2 AND blocked = ?1) LIMIT 1
                 """, [.text(username), .text(other)]) != nil
         }

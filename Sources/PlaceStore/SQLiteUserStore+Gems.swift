@@ -9,9 +9,12 @@ extension SQLiteUserStore {
         guard let part = gem.gem else { throw PlaceStoreError.invalidArgument("the place \(gem.id) is not a gem") }
         try await writingGems { connection, writer in
             try writer.upsert([gem])
-            try connection.run("INSERT INTO gems VALUES (?1, ?2, ?3, ?4)",
-                               [.text(gem.id.rawValue), .text(part.owner), .text(part.visibility.rawValue),
-                                .double((part.createdAt ?? Date()).timeIntervalSince1970)])
+            try connection.run(
+                "INSERT INTO gems VALUES (?1, ?2, ?3, ?4)",
+                [
+                    .text(gem.id.rawValue), .text(part.owner), .text(part.visibility.rawValue),
+                    .double((part.createdAt ?? Date()).timeIntervalSince1970),
+                ])
             try Self.recordPhotoUses(of: gem, connection)
         }
     }
@@ -24,8 +27,10 @@ extension SQLiteUserStore {
             let insert = try connection.prepare("INSERT INTO gems VALUES (?1, ?2, ?3, ?4)")
             for gem in gems {
                 let part = gem.gem!
-                try insert.bind([.text(gem.id.rawValue), .text(part.owner), .text(part.visibility.rawValue),
-                                 .double((part.createdAt ?? Date()).timeIntervalSince1970)])
+                try insert.bind([
+                    .text(gem.id.rawValue), .text(part.owner), .text(part.visibility.rawValue),
+                    .double((part.createdAt ?? Date()).timeIntervalSince1970),
+                ])
                 try insert.run()
             }
         }
@@ -35,7 +40,8 @@ extension SQLiteUserStore {
         guard let part = gem.gem else { throw PlaceStoreError.invalidArgument("the place \(gem.id) is not a gem") }
         try await writingGems { connection, writer in
             guard try connection.scalarInt("SELECT 1 FROM gems WHERE id = ?1", [.text(gem.id.rawValue)]) != nil,
-                  let current = try Self.storedPlace(gem.id, connection) else {
+                let current = try Self.storedPlace(gem.id, connection)
+            else {
                 throw UserDataError.notFound("the gem \(gem.id)")
             }
             var stored = gem
@@ -46,8 +52,9 @@ extension SQLiteUserStore {
                 stored.gem?.visibility = .private
             }
             try writer.upsert([stored])
-            try connection.run("UPDATE gems SET visibility = ?2 WHERE id = ?1",
-                               [.text(gem.id.rawValue), .text((stored.gem ?? part).visibility.rawValue)])
+            try connection.run(
+                "UPDATE gems SET visibility = ?2 WHERE id = ?1",
+                [.text(gem.id.rawValue), .text((stored.gem ?? part).visibility.rawValue)])
             try connection.run("DELETE FROM photo_uses WHERE user_object = ?1", [.text(gem.id.rawValue)])
             try Self.recordPhotoUses(of: gem, connection)
         }
@@ -62,13 +69,14 @@ extension SQLiteUserStore {
     public func gems(ownedBy owner: String, after: PlaceID?, limit: Int) async throws -> [Place] {
         try await store.reading { index in
             var ids: [String] = []
-            let sql = after == nil
+            let sql =
+                after == nil
                 ? "SELECT id FROM gems WHERE owner = ?1 ORDER BY created_at DESC, id LIMIT ?2"
                 : """
-                  SELECT g.id FROM gems g, gems a WHERE g.owner = ?1 AND a.id = ?3
-                  AND (g.created_at < a.created_at OR (g.created_at = a.created_at AND g.id > a.id))
-                  ORDER BY g.created_at DESC, g.id LIMIT ?2
-                  """
+                SELECT g.id FROM gems g, gems a WHERE g.owner = ?1 AND a.id = ?3
+                AND (g.created_at < a.created_at OR (g.created_at = a.created_at AND g.id > a.id))
+                ORDER BY g.created_at DESC, g.id LIMIT ?2
+                """
             var bindings: [SQLiteValue] = [.text(owner), .int(Int64(limit))]
             if let after { bindings.append(.text(after.rawValue)) }
             try index.connection.each(sql, bindings) { ids.append($0.text(0) ?? "") }
@@ -80,8 +88,9 @@ extension SQLiteUserStore {
         try await writingGems { connection, writer in
             guard var place = try Self.storedPlace(gem, connection) else { throw UserDataError.notFound("the gem \(gem)") }
             if let stars {
-                try connection.run("INSERT OR REPLACE INTO ratings VALUES (?1, ?2, ?3, ?4)",
-                                   [.text(gem.rawValue), .text(username), .int(Int64(stars)), .double(Date().timeIntervalSince1970)])
+                try connection.run(
+                    "INSERT OR REPLACE INTO ratings VALUES (?1, ?2, ?3, ?4)",
+                    [.text(gem.rawValue), .text(username), .int(Int64(stars)), .double(Date().timeIntervalSince1970)])
             } else {
                 try connection.run("DELETE FROM ratings WHERE gem_id = ?1 AND username = ?2", [.text(gem.rawValue), .text(username)])
             }
@@ -93,16 +102,20 @@ extension SQLiteUserStore {
 
     public func rating(of gem: PlaceID, by username: String) async throws -> Int? {
         try await reading { connection in
-            try connection.scalarInt("SELECT stars FROM ratings WHERE gem_id = ?1 AND username = ?2",
-                                     [.text(gem.rawValue), .text(username)]).map { Int($0) }
+            try connection.scalarInt(
+                "SELECT stars FROM ratings WHERE gem_id = ?1 AND username = ?2",
+                [.text(gem.rawValue), .text(username)]
+            ).map { Int($0) }
         }
     }
 
     public func ratings(by username: String) async throws -> [GivenRating] {
         try await reading { connection in
             var found: [GivenRating] = []
-            try connection.each("SELECT gem_id, stars, rated_at FROM ratings WHERE username = ?1 ORDER BY rated_at DESC, gem_id",
-                                [.text(username)]) { row in
+            try connection.each(
+                "SELECT gem_id, stars, rated_at FROM ratings WHERE username = ?1 ORDER BY rated_at DESC, gem_id",
+                [.text(username)]
+            ) { row in
                 if let id = try? PlaceID(row.text(0) ?? "") {
                     found.append(GivenRating(gemID: id, stars: Int(row.int64(1)), ratedAt: Date(timeIntervalSince1970: row.double(2))))
                 }
@@ -115,8 +128,9 @@ extension SQLiteUserStore {
 
     public func addFavorite(_ placeID: PlaceID, for username: String, at date: Date) async throws -> Bool {
         try await writing { connection in
-            try connection.run("INSERT OR IGNORE INTO favorites VALUES (?1, ?2, ?3)",
-                               [.text(username), .text(placeID.rawValue), .double(date.timeIntervalSince1970)])
+            try connection.run(
+                "INSERT OR IGNORE INTO favorites VALUES (?1, ?2, ?3)",
+                [.text(username), .text(placeID.rawValue), .double(date.timeIntervalSince1970)])
             return connection.changes == 1
         }
     }
@@ -131,14 +145,15 @@ extension SQLiteUserStore {
     public func favorites(of username: String, after: PlaceID?, limit: Int) async throws -> [Favorite] {
         try await reading { connection in
             var found: [Favorite] = []
-            let sql = after == nil
+            let sql =
+                after == nil
                 ? "SELECT place_id, created_at FROM favorites WHERE username = ?1 ORDER BY created_at DESC, place_id LIMIT ?2"
                 : """
-                  SELECT f.place_id, f.created_at FROM favorites f, favorites a
-                  WHERE f.username = ?1 AND a.username = ?1 AND a.place_id = ?3
-                  AND (f.created_at < a.created_at OR (f.created_at = a.created_at AND f.place_id > a.place_id))
-                  ORDER BY f.created_at DESC, f.place_id LIMIT ?2
-                  """
+                SELECT f.place_id, f.created_at FROM favorites f, favorites a
+                WHERE f.username = ?1 AND a.username = ?1 AND a.place_id = ?3
+                AND (f.created_at < a.created_at OR (f.created_at = a.created_at AND f.place_id > a.place_id))
+                ORDER BY f.created_at DESC, f.place_id LIMIT ?2
+                """
             var bindings: [SQLiteValue] = [.text(username), .int(Int64(limit))]
             if let after { bindings.append(.text(after.rawValue)) }
             try connection.each(sql, bindings) { row in
@@ -155,19 +170,25 @@ extension SQLiteUserStore {
     public func savePhoto(_ photo: PhotoRecord, storageLimit: Int?) async throws {
         try await writing { connection in
             // An upload nothing took up (stored, never attached) is this upload's to take over.
-            try connection.run("DELETE FROM photos WHERE id = ?1 AND NOT EXISTS (SELECT 1 FROM photo_uses WHERE photo_id = ?1)",
-                               [.text(photo.id)])
+            try connection.run(
+                "DELETE FROM photos WHERE id = ?1 AND NOT EXISTS (SELECT 1 FROM photo_uses WHERE photo_id = ?1)",
+                [.text(photo.id)])
             // One writer: the sum and the insert cannot interleave with another upload's.
             if let storageLimit, try connection.scalarInt("SELECT 1 FROM photos WHERE id = ?1", [.text(photo.id)]) == nil {
-                let used = Int(try connection.scalarInt("SELECT coalesce(sum(byte_count), 0) FROM photos WHERE owner = ?1",
-                                                        [.text(photo.owner)]) ?? 0)
+                let used = Int(
+                    try connection.scalarInt(
+                        "SELECT coalesce(sum(byte_count), 0) FROM photos WHERE owner = ?1",
+                        [.text(photo.owner)]) ?? 0)
                 guard used + photo.byteCount <= storageLimit else {
                     throw UserDataError.storageFull(owner: photo.owner, used: used, adding: photo.byteCount, limit: storageLimit)
                 }
             }
-            try connection.run("INSERT OR IGNORE INTO photos VALUES (?1, ?2, ?3, ?4, ?5)",
-                               [.text(photo.id), .text(photo.contentType), .int(Int64(photo.byteCount)), .text(photo.owner),
-                                .double(photo.createdAt.timeIntervalSince1970)])
+            try connection.run(
+                "INSERT OR IGNORE INTO photos VALUES (?1, ?2, ?3, ?4, ?5)",
+                [
+                    .text(photo.id), .text(photo.contentType), .int(Int64(photo.byteCount)), .text(photo.owner),
+                    .double(photo.createdAt.timeIntervalSince1970),
+                ])
         }
     }
 
@@ -196,8 +217,9 @@ extension SQLiteUserStore {
     static let photoColumns = "id, content_type, byte_count, owner, created_at"
 
     static func photoRecord(_ row: SQLiteStatement) -> PhotoRecord {
-        PhotoRecord(id: row.text(0) ?? "", contentType: row.text(1) ?? "", byteCount: Int(row.int64(2)),
-                    owner: row.text(3) ?? "", createdAt: Date(timeIntervalSince1970: row.double(4)))
+        PhotoRecord(
+            id: row.text(0) ?? "", contentType: row.text(1) ?? "", byteCount: Int(row.int64(2)),
+            owner: row.text(3) ?? "", createdAt: Date(timeIntervalSince1970: row.double(4)))
     }
 
     public func photoBytes(ownedBy owner: String) async throws -> Int {
@@ -212,14 +234,16 @@ extension SQLiteUserStore {
             // The ids asked about (a page of photos) as a JSON array, so the statement reads
             // only their uses; NULL for every use.
             let wanted: SQLiteValue = try photoIDs.map { .text(String(decoding: try JSONEncoder().encode($0), as: UTF8.self)) } ?? .null
-            try connection.each("""
+            try connection.each(
+                """
                 SELECT photo_id, kind, object FROM (
                   SELECT uses.photo_id AS photo_id, 'gem' AS kind, uses.user_object AS object
                     FROM photo_uses AS uses JOIN gems ON gems.id = uses.user_object WHERE gems.owner = ?1
                   UNION ALL SELECT photo_id, 'avatar', NULL FROM photo_uses WHERE user_object = 'avatar:' || ?1
                   UNION ALL SELECT photo_id, 'album', plan_id FROM album WHERE uploader = ?1)
                 WHERE ?2 IS NULL OR photo_id IN (SELECT value FROM json_each(?2))
-                """, [.text(username), wanted]) { row in
+                """, [.text(username), wanted]
+            ) { row in
                 guard let kind = PhotoUse.Kind(rawValue: row.text(1) ?? "") else { return }
                 uses.append(PhotoUse(photoID: row.text(0) ?? "", kind: kind, objectID: row.text(2)))
             }
@@ -236,18 +260,23 @@ extension SQLiteUserStore {
         // where the conditions are checked again.
         let candidates = try await reading { connection in
             var ids: [String] = []
-            try connection.each("""
+            try connection.each(
+                """
                 SELECT id FROM photos WHERE created_at < ?1 AND NOT EXISTS (SELECT 1 FROM photo_uses WHERE photo_id = photos.id)
-                """, [.double(cutoff.timeIntervalSince1970)]) { ids.append($0.text(0) ?? "") }
+                """, [.double(cutoff.timeIntervalSince1970)]
+            ) { ids.append($0.text(0) ?? "") }
             return ids
         }
         var removed: [String] = []
-        for batch in stride(from: 0, to: candidates.count, by: 500).map({ Array(candidates[$0 ..< min($0 + 500, candidates.count)]) }) {
+        for batch in stride(from: 0, to: candidates.count, by: 500).map({ Array(candidates[$0..<min($0 + 500, candidates.count)]) }) {
             removed += try await writing { connection in
                 var gone: [String] = []
-                for id in batch where try connection.scalarInt("""
+                for id in batch
+                where try connection.scalarInt(
+                    """
                     SELECT 1 FROM photos WHERE id = ?1 AND created_at < ?2 AND NOT EXISTS (SELECT 1 FROM photo_uses WHERE photo_id = ?1)
-                    """, [.text(id), .double(cutoff.timeIntervalSince1970)]) != nil {
+                    """, [.text(id), .double(cutoff.timeIntervalSince1970)]) != nil
+                {
                     try connection.run("DELETE FROM photos WHERE id = ?1", [.text(id)])
                     gone.append(id)
                 }
@@ -334,13 +363,15 @@ extension SQLiteUserStore {
     static func settleOwner(of id: String, _ connection: SQLiteConnection) throws {
         guard let owner = try connection.scalarText("SELECT owner FROM photos WHERE id = ?1", [.text(id)]) else { return }
         var showers: [String] = []
-        try connection.each("""
+        try connection.each(
+            """
             SELECT gems.owner FROM photo_uses AS uses JOIN gems ON gems.id = uses.user_object WHERE uses.photo_id = ?1
             UNION SELECT substr(user_object, 8) FROM photo_uses WHERE photo_id = ?1 AND user_object LIKE 'avatar:%'
             UNION SELECT album.uploader FROM photo_uses AS uses
               JOIN album ON album.plan_id = substr(uses.user_object, 6) AND album.photo_id = uses.photo_id
               WHERE uses.photo_id = ?1 AND uses.user_object LIKE 'plan:%'
-            """, [.text(id)]) { showers.append($0.text(0) ?? "") }
+            """, [.text(id)]
+        ) { showers.append($0.text(0) ?? "") }
         let accounts = showers.filter { !$0.isEmpty }
         guard !accounts.contains(owner) else { return }
         let heir = accounts.min { $0.unicodeScalars.lexicographicallyPrecedes($1.unicodeScalars) } ?? ""

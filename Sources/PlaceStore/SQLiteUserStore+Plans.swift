@@ -12,27 +12,32 @@ extension SQLiteUserStore {
             if let reverse = try Self.friendshipRow(connection, requester: addressee, addressee: requester) {
                 if reverse.accepted == nil {
                     try Self.checkFriendRoom(for: [requester, addressee], limit: friendLimit, connection)
-                    try connection.run("UPDATE friendships SET accepted_at = ?3 WHERE requester = ?1 AND addressee = ?2",
-                                       [.text(addressee), .text(requester), .double(date.timeIntervalSince1970)])
+                    try connection.run(
+                        "UPDATE friendships SET accepted_at = ?3 WHERE requester = ?1 AND addressee = ?2",
+                        [.text(addressee), .text(requester), .double(date.timeIntervalSince1970)])
                 }
                 return Friendship(username: addressee, state: .accepted, since: reverse.created)
             }
             if let existing = try Self.friendshipRow(connection, requester: requester, addressee: addressee) {
                 return Friendship(username: addressee, state: existing.accepted == nil ? .requested : .accepted, since: existing.created)
             }
-            try connection.run("INSERT INTO friendships VALUES (?1, ?2, ?3, NULL)",
-                               [.text(requester), .text(addressee), .double(date.timeIntervalSince1970)])
+            try connection.run(
+                "INSERT INTO friendships VALUES (?1, ?2, ?3, NULL)",
+                [.text(requester), .text(addressee), .double(date.timeIntervalSince1970)])
             return Friendship(username: addressee, state: .requested, since: date)
         }
     }
 
-    public func answerFriendship(of addressee: String, from requester: String, accept: Bool, at date: Date,
-                                 friendLimit: Int?) async throws -> Bool {
+    public func answerFriendship(
+        of addressee: String, from requester: String, accept: Bool, at date: Date,
+        friendLimit: Int?
+    ) async throws -> Bool {
         try await writing { connection in
             if accept, let request = try Self.friendshipRow(connection, requester: requester, addressee: addressee), request.accepted == nil {
                 try Self.checkFriendRoom(for: [addressee, requester], limit: friendLimit, connection)
             }
-            let sql = accept
+            let sql =
+                accept
                 ? "UPDATE friendships SET accepted_at = ?3 WHERE requester = ?1 AND addressee = ?2 AND accepted_at IS NULL"
                 : "DELETE FROM friendships WHERE requester = ?1 AND addressee = ?2 AND accepted_at IS NULL AND ?3 IS NOT NULL"
             try connection.run(sql, [.text(requester), .text(addressee), .double(date.timeIntervalSince1970)])
@@ -45,17 +50,20 @@ extension SQLiteUserStore {
     static func checkFriendRoom(for usernames: [String], limit: Int?, _ connection: SQLiteConnection) throws {
         guard let limit else { return }
         for name in usernames {
-            let count = try connection.scalarInt("""
-                SELECT (SELECT count(*) FROM friendships WHERE requester = ?1 AND accepted_at IS NOT NULL)
-                     + (SELECT count(*) FROM friendships WHERE addressee = ?1 AND accepted_at IS NOT NULL)
-                """, [.text(name)]) ?? 0
+            let count =
+                try connection.scalarInt(
+                    """
+                    SELECT (SELECT count(*) FROM friendships WHERE requester = ?1 AND accepted_at IS NOT NULL)
+                         + (SELECT count(*) FROM friendships WHERE addressee = ?1 AND accepted_at IS NOT NULL)
+                    """, [.text(name)]) ?? 0
             if count >= limit { throw UserDataError.friendLimit(username: name, limit: limit) }
         }
     }
 
     public func removeFriendship(between username: String, and other: String) async throws -> Bool {
         try await writing { connection in
-            try connection.run("""
+            try connection.run(
+                """
                 DELETE FROM friendships WHERE (requester = ?1 AND addressee = ?2) OR (requester = ?2 AND addressee = ?1)
                 """, [.text(username), .text(other)])
             return connection.changes > 0
@@ -64,11 +72,13 @@ extension SQLiteUserStore {
 
     public func friendships(of username: String) async throws -> [Friendship] {
         // Prepared once per read connection, as every frequent read is.
-        try await readingCached("""
+        try await readingCached(
+            """
             SELECT addressee, created_at, accepted_at IS NOT NULL, 1 FROM friendships WHERE requester = ?1
             UNION ALL SELECT requester, created_at, accepted_at IS NOT NULL, 0 FROM friendships WHERE addressee = ?1
             ORDER BY 1
-            """, [.text(username)]) { row in
+            """, [.text(username)]
+        ) { row in
             var found: [Friendship] = []
             while try row.step() {
                 let state: Friendship.State = row.int64(2) == 1 ? .accepted : row.int64(3) == 1 ? .requested : .incoming
@@ -80,18 +90,24 @@ extension SQLiteUserStore {
 
     public func areFriends(_ username: String, _ other: String) async throws -> Bool {
         try await reading { connection in
-            try connection.scalarInt("""
+            try connection.scalarInt(
+                """
                 SELECT 1 FROM friendships WHERE accepted_at IS NOT NULL
                 AND ((requester = ?1 AND addressee = ?2) OR (requester = ?2 AND addressee = ?1))
                 """, [.text(username), .text(other)]) != nil
         }
     }
 
-    static func friendshipRow(_ connection: SQLiteConnection, requester: String, addressee: String) throws
-        -> (created: Date, accepted: Date?)? {
+    static func friendshipRow(
+        _ connection: SQLiteConnection, requester: String, addressee: String
+    ) throws
+        -> (created: Date, accepted: Date?)?
+    {
         var found: (Date, Date?)?
-        try connection.each("SELECT created_at, accepted_at FROM friendships WHERE requester = ?1 AND addressee = ?2",
-                            [.text(requester), .text(addressee)]) { row in
+        try connection.each(
+            "SELECT created_at, accepted_at FROM friendships WHERE requester = ?1 AND addressee = ?2",
+            [.text(requester), .text(addressee)]
+        ) { row in
             found = (Date(timeIntervalSince1970: row.double(0)), row.isNull(1) ? nil : Date(timeIntervalSince1970: row.double(1)))
         }
         return found
@@ -116,7 +132,8 @@ extension SQLiteUserStore {
         try await writing { connection in
             var values = Self.planValues(plan)
             values[6] = .int(Int64(expectedRevision + 1))
-            try connection.run("""
+            try connection.run(
+                """
                 UPDATE plans SET visibility = ?4, starts_at = ?5, ends_at = ?6, revision = ?7, updated_at = ?9, document = ?10
                 WHERE id = ?1 AND kind = ?2 AND owner = ?3 AND revision = ?11
                 """, values + [.int(Int64(expectedRevision))])
@@ -138,8 +155,10 @@ extension SQLiteUserStore {
         }
     }
 
-    public func plans(of kind: PlanKind, involving username: String, window: PlanWindow, after: PlanListPosition?,
-                      limit: Int) async throws -> [PlanRecord] {
+    public func plans(
+        of kind: PlanKind, involving username: String, window: PlanWindow, after: PlanListPosition?,
+        limit: Int
+    ) async throws -> [PlanRecord] {
         var conditions = ["kind = ?1", "(owner = ?2 OR id IN (SELECT plan_id FROM plan_members WHERE username = ?2))"]
         var bindings: [SQLiteValue] = [.text(kind.rawValue), .text(username), .int(Int64(limit))]
         var descending = false
@@ -167,24 +186,32 @@ extension SQLiteUserStore {
 
     public func plans(of kind: PlanKind, startingFrom from: Date, to: Date, limit: Int) async throws -> [PlanRecord] {
         try await reading { connection in
-            try Self.plans(connection, "WHERE kind = ?1 AND starts_at >= ?2 AND starts_at < ?3 ORDER BY starts_at, id LIMIT ?4",
-                           [.text(kind.rawValue), .double(from.timeIntervalSince1970), .double(to.timeIntervalSince1970),
-                            .int(Int64(limit))])
+            try Self.plans(
+                connection, "WHERE kind = ?1 AND starts_at >= ?2 AND starts_at < ?3 ORDER BY starts_at, id LIMIT ?4",
+                [
+                    .text(kind.rawValue), .double(from.timeIntervalSince1970), .double(to.timeIntervalSince1970),
+                    .int(Int64(limit)),
+                ])
         }
     }
 
     static func planValues(_ plan: PlanRecord) -> [SQLiteValue] {
-        [.text(plan.id), .text(plan.kind.rawValue), .text(plan.owner), .text(plan.visibility.rawValue),
-         .double(plan.startsAt.timeIntervalSince1970), .double(plan.endsAt.timeIntervalSince1970), .int(Int64(plan.revision)),
-         .double(plan.createdAt.timeIntervalSince1970), .double(plan.updatedAt.timeIntervalSince1970),
-         .text(String(decoding: plan.document, as: UTF8.self))]
+        [
+            .text(plan.id), .text(plan.kind.rawValue), .text(plan.owner), .text(plan.visibility.rawValue),
+            .double(plan.startsAt.timeIntervalSince1970), .double(plan.endsAt.timeIntervalSince1970), .int(Int64(plan.revision)),
+            .double(plan.createdAt.timeIntervalSince1970), .double(plan.updatedAt.timeIntervalSince1970),
+            .text(String(decoding: plan.document, as: UTF8.self)),
+        ]
     }
 
     static func writeMembers(_ plan: PlanRecord, _ connection: SQLiteConnection) throws {
         for member in plan.members {
-            try connection.run("INSERT INTO plan_members VALUES (?1, ?2, ?3, ?4)",
-                               [.text(plan.id), .text(member.username), .text(member.role.rawValue),
-                                member.answer.map { .text($0.rawValue) } ?? .null])
+            try connection.run(
+                "INSERT INTO plan_members VALUES (?1, ?2, ?3, ?4)",
+                [
+                    .text(plan.id), .text(member.username), .text(member.role.rawValue),
+                    member.answer.map { .text($0.rawValue) } ?? .null,
+                ])
         }
     }
 
@@ -192,11 +219,12 @@ extension SQLiteUserStore {
         var found: [PlanRecord] = []
         try connection.each("SELECT \(planColumns) FROM plans \(condition)", bindings) { row in
             guard let kind = PlanKind(rawValue: row.text(1) ?? ""), let visibility = PlanVisibility(rawValue: row.text(3) ?? "") else { return }
-            found.append(PlanRecord(
-                id: row.text(0) ?? "", kind: kind, owner: row.text(2) ?? "", visibility: visibility,
-                startsAt: Date(timeIntervalSince1970: row.double(4)), endsAt: Date(timeIntervalSince1970: row.double(5)),
-                revision: Int(row.int64(6)), createdAt: Date(timeIntervalSince1970: row.double(7)),
-                updatedAt: Date(timeIntervalSince1970: row.double(8)), document: Data((row.text(9) ?? "{}").utf8)))
+            found.append(
+                PlanRecord(
+                    id: row.text(0) ?? "", kind: kind, owner: row.text(2) ?? "", visibility: visibility,
+                    startsAt: Date(timeIntervalSince1970: row.double(4)), endsAt: Date(timeIntervalSince1970: row.double(5)),
+                    revision: Int(row.int64(6)), createdAt: Date(timeIntervalSince1970: row.double(7)),
+                    updatedAt: Date(timeIntervalSince1970: row.double(8)), document: Data((row.text(9) ?? "{}").utf8)))
         }
         guard !found.isEmpty else { return found }
         // One statement for the page's members, bound again per plan.
@@ -206,8 +234,10 @@ extension SQLiteUserStore {
             defer { members.reset() }
             while try members.step() {
                 guard let role = PlanRole(rawValue: members.text(1) ?? "") else { continue }
-                found[index].members.append(PlanMember(username: members.text(0) ?? "", role: role,
-                                                       answer: members.text(2).flatMap(PlanAnswer.init(rawValue:))))
+                found[index].members.append(
+                    PlanMember(
+                        username: members.text(0) ?? "", role: role,
+                        answer: members.text(2).flatMap(PlanAnswer.init(rawValue:))))
             }
         }
         return found
@@ -242,8 +272,10 @@ extension SQLiteUserStore {
             try connection.run("DELETE FROM photo_uses WHERE photo_id = ?1 AND user_object = ?2", [.text(photo), .text("plan:" + plan)])
         }
         unused += try removeUnused(uploaded.map(\.1), connection)
-        for sql in ["DELETE FROM plan_members WHERE username = ?1", "DELETE FROM availability WHERE username = ?1",
-                    "DELETE FROM friendships WHERE requester = ?1 OR addressee = ?1", "DELETE FROM notifications WHERE username = ?1"] {
+        for sql in [
+            "DELETE FROM plan_members WHERE username = ?1", "DELETE FROM availability WHERE username = ?1",
+            "DELETE FROM friendships WHERE requester = ?1 OR addressee = ?1", "DELETE FROM notifications WHERE username = ?1",
+        ] {
             try connection.run(sql, [.text(username)])
         }
         return unused
@@ -255,12 +287,14 @@ extension SQLiteUserStore {
 
     public func createShare(_ link: ShareLink) async throws {
         try await writing { connection in
-            try connection.run("INSERT INTO shares VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)", [
-                .text(link.id), .text(link.tokenHash), .text(link.planID), .double(link.createdAt.timeIntervalSince1970),
-                link.expiresAt.map { .double($0.timeIntervalSince1970) } ?? .null,
-                link.revokedAt.map { .double($0.timeIntervalSince1970) } ?? .null, .int(Int64(link.viewCount)),
-                link.lastViewedAt.map { .double($0.timeIntervalSince1970) } ?? .null,
-            ])
+            try connection.run(
+                "INSERT INTO shares VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                [
+                    .text(link.id), .text(link.tokenHash), .text(link.planID), .double(link.createdAt.timeIntervalSince1970),
+                    link.expiresAt.map { .double($0.timeIntervalSince1970) } ?? .null,
+                    link.revokedAt.map { .double($0.timeIntervalSince1970) } ?? .null, .int(Int64(link.viewCount)),
+                    link.lastViewedAt.map { .double($0.timeIntervalSince1970) } ?? .null,
+                ])
         }
     }
 
@@ -274,16 +308,18 @@ extension SQLiteUserStore {
 
     public func revokeShare(id: String, of planID: String, at date: Date) async throws -> Bool {
         try await writing { connection in
-            try connection.run("UPDATE shares SET revoked_at = ?3 WHERE id = ?1 AND plan_id = ?2 AND revoked_at IS NULL",
-                               [.text(id), .text(planID), .double(date.timeIntervalSince1970)])
+            try connection.run(
+                "UPDATE shares SET revoked_at = ?3 WHERE id = ?1 AND plan_id = ?2 AND revoked_at IS NULL",
+                [.text(id), .text(planID), .double(date.timeIntervalSince1970)])
             return connection.changes == 1
         }
     }
 
     public func recordShareView(id: String, at date: Date) async throws -> Int {
         try await writing { connection in
-            try connection.run("UPDATE shares SET view_count = view_count + 1, last_viewed_at = ?2 WHERE id = ?1",
-                               [.text(id), .double(date.timeIntervalSince1970)])
+            try connection.run(
+                "UPDATE shares SET view_count = view_count + 1, last_viewed_at = ?2 WHERE id = ?1",
+                [.text(id), .double(date.timeIntervalSince1970)])
             return Int(try connection.scalarInt("SELECT view_count FROM shares WHERE id = ?1", [.text(id)]) ?? 0)
         }
     }
@@ -294,9 +330,11 @@ extension SQLiteUserStore {
             row.isNull(column) ? nil : Date(timeIntervalSince1970: row.double(column))
         }
         try connection.each("SELECT \(shareColumns) FROM shares \(condition)", bindings) { row in
-            found.append(ShareLink(id: row.text(0) ?? "", tokenHash: row.text(1) ?? "", planID: row.text(2) ?? "",
-                                   createdAt: Date(timeIntervalSince1970: row.double(3)), expiresAt: date(row, 4),
-                                   revokedAt: date(row, 5), viewCount: Int(row.int64(6)), lastViewedAt: date(row, 7)))
+            found.append(
+                ShareLink(
+                    id: row.text(0) ?? "", tokenHash: row.text(1) ?? "", planID: row.text(2) ?? "",
+                    createdAt: Date(timeIntervalSince1970: row.double(3)), expiresAt: date(row, 4),
+                    revokedAt: date(row, 5), viewCount: Int(row.int64(6)), lastViewedAt: date(row, 7)))
         }
         return found
     }
@@ -306,8 +344,9 @@ extension SQLiteUserStore {
     public func setAvailability(of username: String, for planID: String, busy: [BusyInterval], at date: Date) async throws {
         let encoded = BusyInterval.storedText(busy)
         try await writing { connection in
-            try connection.run("INSERT OR REPLACE INTO availability VALUES (?1, ?2, ?3, ?4)",
-                               [.text(planID), .text(username), .text(encoded), .double(date.timeIntervalSince1970)])
+            try connection.run(
+                "INSERT OR REPLACE INTO availability VALUES (?1, ?2, ?3, ?4)",
+                [.text(planID), .text(username), .text(encoded), .double(date.timeIntervalSince1970)])
         }
     }
 
@@ -323,8 +362,9 @@ extension SQLiteUserStore {
 
     public func addAlbumPhoto(_ photo: AlbumPhoto, to planID: String) async throws -> Bool {
         try await writing { connection in
-            try connection.run("INSERT OR IGNORE INTO album VALUES (?1, ?2, ?3, ?4)",
-                               [.text(planID), .text(photo.photoID), .text(photo.uploader), .double(photo.addedAt.timeIntervalSince1970)])
+            try connection.run(
+                "INSERT OR IGNORE INTO album VALUES (?1, ?2, ?3, ?4)",
+                [.text(planID), .text(photo.photoID), .text(photo.uploader), .double(photo.addedAt.timeIntervalSince1970)])
             guard connection.changes == 1 else { return false }
             try connection.run("INSERT OR IGNORE INTO photo_uses VALUES (?1, ?2)", [.text(photo.photoID), .text("plan:" + planID)])
             return true
@@ -343,10 +383,14 @@ extension SQLiteUserStore {
     public func album(of planID: String) async throws -> [AlbumPhoto] {
         try await reading { connection in
             var found: [AlbumPhoto] = []
-            try connection.each("SELECT photo_id, uploader, added_at FROM album WHERE plan_id = ?1 ORDER BY added_at, photo_id",
-                                [.text(planID)]) { row in
-                found.append(AlbumPhoto(photoID: row.text(0) ?? "", uploader: row.text(1) ?? "",
-                                        addedAt: Date(timeIntervalSince1970: row.double(2))))
+            try connection.each(
+                "SELECT photo_id, uploader, added_at FROM album WHERE plan_id = ?1 ORDER BY added_at, photo_id",
+                [.text(planID)]
+            ) { row in
+                found.append(
+                    AlbumPhoto(
+                        photoID: row.text(0) ?? "", uploader: row.text(1) ?? "",
+                        addedAt: Date(timeIntervalSince1970: row.double(2))))
             }
             return found
         }
@@ -358,11 +402,13 @@ extension SQLiteUserStore {
     public func addNotification(_ notification: UserNotification) async throws -> Bool {
         let data = String(decoding: try Self.sortedJSON(notification.data), as: UTF8.self)
         return try await writing { connection in
-            try connection.run("INSERT OR IGNORE INTO notifications VALUES (?1, ?2, ?3, ?4, ?5, ?6)", [
-                .text(notification.username), .text(notification.id), .text(notification.kind), .text(data),
-                .double(notification.createdAt.timeIntervalSince1970),
-                notification.readAt.map { .double($0.timeIntervalSince1970) } ?? .null,
-            ])
+            try connection.run(
+                "INSERT OR IGNORE INTO notifications VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                [
+                    .text(notification.username), .text(notification.id), .text(notification.kind), .text(data),
+                    .double(notification.createdAt.timeIntervalSince1970),
+                    notification.readAt.map { .double($0.timeIntervalSince1970) } ?? .null,
+                ])
             return connection.changes == 1
         }
     }
@@ -379,14 +425,18 @@ extension SQLiteUserStore {
                 bindings.append(.text(after))
             }
             var found: [UserNotification] = []
-            try connection.each("""
+            try connection.each(
+                """
                 SELECT n.id, n.kind, n.data, n.created_at, n.read_at FROM notifications n \(condition)
                 ORDER BY n.created_at DESC, n.id LIMIT ?2
-                """, bindings) { row in
+                """, bindings
+            ) { row in
                 let data = (try? JSONDecoder().decode([String: String].self, from: Data((row.text(2) ?? "{}").utf8))) ?? [:]
-                found.append(UserNotification(id: row.text(0) ?? "", username: username, kind: row.text(1) ?? "", data: data,
-                                              createdAt: Date(timeIntervalSince1970: row.double(3)),
-                                              readAt: row.isNull(4) ? nil : Date(timeIntervalSince1970: row.double(4))))
+                found.append(
+                    UserNotification(
+                        id: row.text(0) ?? "", username: username, kind: row.text(1) ?? "", data: data,
+                        createdAt: Date(timeIntervalSince1970: row.double(3)),
+                        readAt: row.isNull(4) ? nil : Date(timeIntervalSince1970: row.double(4))))
             }
             return found
         }
@@ -395,14 +445,16 @@ extension SQLiteUserStore {
     public func markNotificationsRead(of username: String, ids: [String]?, at date: Date) async throws -> Int {
         try await writing { connection in
             guard let ids else {
-                try connection.run("UPDATE notifications SET read_at = ?2 WHERE username = ?1 AND read_at IS NULL",
-                                   [.text(username), .double(date.timeIntervalSince1970)])
+                try connection.run(
+                    "UPDATE notifications SET read_at = ?2 WHERE username = ?1 AND read_at IS NULL",
+                    [.text(username), .double(date.timeIntervalSince1970)])
                 return connection.changes
             }
             var changed = 0
             for id in Set(ids) {
-                try connection.run("UPDATE notifications SET read_at = ?2 WHERE username = ?1 AND id = ?3 AND read_at IS NULL",
-                                   [.text(username), .double(date.timeIntervalSince1970), .text(id)])
+                try connection.run(
+                    "UPDATE notifications SET read_at = ?2 WHERE username = ?1 AND id = ?3 AND read_at IS NULL",
+                    [.text(username), .double(date.timeIntervalSince1970), .text(id)])
                 changed += connection.changes
             }
             return changed

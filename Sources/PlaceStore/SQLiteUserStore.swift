@@ -125,6 +125,13 @@ public final class SQLiteUserStore: UserDataStore, Sendable {
         // 13: gems made before the taxonomy was closed filed under it (no SQL: see
         // ``fileGemsUnderTheTaxonomy(_:)``).
         "",
+        // 14: idempotency keys per account and the answers kept for them (a day each).
+        """
+        CREATE TABLE idempotency_keys (account TEXT NOT NULL, key TEXT NOT NULL, fingerprint TEXT NOT NULL,
+                                       claimed_at REAL NOT NULL, kept_until REAL NOT NULL, status INTEGER,
+                                       content_type TEXT, location TEXT, etag TEXT, body TEXT, PRIMARY KEY (account, key));
+        CREATE INDEX idempotency_keys_by_expiry ON idempotency_keys(kept_until);
+        """,
     ]
 
     /// Opens the file at `path`, creating it and migrating the user tables to the current
@@ -185,10 +192,12 @@ public final class SQLiteUserStore: UserDataStore, Sendable {
         guard !outside.isEmpty else { return }
         let list = String(decoding: try JSONEncoder().encode(outside), as: UTF8.self)
         var filed: [Place] = []
-        try connection.each("""
+        try connection.each(
+            """
             SELECT \(Schema.selectColumns) FROM places p
             WHERE p.pk IN (SELECT pk FROM place_categories WHERE category IN (SELECT value FROM json_each(?1)))
-            """, [.text(list)]) { row in
+            """, [.text(list)]
+        ) { row in
             if let place = PlaceRowCodec.decode(row).filedUnderTheTaxonomy() { filed.append(place) }
         }
         let writer = PlaceWriter(index: index)
@@ -244,9 +253,12 @@ public final class SQLiteUserStore: UserDataStore, Sendable {
             if try connection.scalarInt("SELECT 1 FROM users WHERE email = ?1", [.text(account.email)]) != nil {
                 throw UserDataError.emailTaken(account.email)
             }
-            try connection.run("INSERT INTO users VALUES (?1, ?2, ?3, ?4, ?5)",
-                               [.text(account.username), .text(account.email), .text(account.passwordHash),
-                                .text(try Self.encode(account.profile)), .double(account.createdAt.timeIntervalSince1970)])
+            try connection.run(
+                "INSERT INTO users VALUES (?1, ?2, ?3, ?4, ?5)",
+                [
+                    .text(account.username), .text(account.email), .text(account.passwordHash),
+                    .text(try Self.encode(account.profile)), .double(account.createdAt.timeIntervalSince1970),
+                ])
         }
     }
 
@@ -267,8 +279,9 @@ public final class SQLiteUserStore: UserDataStore, Sendable {
         let start = max(prefix, after ?? prefix)
         let comparison = after.map { $0 >= prefix } == true ? ">" : ">="
         return try await reading {
-            try Self.users($0, "WHERE username \(comparison) ?1 AND username < ?2 ORDER BY username LIMIT ?3",
-                           [.text(start), .text(prefix + "\u{7F}"), .int(Int64(limit))])
+            try Self.users(
+                $0, "WHERE username \(comparison) ?1 AND username < ?2 ORDER BY username LIMIT ?3",
+                [.text(start), .text(prefix + "\u{7F}"), .int(Int64(limit))])
         }
     }
 
@@ -279,13 +292,18 @@ public final class SQLiteUserStore: UserDataStore, Sendable {
                 guard let stored else { throw UserDataError.notFound("the user '\(account.username)'") }
                 guard stored == expected else { throw UserDataError.conflict("the account '\(account.username)'") }
             }
-            if try connection.scalarInt("SELECT 1 FROM users WHERE email = ?1 AND username <> ?2",
-                                        [.text(account.email), .text(account.username)]) != nil {
+            if try connection.scalarInt(
+                "SELECT 1 FROM users WHERE email = ?1 AND username <> ?2",
+                [.text(account.email), .text(account.username)]) != nil
+            {
                 throw UserDataError.emailTaken(account.email)
             }
-            try connection.run("UPDATE users SET email = ?2, password_hash = ?3, profile = ?4 WHERE username = ?1",
-                               [.text(account.username), .text(account.email), .text(account.passwordHash),
-                                .text(try Self.encode(account.profile))])
+            try connection.run(
+                "UPDATE users SET email = ?2, password_hash = ?3, profile = ?4 WHERE username = ?1",
+                [
+                    .text(account.username), .text(account.email), .text(account.passwordHash),
+                    .text(try Self.encode(account.profile)),
+                ])
             guard connection.changes == 1 else { throw UserDataError.notFound("the user '\(account.username)'") }
             try connection.run("DELETE FROM photo_uses WHERE user_object = ?1", [.text("avatar:" + account.username)])
             if let avatar = account.profile.avatarPhoto {
@@ -296,23 +314,31 @@ public final class SQLiteUserStore: UserDataStore, Sendable {
 
     public func createSession(_ session: SessionRecord) async throws {
         try await writing { connection in
-            try connection.run("DELETE FROM sessions WHERE username = ?1 AND expires_at <= ?2",
-                               [.text(session.username), .double(session.createdAt.timeIntervalSince1970)])
-            try connection.run("INSERT INTO sessions (token_hash, username, created_at, expires_at, client) VALUES (?1, ?2, ?3, ?4, ?5)",
-                               [.text(session.tokenHash), .text(session.username), .double(session.createdAt.timeIntervalSince1970),
-                                .double(session.expiresAt.timeIntervalSince1970), session.client.map { .text($0) } ?? .null])
+            try connection.run(
+                "DELETE FROM sessions WHERE username = ?1 AND expires_at <= ?2",
+                [.text(session.username), .double(session.createdAt.timeIntervalSince1970)])
+            try connection.run(
+                "INSERT INTO sessions (token_hash, username, created_at, expires_at, client) VALUES (?1, ?2, ?3, ?4, ?5)",
+                [
+                    .text(session.tokenHash), .text(session.username), .double(session.createdAt.timeIntervalSince1970),
+                    .double(session.expiresAt.timeIntervalSince1970), session.client.map { .text($0) } ?? .null,
+                ])
         }
     }
 
     public func sessions(of username: String, openAt now: Date, limit: Int) async throws -> [SessionRecord] {
         try await reading { connection in
             var found: [SessionRecord] = []
-            try connection.each("""
+            try connection.each(
+                """
                 SELECT token_hash, created_at, expires_at, client FROM sessions WHERE username = ?1 AND expires_at > ?2
                 ORDER BY created_at DESC, token_hash LIMIT ?3
-                """, [.text(username), .double(now.timeIntervalSince1970), .int(Int64(limit))]) { row in
-                found.append(SessionRecord(tokenHash: row.text(0) ?? "", username: username, createdAt: Date(timeIntervalSince1970: row.double(1)),
-                                           expiresAt: Date(timeIntervalSince1970: row.double(2)), client: row.text(3)))
+                """, [.text(username), .double(now.timeIntervalSince1970), .int(Int64(limit))]
+            ) { row in
+                found.append(
+                    SessionRecord(
+                        tokenHash: row.text(0) ?? "", username: username, createdAt: Date(timeIntervalSince1970: row.double(1)),
+                        expiresAt: Date(timeIntervalSince1970: row.double(2)), client: row.text(3)))
             }
             return found
         }
@@ -322,8 +348,9 @@ public final class SQLiteUserStore: UserDataStore, Sendable {
     public func session(tokenHash: String) async throws -> SessionRecord? {
         try await readingCached("SELECT username, created_at, expires_at FROM sessions WHERE token_hash = ?1", [.text(tokenHash)]) { row in
             guard try row.step(), let username = row.text(0) else { return nil }
-            return SessionRecord(tokenHash: tokenHash, username: username, createdAt: Date(timeIntervalSince1970: row.double(1)),
-                                 expiresAt: Date(timeIntervalSince1970: row.double(2)))
+            return SessionRecord(
+                tokenHash: tokenHash, username: username, createdAt: Date(timeIntervalSince1970: row.double(1)),
+                expiresAt: Date(timeIntervalSince1970: row.double(2)))
         }
     }
 
@@ -335,15 +362,20 @@ public final class SQLiteUserStore: UserDataStore, Sendable {
     /// The session with its account and then the account's accepted friends, two statements
     /// prepared once per read connection, in one trip to the store's threads (a trip costs
     /// more than either statement).
-    public func sessionWithAccountAndFriends(tokenHash: String) async throws
-        -> (session: SessionRecord, account: UserAccount, friends: [String])? {
+    public func sessionWithAccountAndFriends(
+        tokenHash: String
+    ) async throws
+        -> (session: SessionRecord, account: UserAccount, friends: [String])?
+    {
         try await store.reading { index in
             try index.locked {
                 guard let (session, account) = try Self.sessionWithAccount(tokenHash: tokenHash, on: index) else { return nil }
-                let friends = try Self.cached("""
+                let friends = try Self.cached(
+                    """
                     SELECT addressee FROM friendships WHERE requester = ?1 AND accepted_at IS NOT NULL
                     UNION ALL SELECT requester FROM friendships WHERE addressee = ?1 AND accepted_at IS NOT NULL
-                    """, [.text(account.username)], on: index) { row in
+                    """, [.text(account.username)], on: index
+                ) { row in
                     var found: [String] = []
                     while try row.step() { found.append(row.text(0) ?? "") }
                     return found
@@ -353,24 +385,31 @@ public final class SQLiteUserStore: UserDataStore, Sendable {
         }
     }
 
-    private static func sessionWithAccount(tokenHash: String, on index: SpatiaLitePlaceIndex) throws
-        -> (session: SessionRecord, account: UserAccount)? {
-        try cached("""
+    private static func sessionWithAccount(
+        tokenHash: String, on index: SpatiaLitePlaceIndex
+    ) throws
+        -> (session: SessionRecord, account: UserAccount)?
+    {
+        try cached(
+            """
             SELECT u.username, u.email, u.password_hash, u.profile, u.created_at, s.created_at, s.expires_at
             FROM sessions s JOIN users u ON u.username = s.username WHERE s.token_hash = ?1
-            """, [.text(tokenHash)], on: index) { row in
+            """, [.text(tokenHash)], on: index
+        ) { row in
             guard try row.step() else { return nil }
             let account = Self.account(row)
-            let session = SessionRecord(tokenHash: tokenHash, username: account.username, createdAt: Date(timeIntervalSince1970: row.double(5)),
-                                        expiresAt: Date(timeIntervalSince1970: row.double(6)))
+            let session = SessionRecord(
+                tokenHash: tokenHash, username: account.username, createdAt: Date(timeIntervalSince1970: row.double(5)),
+                expiresAt: Date(timeIntervalSince1970: row.double(6)))
             return (session, account)
         }
     }
 
     public func extendSession(tokenHash: String, until expiresAt: Date) async throws {
         try await writing { connection in
-            try connection.run("UPDATE sessions SET expires_at = max(expires_at, ?2) WHERE token_hash = ?1",
-                               [.text(tokenHash), .double(expiresAt.timeIntervalSince1970)])
+            try connection.run(
+                "UPDATE sessions SET expires_at = max(expires_at, ?2) WHERE token_hash = ?1",
+                [.text(tokenHash), .double(expiresAt.timeIntervalSince1970)])
         }
     }
 
@@ -382,8 +421,10 @@ public final class SQLiteUserStore: UserDataStore, Sendable {
     public func deleteSessions(of username: String, keeping: String?) async throws -> Int {
         try await writing { connection in
             let bindings: [SQLiteValue] = [.text(username), .text(keeping ?? ""), .double(Date().timeIntervalSince1970)]
-            let open = try connection.scalarInt("SELECT count(*) FROM sessions WHERE username = ?1 AND token_hash <> ?2 AND expires_at > ?3",
-                                                bindings) ?? 0
+            let open =
+                try connection.scalarInt(
+                    "SELECT count(*) FROM sessions WHERE username = ?1 AND token_hash <> ?2 AND expires_at > ?3",
+                    bindings) ?? 0
             try connection.run("DELETE FROM sessions WHERE username = ?1 AND token_hash <> ?2", Array(bindings.prefix(2)))
             return Int(open)
         }
@@ -422,14 +463,18 @@ public final class SQLiteUserStore: UserDataStore, Sendable {
 
     /// Runs a statement cached on the pool thread's read connection; it is reset afterwards, so
     /// no read transaction stays open between calls.
-    func readingCached<T: Sendable>(_ sql: String, _ bindings: [SQLiteValue],
-                                    _ body: @escaping @Sendable (SQLiteStatement) throws -> T) async throws -> T {
+    func readingCached<T: Sendable>(
+        _ sql: String, _ bindings: [SQLiteValue],
+        _ body: @escaping @Sendable (SQLiteStatement) throws -> T
+    ) async throws -> T {
         try await store.reading { index in try index.locked { try Self.cached(sql, bindings, on: index, body) } }
     }
 
     /// Runs a statement cached on `index`'s connection (whose lock the caller holds) and resets it.
-    static func cached<T>(_ sql: String, _ bindings: [SQLiteValue], on index: SpatiaLitePlaceIndex,
-                          _ body: (SQLiteStatement) throws -> T) throws -> T {
+    static func cached<T>(
+        _ sql: String, _ bindings: [SQLiteValue], on index: SpatiaLitePlaceIndex,
+        _ body: (SQLiteStatement) throws -> T
+    ) throws -> T {
         let statement = try index.statement(sql)
         try statement.bind(bindings)
         defer { statement.reset() }
@@ -447,8 +492,9 @@ public final class SQLiteUserStore: UserDataStore, Sendable {
     /// The account in the current row (columns as ``userColumns``).
     static func account(_ row: SQLiteStatement) -> UserAccount {
         let profile = (try? JSONDecoder().decode(UserProfile.self, from: Data((row.text(3) ?? "{}").utf8))) ?? UserProfile()
-        return UserAccount(username: row.text(0) ?? "", email: row.text(1) ?? "", passwordHash: row.text(2) ?? "",
-                           profile: profile, createdAt: Date(timeIntervalSince1970: row.double(4)))
+        return UserAccount(
+            username: row.text(0) ?? "", email: row.text(1) ?? "", passwordHash: row.text(2) ?? "",
+            profile: profile, createdAt: Date(timeIntervalSince1970: row.double(4)))
     }
 
     static func encode(_ profile: UserProfile) throws -> String {

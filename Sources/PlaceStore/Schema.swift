@@ -111,14 +111,16 @@ enum Schema {
         }
         if version == currentVersion { return }
         if version == 0 {
-            let hasPlaces = try connection.scalarInt(
-                "SELECT count(*) FROM sqlite_master WHERE name = 'places'") ?? 0
+            let hasPlaces =
+                try connection.scalarInt(
+                    "SELECT count(*) FROM sqlite_master WHERE name = 'places'") ?? 0
             if hasPlaces > 0 { throw PlaceStoreError.notAnIndex(path: connection.path) }
         }
         try connection.execute("BEGIN IMMEDIATE")
         do {
-            let hasMetadata = try connection.scalarInt(
-                "SELECT count(*) FROM sqlite_master WHERE name = 'spatial_ref_sys'") ?? 0
+            let hasMetadata =
+                try connection.scalarInt(
+                    "SELECT count(*) FROM sqlite_master WHERE name = 'spatial_ref_sys'") ?? 0
             if hasMetadata == 0 {
                 // 'WGS84' writes only the SRIDs needed (~6 ms) rather than the whole EPSG table.
                 try connection.execute("SELECT InitSpatialMetadata(0, 'WGS84')")

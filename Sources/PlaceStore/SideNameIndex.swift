@@ -82,7 +82,8 @@ final class SideNameIndex: @unchecked Sendable {
         try index.execute("DROP TABLE places_fts; \(definition); DELETE FROM places_fts_data; DELETE FROM places_fts_idx;")
         for (table, columns) in [("places_fts_data", ["id", "block"]), ("places_fts_idx", ["segid", "term", "pgno"])] {
             let read = try connection.prepare("SELECT \(columns.joined(separator: ", ")) FROM \(table)")
-            let write = try index.prepare("""
+            let write = try index.prepare(
+                """
                 INSERT INTO \(table) (\(columns.joined(separator: ", "))) VALUES (\(columns.indices.map { "?\($0 + 1)" }.joined(separator: ", ")))
                 """)
             while try read.step() {

@@ -82,8 +82,10 @@ extension SpatiaLitePlaceIndex {
 
     /// Reads the candidates' rows in order until the `needed` nearest matches within `radius`
     /// are certain, recording every match read.
-    private func readNearest(_ candidates: [(bound: Double, pk: Int64)], center: Coordinate, radius r: Double,
-                             filter: PlaceFilter, needed: Int, into hits: inout HitCollector) throws {
+    private func readNearest(
+        _ candidates: [(bound: Double, pk: Int64)], center: Coordinate, radius r: Double,
+        filter: PlaceFilter, needed: Int, into hits: inout HitCollector
+    ) throws {
         var nearest = LargestOfSmallest(capacity: needed)
         let origin = Geodesic.Origin(center)
         let rowFilter = RowFilter(filter)

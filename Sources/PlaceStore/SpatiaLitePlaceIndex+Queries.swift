@@ -24,8 +24,10 @@ extension SpatiaLitePlaceIndex {
     ///   - cursor: ``PlacePage/nextCursor`` of the previous page of the same query.
     /// - Throws: ``PlaceQueryError``
     ///   for a limit below 1, or a SQLite error.
-    public func near(_ center: Coordinate, radius: Distance, filter: PlaceFilter = .none,
-                     limit: Int? = nil, cursor: String? = nil) throws -> PlacePage {
+    public func near(
+        _ center: Coordinate, radius: Distance, filter: PlaceFilter = .none,
+        limit: Int? = nil, cursor: String? = nil
+    ) throws -> PlacePage {
         try near(center, radius: radius, filter: filter, limit: limit, cursor: cursor, withUserData: false)
     }
 
@@ -33,8 +35,10 @@ extension SpatiaLitePlaceIndex {
     /// true, the gems of the attached user data file (``attachUserData(_:)``) as one index:
     /// the answer `MergedPlaceIndex([places, gems])` gives. Neither text nor categories may be
     /// filtered on with `withUserData` (those read tables of the places file only).
-    func near(_ center: Coordinate, radius: Distance, filter: PlaceFilter, limit: Int?, cursor: String?,
-              withUserData: Bool) throws -> PlacePage {
+    func near(
+        _ center: Coordinate, radius: Distance, filter: PlaceFilter, limit: Int?, cursor: String?,
+        withUserData: Bool
+    ) throws -> PlacePage {
         precondition(!withUserData || !Self.readsSideTables(filter), "text and categories are searched per file")
         try Self.validate(limit: limit)
         let fingerprint = { PageCursor.nearFingerprint(center: center, radius: radius, filter: filter) }
@@ -46,14 +50,16 @@ extension SpatiaLitePlaceIndex {
             if let limit, after == nil {
                 var probe = try firstProbeRadius(center, radius: searched, filter: filter, wanted: limit + 1, withUserData: withUserData)
                 while probe < searched {
-                    let page = try collect(center, radius: probe, filter: filter, limit: limit, after: nil, fingerprint: fingerprint,
-                                           withUserData: withUserData)
+                    let page = try collect(
+                        center, radius: probe, filter: filter, limit: limit, after: nil, fingerprint: fingerprint,
+                        withUserData: withUserData)
                     if page.nextCursor != nil { return page }
                     probe = Self.nextProbeRadius(probe, found: page.matches.count, wanted: limit + 1)
                 }
             }
-            return try collect(center, radius: searched, filter: filter, limit: limit, after: after, fingerprint: fingerprint,
-                               withUserData: withUserData)
+            return try collect(
+                center, radius: searched, filter: filter, limit: limit, after: after, fingerprint: fingerprint,
+                withUserData: withUserData)
         }
     }
 
@@ -76,12 +82,15 @@ extension SpatiaLitePlaceIndex {
     /// Either way the page is the same: a disc answers only once it holds more than a page.
     /// Counting costs at most 4 × `wanted` entries and reads no row; on the bench's sparse gems
     /// it halves the discs searched and saves about a quarter of the rows read.
-    func firstProbeRadius(_ center: Coordinate, radius: Double, filter: PlaceFilter, wanted: Int,
-                          withUserData: Bool = false) throws -> Double {
+    func firstProbeRadius(
+        _ center: Coordinate, radius: Double, filter: PlaceFilter, wanted: Int,
+        withUserData: Bool = false
+    ) throws -> Double {
         guard radius > Self.firstProbeRadius, filter.isEmpty else { return Self.firstProbeRadius }
         let cap = 4 * wanted
-        let count = try entryCount(in: BoundingBox.covering(center: center, radius: Distance(uncheckedMeters: radius)), upTo: cap,
-                                   withUserData: withUserData)
+        let count = try entryCount(
+            in: BoundingBox.covering(center: center, radius: Distance(uncheckedMeters: radius)), upTo: cap,
+            withUserData: withUserData)
         if count >= cap { return Self.firstProbeRadius }
         let margin = 1.5
         if Double(count) <= margin * margin * Double(wanted) { return radius }
@@ -115,8 +124,10 @@ extension SpatiaLitePlaceIndex {
 
     /// Scans one disc: every match after `after`, sorted, the first `limit` of them. Call with
     /// the lock held (inside ``reading(_:)``).
-    private func collect(_ center: Coordinate, radius r: Double, filter: PlaceFilter, limit: Int?,
-                         after: PageCursor?, fingerprint: () -> UInt64, withUserData: Bool = false) throws -> PlacePage {
+    private func collect(
+        _ center: Coordinate, radius r: Double, filter: PlaceFilter, limit: Int?,
+        after: PageCursor?, fingerprint: () -> UInt64, withUserData: Bool = false
+    ) throws -> PlacePage {
         let box = BoundingBox.covering(center: center, radius: Distance(uncheckedMeters: r))
         let origin = Geodesic.Origin(center)
         let cheapLimit = r * (1 + Self.cheapDistanceBand) + 1
@@ -137,8 +148,10 @@ extension SpatiaLitePlaceIndex {
     /// Every place inside `box` (crossing the antimeridian when west > east), sorted by id.
     /// Worst case: one scan of every candidate in the box (the whole index for a world box),
     /// whatever `limit` is, as the answer is sorted by id.
-    public func within(_ box: BoundingBox, filter: PlaceFilter = .none, limit: Int? = nil,
-                       cursor: String? = nil) throws -> PlacePage {
+    public func within(
+        _ box: BoundingBox, filter: PlaceFilter = .none, limit: Int? = nil,
+        cursor: String? = nil
+    ) throws -> PlacePage {
         try Self.validate(limit: limit)
         let fingerprint = { PageCursor.withinFingerprint(box: box, filter: filter) }
         let after = try cursor.map { try PageCursor(decoding: $0, expectedFingerprint: fingerprint()) }
@@ -166,8 +179,10 @@ extension SpatiaLitePlaceIndex {
     /// snapshot. Worst case (a filter that matches fewer
     /// than `count` places): the discs grow to half the meridian, about 4/3 of one scan of the
     /// whole index.
-    public func nearest(_ center: Coordinate, count: Int, maxDistance: Distance? = nil,
-                        filter: PlaceFilter = .none) throws -> [PlaceMatch] {
+    public func nearest(
+        _ center: Coordinate, count: Int, maxDistance: Distance? = nil,
+        filter: PlaceFilter = .none
+    ) throws -> [PlaceMatch] {
         guard count >= 1 else { throw PlaceQueryError.invalidArgument(name: "k", value: String(count), valid: "it must be at least 1") }
         let ceiling = min(maxDistance?.meters ?? WGS84.halfMeridianLength, WGS84.halfMeridianLength)
         return try reading {
@@ -194,8 +209,10 @@ extension SpatiaLitePlaceIndex {
     ///
     /// With `withUserData` the candidates are those of both files (``attachUserData(_:)``);
     /// the filter must then read no side table (``readsSideTables(_:)``).
-    func scan(box: BoundingBox, filter: PlaceFilter, withUserData: Bool = false,
-              _ body: (SQLiteStatement, Double, Double) throws -> Void) throws {
+    func scan(
+        box: BoundingBox, filter: PlaceFilter, withUserData: Bool = false,
+        _ body: (SQLiteStatement, Double, Double) throws -> Void
+    ) throws {
         var textMatches: Set<Int64>?
         if let text = filter.text, !text.trimmingCharacters(in: .whitespaces).isEmpty {
             textMatches = try fullTextMatches(text)
@@ -251,7 +268,8 @@ extension SpatiaLitePlaceIndex {
     /// The pks of places in any of the categories (children included), or nil when there are
     /// more than `limit`.
     private func categoryMatches(_ categories: [Category], atMost limit: Int) throws -> [Int64]? {
-        let lookup = try statement("""
+        let lookup = try statement(
+            """
             SELECT pk FROM place_categories WHERE category = ?1 OR (category > ?2 AND category < ?3) LIMIT ?4
             """)
         var pks = Set<Int64>()
@@ -263,7 +281,10 @@ extension SpatiaLitePlaceIndex {
             lookup.bind(Int64(limit + 1), at: 4)
             while try lookup.step() {
                 pks.insert(lookup.int64(0))
-                if pks.count > limit { lookup.reset(); return nil }
+                if pks.count > limit {
+                    lookup.reset()
+                    return nil
+                }
             }
         }
         lookup.reset()

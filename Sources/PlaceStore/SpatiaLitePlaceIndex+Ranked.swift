@@ -20,7 +20,8 @@ extension SpatiaLitePlaceIndex {
         try Self.validate(limit: limit)
         try PlaceRank.requireRegion(filter)
         let after = try PlaceRank.cursor(cursor, filter: filter)
-        let (column, values) = filter.countries.isEmpty
+        let (column, values) =
+            filter.countries.isEmpty
             ? ("continent", filter.continents.map(\.rawValue)) : ("country", filter.countries)
         return try reading {
             var textMatches: Set<Int64>?
@@ -29,7 +30,8 @@ extension SpatiaLitePlaceIndex {
                 if found.isEmpty { return PlacePage(matches: [], nextCursor: nil) }
                 textMatches = found
             }
-            var sql = "SELECT \(Schema.selectColumns), p.rank_key FROM places p INDEXED BY places_\(column)_rank "
+            var sql =
+                "SELECT \(Schema.selectColumns), p.rank_key FROM places p INDEXED BY places_\(column)_rank "
                 + "WHERE p.\(column) = ?1"
             if after != nil { sql += " AND (p.rank_key, p.id) > (?2, ?3)" }
             sql += " ORDER BY p.rank_key, p.id"

@@ -53,7 +53,8 @@ public final class SpatiaLitePlaceIndex: SnapshotStore, @unchecked Sendable {
         let exists = FileManager.default.fileExists(atPath: path)
         if !exists && mode != .createIfMissing { throw PlaceStoreError.indexNotFound(path: path) }
         connection = try SQLiteConnection(path: path, readOnly: isReadOnly, create: mode == .createIfMissing)
-        try connection.execute("""
+        try connection.execute(
+            """
             PRAGMA synchronous = NORMAL; PRAGMA cache_size = -262144; PRAGMA temp_store = MEMORY;
             PRAGMA mmap_size = 4294967296;
             """)
@@ -125,7 +126,8 @@ public final class SpatiaLitePlaceIndex: SnapshotStore, @unchecked Sendable {
             let attach = try connection.prepare("ATTACH DATABASE ?1 AS \(Self.userDataSchema)")
             try attach.bind([.text(path)])
             try attach.run()
-            try connection.execute("""
+            try connection.execute(
+                """
                 PRAGMA \(Self.userDataSchema).cache_size = -65536; PRAGMA \(Self.userDataSchema).mmap_size = 1073741824;
                 """)
             attachedUserData = path
@@ -165,7 +167,8 @@ public final class SpatiaLitePlaceIndex: SnapshotStore, @unchecked Sendable {
         guard !isReadOnly else { throw PlaceStoreError.invalidArgument("the index \(path) was opened read-only") }
         return try locked {
             guard try connection.scalarInt("SELECT count(*) FROM (SELECT 1 FROM places LIMIT 1)") == 0,
-                  (try? connection.scalarText("PRAGMA journal_mode = DELETE")) == "delete" else {
+                (try? connection.scalarText("PRAGMA journal_mode = DELETE")) == "delete"
+            else {
                 return try transaction(body)
             }
             defer { _ = try? connection.scalarText("PRAGMA journal_mode = WAL") }
@@ -260,24 +263,27 @@ public final class SpatiaLitePlaceIndex: SnapshotStore, @unchecked Sendable {
     public func statistics() throws -> IndexStatistics {
         try locked {
             var sources: [IndexStatistics.Source] = []
-            let rows = try statement("""
+            let rows = try statement(
+                """
                 SELECT p.source, count(*), min(p.lat), min(p.lon), max(p.lat), max(p.lon),
                        (SELECT value FROM geoquery_meta WHERE key = 'imported:' || p.source)
                 FROM places p GROUP BY p.source ORDER BY p.source
                 """)
             rows.reset()
             while try rows.step() {
-                sources.append(IndexStatistics.Source(
-                    name: rows.text(0) ?? "", count: Int(rows.int64(1)),
-                    extent: BoundingBox(uncheckedWest: rows.double(3), south: rows.double(2),
-                                        east: rows.double(5), north: rows.double(4)),
-                    lastImport: rows.text(6)))
+                sources.append(
+                    IndexStatistics.Source(
+                        name: rows.text(0) ?? "", count: Int(rows.int64(1)),
+                        extent: BoundingBox(
+                            uncheckedWest: rows.double(3), south: rows.double(2),
+                            east: rows.double(5), north: rows.double(4)),
+                        lastImport: rows.text(6)))
             }
             rows.reset()
             let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? nil
-            return IndexStatistics(path: path, schemaVersion: Int(try connection.scalarInt("PRAGMA user_version") ?? 0),
-                                   fileSize: size ?? 0, sources: sources)
+            return IndexStatistics(
+                path: path, schemaVersion: Int(try connection.scalarInt("PRAGMA user_version") ?? 0),
+                fileSize: size ?? 0, sources: sources)
         }
     }
 }
-

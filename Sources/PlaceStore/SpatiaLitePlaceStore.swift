@@ -171,7 +171,10 @@ final class WriteTurns: @unchecked Sendable {
     func take() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let granted = lock.withLock { () -> Bool in
-                if !busy { busy = true; return true }
+                if !busy {
+                    busy = true
+                    return true
+                }
                 waiting.append(continuation)
                 return false
             }
@@ -181,7 +184,10 @@ final class WriteTurns: @unchecked Sendable {
 
     func give() {
         let next = lock.withLock { () -> CheckedContinuation<Void, Never>? in
-            if waiting.isEmpty { busy = false; return nil }
+            if waiting.isEmpty {
+                busy = false
+                return nil
+            }
             return waiting.removeFirst()
         }
         next?.resume()

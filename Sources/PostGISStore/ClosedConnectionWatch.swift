@@ -54,8 +54,10 @@ final class ClosedConnectionWatch: @unchecked Sendable {
     /// Runs `body` in the caller's task and calls `onClose` with the failure if the connection
     /// closes before `body` returns (the caller then stops waiting for `body`, which may wait on);
     /// fails at once when the connection has closed.
-    func running<T: Sendable>(_ body: (PostgresConnection) async throws -> T,
-                              onClose: @escaping @Sendable (Result<T, any Error>) -> Void) async throws -> T {
+    func running<T: Sendable>(
+        _ body: (PostgresConnection) async throws -> T,
+        onClose: @escaping @Sendable (Result<T, any Error>) -> Void
+    ) async throws -> T {
         let key: Int? = lock.withLock {
             guard !closed else { return nil }
             defer { nextKey += 1 }

@@ -8,8 +8,10 @@ import PlaceQuery
 /// the row in COPY's text format for bulk writes.
 enum PlaceRecord {
     /// The place table's written columns, in the order of a COPY line's fields.
-    static let columns = ["id", "source", "name", "latitude", "longitude", "geog", "categories", "rating", "price", "country",
-                          "continent", "rank_key", "name_words", "gem_owner", "gem_visibility", "content_hash", "record"]
+    static let columns = [
+        "id", "source", "name", "latitude", "longitude", "geog", "categories", "rating", "price", "country",
+        "continent", "rank_key", "name_words", "gem_owner", "gem_visibility", "content_hash", "record",
+    ]
 
     /// The staged columns of a temporary table: the place table's, the point kept as text (hex
     /// EWKB) until a row is written, since most rows of a nightly dump are unchanged.
@@ -41,8 +43,9 @@ enum PlaceRecord {
     /// the place.
     static func place(record: UnsafeRawBufferPointer, id: String, name: String, latitude: Double, longitude: Double) -> Place {
         let details = record.isEmpty ? nil : try? PlaceDetailsCodec.decode(record, id: id)
-        return PlaceDetailsCodec.place(id: PlaceID(trustedRawValue: id), name: name,
-                                       coordinate: Coordinate(uncheckedLatitude: latitude, longitude: longitude), details: details)
+        return PlaceDetailsCodec.place(
+            id: PlaceID(trustedRawValue: id), name: name,
+            coordinate: Coordinate(uncheckedLatitude: latitude, longitude: longitude), details: details)
     }
 
     /// The categories with every ancestor, once each: each identifier and its prefixes up to a
@@ -88,7 +91,10 @@ enum PlaceRecord {
                 case 0x41...0x5A: word.append(byte | 0x20)
                 case 0x80...: return nil
                 default:
-                    if !word.isEmpty { words.append(String(decoding: word, as: UTF8.self)); word.removeAll(keepingCapacity: true) }
+                    if !word.isEmpty {
+                        words.append(String(decoding: word, as: UTF8.self))
+                        word.removeAll(keepingCapacity: true)
+                    }
                 }
             }
             if !word.isEmpty { words.append(String(decoding: word, as: UTF8.self)) }
@@ -261,7 +267,10 @@ struct CopyText: Sendable {
                 case 0x80...:
                     return false
                 default:
-                    if inWord { bytes.append(0x22); inWord = false }
+                    if inWord {
+                        bytes.append(0x22)
+                        inWord = false
+                    }
                 }
             }
             if inWord { bytes.append(0x22) }
@@ -380,7 +389,8 @@ public struct PostGISBatch: PlaceBatch {
     /// in it: the later of two lines of an id must stay the later.
     func spatiallyOrdered() -> PostGISBatch {
         guard count > 1, zip(hilbertKeys, hilbertKeys.dropFirst()).contains(where: { $0 > $1 }),
-              Set(idHashes).count == idHashes.count else { return self }
+            Set(idHashes).count == idHashes.count
+        else { return self }
         let order = hilbertKeys.indices.sorted { (hilbertKeys[$0], $0) < (hilbertKeys[$1], $1) }
         var ordered = PostGISBatch()
         ordered.reserveCapacity(count)

@@ -111,9 +111,11 @@ public final class PostGISDatabase: Sendable {
     /// - Parameter statementTimeout: the longest any statement of this pool may run (PostgreSQL's
     ///   `statement_timeout`, set when each connection starts); nil for no limit. A statement
     ///   stopped by it fails as ``PlaceQuery/PlaceQueryError/deadlineExceeded``.
-    public static func connect(_ url: String, maximumConnections: Int = 16, timeout: Duration = .seconds(10),
-                               statementTimeout: Duration? = nil,
-                               logger: Logger = Logger(label: "geoquery.postgis")) async throws -> PostGISDatabase {
+    public static func connect(
+        _ url: String, maximumConnections: Int = 16, timeout: Duration = .seconds(10),
+        statementTimeout: Duration? = nil,
+        logger: Logger = Logger(label: "geoquery.postgis")
+    ) async throws -> PostGISDatabase {
         let location = try PostGISLocation(url: url)
         var configuration = PostgresClient.Configuration(
             host: location.host, port: location.port, username: location.username, password: location.password,
@@ -132,8 +134,9 @@ public final class PostGISDatabase: Sendable {
         // may come first); failures reach callers as PostGISError anyway.
         var backgroundLogger = logger
         backgroundLogger.logLevel = .error
-        let database = PostGISDatabase(location: location, client: PostgresClient(configuration: configuration, backgroundLogger: backgroundLogger),
-                                       timeout: timeout, logger: logger)
+        let database = PostGISDatabase(
+            location: location, client: PostgresClient(configuration: configuration, backgroundLogger: backgroundLogger),
+            timeout: timeout, logger: logger)
         do {
             _ = try await database.scalarInt("SELECT 1")
         } catch {
@@ -167,16 +170,22 @@ public final class PostGISDatabase: Sendable {
             let work = Task {
                 watchdog.start(waiter, at: .now)
                 do {
-                    outcome.complete(.success(try await client.withConnection { connection in
-                        guard watchdog.leased(waiter) else { throw CancellationError() }
-                        return try await closeWatches.watch(connection).running(body, onClose: outcome.complete)
-                    }))
+                    outcome.complete(
+                        .success(
+                            try await client.withConnection { connection in
+                                guard watchdog.leased(waiter) else { throw CancellationError() }
+                                return try await closeWatches.watch(connection).running(body, onClose: outcome.complete)
+                            }))
                 } catch {
                     outcome.complete(.failure(error))
                 }
             }
             watchdog.watch(waiter, cancel: { work.cancel() })
-            let result = await withTaskCancellationHandler { await outcome.value } onCancel: { work.cancel() }
+            let result = await withTaskCancellationHandler {
+                await outcome.value
+            } onCancel: {
+                work.cancel()
+            }
             if watchdog.finished(waiter) {
                 throw PostGISError.unavailable(location.description, reason: "no connection within \(timeout)")
             }
@@ -211,7 +220,7 @@ public final class PostGISDatabase: Sendable {
     /// Runs a prepared statement (prepared on each connection the first time it runs there) and
     /// collects its rows; a task past its ``QueryDeadline`` is refused as ``rows(_:)-(PostgresQuery)`` refuses it.
     func rows<Statement: PostgresPreparedStatement>(_ statement: Statement) async throws -> [Statement.Row]
-        where Statement.Row: Sendable {
+    where Statement.Row: Sendable {
         if let deadline = QueryDeadline.current, ContinuousClock.now >= deadline { throw PlaceQueryError.deadlineExceeded }
         let logger = self.logger
         return try await withConnection { connection in
@@ -255,7 +264,9 @@ public final class PostGISDatabase: Sendable {
                 if error.serverInfo?[.sqlState] == "57014" { throw PlaceQueryError.deadlineExceeded }
                 // 08…: connection failures; 57P0…: the server ended the session (shutdown, an
                 // administrator, an idle limit) or cannot take one now.
-                if let state = error.serverInfo?[.sqlState], state.hasPrefix("08") || state.hasPrefix("57P0") || state == "3D000" || state == "28P01" || state == "28000" {
+                if let state = error.serverInfo?[.sqlState],
+                    state.hasPrefix("08") || state.hasPrefix("57P0") || state == "3D000" || state == "28P01" || state == "28000"
+                {
                     throw PostGISError.unavailable(location.description, reason: message)
                 }
                 throw PostGISError.server(message)

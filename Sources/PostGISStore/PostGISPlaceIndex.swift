@@ -54,16 +54,20 @@ public final class PostGISPlaceIndex: PlaceIndex, Sendable {
     /// - Parameter statementTimeout: the longest one statement may run (a server passes its
     ///   request timeout, so a query that would scan for long frees its database backend too);
     ///   nil for no limit. Migrations are not bound by it.
-    public static func open(_ url: String, readReplica: String? = nil, maximumConnections: Int = 16,
-                            timeout: Duration = .seconds(10), statementTimeout: Duration? = nil) async throws -> PostGISPlaceIndex {
-        let database = try await PostGISDatabase.connect(url, maximumConnections: maximumConnections, timeout: timeout,
-                                                         statementTimeout: statementTimeout)
+    public static func open(
+        _ url: String, readReplica: String? = nil, maximumConnections: Int = 16,
+        timeout: Duration = .seconds(10), statementTimeout: Duration? = nil
+    ) async throws -> PostGISPlaceIndex {
+        let database = try await PostGISDatabase.connect(
+            url, maximumConnections: maximumConnections, timeout: timeout,
+            statementTimeout: statementTimeout)
         do {
             try await PostGISSchema.migrate(database)
             var replica: PostGISDatabase?
             if let readReplica {
-                replica = try await PostGISDatabase.connect(readReplica, maximumConnections: maximumConnections, timeout: timeout,
-                                                            statementTimeout: statementTimeout)
+                replica = try await PostGISDatabase.connect(
+                    readReplica, maximumConnections: maximumConnections, timeout: timeout,
+                    statementTimeout: statementTimeout)
             }
             return PostGISPlaceIndex(database: database, readReplica: replica)
         } catch {
@@ -95,7 +99,8 @@ public final class PostGISPlaceIndex: PlaceIndex, Sendable {
         var keyset: (distance: Double, id: String)?
         var chunk = limit.map { $0 + 1 + 32 }
         if limit != nil, radius <= Self.boxNearMaximumRadius, BoxNearStatement<PlacesTable>.covers(filter),
-           let boxHits = try await boxHits(center, radius: radius, filter: filter, after: after, withGems: false) {
+            let boxHits = try await boxHits(center, radius: radius, filter: filter, after: after, withGems: false)
+        {
             return boxHits
         }
         // The engine's disc, narrowed through the 2-D index by its covering box.
@@ -105,11 +110,12 @@ public final class PostGISPlaceIndex: PlaceIndex, Sendable {
             // A page (the service's every query) takes the prepared statement; a whole answer
             // (`--limit all`) is rarer and larger, and its custom plan may read the heap better.
             if chunk != nil && searched < WGS84.halfMeridianLength && NearStatement<PlacesTable>.covers(filter) {
-                rows = try await preparedNear(longitude: center.longitude, latitude: center.latitude,
-                                              radius: searched + Self.engineSlack,
-                                              minimumDistance: after.map { $0.distance - Self.engineSlack } ?? -1,
-                                              keysetDistance: keyset?.distance ?? -1, keysetID: keyset?.id ?? "", limit: chunk,
-                                              parts: engineBox.nonWrappingParts)
+                rows = try await preparedNear(
+                    longitude: center.longitude, latitude: center.latitude,
+                    radius: searched + Self.engineSlack,
+                    minimumDistance: after.map { $0.distance - Self.engineSlack } ?? -1,
+                    keysetDistance: keyset?.distance ?? -1, keysetID: keyset?.id ?? "", limit: chunk,
+                    parts: engineBox.nonWrappingParts)
             } else {
                 var sql = SQLBuilder()
                 let lon = sql.bind(center.longitude), lat = sql.bind(center.latitude)
@@ -122,7 +128,8 @@ public final class PostGISPlaceIndex: PlaceIndex, Sendable {
                 var outer: [String] = []
                 if let after { outer.append("d >= \(sql.bind(after.distance - Self.engineSlack))") }
                 if let keyset { outer.append("(d, id) > (\(sql.bind(keyset.distance)), \(sql.bind(keyset.id)))") }
-                var text = "SELECT id, name, latitude, longitude, record, d FROM (SELECT id, name, latitude, longitude, record, "
+                var text =
+                    "SELECT id, name, latitude, longitude, record, d FROM (SELECT id, name, latitude, longitude, record, "
                     + "ST_Distance(geog, \(point)) AS d FROM \(table)"
                 if !conditions.isEmpty { text += " WHERE " + conditions.joined(separator: " AND ") }
                 text += ") s"
@@ -135,8 +142,10 @@ public final class PostGISPlaceIndex: PlaceIndex, Sendable {
             for (id, name, latitude, longitude, record, engineDistance) in rows {
                 lastEngineDistance = engineDistance
                 lastID = id
-                if let hit = Self.hit(id: id, name: name, latitude: latitude, longitude: longitude, record: record,
-                                      origin: origin, radius: searched, after: after, openAt: filter.openAt) {
+                if let hit = Self.hit(
+                    id: id, name: name, latitude: latitude, longitude: longitude, record: record,
+                    origin: origin, radius: searched, after: after, openAt: filter.openAt)
+                {
                     hits.append(hit)
                 }
             }
@@ -151,8 +160,10 @@ public final class PostGISPlaceIndex: PlaceIndex, Sendable {
 
     /// A row read for a near query as a hit, or nil when GeoCore puts it beyond `radius`, it sorts
     /// no later than the cursor, or it is not open at `openAt`.
-    private static func hit(id: String, name: String, latitude: Double, longitude: Double, record: ByteBuffer,
-                            origin: Geodesic.Origin, radius: Double, after: PageCursor?, openAt: Date?) -> Hit? {
+    private static func hit(
+        id: String, name: String, latitude: Double, longitude: Double, record: ByteBuffer,
+        origin: Geodesic.Origin, radius: Double, after: PageCursor?, openAt: Date?
+    ) -> Hit? {
         let d = Geodesic.distance(from: origin, latitude: latitude, longitude: longitude)
         if d > radius { return nil }
         if let after, !sortsAfter(distance: d, id: id, cursor: after) { return nil }
@@ -188,8 +199,10 @@ public final class PostGISPlaceIndex: PlaceIndex, Sendable {
         let origin = Geodesic.Origin(center)
         var hits: [Hit] = []
         for (id, name, latitude, longitude, record) in rows {
-            if let hit = Self.hit(id: id, name: name, latitude: latitude, longitude: longitude, record: record,
-                                  origin: origin, radius: radius, after: after, openAt: filter.openAt) {
+            if let hit = Self.hit(
+                id: id, name: name, latitude: latitude, longitude: longitude, record: record,
+                origin: origin, radius: radius, after: after, openAt: filter.openAt)
+            {
                 hits.append(hit)
             }
         }
@@ -198,17 +211,23 @@ public final class PostGISPlaceIndex: PlaceIndex, Sendable {
     }
 
     /// ``NearStatement`` on this index's table, on the read pool (it serves anonymous viewers only).
-    private func preparedNear(longitude: Double, latitude: Double, radius: Double, minimumDistance: Double,
-                              keysetDistance: Double, keysetID: String, limit: Int?,
-                              parts: [BoundingBox]) async throws -> [NearStatement<PlacesTable>.Row] {
+    private func preparedNear(
+        longitude: Double, latitude: Double, radius: Double, minimumDistance: Double,
+        keysetDistance: Double, keysetID: String, limit: Int?,
+        parts: [BoundingBox]
+    ) async throws -> [NearStatement<PlacesTable>.Row] {
         if table == GemsTable.name {
-            return try await reader.rows(NearStatement<GemsTable>(longitude: longitude, latitude: latitude, radius: radius,
-                                                                  minimumDistance: minimumDistance, keysetDistance: keysetDistance,
-                                                                  keysetID: keysetID, limit: limit, parts: parts))
+            return try await reader.rows(
+                NearStatement<GemsTable>(
+                    longitude: longitude, latitude: latitude, radius: radius,
+                    minimumDistance: minimumDistance, keysetDistance: keysetDistance,
+                    keysetID: keysetID, limit: limit, parts: parts))
         }
-        return try await reader.rows(NearStatement<PlacesTable>(longitude: longitude, latitude: latitude, radius: radius,
-                                                                minimumDistance: minimumDistance, keysetDistance: keysetDistance,
-                                                                keysetID: keysetID, limit: limit, parts: parts))
+        return try await reader.rows(
+            NearStatement<PlacesTable>(
+                longitude: longitude, latitude: latitude, radius: radius,
+                minimumDistance: minimumDistance, keysetDistance: keysetDistance,
+                keysetID: keysetID, limit: limit, parts: parts))
     }
 
     public func within(_ box: BoundingBox, filter: PlaceFilter, limit: Int?, cursor: String?) async throws -> PlacePage {
@@ -221,7 +240,8 @@ public final class PostGISPlaceIndex: PlaceIndex, Sendable {
             var sql = SQLBuilder()
             var conditions = [sql.pointIsIn(box)] + (try sql.conditions(for: filter))
             if let afterID { conditions.append("id > \(sql.bind(afterID))") }
-            var text = "SELECT id, name, latitude, longitude, record FROM \(table) WHERE " + conditions.joined(separator: " AND ")
+            var text =
+                "SELECT id, name, latitude, longitude, record FROM \(table) WHERE " + conditions.joined(separator: " AND ")
                 + " ORDER BY id"
             if let chunk { text += " LIMIT \(sql.bind(chunk))" }
             let rows = try await pool(for: filter).rows(sql.query(text))
@@ -262,7 +282,8 @@ public final class PostGISPlaceIndex: PlaceIndex, Sendable {
         try Self.validate(limit: limit)
         try PlaceRank.requireRegion(filter)
         var after = try PlaceRank.cursor(cursor, filter: filter)
-        let (column, values) = filter.countries.isEmpty
+        let (column, values) =
+            filter.countries.isEmpty
             ? ("continent", filter.continents.map(\.rawValue)) : ("country", filter.countries)
         var hits: [(key: Int64, hit: Hit)] = []
         let chunk = limit.map { $0 + 1 + 32 }
@@ -292,8 +313,9 @@ public final class PostGISPlaceIndex: PlaceIndex, Sendable {
             guard let limit, hits.count > limit else { return PlacePage(matches: hits.map { $0.hit.match(withDistance: false) }, nextCursor: nil) }
             let kept = hits.prefix(limit)
             let last = kept[kept.index(before: kept.endIndex)]
-            return PlacePage(matches: kept.map { $0.hit.match(withDistance: false) },
-                             nextCursor: PlaceRank.encodedCursor(key: last.key, id: last.hit.id, filter: filter))
+            return PlacePage(
+                matches: kept.map { $0.hit.match(withDistance: false) },
+                nextCursor: PlaceRank.encodedCursor(key: last.key, id: last.hit.id, filter: filter))
         }
     }
 
@@ -334,8 +356,10 @@ public final class PostGISPlaceIndex: PlaceIndex, Sendable {
         // One row per id, the last: the staging table keeps no order.
         var lastIndex: [PlaceID: Int] = [:]
         for (index, place) in places.enumerated() { lastIndex[place.id] = index }
-        let batch = try PostGISBatch(lastIndex.count == places.count ? places
-                                     : places.indices.filter { lastIndex[places[$0].id] == $0 }.map { places[$0] })
+        let batch = try PostGISBatch(
+            lastIndex.count == places.count
+                ? places
+                : places.indices.filter { lastIndex[places[$0].id] == $0 }.map { places[$0] })
         let table = self.table
         return try await primary.transaction { connection in try await Self.write(batch, into: table, on: connection) }
     }
@@ -344,19 +368,22 @@ public final class PostGISPlaceIndex: PlaceIndex, Sendable {
     /// - Returns: how many rows were written.
     static func write(_ batch: PostGISBatch, into table: String, on connection: PostgresConnection) async throws -> Int {
         try await stage(batch, on: connection, logger: PostGISDatabase.statementLogger)
-        let rows = try await connection.all(PostgresQuery(unsafeSQL: """
-            WITH written AS (INSERT INTO \(table) (\(PlaceRecord.tableColumns))
-                SELECT \(PlaceRecord.stagedValues) FROM staging s
-                ON CONFLICT (id) DO UPDATE SET \(PlaceRecord.updateAssignments) RETURNING 1)
-            SELECT count(*)::bigint FROM written
-            """))
+        let rows = try await connection.all(
+            PostgresQuery(
+                unsafeSQL: """
+                    WITH written AS (INSERT INTO \(table) (\(PlaceRecord.tableColumns))
+                        SELECT \(PlaceRecord.stagedValues) FROM staging s
+                        ON CONFLICT (id) DO UPDATE SET \(PlaceRecord.updateAssignments) RETURNING 1)
+                    SELECT count(*)::bigint FROM written
+                    """))
         return try rows.first?.decode(Int.self) ?? 0
     }
 
     @discardableResult
     public func delete(_ ids: [PlaceID]) async throws -> Int {
         guard !ids.isEmpty else { return 0 }
-        let rows = try await primary.rows("""
+        let rows = try await primary.rows(
+            """
             WITH gone AS (DELETE FROM \(unescaped: table) WHERE id = ANY(\(ids.map(\.rawValue))) RETURNING 1)
             SELECT count(*)::bigint FROM gone
             """)
@@ -464,8 +491,10 @@ final class StoredPlace: PlaceRowStorage {
         return try id.withUTF8 { id in
             try name.withUTF8 { name in
                 try hit.record.withUnsafeReadableBytes { record in
-                    try body(StoredPlaceRow(id: UnsafeRawBufferPointer(id), name: UnsafeRawBufferPointer(name),
-                                            latitude: hit.latitude, longitude: hit.longitude, details: record))
+                    try body(
+                        StoredPlaceRow(
+                            id: UnsafeRawBufferPointer(id), name: UnsafeRawBufferPointer(name),
+                            latitude: hit.latitude, longitude: hit.longitude, details: record))
                 }
             }
         }

@@ -35,7 +35,8 @@ public struct PostGISPlacesAndGemsIndex: MergedIndexRefinement {
 
     public func near(_ center: Coordinate, radius: Distance, filter: PlaceFilter, limit: Int?, cursor: String?) async throws -> PlacePage {
         if let limit, limit >= 1, radius.meters <= PostGISPlaceIndex.boxNearMaximumRadius,
-           BoxNearStatement<PlacesAndGemsTables>.covers(filter), filter.viewer == nil || places.reader === places.primary {
+            BoxNearStatement<PlacesAndGemsTables>.covers(filter), filter.viewer == nil || places.reader === places.primary
+        {
             let fingerprint = PageCursor.nearFingerprint(center: center, radius: radius, filter: filter)
             let after = try cursor.map { try PageCursor(decoding: $0, expectedFingerprint: fingerprint) }
             if let hits = try await places.boxHits(center, radius: radius.meters, filter: filter, after: after, withGems: true) {

@@ -46,30 +46,30 @@ enum PostGISSchema {
         // 1: imported places and when each source was last imported.
         placeTable("places") + """
 
-        CREATE TABLE imports (source text PRIMARY KEY, imported_at timestamptz NOT NULL);
-        """,
+            CREATE TABLE imports (source text PRIMARY KEY, imported_at timestamptz NOT NULL);
+            """,
         // 2: what people make (the SQLite file's user tables, with the gems a place table).
         placeTable("gems") + """
 
-        CREATE TABLE users (username text COLLATE "C" PRIMARY KEY, email text NOT NULL UNIQUE, password_hash text NOT NULL,
-                            profile text NOT NULL, created_at double precision NOT NULL);
-        CREATE TABLE sessions (token_hash text PRIMARY KEY, username text NOT NULL REFERENCES users ON DELETE CASCADE,
-                               created_at double precision NOT NULL, expires_at double precision NOT NULL);
-        CREATE INDEX sessions_by_user ON sessions (username);
-        CREATE TABLE gem_owners (id text COLLATE "C" PRIMARY KEY, owner text NOT NULL, visibility text NOT NULL,
-                                 created_at double precision NOT NULL);
-        CREATE INDEX gem_owners_by_owner ON gem_owners (owner, created_at DESC, id);
-        CREATE TABLE ratings (gem_id text NOT NULL, username text NOT NULL, stars integer NOT NULL,
-                              rated_at double precision NOT NULL, PRIMARY KEY (gem_id, username));
-        CREATE INDEX ratings_by_user ON ratings (username);
-        CREATE TABLE favorites (username text NOT NULL, place_id text COLLATE "C" NOT NULL,
-                                created_at double precision NOT NULL, PRIMARY KEY (username, place_id));
-        CREATE INDEX favorites_by_time ON favorites (username, created_at DESC, place_id);
-        CREATE TABLE photos (id text PRIMARY KEY, content_type text NOT NULL, byte_count bigint NOT NULL,
-                             owner text NOT NULL, created_at double precision NOT NULL);
-        CREATE TABLE photo_uses (photo_id text NOT NULL, user_object text NOT NULL, PRIMARY KEY (photo_id, user_object));
-        CREATE INDEX photo_uses_by_object ON photo_uses (user_object);
-        """,
+            CREATE TABLE users (username text COLLATE "C" PRIMARY KEY, email text NOT NULL UNIQUE, password_hash text NOT NULL,
+                                profile text NOT NULL, created_at double precision NOT NULL);
+            CREATE TABLE sessions (token_hash text PRIMARY KEY, username text NOT NULL REFERENCES users ON DELETE CASCADE,
+                                   created_at double precision NOT NULL, expires_at double precision NOT NULL);
+            CREATE INDEX sessions_by_user ON sessions (username);
+            CREATE TABLE gem_owners (id text COLLATE "C" PRIMARY KEY, owner text NOT NULL, visibility text NOT NULL,
+                                     created_at double precision NOT NULL);
+            CREATE INDEX gem_owners_by_owner ON gem_owners (owner, created_at DESC, id);
+            CREATE TABLE ratings (gem_id text NOT NULL, username text NOT NULL, stars integer NOT NULL,
+                                  rated_at double precision NOT NULL, PRIMARY KEY (gem_id, username));
+            CREATE INDEX ratings_by_user ON ratings (username);
+            CREATE TABLE favorites (username text NOT NULL, place_id text COLLATE "C" NOT NULL,
+                                    created_at double precision NOT NULL, PRIMARY KEY (username, place_id));
+            CREATE INDEX favorites_by_time ON favorites (username, created_at DESC, place_id);
+            CREATE TABLE photos (id text PRIMARY KEY, content_type text NOT NULL, byte_count bigint NOT NULL,
+                                 owner text NOT NULL, created_at double precision NOT NULL);
+            CREATE TABLE photo_uses (photo_id text NOT NULL, user_object text NOT NULL, PRIMARY KEY (photo_id, user_object));
+            CREATE INDEX photo_uses_by_object ON photo_uses (user_object);
+            """,
         // 3: friends; itineraries and trips (plans) with members, share links, availability and
         // albums; notifications (the SQLite file's migration 3).
         """
@@ -193,6 +193,15 @@ enum PostGISSchema {
         // 16: gems made before the taxonomy was closed filed under it (the SQLite file's
         // migration 13; no SQL: see ``fileGemsUnderTheTaxonomy(_:logger:)``).
         "",
+        // 17: idempotency keys per account and the answers kept for them (the SQLite file's
+        // migration 14).
+        """
+        CREATE TABLE IF NOT EXISTS idempotency_keys (account text NOT NULL, key text NOT NULL, fingerprint text NOT NULL,
+                                                     claimed_at double precision NOT NULL, kept_until double precision NOT NULL,
+                                                     status integer, content_type text, location text, etag text, body text,
+                                                     PRIMARY KEY (account, key));
+        CREATE INDEX IF NOT EXISTS idempotency_keys_by_expiry ON idempotency_keys (kept_until)
+        """,
     ]
 
     /// The integer key of a region code (a country's ISO 3166 alpha-2 code or a continent's
@@ -208,9 +217,17 @@ enum PostGISSchema {
         for table in ["places", "gems"] {
             var after = ""
             while true {
-                let rows = try await connection.query(PostgresQuery(unsafeSQL: """
-                    SELECT id, name, latitude, longitude, record FROM \(table) WHERE id > $1 ORDER BY id LIMIT 10000
-                    """, binds: { var binds = PostgresBindings(); binds.append(after); return binds }()), logger: logger).collect()
+                let rows = try await connection.query(
+                    PostgresQuery(
+                        unsafeSQL: """
+                            SELECT id, name, latitude, longitude, record FROM \(table) WHERE id > $1 ORDER BY id LIMIT 10000
+                            """,
+                        binds: {
+                            var binds = PostgresBindings()
+                            binds.append(after)
+                            return binds
+                        }()), logger: logger
+                ).collect()
                 guard !rows.isEmpty else { break }
                 var ids: [String] = [], keys: [Int64] = []
                 for row in rows {
@@ -224,18 +241,27 @@ enum PostGISSchema {
                 var binds = PostgresBindings()
                 binds.append(ids)
                 binds.append(keys)
-                _ = try await connection.query(PostgresQuery(unsafeSQL: """
-                    UPDATE \(table) t SET rank_key = u.k FROM unnest($1::text[], $2::bigint[]) AS u(i, k) WHERE t.id = u.i
-                    """, binds: binds), logger: logger).collect()
+                _ = try await connection.query(
+                    PostgresQuery(
+                        unsafeSQL: """
+                            UPDATE \(table) t SET rank_key = u.k FROM unnest($1::text[], $2::bigint[]) AS u(i, k) WHERE t.id = u.i
+                            """, binds: binds), logger: logger
+                ).collect()
                 after = ids[ids.count - 1]
             }
-            _ = try await connection.query(PostgresQuery(unsafeSQL: """
-                ALTER TABLE \(table) ALTER COLUMN rank_key SET NOT NULL
-                """), logger: logger).collect()
+            _ = try await connection.query(
+                PostgresQuery(
+                    unsafeSQL: """
+                        ALTER TABLE \(table) ALTER COLUMN rank_key SET NOT NULL
+                        """), logger: logger
+            ).collect()
             for column in ["country", "continent"] {
-                _ = try await connection.query(PostgresQuery(unsafeSQL: """
-                    CREATE INDEX \(table)_\(column)_rank ON \(table) (\(column), rank_key, id) WHERE \(column) IS NOT NULL
-                    """), logger: logger).collect()
+                _ = try await connection.query(
+                    PostgresQuery(
+                        unsafeSQL: """
+                            CREATE INDEX \(table)_\(column)_rank ON \(table) (\(column), rank_key, id) WHERE \(column) IS NOT NULL
+                            """), logger: logger
+                ).collect()
             }
         }
     }
@@ -249,9 +275,12 @@ enum PostGISSchema {
         binds.append(Category.taxonomy.map(\.identifier))
         // `categories` holds each category with its ancestors: a row whose list is not inside
         // the taxonomy has a category outside it.
-        let rows = try await connection.query(PostgresQuery(unsafeSQL: """
-            SELECT id, name, latitude, longitude, record FROM gems WHERE NOT (categories <@ $1::text[])
-            """, binds: binds), logger: logger).collect()
+        let rows = try await connection.query(
+            PostgresQuery(
+                unsafeSQL: """
+                    SELECT id, name, latitude, longitude, record FROM gems WHERE NOT (categories <@ $1::text[])
+                    """, binds: binds), logger: logger
+        ).collect()
         let filed = try rows.compactMap { try PostGISUserStore.place($0).filedUnderTheTaxonomy() }
         if !filed.isEmpty { _ = try await PostGISPlaceIndex.write(try PostGISBatch(filed), into: "gems", on: connection) }
     }
@@ -271,8 +300,10 @@ enum PostGISSchema {
                 // (two servers racing would both pass the check and one fail on pg_type).
                 _ = try await connection.query("SELECT pg_advisory_xact_lock(\(migrationLock))", logger: database.logger).collect()
                 _ = try await connection.query("CREATE EXTENSION IF NOT EXISTS postgis", logger: database.logger).collect()
-                _ = try await connection.query("CREATE TABLE IF NOT EXISTS geoquery_schema (version integer NOT NULL)",
-                                           logger: database.logger).collect()
+                _ = try await connection.query(
+                    "CREATE TABLE IF NOT EXISTS geoquery_schema (version integer NOT NULL)",
+                    logger: database.logger
+                ).collect()
                 let rows = try await connection.query("SELECT max(version) FROM geoquery_schema", logger: database.logger).collect()
                 let version = try rows.first?.decode(Int?.self) ?? 0
                 if version > migrations.count { throw PostGISError.schemaTooNew(found: version, known: migrations.count) }

@@ -34,8 +34,9 @@ extension PostGISPlaceIndex: SnapshotStore {
             _ = try? Blocking.run { try await connection.close() }
             _ = try? Blocking.run { try await work.close() }
         }
-        let writer = PostGISSnapshotWriter(connection: connection, work: work, configuration: configuration,
-                                           location: location, logger: logger, table: table)
+        let writer = PostGISSnapshotWriter(
+            connection: connection, work: work, configuration: configuration,
+            location: location, logger: logger, table: table)
         try writer.run("BEGIN")
         do {
             let result = try body(writer)
@@ -52,7 +53,8 @@ extension PostGISPlaceIndex: SnapshotStore {
 
     /// Per-source counts, extents and last import times, for `geoquery stats`.
     public func statistics() async throws -> IndexStatistics {
-        let rows = try await reader.rows("""
+        let rows = try await reader.rows(
+            """
             SELECT p.source, count(*)::bigint, min(p.latitude), min(p.longitude), max(p.latitude), max(p.longitude),
                    (SELECT to_char(i.imported_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') FROM imports i WHERE i.source = p.source)
             FROM places p GROUP BY p.source ORDER BY p.source
@@ -60,9 +62,11 @@ extension PostGISPlaceIndex: SnapshotStore {
         var sources: [IndexStatistics.Source] = []
         for row in rows {
             let (name, count, south, west, north, east, imported) = try row.decode((String, Int, Double, Double, Double, Double, String?).self)
-            sources.append(IndexStatistics.Source(name: name, count: count,
-                                                  extent: BoundingBox(uncheckedWest: west, south: south, east: east, north: north),
-                                                  lastImport: imported))
+            sources.append(
+                IndexStatistics.Source(
+                    name: name, count: count,
+                    extent: BoundingBox(uncheckedWest: west, south: south, east: east, north: north),
+                    lastImport: imported))
         }
         let version = try await reader.scalarInt("SELECT max(version) FROM geoquery_schema") ?? 0
         let size = try await reader.scalarInt("SELECT pg_database_size(current_database())") ?? 0
@@ -93,7 +97,8 @@ private final class ResultBox<T>: @unchecked Sendable {
 
 extension PostGISLocation {
     func connectionConfiguration() throws -> PostgresConnection.Configuration {
-        PostgresConnection.Configuration(host: host, port: port, username: username, password: password, database: database,
-                                         tls: requiresTLS ? .require(try .init(configuration: .makeClientConfiguration())) : .disable)
+        PostgresConnection.Configuration(
+            host: host, port: port, username: username, password: password, database: database,
+            tls: requiresTLS ? .require(try .init(configuration: .makeClientConfiguration())) : .disable)
     }
 }

@@ -75,8 +75,10 @@ public final class PostGISSnapshotWriter: SnapshotWriter {
     /// Where the snapshot's rows are staged.
     var importTable: String { table + "_import" }
 
-    init(connection: PostgresConnection, work: PostgresConnection, configuration: PostgresConnection.Configuration,
-         location: PostGISLocation, logger: Logger, table: String) {
+    init(
+        connection: PostgresConnection, work: PostgresConnection, configuration: PostgresConnection.Configuration,
+        location: PostGISLocation, logger: Logger, table: String
+    ) {
         self.connection = ClosedConnectionWatch(connection, location: location)
         self.work = ClosedConnectionWatch(work, location: location)
         self.configuration = configuration
@@ -199,11 +201,14 @@ public final class PostGISSnapshotWriter: SnapshotWriter {
         let distinct = staged - (try dropSupersededRows())
         var sql = SQLBuilder()
         let sourceParameter = sql.bind(source)
-        let sizes = try rows(sql.query("""
-            SELECT (count(*) FILTER (WHERE source = \(sourceParameter)))::bigint, (count(*) FILTER (WHERE source <> \(sourceParameter)))::bigint FROM \(table)
-            """))
+        let sizes = try rows(
+            sql.query(
+                """
+                SELECT (count(*) FILTER (WHERE source = \(sourceParameter)))::bigint, (count(*) FILTER (WHERE source <> \(sourceParameter)))::bigint FROM \(table)
+                """))
         let (previous, others) = try sizes.first?.decode((Int, Int).self) ?? (0, 0)
-        var finish = distinct >= others
+        var finish =
+            distinct >= others
             ? try rebuild(source: source, previous: previous, others: others, distinct: distinct)
             : try mergeInPlace(source: source, distinct: distinct)
         // A row repeating an id of an earlier row is an update of it.
@@ -217,10 +222,12 @@ public final class PostGISSnapshotWriter: SnapshotWriter {
         var distinct = staged
         if staged > copiedIntoNext {
             distinct -= try dropSupersededRows()
-            distinct -= try count(PostgresQuery(unsafeSQL: """
-                WITH gone AS (DELETE FROM \(nextTable) n USING \(importTable) s WHERE s.id = n.id RETURNING 1)
-                SELECT count(*)::bigint FROM gone
-                """), on: work)
+            distinct -= try count(
+                PostgresQuery(
+                    unsafeSQL: """
+                        WITH gone AS (DELETE FROM \(nextTable) n USING \(importTable) s WHERE s.id = n.id RETURNING 1)
+                        SELECT count(*)::bigint FROM gone
+                        """), on: work)
             try runWork("INSERT INTO \(nextTable) (\(PlaceRecord.tableColumns)) SELECT \(PlaceRecord.stagedValues) FROM \(importTable) s")
         }
         try indexAndSwapIn()
@@ -237,26 +244,32 @@ public final class PostGISSnapshotWriter: SnapshotWriter {
         // No two ids hashed alike, so no id came twice: the engine's search (a second of a
         // million rows) is skipped.
         guard mayRepeatIDs else { return 0 }
-        let repeated = try count(PostgresQuery(unsafeSQL: """
-            SELECT count(*)::bigint FROM (SELECT id FROM \(importTable) GROUP BY id HAVING count(*) > 1) r
-            """), on: work)
+        let repeated = try count(
+            PostgresQuery(
+                unsafeSQL: """
+                    SELECT count(*)::bigint FROM (SELECT id FROM \(importTable) GROUP BY id HAVING count(*) > 1) r
+                    """), on: work)
         guard repeated > 0 else { return 0 }
-        return try count(PostgresQuery(unsafeSQL: """
-            WITH gone AS (DELETE FROM \(importTable) s USING \(importTable) l
-                          WHERE l.id = s.id AND l.seq > s.seq RETURNING 1)
-            SELECT count(*)::bigint FROM gone
-            """), on: work)
+        return try count(
+            PostgresQuery(
+                unsafeSQL: """
+                    WITH gone AS (DELETE FROM \(importTable) s USING \(importTable) l
+                                  WHERE l.id = s.id AND l.seq > s.seq RETURNING 1)
+                    SELECT count(*)::bigint FROM gone
+                    """), on: work)
     }
 
     /// One upsert of the new and changed places, one delete of those the snapshot left out.
     private func mergeInPlace(source: String, distinct: Int) throws -> SnapshotFinish {
-        let written = try rows(PostgresQuery(unsafeSQL: """
-            WITH written AS (INSERT INTO \(table) AS t (\(PlaceRecord.tableColumns)) SELECT \(PlaceRecord.stagedValues) FROM \(importTable) s
-                             ON CONFLICT (id) DO UPDATE SET \(PlaceRecord.updateAssignments)
-                             WHERE t.content_hash <> excluded.content_hash
-                             RETURNING (xmax = 0) AS inserted)
-            SELECT (count(*) FILTER (WHERE inserted))::bigint, (count(*) FILTER (WHERE NOT inserted))::bigint FROM written
-            """))
+        let written = try rows(
+            PostgresQuery(
+                unsafeSQL: """
+                    WITH written AS (INSERT INTO \(table) AS t (\(PlaceRecord.tableColumns)) SELECT \(PlaceRecord.stagedValues) FROM \(importTable) s
+                                     ON CONFLICT (id) DO UPDATE SET \(PlaceRecord.updateAssignments)
+                                     WHERE t.content_hash <> excluded.content_hash
+                                     RETURNING (xmax = 0) AS inserted)
+                    SELECT (count(*) FILTER (WHERE inserted))::bigint, (count(*) FILTER (WHERE NOT inserted))::bigint FROM written
+                    """))
         let (inserted, rewritten) = try written.first?.decode((Int, Int).self) ?? (0, 0)
         var sql = SQLBuilder()
         let text = """
@@ -291,25 +304,31 @@ public final class PostGISSnapshotWriter: SnapshotWriter {
         }
         var matched = 0, unchanged = 0
         if previous > 0 {
-            fills.insert(PostgresQuery(unsafeSQL: """
-                WITH kept AS (INSERT INTO \(next) SELECT p.* FROM \(table) p JOIN \(importTable) s ON s.id = p.id AND s.content_hash = p.content_hash
-                              RETURNING 1)
-                SELECT count(*)::bigint FROM kept
-                """), at: 0)
+            fills.insert(
+                PostgresQuery(
+                    unsafeSQL: """
+                        WITH kept AS (INSERT INTO \(next) SELECT p.* FROM \(table) p JOIN \(importTable) s ON s.id = p.id AND s.content_hash = p.content_hash
+                                      RETURNING 1)
+                        SELECT count(*)::bigint FROM kept
+                        """), at: 0)
             let changedAt = fills.count
-            fills.append(PostgresQuery(unsafeSQL: """
-                WITH written AS (INSERT INTO \(next) (\(PlaceRecord.tableColumns)) SELECT \(PlaceRecord.stagedValues) FROM \(importTable) s
-                                 WHERE NOT EXISTS (SELECT 1 FROM \(table) p WHERE p.id = s.id AND p.content_hash = s.content_hash)
-                                 RETURNING id)
-                SELECT (count(*) FILTER (WHERE EXISTS (SELECT 1 FROM \(table) p WHERE p.id = written.id)))::bigint FROM written
-                """))
+            fills.append(
+                PostgresQuery(
+                    unsafeSQL: """
+                        WITH written AS (INSERT INTO \(next) (\(PlaceRecord.tableColumns)) SELECT \(PlaceRecord.stagedValues) FROM \(importTable) s
+                                         WHERE NOT EXISTS (SELECT 1 FROM \(table) p WHERE p.id = s.id AND p.content_hash = s.content_hash)
+                                         RETURNING id)
+                        SELECT (count(*) FILTER (WHERE EXISTS (SELECT 1 FROM \(table) p WHERE p.id = written.id)))::bigint FROM written
+                        """))
             let answers = try runConcurrently(fills)
             unchanged = answers[0]
             matched = unchanged + answers[changedAt]
         } else {
-            fills.append(PostgresQuery(unsafeSQL: """
-                INSERT INTO \(next) (\(PlaceRecord.tableColumns)) SELECT \(PlaceRecord.stagedValues) FROM \(importTable) s
-                """))
+            fills.append(
+                PostgresQuery(
+                    unsafeSQL: """
+                        INSERT INTO \(next) (\(PlaceRecord.tableColumns)) SELECT \(PlaceRecord.stagedValues) FROM \(importTable) s
+                        """))
             _ = try runConcurrently(fills)
         }
         try indexAndSwapIn()
@@ -391,7 +410,8 @@ public final class PostGISSnapshotWriter: SnapshotWriter {
                                         try await PostgresConnection.connect(configuration: configuration, id: 2 + builder, logger: logger),
                                         location: location)
                                 } catch {
-                                    logger.warning("an import's extra connection could not be opened; its work runs on one", metadata: ["error": "\(error)"])
+                                    logger.warning(
+                                        "an import's extra connection could not be opened; its work runs on one", metadata: ["error": "\(error)"])
                                     return []
                                 }
                             }
@@ -399,7 +419,9 @@ public final class PostGISSnapshotWriter: SnapshotWriter {
                             do {
                                 if builder > 0 {
                                     for setting in Self.bulkSettings {
-                                        _ = try await connection.run { try await $0.query(PostgresQuery(unsafeSQL: setting), logger: logger).collect() }
+                                        _ = try await connection.run {
+                                            try await $0.query(PostgresQuery(unsafeSQL: setting), logger: logger).collect()
+                                        }
                                     }
                                 }
                                 while let (position, query) = queue.next() {
@@ -424,7 +446,8 @@ public final class PostGISSnapshotWriter: SnapshotWriter {
 
     public func recordImport(of source: String, at time: Date) throws {
         var sql = SQLBuilder()
-        let text = "INSERT INTO imports (source, imported_at) VALUES (\(sql.bind(source)), to_timestamp(\(sql.bind(time.timeIntervalSince1970)))) "
+        let text =
+            "INSERT INTO imports (source, imported_at) VALUES (\(sql.bind(source)), to_timestamp(\(sql.bind(time.timeIntervalSince1970)))) "
             + "ON CONFLICT (source) DO UPDATE SET imported_at = excluded.imported_at"
         _ = try rows(sql.query(text))
     }
@@ -443,8 +466,9 @@ struct PlaceTableIndexes {
         /// The `CREATE INDEX` statement for the same index on `table`.
         func definition(on table: String) throws -> String {
             guard let on = definition.range(of: " ON "),
-                  let using = definition.range(of: " USING ", range: on.upperBound..<definition.endIndex),
-                  definition[..<on.lowerBound].hasSuffix(" " + name) else {
+                let using = definition.range(of: " USING ", range: on.upperBound..<definition.endIndex),
+                definition[..<on.lowerBound].hasSuffix(" " + name)
+            else {
                 throw PostGISError.server("the definition of index \(name) cannot be read: \(definition)")
             }
             return definition[..<on.lowerBound].dropLast(name.count) + name(on: table) + " ON " + table
@@ -459,12 +483,14 @@ struct PlaceTableIndexes {
     static func read(of table: String, through writer: PostGISSnapshotWriter) throws -> PlaceTableIndexes {
         var sql = SQLBuilder()
         let tableParameter = sql.bind(table)
-        let rows = try writer.rows(sql.query("""
-            SELECT i.indexname::text, i.indexdef, EXISTS (SELECT 1 FROM pg_constraint c
-                   WHERE c.conrelid = (quote_ident(current_schema()) || '.' || quote_ident(\(tableParameter)))::regclass
-                   AND c.contype = 'p' AND c.conname = i.indexname)
-            FROM pg_indexes i WHERE i.schemaname = current_schema() AND i.tablename = \(tableParameter) ORDER BY i.indexname
-            """))
+        let rows = try writer.rows(
+            sql.query(
+                """
+                SELECT i.indexname::text, i.indexdef, EXISTS (SELECT 1 FROM pg_constraint c
+                       WHERE c.conrelid = (quote_ident(current_schema()) || '.' || quote_ident(\(tableParameter)))::regclass
+                       AND c.contype = 'p' AND c.conname = i.indexname)
+                FROM pg_indexes i WHERE i.schemaname = current_schema() AND i.tablename = \(tableParameter) ORDER BY i.indexname
+                """))
         var indexes = PlaceTableIndexes(all: [], primaryKey: nil)
         for row in rows {
             let (name, definition, isPrimaryKey) = try row.decode((String, String, Bool).self)

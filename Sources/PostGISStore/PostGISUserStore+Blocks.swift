@@ -6,10 +6,13 @@ import PostgresNIO
 extension PostGISUserStore {
     public func block(_ blocked: String, by blocker: String, at date: Date) async throws -> Bool {
         try await database.transaction { connection in
-            let added = try await !connection.all("""
+            let added = try await !connection.all(
+                """
                 INSERT INTO blocks VALUES (\(blocker), \(blocked), \(date.timeIntervalSince1970)) ON CONFLICT DO NOTHING RETURNING 1
-                """).isEmpty
-            try await connection.all("""
+                """
+            ).isEmpty
+            try await connection.all(
+                """
                 DELETE FROM friendships WHERE (requester = \(blocker) AND addressee = \(blocked)) OR (requester = \(blocked) AND addressee = \(blocker))
                 """)
             return added
@@ -21,17 +24,21 @@ extension PostGISUserStore {
     }
 
     public func blocks(by blocker: String) async throws -> [UserBlock] {
-        try await database.rows("""
+        try await database.rows(
+            """
             SELECT blocked, created_at FROM blocks WHERE blocker = \(blocker) ORDER BY created_at DESC, blocked COLLATE "C"
-            """).map { row in
+            """
+        ).map { row in
             let (blocked, created) = try row.decode((String, Double).self)
             return UserBlock(blocker: blocker, blocked: blocked, createdAt: Date(timeIntervalSince1970: created))
         }
     }
 
     public func isBlocked(between username: String, and other: String) async throws -> Bool {
-        try await !database.rows("""
+        try await !database.rows(
+            """
             SELECT 1 FROM blocks WHERE (blocker = \(username) AND blocked = \(other)) OR (blocker = \(other) AND blocked = \(username)) LIMIT 1
-            """).isEmpty
+            """
+        ).isEmpty
     }
 }

@@ -21,7 +21,8 @@ extension PostGISUserStore {
             _ = try await PostGISPlaceIndex.write(batch, into: "gems", on: connection)
             for gem in gems {
                 let part = gem.gem!
-                try await connection.all("""
+                try await connection.all(
+                    """
                     INSERT INTO gem_owners VALUES (\(gem.id.rawValue), \(part.owner), \(part.visibility.rawValue),
                                                    \((part.createdAt ?? Date()).timeIntervalSince1970))
                     """)
@@ -57,14 +58,16 @@ extension PostGISUserStore {
         let rows: [PostgresRow]
         let columns = "p.id, p.name, p.latitude, p.longitude, p.record"
         if let after {
-            rows = try await database.rows("""
+            rows = try await database.rows(
+                """
                 SELECT \(unescaped: columns) FROM gem_owners g JOIN gems p ON p.id = g.id, gem_owners a
                 WHERE g.owner = \(owner) AND a.id = \(after.rawValue)
                 AND (g.created_at < a.created_at OR (g.created_at = a.created_at AND g.id > a.id))
                 ORDER BY g.created_at DESC, g.id LIMIT \(limit)
                 """)
         } else {
-            rows = try await database.rows("""
+            rows = try await database.rows(
+                """
                 SELECT \(unescaped: columns) FROM gem_owners g JOIN gems p ON p.id = g.id
                 WHERE g.owner = \(owner) ORDER BY g.created_at DESC, g.id LIMIT \(limit)
                 """)
@@ -76,7 +79,8 @@ extension PostGISUserStore {
         try await database.transaction { connection in
             guard var place = try await Self.lockedGem(gem, connection) else { throw UserDataError.notFound("the gem \(gem)") }
             if let stars {
-                try await connection.all("""
+                try await connection.all(
+                    """
                     INSERT INTO ratings VALUES (\(gem.rawValue), \(username), \(stars), \(Date().timeIntervalSince1970))
                     ON CONFLICT (gem_id, username) DO UPDATE SET stars = excluded.stars, rated_at = excluded.rated_at
                     """)
@@ -94,7 +98,8 @@ extension PostGISUserStore {
     }
 
     public func ratings(by username: String) async throws -> [GivenRating] {
-        let rows = try await database.rows("""
+        let rows = try await database.rows(
+            """
             SELECT gem_id, stars::bigint, rated_at FROM ratings WHERE username = \(username) ORDER BY rated_at DESC, gem_id COLLATE "C"
             """)
         return try rows.compactMap { row in

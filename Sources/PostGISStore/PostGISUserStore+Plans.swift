@@ -14,11 +14,13 @@ extension PostGISUserStore {
             // Both directions locked in one order, so two people asking each other at once
             // end as friends and neither request is lost.
             try await connection.all("SELECT pg_advisory_xact_lock(hashtext(\(min(requester, addressee) + "\u{1}" + max(requester, addressee))))")
-            let pending = try await connection.all("""
+            let pending = try await connection.all(
+                """
                 SELECT 1 FROM friendships WHERE requester = \(addressee) AND addressee = \(requester) AND accepted_at IS NULL
                 """)
             if !pending.isEmpty { try await Self.checkFriendRoom(for: [requester, addressee], limit: friendLimit, connection) }
-            let reverse = try await connection.all("""
+            let reverse = try await connection.all(
+                """
                 UPDATE friendships SET accepted_at = coalesce(accepted_at, \(time))
                 WHERE requester = \(addressee) AND addressee = \(requester) RETURNING created_at
                 """)
@@ -26,7 +28,8 @@ extension PostGISUserStore {
                 return Friendship(username: addressee, state: .accepted, since: Date(timeIntervalSince1970: try row.decode(Double.self)))
             }
             try await connection.all("INSERT INTO friendships VALUES (\(requester), \(addressee), \(time), NULL) ON CONFLICT DO NOTHING")
-            let row = try await connection.all("""
+            let row = try await connection.all(
+                """
                 SELECT created_at, accepted_at IS NOT NULL FROM friendships WHERE requester = \(requester) AND addressee = \(addressee)
                 """)
             let (created, accepted) = try row[0].decode((Double, Bool).self)
@@ -34,22 +37,27 @@ extension PostGISUserStore {
         }
     }
 
-    public func answerFriendship(of addressee: String, from requester: String, accept: Bool, at date: Date,
-                                 friendLimit: Int?) async throws -> Bool {
+    public func answerFriendship(
+        of addressee: String, from requester: String, accept: Bool, at date: Date,
+        friendLimit: Int?
+    ) async throws -> Bool {
         let rows: [PostgresRow]
         if accept {
             rows = try await database.transaction { connection in
-                let pending = try await connection.all("""
+                let pending = try await connection.all(
+                    """
                     SELECT 1 FROM friendships WHERE requester = \(requester) AND addressee = \(addressee) AND accepted_at IS NULL
                     """)
                 if !pending.isEmpty { try await Self.checkFriendRoom(for: [addressee, requester], limit: friendLimit, connection) }
-                return try await connection.all("""
+                return try await connection.all(
+                    """
                     UPDATE friendships SET accepted_at = \(date.timeIntervalSince1970)
                     WHERE requester = \(requester) AND addressee = \(addressee) AND accepted_at IS NULL RETURNING 1
                     """)
             }
         } else {
-            rows = try await database.rows("""
+            rows = try await database.rows(
+                """
                 DELETE FROM friendships WHERE requester = \(requester) AND addressee = \(addressee) AND accepted_at IS NULL RETURNING 1
                 """)
         }
@@ -65,38 +73,48 @@ extension PostGISUserStore {
             try await connection.all("SELECT pg_advisory_xact_lock(hashtext(\("friends\u{1}" + name)))")
         }
         for name in usernames {
-            let count = try await connection.all("""
-                SELECT (SELECT count(*) FROM friendships WHERE requester = \(name) AND accepted_at IS NOT NULL)
-                     + (SELECT count(*) FROM friendships WHERE addressee = \(name) AND accepted_at IS NOT NULL)
-                """).first?.decode(Int.self) ?? 0
+            let count =
+                try await connection.all(
+                    """
+                    SELECT (SELECT count(*) FROM friendships WHERE requester = \(name) AND accepted_at IS NOT NULL)
+                         + (SELECT count(*) FROM friendships WHERE addressee = \(name) AND accepted_at IS NOT NULL)
+                    """
+                ).first?.decode(Int.self) ?? 0
             if count >= limit { throw UserDataError.friendLimit(username: name, limit: limit) }
         }
     }
 
     public func removeFriendship(between username: String, and other: String) async throws -> Bool {
-        try await !database.rows("""
+        try await !database.rows(
+            """
             DELETE FROM friendships WHERE (requester = \(username) AND addressee = \(other))
             OR (requester = \(other) AND addressee = \(username)) RETURNING 1
-            """).isEmpty
+            """
+        ).isEmpty
     }
 
     public func friendships(of username: String) async throws -> [Friendship] {
-        try await database.rows("""
+        try await database.rows(
+            """
             SELECT * FROM (SELECT addressee AS other, created_at, accepted_at IS NOT NULL, true FROM friendships WHERE requester = \(username)
                            UNION ALL SELECT requester, created_at, accepted_at IS NOT NULL, false FROM friendships WHERE addressee = \(username)) f
             ORDER BY other COLLATE "C"
-            """).map { row in
+            """
+        ).map { row in
             let (other, created, accepted, asked) = try row.decode((String, Double, Bool, Bool).self)
-            return Friendship(username: other, state: accepted ? .accepted : asked ? .requested : .incoming,
-                              since: Date(timeIntervalSince1970: created))
+            return Friendship(
+                username: other, state: accepted ? .accepted : asked ? .requested : .incoming,
+                since: Date(timeIntervalSince1970: created))
         }
     }
 
     public func areFriends(_ username: String, _ other: String) async throws -> Bool {
-        try await !database.rows("""
+        try await !database.rows(
+            """
             SELECT 1 FROM friendships WHERE accepted_at IS NOT NULL
             AND ((requester = \(username) AND addressee = \(other)) OR (requester = \(other) AND addressee = \(username)))
-            """).isEmpty
+            """
+        ).isEmpty
     }
 
     // MARK: - Plans
@@ -106,7 +124,8 @@ extension PostGISUserStore {
     public func createPlan(_ plan: PlanRecord) async throws {
         let document = String(decoding: plan.document, as: UTF8.self)
         try await database.transaction { connection in
-            try await connection.all("""
+            try await connection.all(
+                """
                 INSERT INTO plans VALUES (\(plan.id), \(plan.kind.rawValue), \(plan.owner), \(plan.visibility.rawValue),
                 \(plan.startsAt.timeIntervalSince1970), \(plan.endsAt.timeIntervalSince1970), \(plan.revision),
                 \(plan.createdAt.timeIntervalSince1970), \(plan.updatedAt.timeIntervalSince1970), \(document))
@@ -124,7 +143,8 @@ extension PostGISUserStore {
     public func updatePlan(_ plan: PlanRecord, expectedRevision: Int) async throws {
         let document = String(decoding: plan.document, as: UTF8.self)
         try await database.transaction { connection in
-            let updated = try await connection.all("""
+            let updated = try await connection.all(
+                """
                 UPDATE plans SET visibility = \(plan.visibility.rawValue), starts_at = \(plan.startsAt.timeIntervalSince1970),
                 ends_at = \(plan.endsAt.timeIntervalSince1970), revision = \(expectedRevision + 1),
                 updated_at = \(plan.updatedAt.timeIntervalSince1970), document = \(document)
@@ -149,8 +169,10 @@ extension PostGISUserStore {
         }
     }
 
-    public func plans(of kind: PlanKind, involving username: String, window: PlanWindow, after: PlanListPosition?,
-                      limit: Int) async throws -> [PlanRecord] {
+    public func plans(
+        of kind: PlanKind, involving username: String, window: PlanWindow, after: PlanListPosition?,
+        limit: Int
+    ) async throws -> [PlanRecord] {
         var endsFrom: Double?, endsBefore: Double?
         switch window {
         case .all: break
@@ -174,7 +196,9 @@ extension PostGISUserStore {
 
     public func plans(of kind: PlanKind, startingFrom from: Date, to: Date, limit: Int) async throws -> [PlanRecord] {
         try await database.withConnection { connection in
-            try await Self.plans(connection, """
+            try await Self.plans(
+                connection,
+                """
                 SELECT \(unescaped: Self.planColumns) FROM plans WHERE kind = \(kind.rawValue)
                 AND starts_at >= \(from.timeIntervalSince1970) AND starts_at < \(to.timeIntervalSince1970)
                 ORDER BY starts_at, id LIMIT \(limit)
@@ -184,7 +208,8 @@ extension PostGISUserStore {
 
     static func writeMembers(_ plan: PlanRecord, _ connection: PostgresConnection) async throws {
         guard !plan.members.isEmpty else { return }
-        try await connection.all("""
+        try await connection.all(
+            """
             INSERT INTO plan_members SELECT \(plan.id), username, role, nullif(answer, '')
             FROM unnest(\(plan.members.map(\.username)), \(plan.members.map(\.role.rawValue)),
                         \(plan.members.map { $0.answer?.rawValue ?? "" })) AS m(username, role, answer)
@@ -196,16 +221,19 @@ extension PostGISUserStore {
             let (id, kind, owner, visibility, starts, ends, revision, created, updated, document) =
                 try row.decode((String, String, String, String, Double, Double, Int, Double, Double, String).self)
             guard let kind = PlanKind(rawValue: kind), let visibility = PlanVisibility(rawValue: visibility) else { return nil }
-            return PlanRecord(id: id, kind: kind, owner: owner, visibility: visibility,
-                              startsAt: Date(timeIntervalSince1970: starts), endsAt: Date(timeIntervalSince1970: ends),
-                              revision: revision, createdAt: Date(timeIntervalSince1970: created),
-                              updatedAt: Date(timeIntervalSince1970: updated), document: Data(document.utf8))
+            return PlanRecord(
+                id: id, kind: kind, owner: owner, visibility: visibility,
+                startsAt: Date(timeIntervalSince1970: starts), endsAt: Date(timeIntervalSince1970: ends),
+                revision: revision, createdAt: Date(timeIntervalSince1970: created),
+                updatedAt: Date(timeIntervalSince1970: updated), document: Data(document.utf8))
         }
         guard !found.isEmpty else { return found }
         var members: [String: [PlanMember]] = [:]
-        for row in try await connection.all("""
+        for row in try await connection.all(
+            """
             SELECT plan_id, username, role, answer FROM plan_members WHERE plan_id = ANY(\(found.map(\.id))) ORDER BY username COLLATE "C"
-            """) {
+            """)
+        {
             let (plan, username, role, answer) = try row.decode((String, String, String, String?).self)
             guard let role = PlanRole(rawValue: role) else { continue }
             members[plan, default: []].append(PlanMember(username: username, role: role, answer: answer.flatMap(PlanAnswer.init(rawValue:))))
@@ -248,7 +276,8 @@ extension PostGISUserStore {
     // MARK: - Share links
 
     public func createShare(_ link: ShareLink) async throws {
-        try await database.execute("""
+        try await database.execute(
+            """
             INSERT INTO shares VALUES (\(link.id), \(link.tokenHash), \(link.planID), \(link.createdAt.timeIntervalSince1970),
             \(link.expiresAt?.timeIntervalSince1970), \(link.revokedAt?.timeIntervalSince1970), \(link.viewCount),
             \(link.lastViewedAt?.timeIntervalSince1970))
@@ -256,28 +285,34 @@ extension PostGISUserStore {
     }
 
     public func shares(of planID: String) async throws -> [ShareLink] {
-        try await shares("""
+        try await shares(
+            """
             SELECT id, token_hash, plan_id, created_at, expires_at, revoked_at, view_count, last_viewed_at FROM shares
             WHERE plan_id = \(planID) ORDER BY created_at DESC, id
             """)
     }
 
     public func share(tokenHash: String) async throws -> ShareLink? {
-        try await shares("""
+        try await shares(
+            """
             SELECT id, token_hash, plan_id, created_at, expires_at, revoked_at, view_count, last_viewed_at FROM shares
             WHERE token_hash = \(tokenHash)
-            """).first
+            """
+        ).first
     }
 
     public func revokeShare(id: String, of planID: String, at date: Date) async throws -> Bool {
-        try await database.rows("""
+        try await database.rows(
+            """
             UPDATE shares SET revoked_at = \(date.timeIntervalSince1970) WHERE id = \(id) AND plan_id = \(planID) AND revoked_at IS NULL
             RETURNING 1
-            """).count == 1
+            """
+        ).count == 1
     }
 
     public func recordShareView(id: String, at date: Date) async throws -> Int {
-        try await database.scalarInt("""
+        try await database.scalarInt(
+            """
             UPDATE shares SET view_count = view_count + 1, last_viewed_at = \(date.timeIntervalSince1970) WHERE id = \(id)
             RETURNING view_count
             """) ?? 0
@@ -287,9 +322,10 @@ extension PostGISUserStore {
         try await database.rows(query).map { row in
             let (id, hash, plan, created, expires, revoked, views, viewed) =
                 try row.decode((String, String, String, Double, Double?, Double?, Int, Double?).self)
-            return ShareLink(id: id, tokenHash: hash, planID: plan, createdAt: Date(timeIntervalSince1970: created),
-                             expiresAt: expires.map(Date.init(timeIntervalSince1970:)), revokedAt: revoked.map(Date.init(timeIntervalSince1970:)),
-                             viewCount: views, lastViewedAt: viewed.map(Date.init(timeIntervalSince1970:)))
+            return ShareLink(
+                id: id, tokenHash: hash, planID: plan, createdAt: Date(timeIntervalSince1970: created),
+                expiresAt: expires.map(Date.init(timeIntervalSince1970:)), revokedAt: revoked.map(Date.init(timeIntervalSince1970:)),
+                viewCount: views, lastViewedAt: viewed.map(Date.init(timeIntervalSince1970:)))
         }
     }
 
@@ -297,7 +333,8 @@ extension PostGISUserStore {
 
     public func setAvailability(of username: String, for planID: String, busy: [BusyInterval], at date: Date) async throws {
         let encoded = BusyInterval.storedText(busy)
-        try await database.execute("""
+        try await database.execute(
+            """
             INSERT INTO availability VALUES (\(planID), \(username), \(encoded), \(date.timeIntervalSince1970))
             ON CONFLICT (plan_id, username) DO UPDATE SET busy = excluded.busy, updated_at = excluded.updated_at
             """)
@@ -314,7 +351,8 @@ extension PostGISUserStore {
 
     public func addAlbumPhoto(_ photo: AlbumPhoto, to planID: String) async throws -> Bool {
         try await database.transaction { connection in
-            let added = try await connection.all("""
+            let added = try await connection.all(
+                """
                 INSERT INTO album VALUES (\(planID), \(photo.photoID), \(photo.uploader), \(photo.addedAt.timeIntervalSince1970))
                 ON CONFLICT DO NOTHING RETURNING 1
                 """)
@@ -334,9 +372,11 @@ extension PostGISUserStore {
     }
 
     public func album(of planID: String) async throws -> [AlbumPhoto] {
-        try await database.rows("""
+        try await database.rows(
+            """
             SELECT photo_id, uploader, added_at FROM album WHERE plan_id = \(planID) ORDER BY added_at, photo_id COLLATE "C"
-            """).map { row in
+            """
+        ).map { row in
             let (photo, uploader, added) = try row.decode((String, String, Double).self)
             return AlbumPhoto(photoID: photo, uploader: uploader, addedAt: Date(timeIntervalSince1970: added))
         }
@@ -349,15 +389,18 @@ extension PostGISUserStore {
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
         let data = String(decoding: try encoder.encode(notification.data), as: UTF8.self)
-        return try await database.rows("""
+        return try await database.rows(
+            """
             INSERT INTO notifications VALUES (\(notification.username), \(notification.id), \(notification.kind), \(data),
             \(notification.createdAt.timeIntervalSince1970), \(notification.readAt?.timeIntervalSince1970))
             ON CONFLICT DO NOTHING RETURNING 1
-            """).count == 1
+            """
+        ).count == 1
     }
 
     public func notifications(of username: String, unreadOnly: Bool, after: String?, limit: Int) async throws -> [UserNotification] {
-        let rows = try await database.rows("""
+        let rows = try await database.rows(
+            """
             SELECT n.id, n.kind, n.data, n.created_at, n.read_at FROM notifications n
             WHERE n.username = \(username) AND (NOT \(unreadOnly) OR n.read_at IS NULL)
             AND (\(after)::text IS NULL OR EXISTS (SELECT 1 FROM notifications a WHERE a.username = n.username AND a.id = \(after)::text
@@ -367,17 +410,20 @@ extension PostGISUserStore {
         return try rows.map { row in
             let (id, kind, data, created, read) = try row.decode((String, String, String, Double, Double?).self)
             let values = (try? JSONDecoder().decode([String: String].self, from: Data(data.utf8))) ?? [:]
-            return UserNotification(id: id, username: username, kind: kind, data: values, createdAt: Date(timeIntervalSince1970: created),
-                                    readAt: read.map(Date.init(timeIntervalSince1970:)))
+            return UserNotification(
+                id: id, username: username, kind: kind, data: values, createdAt: Date(timeIntervalSince1970: created),
+                readAt: read.map(Date.init(timeIntervalSince1970:)))
         }
     }
 
     public func markNotificationsRead(of username: String, ids: [String]?, at date: Date) async throws -> Int {
         let everything = ids == nil
-        return try await database.rows("""
+        return try await database.rows(
+            """
             UPDATE notifications SET read_at = \(date.timeIntervalSince1970)
             WHERE username = \(username) AND read_at IS NULL AND (\(everything) OR id = ANY(\(ids ?? [])))
             RETURNING 1
-            """).count
+            """
+        ).count
     }
 }

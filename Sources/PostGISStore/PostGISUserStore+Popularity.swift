@@ -17,22 +17,28 @@ extension PostGISUserStore {
             for (kind, id) in unique {
                 for period in PopularityPeriod.allCases {
                     let key = PopularityMath.key(weight: activity.weight, at: date, period: period)
-                    _ = try await connection.query("""
+                    _ = try await connection.query(
+                        """
                         INSERT INTO popularity AS p VALUES (\(kind.rawValue), \(id.rawValue), \(period.rawValue), \(key), \(time), 1)
                         ON CONFLICT (kind, subject, period) DO UPDATE SET
                           score_key = greatest(p.score_key, excluded.score_key)
                                       + ln(1 + power(2.0::float8, least(p.score_key, excluded.score_key) - greatest(p.score_key, excluded.score_key))) / ln(2.0::float8),
                           last_at = greatest(p.last_at, excluded.last_at), events = p.events + 1
-                        """, logger: logger).collect()
+                        """, logger: logger
+                    ).collect()
                 }
             }
         }
     }
 
-    public func popular(_ kind: PopularKind, period: PopularityPeriod, activeSince: Date, after: PopularEntry?, limit: Int) async throws
-        -> [PopularEntry] {
+    public func popular(
+        _ kind: PopularKind, period: PopularityPeriod, activeSince: Date, after: PopularEntry?, limit: Int
+    ) async throws
+        -> [PopularEntry]
+    {
         let afterKey = after?.key, afterSubject = after?.subject.rawValue ?? ""
-        let rows = try await database.rows("""
+        let rows = try await database.rows(
+            """
             SELECT subject, score_key, last_at, events FROM popularity
             WHERE kind = \(kind.rawValue) AND period = \(period.rawValue) AND last_at >= \(activeSince.timeIntervalSince1970)
               AND (\(afterKey)::float8 IS NULL OR score_key < \(afterKey)::float8 OR (score_key = \(afterKey)::float8 AND subject > \(afterSubject)))
@@ -40,7 +46,8 @@ extension PostGISUserStore {
             """)
         return try rows.map { row in
             let (subject, key, last, events) = try row.decode((String, Double, Double, Int64).self)
-            return PopularEntry(subject: PlaceID(trustedRawValue: subject), key: key, lastActivity: Date(timeIntervalSince1970: last), events: Int(events))
+            return PopularEntry(
+                subject: PlaceID(trustedRawValue: subject), key: key, lastActivity: Date(timeIntervalSince1970: last), events: Int(events))
         }
     }
 }

@@ -82,7 +82,8 @@ public final class PostGISUserStore: UserDataStore, Sendable {
                 throw UserDataError.emailTaken(account.email)
             }
             do {
-                try await connection.all("""
+                try await connection.all(
+                    """
                     INSERT INTO users VALUES (\(account.username), \(account.email), \(account.passwordHash), \(profile),
                                               \(account.createdAt.timeIntervalSince1970))
                     """)
@@ -109,7 +110,8 @@ public final class PostGISUserStore: UserDataStore, Sendable {
         // After a cursor inside the prefix's range, the cursor's own name is left out.
         let excluded = after.map { $0 >= prefix } == true ? start : ""
         let end = prefix + "\u{7F}"
-        return try await users("""
+        return try await users(
+            """
             SELECT \(unescaped: Self.userColumns) FROM users WHERE username >= \(start) AND username < \(end)
             AND username <> \(excluded) ORDER BY username LIMIT \(limit)
             """)
@@ -119,19 +121,22 @@ public final class PostGISUserStore: UserDataStore, Sendable {
         let profile = try Self.encode(account.profile)
         try await database.transaction { connection in
             if let expected {
-                let rows = try await connection.all("""
+                let rows = try await connection.all(
+                    """
                     SELECT username, email, password_hash, profile, created_at FROM users WHERE username = \(account.username) FOR UPDATE
                     """)
                 guard let row = rows.first else { throw UserDataError.notFound("the user '\(account.username)'") }
                 let (username, email, hash, storedProfile, created) = try row.decode((String, String, String, String, Double).self)
-                let stored = UserAccount(username: username, email: email, passwordHash: hash, profile: Self.decode(storedProfile),
-                                         createdAt: Date(timeIntervalSince1970: created))
+                let stored = UserAccount(
+                    username: username, email: email, passwordHash: hash, profile: Self.decode(storedProfile),
+                    createdAt: Date(timeIntervalSince1970: created))
                 guard stored == expected else { throw UserDataError.conflict("the account '\(account.username)'") }
             }
             if try await !connection.all("SELECT 1 FROM users WHERE email = \(account.email) AND username <> \(account.username)").isEmpty {
                 throw UserDataError.emailTaken(account.email)
             }
-            let updated = try await connection.all("""
+            let updated = try await connection.all(
+                """
                 UPDATE users SET email = \(account.email), password_hash = \(account.passwordHash), profile = \(profile)
                 WHERE username = \(account.username) RETURNING 1
                 """)
@@ -145,7 +150,8 @@ public final class PostGISUserStore: UserDataStore, Sendable {
     }
 
     public func createSession(_ session: SessionRecord) async throws {
-        try await database.execute("""
+        try await database.execute(
+            """
             WITH expired AS (DELETE FROM sessions WHERE username = \(session.username) AND expires_at <= \(session.createdAt.timeIntervalSince1970))
             INSERT INTO sessions (token_hash, username, created_at, expires_at, client)
             VALUES (\(session.tokenHash), \(session.username), \(session.createdAt.timeIntervalSince1970),
@@ -154,14 +160,16 @@ public final class PostGISUserStore: UserDataStore, Sendable {
     }
 
     public func sessions(of username: String, openAt now: Date, limit: Int) async throws -> [SessionRecord] {
-        let rows = try await database.rows("""
+        let rows = try await database.rows(
+            """
             SELECT token_hash, created_at, expires_at, client FROM sessions WHERE username = \(username) AND expires_at > \(now.timeIntervalSince1970)
             ORDER BY created_at DESC, token_hash COLLATE "C" LIMIT \(limit)
             """)
         return try rows.map { row in
             let (hash, created, expires, client) = try row.decode((String, Double, Double, String?).self)
-            return SessionRecord(tokenHash: hash, username: username, createdAt: Date(timeIntervalSince1970: created),
-                                 expiresAt: Date(timeIntervalSince1970: expires), client: client)
+            return SessionRecord(
+                tokenHash: hash, username: username, createdAt: Date(timeIntervalSince1970: created),
+                expiresAt: Date(timeIntervalSince1970: expires), client: client)
         }
     }
 
@@ -169,8 +177,9 @@ public final class PostGISUserStore: UserDataStore, Sendable {
         let rows = try await database.rows("SELECT username, created_at, expires_at FROM sessions WHERE token_hash = \(tokenHash)")
         guard let row = rows.first else { return nil }
         let (username, created, expires) = try row.decode((String, Double, Double).self)
-        return SessionRecord(tokenHash: tokenHash, username: username, createdAt: Date(timeIntervalSince1970: created),
-                             expiresAt: Date(timeIntervalSince1970: expires))
+        return SessionRecord(
+            tokenHash: tokenHash, username: username, createdAt: Date(timeIntervalSince1970: created),
+            expiresAt: Date(timeIntervalSince1970: expires))
     }
 
     public func sessionWithAccount(tokenHash: String) async throws -> (session: SessionRecord, account: UserAccount)? {
@@ -178,18 +187,28 @@ public final class PostGISUserStore: UserDataStore, Sendable {
     }
 
     /// One prepared statement: the session joined to its account, with the accepted friends.
-    public func sessionWithAccountAndFriends(tokenHash: String) async throws
-        -> (session: SessionRecord, account: UserAccount, friends: [String])? {
-        guard let (username, email, hash, profile, created, sessionCreated, expires, friends) =
-                try await database.rows(SessionAccountStatement(tokenHash: tokenHash)).first else { return nil }
-        let account = UserAccount(username: username, email: email, passwordHash: hash, profile: Self.decode(profile),
-                                  createdAt: Date(timeIntervalSince1970: created))
-        return (SessionRecord(tokenHash: tokenHash, username: username, createdAt: Date(timeIntervalSince1970: sessionCreated),
-                              expiresAt: Date(timeIntervalSince1970: expires)), account, friends)
+    public func sessionWithAccountAndFriends(
+        tokenHash: String
+    ) async throws
+        -> (session: SessionRecord, account: UserAccount, friends: [String])?
+    {
+        guard
+            let (username, email, hash, profile, created, sessionCreated, expires, friends) =
+                try await database.rows(SessionAccountStatement(tokenHash: tokenHash)).first
+        else { return nil }
+        let account = UserAccount(
+            username: username, email: email, passwordHash: hash, profile: Self.decode(profile),
+            createdAt: Date(timeIntervalSince1970: created))
+        return (
+            SessionRecord(
+                tokenHash: tokenHash, username: username, createdAt: Date(timeIntervalSince1970: sessionCreated),
+                expiresAt: Date(timeIntervalSince1970: expires)), account, friends
+        )
     }
 
     public func extendSession(tokenHash: String, until expiresAt: Date) async throws {
-        try await database.execute("""
+        try await database.execute(
+            """
             UPDATE sessions SET expires_at = greatest(expires_at, \(expiresAt.timeIntervalSince1970)) WHERE token_hash = \(tokenHash)
             """)
     }
@@ -200,28 +219,35 @@ public final class PostGISUserStore: UserDataStore, Sendable {
 
     @discardableResult
     public func deleteSessions(of username: String, keeping: String?) async throws -> Int {
-        try await database.rows("""
+        try await database.rows(
+            """
             WITH gone AS (DELETE FROM sessions WHERE username = \(username) AND token_hash <> \(keeping ?? "") RETURNING expires_at)
             SELECT count(*) FILTER (WHERE expires_at > \(Date().timeIntervalSince1970)) FROM gone
-            """).first?.decode(Int.self) ?? 0
+            """
+        ).first?.decode(Int.self) ?? 0
     }
 
     public func deleteExpiredSessions(asOf now: Date) async throws -> Int {
-        try await database.rows("""
+        try await database.rows(
+            """
             WITH gone AS (DELETE FROM sessions WHERE expires_at <= \(now.timeIntervalSince1970) RETURNING 1) SELECT count(*) FROM gone
-            """).first?.decode(Int.self) ?? 0
+            """
+        ).first?.decode(Int.self) ?? 0
     }
 
     public func deleteNotifications(createdBefore cutoff: Date) async throws -> Int {
-        try await database.rows("""
+        try await database.rows(
+            """
             WITH gone AS (DELETE FROM notifications WHERE created_at < \(cutoff.timeIntervalSince1970) RETURNING 1) SELECT count(*) FROM gone
-            """).first?.decode(Int.self) ?? 0
+            """
+        ).first?.decode(Int.self) ?? 0
     }
 
     // MARK: - Favourites
 
     public func addFavorite(_ placeID: PlaceID, for username: String, at date: Date) async throws -> Bool {
-        let rows = try await database.rows("""
+        let rows = try await database.rows(
+            """
             INSERT INTO favorites VALUES (\(username), \(placeID.rawValue), \(date.timeIntervalSince1970))
             ON CONFLICT DO NOTHING RETURNING 1
             """)
@@ -236,14 +262,16 @@ public final class PostGISUserStore: UserDataStore, Sendable {
     public func favorites(of username: String, after: PlaceID?, limit: Int) async throws -> [Favorite] {
         let rows: [PostgresRow]
         if let after {
-            rows = try await database.rows("""
+            rows = try await database.rows(
+                """
                 SELECT f.place_id, f.created_at FROM favorites f, favorites a
                 WHERE f.username = \(username) AND a.username = f.username AND a.place_id = \(after.rawValue)
                 AND (f.created_at < a.created_at OR (f.created_at = a.created_at AND f.place_id > a.place_id))
                 ORDER BY f.created_at DESC, f.place_id LIMIT \(limit)
                 """)
         } else {
-            rows = try await database.rows("""
+            rows = try await database.rows(
+                """
                 SELECT place_id, created_at FROM favorites WHERE username = \(username) ORDER BY created_at DESC, place_id LIMIT \(limit)
                 """)
         }
@@ -263,17 +291,20 @@ public final class PostGISUserStore: UserDataStore, Sendable {
                 try await connection.all("SELECT pg_advisory_xact_lock(hashtext(\("photos\u{1}" + photo.owner)))")
             }
             // An upload nothing took up (stored, never attached) is this upload's to take over.
-            try await connection.all("""
+            try await connection.all(
+                """
                 DELETE FROM photos p WHERE p.id = \(photo.id) AND NOT EXISTS (SELECT 1 FROM photo_uses u WHERE u.photo_id = p.id)
                 """)
             if let storageLimit, try await connection.all("SELECT 1 FROM photos WHERE id = \(photo.id)").isEmpty {
-                let used = try await connection.all("SELECT coalesce(sum(byte_count), 0)::bigint FROM photos WHERE owner = \(photo.owner)")
+                let used =
+                    try await connection.all("SELECT coalesce(sum(byte_count), 0)::bigint FROM photos WHERE owner = \(photo.owner)")
                     .first?.decode(Int.self) ?? 0
                 guard used + photo.byteCount <= storageLimit else {
                     throw UserDataError.storageFull(owner: photo.owner, used: used, adding: photo.byteCount, limit: storageLimit)
                 }
             }
-            try await connection.all("""
+            try await connection.all(
+                """
                 INSERT INTO photos VALUES (\(photo.id), \(photo.contentType), \(photo.byteCount), \(photo.owner),
                                            \(photo.createdAt.timeIntervalSince1970)) ON CONFLICT DO NOTHING
                 """)
@@ -285,7 +316,8 @@ public final class PostGISUserStore: UserDataStore, Sendable {
         // Only the uses of the ids asked about (a page of photos) when given.
         let everyUse = photoIDs == nil
         let wanted = photoIDs ?? []
-        let rows = try await database.rows("""
+        let rows = try await database.rows(
+            """
             SELECT photo_id, kind, object FROM (
               SELECT uses.photo_id AS photo_id, 'gem'::text AS kind, uses.user_object AS object
                 FROM photo_uses AS uses JOIN gem_owners ON gem_owners.id = uses.user_object WHERE gem_owners.owner = \(username)
@@ -311,13 +343,15 @@ public final class PostGISUserStore: UserDataStore, Sendable {
         let rows: [PostgresRow]
         if let after {
             let time = after.uploadedAt.timeIntervalSince1970
-            rows = try await database.rows("""
+            rows = try await database.rows(
+                """
                 SELECT id, content_type, byte_count, owner, created_at FROM photos
                 WHERE owner = \(owner) AND (created_at < \(time) OR (created_at = \(time) AND id COLLATE "C" > \(after.id)))
                 ORDER BY created_at DESC, id COLLATE "C" LIMIT \(limit)
                 """)
         } else {
-            rows = try await database.rows("""
+            rows = try await database.rows(
+                """
                 SELECT id, content_type, byte_count, owner, created_at FROM photos WHERE owner = \(owner)
                 ORDER BY created_at DESC, id COLLATE "C" LIMIT \(limit)
                 """)
@@ -337,7 +371,8 @@ public final class PostGISUserStore: UserDataStore, Sendable {
     }
 
     public func removeUnusedPhotos(storedBefore cutoff: Date) async throws -> [String] {
-        let rows = try await database.rows("""
+        let rows = try await database.rows(
+            """
             DELETE FROM photos p WHERE p.created_at < \(cutoff.timeIntervalSince1970)
             AND NOT EXISTS (SELECT 1 FROM photo_uses u WHERE u.photo_id = p.id) RETURNING p.id
             """)
@@ -349,8 +384,9 @@ public final class PostGISUserStore: UserDataStore, Sendable {
     func users(_ query: PostgresQuery) async throws -> [UserAccount] {
         try await database.rows(query).map { row in
             let (username, email, hash, profile, created) = try row.decode((String, String, String, String, Double).self)
-            return UserAccount(username: username, email: email, passwordHash: hash, profile: Self.decode(profile),
-                               createdAt: Date(timeIntervalSince1970: created))
+            return UserAccount(
+                username: username, email: email, passwordHash: hash, profile: Self.decode(profile),
+                createdAt: Date(timeIntervalSince1970: created))
         }
     }
 
@@ -369,7 +405,8 @@ public final class PostGISUserStore: UserDataStore, Sendable {
     /// (``settleOwners(of:_:)``). - Returns: the ids removed, sorted.
     static func removeUnused(_ ids: [String], _ connection: PostgresConnection) async throws -> [String] {
         guard !ids.isEmpty else { return [] }
-        let rows = try await connection.all("""
+        let rows = try await connection.all(
+            """
             DELETE FROM photos p WHERE p.id = ANY(\(Array(Set(ids))))
             AND NOT EXISTS (SELECT 1 FROM photo_uses u WHERE u.photo_id = p.id) RETURNING p.id
             """)
@@ -382,7 +419,8 @@ public final class PostGISUserStore: UserDataStore, Sendable {
     /// order) of those who do, or to no one ('') when no account does.
     static func settleOwners(of ids: [String], _ connection: PostgresConnection) async throws {
         guard !ids.isEmpty else { return }
-        try await connection.all("""
+        try await connection.all(
+            """
             WITH showers AS (
                 SELECT uses.photo_id, gem_owners.owner AS username FROM photo_uses AS uses
                   JOIN gem_owners ON gem_owners.id = uses.user_object WHERE uses.photo_id = ANY(\(ids))

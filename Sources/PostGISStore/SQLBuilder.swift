@@ -50,7 +50,8 @@ struct SQLBuilder {
         // Gems by who asks (HiddenGem.isListed(to:)): public for all, private and friends-only for
         // the owner, friends-only also for the owner's friends.
         if let viewer = filter.viewer {
-            var visible = "(gem_visibility IS NULL OR gem_visibility = 'public' OR "
+            var visible =
+                "(gem_visibility IS NULL OR gem_visibility = 'public' OR "
                 + "(gem_visibility IN ('private', 'friends') AND gem_owner = \(bind(viewer)))"
             if !filter.viewerFriends.isEmpty {
                 visible += " OR (gem_visibility = 'friends' AND gem_owner = ANY(\(bind(filter.viewerFriends))::text[]))"

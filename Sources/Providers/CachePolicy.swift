@@ -28,26 +28,36 @@ public struct CacheTerms: Sendable, Hashable {
     /// freshness; OpenWeatherMap and Pirate Weather: no restriction found, kept 10 minutes.
     public static let table: [ProviderName: CacheTerms] = [
         .local: CacheTerms(provider: .local, responseLifetime: 0, indexRetention: .everything, basis: "GeoQuery's own index"),
-        .google: CacheTerms(provider: .google, responseLifetime: 0, indexRetention: .identifiersOnly,
-                            basis: "Google Maps Platform Service Specific Terms: place_id exempt; no other Places content stored"),
-        .yelp: CacheTerms(provider: .yelp, responseLifetime: 24 * 3600, indexRetention: .identifiersOnly,
-                          basis: "Yelp API Terms: content at most 24 hours; business ids for back-end matching"),
-        .foursquare: CacheTerms(provider: .foursquare, responseLifetime: 0, indexRetention: .identifiersOnly,
-                                basis: "Foursquare usage guidelines (pay-as-you-go): no caching beyond fsq ids and photo ids"),
-        .here: CacheTerms(provider: .here, responseLifetime: 0, indexRetention: .nothing,
-                          basis: "HERE terms: no persistent caching without a contract"),
-        .openMeteo: CacheTerms(provider: .openMeteo, responseLifetime: 15 * 60, indexRetention: .everything,
-                               basis: "Open-Meteo data CC BY 4.0, with attribution"),
-        .openWeatherMap: CacheTerms(provider: .openWeatherMap, responseLifetime: 10 * 60, indexRetention: .nothing,
-                                    basis: "no caching restriction found; kept 10 minutes for freshness"),
-        .pirateWeather: CacheTerms(provider: .pirateWeather, responseLifetime: 10 * 60, indexRetention: .nothing,
-                                   basis: "no caching restriction found; kept 10 minutes for freshness"),
-        .wikimediaCommons: CacheTerms(provider: .wikimediaCommons, responseLifetime: 24 * 3600, indexRetention: .everything,
-                                      basis: "Wikimedia Commons files are freely licensed; each image keeps its author, licence and file page"),
-        .pixabay: CacheTerms(provider: .pixabay, responseLifetime: 24 * 3600, indexRetention: .nothing,
-                             basis: "Pixabay API terms: cache requests for 24 hours; no permanent hotlinking of image URLs"),
-        .unsplash: CacheTerms(provider: .unsplash, responseLifetime: 3600, indexRetention: .nothing,
-                              basis: "Unsplash API guidelines: hotlink the returned image URLs and credit the photographer; answers kept 1 hour"),
+        .google: CacheTerms(
+            provider: .google, responseLifetime: 0, indexRetention: .identifiersOnly,
+            basis: "Google Maps Platform Service Specific Terms: place_id exempt; no other Places content stored"),
+        .yelp: CacheTerms(
+            provider: .yelp, responseLifetime: 24 * 3600, indexRetention: .identifiersOnly,
+            basis: "Yelp API Terms: content at most 24 hours; business ids for back-end matching"),
+        .foursquare: CacheTerms(
+            provider: .foursquare, responseLifetime: 0, indexRetention: .identifiersOnly,
+            basis: "Foursquare usage guidelines (pay-as-you-go): no caching beyond fsq ids and photo ids"),
+        .here: CacheTerms(
+            provider: .here, responseLifetime: 0, indexRetention: .nothing,
+            basis: "HERE terms: no persistent caching without a contract"),
+        .openMeteo: CacheTerms(
+            provider: .openMeteo, responseLifetime: 15 * 60, indexRetention: .everything,
+            basis: "Open-Meteo data CC BY 4.0, with attribution"),
+        .openWeatherMap: CacheTerms(
+            provider: .openWeatherMap, responseLifetime: 10 * 60, indexRetention: .nothing,
+            basis: "no caching restriction found; kept 10 minutes for freshness"),
+        .pirateWeather: CacheTerms(
+            provider: .pirateWeather, responseLifetime: 10 * 60, indexRetention: .nothing,
+            basis: "no caching restriction found; kept 10 minutes for freshness"),
+        .wikimediaCommons: CacheTerms(
+            provider: .wikimediaCommons, responseLifetime: 24 * 3600, indexRetention: .everything,
+            basis: "Wikimedia Commons files are freely licensed; each image keeps its author, licence and file page"),
+        .pixabay: CacheTerms(
+            provider: .pixabay, responseLifetime: 24 * 3600, indexRetention: .nothing,
+            basis: "Pixabay API terms: cache requests for 24 hours; no permanent hotlinking of image URLs"),
+        .unsplash: CacheTerms(
+            provider: .unsplash, responseLifetime: 3600, indexRetention: .nothing,
+            basis: "Unsplash API guidelines: hotlink the returned image URLs and credit the photographer; answers kept 1 hour"),
     ]
 
     public static func terms(for provider: ProviderName) -> CacheTerms { table[provider]! }

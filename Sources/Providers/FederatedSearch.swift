@@ -40,8 +40,10 @@ public struct FederatedSearch: Sendable {
     public var merger: PlaceMerger
     public var cache: ProviderCache?
 
-    public init(sources: [any PlaceProvider], deadline: TimeInterval = 8, merger: PlaceMerger = PlaceMerger(),
-                cache: ProviderCache? = nil) {
+    public init(
+        sources: [any PlaceProvider], deadline: TimeInterval = 8, merger: PlaceMerger = PlaceMerger(),
+        cache: ProviderCache? = nil
+    ) {
         self.sources = sources
         self.deadline = deadline
         self.merger = merger
@@ -65,8 +67,10 @@ public struct FederatedSearch: Sendable {
 
     /// Places within `radius` of `center`, merged, nearest first, from the sources named in
     /// `providers` (all of ``sources`` when nil).
-    public func search(near center: Coordinate, radius: Distance, query: String? = nil, categories: [Category] = [],
-                       providers: Set<ProviderName>? = nil, limit: Int = 20) async -> FederatedAnswer {
+    public func search(
+        near center: Coordinate, radius: Distance, query: String? = nil, categories: [Category] = [],
+        providers: Set<ProviderName>? = nil, limit: Int = 20
+    ) async -> FederatedAnswer {
         let request = PlaceSearchRequest(center: center, radius: radius, query: query, categories: categories, limit: limit)
         let asked = sources.filter { providers?.contains($0.name) ?? true }
         let outcomes = await withTaskGroup(of: (ProviderStatus, ProviderResult?).self) { group in
@@ -79,17 +83,19 @@ public struct FederatedSearch: Sendable {
         }
         let found = outcomes.compactMap(\.1).flatMap { result in result.places.map { (result.provider, $0) } }
         let merged = merger.merge(found).filter { $0.distance <= radius }
-        return FederatedAnswer(places: Array(merged.prefix(request.limit)),
-                               statuses: outcomes.map(\.0).sorted { $0.provider < $1.provider })
+        return FederatedAnswer(
+            places: Array(merged.prefix(request.limit)),
+            statuses: outcomes.map(\.0).sorted { $0.provider < $1.provider })
     }
 
     private func ask(_ source: any PlaceProvider, _ request: PlaceSearchRequest) async -> (ProviderStatus, ProviderResult?) {
         let started = Date()
         func status(_ state: ProviderStatus.State, _ result: ProviderResult?, error: ProviderError?, cached: Bool = false) -> ProviderStatus {
-            ProviderStatus(provider: source.name, state: state, count: result?.places.count ?? 0, error: error,
-                           clampedRadius: result?.radiusClamped == true ? result?.radiusUsed : nil,
-                           requests: cached ? 0 : result?.requests ?? 0, servedFromCache: cached,
-                           seconds: Date().timeIntervalSince(started))
+            ProviderStatus(
+                provider: source.name, state: state, count: result?.places.count ?? 0, error: error,
+                clampedRadius: result?.radiusClamped == true ? result?.radiusUsed : nil,
+                requests: cached ? 0 : result?.requests ?? 0, servedFromCache: cached,
+                seconds: Date().timeIntervalSince(started))
         }
         if let cache, let cached = await cache.result(source.name, for: request) {
             return (status(.ok, cached, error: nil, cached: true), cached)

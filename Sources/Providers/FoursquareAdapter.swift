@@ -20,8 +20,10 @@ public struct FoursquareAdapter: PlaceProvider {
 
     /// Core and rich fields the model uses, per generation (rich ones are billed; no more is asked).
     static func fields(_ generation: Generation) -> String {
-        let shared = ["name", "categories", "location", "distance", "tel", "website", "hours", "rating", "stats",
-                      "price", "photos", "date_closed", "closed_bucket", "timezone"]
+        let shared = [
+            "name", "categories", "location", "distance", "tel", "website", "hours", "rating", "stats",
+            "price", "photos", "date_closed", "closed_bucket", "timezone",
+        ]
         switch generation {
         case .places: return (["fsq_place_id", "latitude", "longitude", "link"] + shared).joined(separator: ",")
         case .v3: return (["fsq_id", "geocodes"] + shared).joined(separator: ",")
@@ -31,7 +33,8 @@ public struct FoursquareAdapter: PlaceProvider {
     public func search(_ request: PlaceSearchRequest) async throws -> ProviderResult {
         let key = try settings.environment.key(for: .foursquare)
         let generation = try settings.environment.foursquareGeneration()
-        let base = try settings.baseURL(.foursquare, default: generation == .places ? "https://places-api.foursquare.com" : "https://api.foursquare.com")
+        let base = try settings.baseURL(
+            .foursquare, default: generation == .places ? "https://places-api.foursquare.com" : "https://api.foursquare.com")
         let client = settings.client(.foursquare, key: key)
         let (radius, clamped) = clampedRadius(request)
         var headers = ["Accept": "application/json"]
@@ -62,8 +65,9 @@ public struct FoursquareAdapter: PlaceProvider {
             places += try page.map { try place($0, center: request.center) }
             url = page.isEmpty ? nil : Self.nextPage(response.header("Link"), base: base)
         }
-        return ProviderResult(.foursquare, found: places, for: request, radius: radius, clamped: clamped, requests: requests,
-                              filteringCategories: true)
+        return ProviderResult(
+            .foursquare, found: places, for: request, radius: radius, clamped: clamped, requests: requests,
+            filteringCategories: true)
     }
 
     /// The `rel="next"` target of a `Link` header, re-rooted on `base` so that proxies and
@@ -73,11 +77,13 @@ public struct FoursquareAdapter: PlaceProvider {
         for part in link.split(separator: ",") {
             let pieces = part.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
             guard let target = pieces.first, target.hasPrefix("<"), target.hasSuffix(">"),
-                  pieces.dropFirst().contains(where: { $0.replacingOccurrences(of: " ", with: "") == "rel=\"next\"" || $0 == "rel=next" }),
-                  let url = URL(string: String(target.dropFirst().dropLast())),
-                  let found = URLComponents(url: url, resolvingAgainstBaseURL: false) else { continue }
+                pieces.dropFirst().contains(where: { $0.replacingOccurrences(of: " ", with: "") == "rel=\"next\"" || $0 == "rel=next" }),
+                let url = URL(string: String(target.dropFirst().dropLast())),
+                let found = URLComponents(url: url, resolvingAgainstBaseURL: false)
+            else { continue }
             guard var components = URLComponents(url: base, resolvingAgainstBaseURL: false) else { continue }
-            let prefix = components.percentEncodedPath.hasSuffix("/") ? String(components.percentEncodedPath.dropLast()) : components.percentEncodedPath
+            let prefix =
+                components.percentEncodedPath.hasSuffix("/") ? String(components.percentEncodedPath.dropLast()) : components.percentEncodedPath
             // The provider's text: every byte a path may not hold is encoded, so none can trap.
             components.percentEncodedPath = percentEncodedPath(prefix) + percentEncodedPath(found.percentEncodedPath)
             components.percentEncodedQuery = found.percentEncodedQuery
@@ -89,36 +95,45 @@ public struct FoursquareAdapter: PlaceProvider {
     /// A result of either generation → ``ProviderPlace`` (providers.md §3.3).
     func place(_ json: JSONValue, center: Coordinate) throws -> ProviderPlace {
         let main = json["geocodes"]?["main"]
-        let (localID, id, coordinate) = try Normalise.identity(.foursquare, localID: json["fsq_place_id"]?.text ?? json["fsq_id"]?.text,
-                                                               latitude: json["latitude"]?.number ?? main?["latitude"]?.number,
-                                                               longitude: json["longitude"]?.number ?? main?["longitude"]?.number)
-        let categories = json["categories"]?.elements.compactMap { entry -> (id: String, label: String?)? in
-            (entry["fsq_category_id"]?.text ?? entry["id"]?.text).map { ($0, entry["name"]?.text) }
-        } ?? []
+        let (localID, id, coordinate) = try Normalise.identity(
+            .foursquare, localID: json["fsq_place_id"]?.text ?? json["fsq_id"]?.text,
+            latitude: json["latitude"]?.number ?? main?["latitude"]?.number,
+            longitude: json["longitude"]?.number ?? main?["longitude"]?.number)
+        let categories =
+            json["categories"]?.elements.compactMap { entry -> (id: String, label: String?)? in
+                (entry["fsq_category_id"]?.text ?? entry["id"]?.text).map { ($0, entry["name"]?.text) }
+            } ?? []
         let location = json["location"]
         let hours = json["hours"]
-        let regular: [(day: Int, open: String, close: String)] = hours?["regular"]?.elements.compactMap { entry in
-            guard let day = entry["day"]?.intValue, let open = entry["open"]?.text, let close = entry["close"]?.text else { return nil }
-            return (day, open, close)
-        } ?? []
-        let photos = json["photos"]?.elements.compactMap { photo -> PhotoReference? in
-            guard let prefix = photo["prefix"]?.text, let suffix = photo["suffix"]?.text else { return nil }
-            return PhotoReference(url: prefix + "original" + suffix, reference: photo["id"]?.text,
-                                  width: photo["width"]?.intValue, height: photo["height"]?.intValue)
-        } ?? []
+        let regular: [(day: Int, open: String, close: String)] =
+            hours?["regular"]?.elements.compactMap { entry in
+                guard let day = entry["day"]?.intValue, let open = entry["open"]?.text, let close = entry["close"]?.text else { return nil }
+                return (day, open, close)
+            } ?? []
+        let photos =
+            json["photos"]?.elements.compactMap { photo -> PhotoReference? in
+                guard let prefix = photo["prefix"]?.text, let suffix = photo["suffix"]?.text else { return nil }
+                return PhotoReference(
+                    url: prefix + "original" + suffix, reference: photo["id"]?.text,
+                    width: photo["width"]?.intValue, height: photo["height"]?.intValue)
+            } ?? []
         let closedBucket = json["closed_bucket"]?.text
-        let status: BusinessStatus = json["date_closed"]?.text != nil || closedBucket == "VeryLikelyClosed" ? .closedPermanently
-            : closedBucket == "LikelyClosed" ? .unknown
-            : closedBucket == "VeryLikelyOpen" || closedBucket == "LikelyOpen" ? .operational : .unknown
+        let status: BusinessStatus =
+            json["date_closed"]?.text != nil || closedBucket == "VeryLikelyClosed"
+            ? .closedPermanently
+            : closedBucket == "LikelyClosed"
+                ? .unknown
+                : closedBucket == "VeryLikelyOpen" || closedBucket == "LikelyOpen" ? .operational : .unknown
         var tags: [String: String] = [:]
         if let closedBucket { tags["closed_bucket"] = closedBucket }
         let place = Place(
             id: id, name: json["name"]?.text ?? localID, coordinate: coordinate,
             categories: ProviderCategories.fromFoursquare(categories),
-            address: Normalise.address(street: location?["address"]?.text, locality: location?["locality"]?.text,
-                                       region: location?["region"]?.text, postcode: location?["postcode"]?.text,
-                                       countryCode: CountryCodes.alpha2(location?["country"]?.text),
-                                       formatted: location?["formatted_address"]?.text),
+            address: Normalise.address(
+                street: location?["address"]?.text, locality: location?["locality"]?.text,
+                region: location?["region"]?.text, postcode: location?["postcode"]?.text,
+                countryCode: CountryCodes.alpha2(location?["country"]?.text),
+                formatted: location?["formatted_address"]?.text),
             rating: Normalise.rating(json["rating"]?.number, scale: 10, count: json["stats"]?["total_ratings"]?.intValue),
             priceLevel: json["price"]?.intValue.flatMap { try? PriceLevel($0) }, phone: json["tel"]?.text,
             website: json["website"]?.text,

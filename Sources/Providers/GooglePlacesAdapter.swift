@@ -43,8 +43,9 @@ public struct GooglePlacesAdapter: PlaceProvider {
         let base = try settings.baseURL(.google, default: "https://places.googleapis.com")
         let localID = id.hasPrefix("google:") ? String(id.dropFirst(7)) : id
         try ProviderName.google.checkLocalID(localID)
-        let request = ProviderRequest(url: try endpoint(base, "/v1/places/" + pathSegment(localID)),
-                                  headers: ["X-Goog-Api-Key": key, "X-Goog-FieldMask": Self.placeFields.joined(separator: ",")])
+        let request = ProviderRequest(
+            url: try endpoint(base, "/v1/places/" + pathSegment(localID)),
+            headers: ["X-Goog-Api-Key": key, "X-Goog-FieldMask": Self.placeFields.joined(separator: ",")])
         let (json, _) = try await settings.client(.google, key: key).json(request)
         return try place(json, center: center)
     }
@@ -55,9 +56,11 @@ public struct GooglePlacesAdapter: PlaceProvider {
         let key = try settings.environment.key(for: .google)
         let base = try settings.baseURL(.google, default: "https://places.googleapis.com")
         let width = min(4800, max(1, maxWidth))
-        let request = ProviderRequest(url: try endpoint(base, "/v1/" + reference.split(separator: "/", omittingEmptySubsequences: false).map(pathSegment).joined(separator: "/") + "/media",
-                                                query: [("maxWidthPx", String(width)), ("skipHttpRedirect", "true")]),
-                                  headers: ["X-Goog-Api-Key": key])
+        let request = ProviderRequest(
+            url: try endpoint(
+                base, "/v1/" + reference.split(separator: "/", omittingEmptySubsequences: false).map(pathSegment).joined(separator: "/") + "/media",
+                query: [("maxWidthPx", String(width)), ("skipHttpRedirect", "true")]),
+            headers: ["X-Goog-Api-Key": key])
         let (json, _) = try await settings.client(.google, key: key).json(request)
         guard let text = json["photoUri"]?.text, let url = URL(string: text) else {
             throw ProviderError.malformedResponse(provider: .google, reason: "photo media answer without photoUri")
@@ -81,26 +84,34 @@ public struct GooglePlacesAdapter: PlaceProvider {
             // Text search: a soft circle bias, paged by token; places outside the circle are dropped.
             var pageToken: String?
             repeat {
-                var body: [String: JSONValue] = ["textQuery": .string(text), "pageSize": .int(Int64(min(20, request.limit))),
-                                                 "locationBias": .object(["circle": circle]), "rankPreference": .string("DISTANCE")]
+                var body: [String: JSONValue] = [
+                    "textQuery": .string(text), "pageSize": .int(Int64(min(20, request.limit))),
+                    "locationBias": .object(["circle": circle]), "rankPreference": .string("DISTANCE"),
+                ]
                 if let type = ProviderCategories.googleTypes(for: request.categories, limit: 1).first {
                     body["includedType"] = .string(type)
                 }
                 if let pageToken { body["pageToken"] = .string(pageToken) }
-                let (json, _) = try await client.json(post(try endpoint(base, "/v1/places:searchText"), body: body, key: key,
-                                                            fieldMask: Self.searchFieldMask + ",nextPageToken"))
+                let (json, _) = try await client.json(
+                    post(
+                        try endpoint(base, "/v1/places:searchText"), body: body, key: key,
+                        fieldMask: Self.searchFieldMask + ",nextPageToken"))
                 requests += 1
                 places += try (json["places"]?.elements ?? []).map { try place($0, center: request.center) }
                 pageToken = json["nextPageToken"]?.text
             } while pageToken != nil && places.count < request.limit && requests < 3
         } else {
-            var body: [String: JSONValue] = ["locationRestriction": .object(["circle": circle]),
-                                             "maxResultCount": .int(Int64(min(20, request.limit))),
-                                             "rankPreference": .string("DISTANCE")]
+            var body: [String: JSONValue] = [
+                "locationRestriction": .object(["circle": circle]),
+                "maxResultCount": .int(Int64(min(20, request.limit))),
+                "rankPreference": .string("DISTANCE"),
+            ]
             let types = ProviderCategories.googleTypes(for: request.categories)
             if !types.isEmpty { body["includedTypes"] = .array(types.map(JSONValue.string)) }
-            let (json, _) = try await client.json(post(try endpoint(base, "/v1/places:searchNearby"), body: body, key: key,
-                                                        fieldMask: Self.searchFieldMask))
+            let (json, _) = try await client.json(
+                post(
+                    try endpoint(base, "/v1/places:searchNearby"), body: body, key: key,
+                    fieldMask: Self.searchFieldMask))
             requests = 1
             places = try (json["places"]?.elements ?? []).map { try place($0, center: request.center) }
         }
@@ -110,34 +121,41 @@ public struct GooglePlacesAdapter: PlaceProvider {
     private func post(_ url: URL, body: [String: JSONValue], key: String, fieldMask: String) throws -> ProviderRequest {
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
-        return ProviderRequest(method: "POST", url: url,
-                           headers: ["Content-Type": "application/json", "X-Goog-Api-Key": key, "X-Goog-FieldMask": fieldMask],
-                           body: try encoder.encode(JSONValue.object(body)))
+        return ProviderRequest(
+            method: "POST", url: url,
+            headers: ["Content-Type": "application/json", "X-Goog-Api-Key": key, "X-Goog-FieldMask": fieldMask],
+            body: try encoder.encode(JSONValue.object(body)))
     }
 
     /// A Place resource (New) → ``ProviderPlace`` (providers.md §1.4).
     func place(_ json: JSONValue, center: Coordinate) throws -> ProviderPlace {
-        let (localID, id, coordinate) = try Normalise.identity(.google, localID: json["id"]?.text,
-                                                               latitude: json["location"]?["latitude"]?.number,
-                                                               longitude: json["location"]?["longitude"]?.number)
+        let (localID, id, coordinate) = try Normalise.identity(
+            .google, localID: json["id"]?.text,
+            latitude: json["location"]?["latitude"]?.number,
+            longitude: json["location"]?["longitude"]?.number)
         let types = json["types"]?.elements.compactMap(\.text) ?? []
         var tags: [String: String] = [:]
         if let offset = json["utcOffsetMinutes"]?.intValue { tags["utc_offset_minutes"] = String(offset) }
         let priceText = json["priceLevel"]?.text
         if priceText == "PRICE_LEVEL_FREE" { tags["price"] = "free" }
         let hours = json["regularOpeningHours"]
-        let periods: [(openDay: Int, openMinute: Int, closeDay: Int?, closeMinute: Int?)] = hours?["periods"]?.elements.compactMap { period in
-            guard let open = period["open"], let day = open["day"]?.intValue else { return nil }
-            let close = period["close"]
-            return (day, (open["hour"]?.intValue ?? 0) * 60 + (open["minute"]?.intValue ?? 0),
-                    close?["day"]?.intValue, close.map { ($0["hour"]?.intValue ?? 0) * 60 + ($0["minute"]?.intValue ?? 0) })
-        } ?? []
-        let photos = json["photos"]?.elements.compactMap { photo -> PhotoReference? in
-            guard let name = photo["name"]?.text else { return nil }
-            let authors = photo["authorAttributions"]?.elements.compactMap { $0["displayName"]?.text } ?? []
-            return PhotoReference(reference: name, width: photo["widthPx"]?.intValue, height: photo["heightPx"]?.intValue,
-                                  attribution: authors.isEmpty ? nil : authors.joined(separator: ", "))
-        } ?? []
+        let periods: [(openDay: Int, openMinute: Int, closeDay: Int?, closeMinute: Int?)] =
+            hours?["periods"]?.elements.compactMap { period in
+                guard let open = period["open"], let day = open["day"]?.intValue else { return nil }
+                let close = period["close"]
+                return (
+                    day, (open["hour"]?.intValue ?? 0) * 60 + (open["minute"]?.intValue ?? 0),
+                    close?["day"]?.intValue, close.map { ($0["hour"]?.intValue ?? 0) * 60 + ($0["minute"]?.intValue ?? 0) }
+                )
+            } ?? []
+        let photos =
+            json["photos"]?.elements.compactMap { photo -> PhotoReference? in
+                guard let name = photo["name"]?.text else { return nil }
+                let authors = photo["authorAttributions"]?.elements.compactMap { $0["displayName"]?.text } ?? []
+                return PhotoReference(
+                    reference: name, width: photo["widthPx"]?.intValue, height: photo["heightPx"]?.intValue,
+                    attribution: authors.isEmpty ? nil : authors.joined(separator: ", "))
+            } ?? []
         let place = Place(
             id: id, name: json["displayName"]?["text"]?.text ?? localID, coordinate: coordinate,
             categories: ProviderCategories.fromGoogle(primary: json["primaryType"]?.text, types: types),
@@ -146,12 +164,13 @@ public struct GooglePlacesAdapter: PlaceProvider {
             website: json["websiteUri"]?.text,
             openingHours: ProviderHours.google(periods: periods, text: hours?["weekdayDescriptions"]?.elements.compactMap(\.text) ?? []),
             photos: photos, provenance: Provenance(source: "google", sourceID: localID, fetchedAt: settings.now()), tags: tags)
-        let status: BusinessStatus = switch json["businessStatus"]?.text {
-        case "OPERATIONAL": .operational
-        case "CLOSED_TEMPORARILY": .closedTemporarily
-        case "CLOSED_PERMANENTLY": .closedPermanently
-        default: .unknown
-        }
+        let status: BusinessStatus =
+            switch json["businessStatus"]?.text {
+            case "OPERATIONAL": .operational
+            case "CLOSED_TEMPORARILY": .closedTemporarily
+            case "CLOSED_PERMANENTLY": .closedPermanently
+            default: .unknown
+            }
         let primary = json["primaryType"]?.text
         return ProviderPlace(
             place: place, distance: Normalise.distance(from: center, to: coordinate),
@@ -165,14 +184,16 @@ public struct GooglePlacesAdapter: PlaceProvider {
         for component in json["addressComponents"]?.elements ?? [] {
             let types = component["types"]?.elements.compactMap(\.text) ?? []
             for type in types where parts[type] == nil {
-                parts[type] = type == "country" || type == "administrative_area_level_1"
+                parts[type] =
+                    type == "country" || type == "administrative_area_level_1"
                     ? component["shortText"]?.text : component["longText"]?.text
             }
         }
         let street = [parts["street_number"], parts["route"]].compactMap { $0 }.joined(separator: " ")
-        return Normalise.address(street: street.isEmpty ? nil : street, locality: parts["locality"] ?? parts["postal_town"],
-                                 region: parts["administrative_area_level_1"], postcode: parts["postal_code"],
-                                 countryCode: CountryCodes.alpha2(parts["country"]), formatted: json["formattedAddress"]?.text)
+        return Normalise.address(
+            street: street.isEmpty ? nil : street, locality: parts["locality"] ?? parts["postal_town"],
+            region: parts["administrative_area_level_1"], postcode: parts["postal_code"],
+            countryCode: CountryCodes.alpha2(parts["country"]), formatted: json["formattedAddress"]?.text)
     }
 
     /// `PRICE_LEVEL_INEXPENSIVE` → 1 … `_VERY_EXPENSIVE` → 4; free and unspecified → nil.
@@ -187,8 +208,10 @@ public struct GooglePlacesAdapter: PlaceProvider {
         let base = try settings.baseURL(.google, default: "https://maps.googleapis.com")
         let client = settings.client(.google, key: key)
         let (radius, clamped) = clampedRadius(request)
-        var query: [(String, String)] = [("location", "\(request.center.latitude),\(request.center.longitude)"),
-                                         ("radius", String(Int(radius.meters.rounded(.down))))]
+        var query: [(String, String)] = [
+            ("location", "\(request.center.latitude),\(request.center.longitude)"),
+            ("radius", String(Int(radius.meters.rounded(.down)))),
+        ]
         let path: String
         if let text = request.query {
             path = "/maps/api/place/textsearch/json"
@@ -226,14 +249,18 @@ public struct GooglePlacesAdapter: PlaceProvider {
     /// A legacy result → ``ProviderPlace`` (providers.md §1.7).
     func legacyPlace(_ json: JSONValue, center: Coordinate) throws -> ProviderPlace {
         let location = json["geometry"]?["location"]
-        let (localID, id, coordinate) = try Normalise.identity(.google, localID: json["place_id"]?.text,
-                                                               latitude: location?["lat"]?.number, longitude: location?["lng"]?.number)
+        let (localID, id, coordinate) = try Normalise.identity(
+            .google, localID: json["place_id"]?.text,
+            latitude: location?["lat"]?.number, longitude: location?["lng"]?.number)
         let types = json["types"]?.elements.compactMap(\.text) ?? []
         let priceNumber = json["price_level"]?.intValue
         let formatted = json["formatted_address"]?.text ?? json["vicinity"]?.text
-        let photos = json["photos"]?.elements.compactMap { photo in
-            photo["photo_reference"]?.text.map { PhotoReference(reference: $0, width: photo["width"]?.intValue, height: photo["height"]?.intValue) }
-        } ?? []
+        let photos =
+            json["photos"]?.elements.compactMap { photo in
+                photo["photo_reference"]?.text.map {
+                    PhotoReference(reference: $0, width: photo["width"]?.intValue, height: photo["height"]?.intValue)
+                }
+            } ?? []
         let place = Place(
             id: id, name: json["name"]?.text ?? localID, coordinate: coordinate,
             categories: ProviderCategories.fromGoogle(primary: nil, types: types),
@@ -242,14 +269,16 @@ public struct GooglePlacesAdapter: PlaceProvider {
             priceLevel: priceNumber.flatMap { $0 >= 1 ? try? PriceLevel($0) : nil }, photos: photos,
             provenance: Provenance(source: "google", sourceID: localID, fetchedAt: settings.now()),
             tags: priceNumber == 0 ? ["price": "free"] : [:])
-        let status: BusinessStatus = switch json["business_status"]?.text {
-        case "OPERATIONAL": .operational
-        case "CLOSED_TEMPORARILY": .closedTemporarily
-        case "CLOSED_PERMANENTLY": .closedPermanently
-        default: .unknown
-        }
-        return ProviderPlace(place: place, distance: Normalise.distance(from: center, to: coordinate),
-                             isOpenNow: json["opening_hours"]?["open_now"]?.boolValue, businessStatus: status,
-                             providerCategories: types.map { ProviderCategory(scheme: "google", id: $0) })
+        let status: BusinessStatus =
+            switch json["business_status"]?.text {
+            case "OPERATIONAL": .operational
+            case "CLOSED_TEMPORARILY": .closedTemporarily
+            case "CLOSED_PERMANENTLY": .closedPermanently
+            default: .unknown
+            }
+        return ProviderPlace(
+            place: place, distance: Normalise.distance(from: center, to: coordinate),
+            isOpenNow: json["opening_hours"]?["open_now"]?.boolValue, businessStatus: status,
+            providerCategories: types.map { ProviderCategory(scheme: "google", id: $0) })
     }
 }

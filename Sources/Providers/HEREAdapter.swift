@@ -36,8 +36,9 @@ public struct HEREAdapter: PlaceProvider {
         let places = try (json["items"]?.elements ?? [])
             .filter { ($0["resultType"]?.text ?? "place") == "place" }
             .map { try item($0, center: request.center) }
-        return ProviderResult(.here, found: places, for: request, radius: request.radius, clamped: false, requests: 1,
-                              filteringCategories: request.query != nil)
+        return ProviderResult(
+            .here, found: places, for: request, radius: request.radius, clamped: false, requests: 1,
+            filteringCategories: request.query != nil)
     }
 
     /// Full details by HERE id (`/v1/lookup?id=`).
@@ -51,14 +52,17 @@ public struct HEREAdapter: PlaceProvider {
     }
 
     /// Countries that write the house number before the street ("66 Mint St"); elsewhere after.
-    static let houseNumberFirst: Set<String> = ["USA", "CAN", "GBR", "IRL", "AUS", "NZL", "FRA", "BEL", "LUX", "MCO", "ISR",
-                                                "ZAF", "IND", "SGP", "MYS", "PHL", "THA", "JPN", "HKG"]
+    static let houseNumberFirst: Set<String> = [
+        "USA", "CAN", "GBR", "IRL", "AUS", "NZL", "FRA", "BEL", "LUX", "MCO", "ISR",
+        "ZAF", "IND", "SGP", "MYS", "PHL", "THA", "JPN", "HKG",
+    ]
 
     /// A result item → ``ProviderPlace`` (providers.md §4.2).
     func item(_ json: JSONValue, center: Coordinate) throws -> ProviderPlace {
-        let (localID, id, coordinate) = try Normalise.identity(.here, localID: json["id"]?.text,
-                                                               latitude: json["position"]?["lat"]?.number,
-                                                               longitude: json["position"]?["lng"]?.number)
+        let (localID, id, coordinate) = try Normalise.identity(
+            .here, localID: json["id"]?.text,
+            latitude: json["position"]?["lat"]?.number,
+            longitude: json["position"]?["lng"]?.number)
         let categories = json["categories"]?.elements ?? []
         // The primary category first.
         let ordered = categories.filter { $0["primary"]?.boolValue == true } + categories.filter { $0["primary"]?.boolValue != true }
@@ -72,15 +76,17 @@ public struct HEREAdapter: PlaceProvider {
             contacts.lazy.compactMap { $0[kind]?.elements.first?["value"]?.text }.first
         }
         let hours = json["openingHours"]?.elements.first
-        let structured: [(start: String, duration: String, recurrence: String)] = hours?["structured"]?.elements.compactMap { entry in
-            guard let start = entry["start"]?.text, let duration = entry["duration"]?.text else { return nil }
-            return (start, duration, entry["recurrence"]?.text ?? "")
-        } ?? []
+        let structured: [(start: String, duration: String, recurrence: String)] =
+            hours?["structured"]?.elements.compactMap { entry in
+                guard let start = entry["start"]?.text, let duration = entry["duration"]?.text else { return nil }
+                return (start, duration, entry["recurrence"]?.text ?? "")
+            } ?? []
         // Cross-provider references: HERE lists Yelp's id for the same business.
-        let references: [PlaceID] = json["references"]?.elements.compactMap { reference in
-            guard reference["supplier"]?["id"]?.text == "yelp", let yelpID = reference["id"]?.text else { return nil }
-            return try? PlaceID(source: "yelp", localID: yelpID)
-        } ?? []
+        let references: [PlaceID] =
+            json["references"]?.elements.compactMap { reference in
+                guard reference["supplier"]?["id"]?.text == "yelp", let yelpID = reference["id"]?.text else { return nil }
+                return try? PlaceID(source: "yelp", localID: yelpID)
+            } ?? []
         var tags: [String: String] = [:]
         if let foodTypes = json["foodTypes"]?.elements.compactMap({ $0["name"]?.text }), !foodTypes.isEmpty {
             tags["cuisine"] = foodTypes.joined(separator: ";")
@@ -88,10 +94,11 @@ public struct HEREAdapter: PlaceProvider {
         let place = Place(
             id: id, name: json["title"]?.text ?? localID, coordinate: coordinate,
             categories: ProviderCategories.fromHERE(ids),
-            address: Normalise.address(street: street.isEmpty ? nil : street, locality: address?["city"]?.text,
-                                       region: address?["stateCode"]?.text ?? address?["state"]?.text,
-                                       postcode: address?["postalCode"]?.text,
-                                       countryCode: CountryCodes.alpha2(address?["countryCode"]?.text), formatted: address?["label"]?.text),
+            address: Normalise.address(
+                street: street.isEmpty ? nil : street, locality: address?["city"]?.text,
+                region: address?["stateCode"]?.text ?? address?["state"]?.text,
+                postcode: address?["postalCode"]?.text,
+                countryCode: CountryCodes.alpha2(address?["countryCode"]?.text), formatted: address?["label"]?.text),
             phone: contact("phone") ?? contact("mobile"), website: contact("www"),
             openingHours: ProviderHours.here(text: hours?["text"]?.elements.compactMap(\.text) ?? [], structured: structured),
             provenance: Provenance(source: "here", sourceID: localID, fetchedAt: settings.now()), tags: tags)

@@ -10,8 +10,10 @@ public struct ProviderRequest: Sendable, Hashable {
     /// The whole exchange, connection to last byte, must finish within this many seconds.
     public var timeout: TimeInterval
 
-    public init(method: String = "GET", url: URL, headers: [String: String] = [:], body: Data? = nil,
-                timeout: TimeInterval = 10) {
+    public init(
+        method: String = "GET", url: URL, headers: [String: String] = [:], body: Data? = nil,
+        timeout: TimeInterval = 10
+    ) {
         self.method = method
         self.url = url
         self.headers = headers

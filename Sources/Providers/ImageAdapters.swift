@@ -22,15 +22,21 @@ public struct WikimediaCommonsAdapter: ImageProvider {
         ]
         if let point = query.coordinate {
             let radius = Int(min(10_000, max(10, query.radius.meters)).rounded())
-            parameters += [("generator", "geosearch"), ("ggsnamespace", "6"), ("ggscoord", "\(point.latitude)|\(point.longitude)"),
-                           ("ggsradius", String(radius)), ("ggslimit", String(query.limit * 2))]
+            parameters += [
+                ("generator", "geosearch"), ("ggsnamespace", "6"), ("ggscoord", "\(point.latitude)|\(point.longitude)"),
+                ("ggsradius", String(radius)), ("ggslimit", String(query.limit * 2)),
+            ]
         } else if let title = query.title {
-            parameters += [("generator", "search"), ("gsrnamespace", "6"), ("gsrsearch", "\(title) filetype:bitmap"),
-                           ("gsrlimit", String(query.limit * 2))]
+            parameters += [
+                ("generator", "search"), ("gsrnamespace", "6"), ("gsrsearch", "\(title) filetype:bitmap"),
+                ("gsrlimit", String(query.limit * 2)),
+            ]
         }
         let client = settings.client(.wikimediaCommons, key: "", errorMessage: Self.errorMessage)
-        let (json, _) = try await client.json(ProviderRequest(url: try endpoint(base, "/w/api.php", query: parameters),
-                                                              headers: ["User-Agent": Self.userAgent]))
+        let (json, _) = try await client.json(
+            ProviderRequest(
+                url: try endpoint(base, "/w/api.php", query: parameters),
+                headers: ["User-Agent": Self.userAgent]))
         // The API reports bad parameters with HTTP 200 and an `error` member.
         if let error = json["error"], error.objectValue != nil {
             throw ProviderError.providerStatus(provider: .wikimediaCommons, status: error["code"]?.text ?? "error", message: error["info"]?.text)
@@ -42,8 +48,9 @@ public struct WikimediaCommonsAdapter: ImageProvider {
         var images: [PlaceImage] = []
         for page in pages {
             guard let info = page["imageinfo"]?.elements.first,
-                  let url = (info["thumburl"]?.text ?? info["url"]?.text).flatMap(URL.init(string:)),
-                  let source = (info["descriptionurl"]?.text).flatMap(URL.init(string:)) else { continue }
+                let url = (info["thumburl"]?.text ?? info["url"]?.text).flatMap(URL.init(string:)),
+                let source = (info["descriptionurl"]?.text).flatMap(URL.init(string:))
+            else { continue }
             // Only pictures: Commons also holds PDFs, audio and video in the File namespace.
             let lowered = url.path.lowercased()
             guard [".jpg", ".jpeg", ".png", ".webp", ".gif"].contains(where: lowered.hasSuffix) else { continue }
@@ -51,10 +58,12 @@ public struct WikimediaCommonsAdapter: ImageProvider {
             func meta(_ name: String) -> String? { metadata?[name]?["value"]?.text?.plainTextFromHTML.nonEmpty }
             guard let licence = meta("LicenseShortName") else { continue }  // no licence, no use
             let title = meta("ObjectName") ?? page["title"]?.text.map { Self.fileTitle($0) }
-            images.append(PlaceImage(url: url, thumbnailURL: url, width: info["thumbwidth"]?.intValue ?? info["width"]?.intValue,
-                                     height: info["thumbheight"]?.intValue ?? info["height"]?.intValue, title: title,
-                                     author: meta("Artist"), licence: licence, licenceURL: meta("LicenseUrl").flatMap(URL.init(string:)),
-                                     sourceURL: source, provider: .wikimediaCommons))
+            images.append(
+                PlaceImage(
+                    url: url, thumbnailURL: url, width: info["thumbwidth"]?.intValue ?? info["width"]?.intValue,
+                    height: info["thumbheight"]?.intValue ?? info["height"]?.intValue, title: title,
+                    author: meta("Artist"), licence: licence, licenceURL: meta("LicenseUrl").flatMap(URL.init(string:)),
+                    sourceURL: source, provider: .wikimediaCommons))
             if images.count == query.limit { break }
         }
         return images
@@ -93,23 +102,28 @@ public struct PixabayAdapter: ImageProvider {
         }
         let key = try settings.environment.key(for: .pixabay)
         let base = try settings.baseURL(.pixabay, default: "https://pixabay.com")
-        let url = try endpoint(base, "/api/", query: [
-            ("key", key), ("q", String(title.prefix(100))), ("image_type", "photo"), ("safesearch", "true"),
-            ("per_page", String(max(3, query.limit))),  // Pixabay's minimum page is 3
-        ])
+        let url = try endpoint(
+            base, "/api/",
+            query: [
+                ("key", key), ("q", String(title.prefix(100))), ("image_type", "photo"), ("safesearch", "true"),
+                ("per_page", String(max(3, query.limit))),  // Pixabay's minimum page is 3
+            ])
         let (json, _) = try await settings.client(.pixabay, key: key).json(ProviderRequest(url: url))
         var images: [PlaceImage] = []
         for hit in json["hits"]?.elements ?? [] {
             guard let url = (hit["webformatURL"]?.text).flatMap(URL.init(string:)),
-                  let page = (hit["pageURL"]?.text).flatMap(URL.init(string:)) else { continue }
+                let page = (hit["pageURL"]?.text).flatMap(URL.init(string:))
+            else { continue }
             let user = hit["user"]?.text
             let authorURL = hit["user_id"]?.intValue.flatMap { id in
                 user.flatMap { URL(string: "https://pixabay.com/users/\($0)-\(id)/") }
             }
-            images.append(PlaceImage(url: url, thumbnailURL: (hit["previewURL"]?.text).flatMap(URL.init(string:)),
-                                     width: hit["webformatWidth"]?.intValue, height: hit["webformatHeight"]?.intValue,
-                                     title: hit["tags"]?.text, author: user, authorURL: authorURL, licence: Self.licence,
-                                     licenceURL: Self.licenceURL, sourceURL: page, provider: .pixabay))
+            images.append(
+                PlaceImage(
+                    url: url, thumbnailURL: (hit["previewURL"]?.text).flatMap(URL.init(string:)),
+                    width: hit["webformatWidth"]?.intValue, height: hit["webformatHeight"]?.intValue,
+                    title: hit["tags"]?.text, author: user, authorURL: authorURL, licence: Self.licence,
+                    licenceURL: Self.licenceURL, sourceURL: page, provider: .pixabay))
             if images.count == query.limit { break }
         }
         return images
@@ -135,21 +149,26 @@ public struct UnsplashAdapter: ImageProvider {
         }
         let key = try settings.environment.key(for: .unsplash)
         let base = try settings.baseURL(.unsplash, default: "https://api.unsplash.com")
-        let url = try endpoint(base, "/search/photos", query: [
-            ("query", String(title.prefix(100))), ("per_page", String(query.limit)), ("content_filter", "high"),
-        ])
+        let url = try endpoint(
+            base, "/search/photos",
+            query: [
+                ("query", String(title.prefix(100))), ("per_page", String(query.limit)), ("content_filter", "high"),
+            ])
         let request = ProviderRequest(url: url, headers: ["Authorization": "Client-ID \(key)", "Accept-Version": "v1"])
         let (json, _) = try await settings.client(.unsplash, key: key, errorMessage: Self.errorMessage).json(request)
         var images: [PlaceImage] = []
         for photo in json["results"]?.elements ?? [] {
             guard let url = (photo["urls"]?["regular"]?.text).flatMap(URL.init(string:)),
-                  let page = (photo["links"]?["html"]?.text).flatMap({ URL(string: Self.referred($0)) }) else { continue }
+                let page = (photo["links"]?["html"]?.text).flatMap({ URL(string: Self.referred($0)) })
+            else { continue }
             let user = photo["user"]
-            images.append(PlaceImage(url: url, thumbnailURL: (photo["urls"]?["thumb"]?.text).flatMap(URL.init(string:)),
-                                     width: photo["width"]?.intValue, height: photo["height"]?.intValue,
-                                     title: photo["description"]?.text ?? photo["alt_description"]?.text, author: user?["name"]?.text,
-                                     authorURL: (user?["links"]?["html"]?.text).flatMap { URL(string: Self.referred($0)) },
-                                     licence: Self.licence, licenceURL: Self.licenceURL, sourceURL: page, provider: .unsplash))
+            images.append(
+                PlaceImage(
+                    url: url, thumbnailURL: (photo["urls"]?["thumb"]?.text).flatMap(URL.init(string:)),
+                    width: photo["width"]?.intValue, height: photo["height"]?.intValue,
+                    title: photo["description"]?.text ?? photo["alt_description"]?.text, author: user?["name"]?.text,
+                    authorURL: (user?["links"]?["html"]?.text).flatMap { URL(string: Self.referred($0)) },
+                    licence: Self.licence, licenceURL: Self.licenceURL, sourceURL: page, provider: .unsplash))
             if images.count == query.limit { break }
         }
         return images

@@ -25,8 +25,10 @@ public struct PlaceImage: Sendable, Hashable, Codable {
     public var sourceURL: URL
     public var provider: ProviderName
 
-    public init(url: URL, thumbnailURL: URL? = nil, width: Int? = nil, height: Int? = nil, title: String? = nil, author: String? = nil,
-                authorURL: URL? = nil, licence: String, licenceURL: URL? = nil, sourceURL: URL, provider: ProviderName) {
+    public init(
+        url: URL, thumbnailURL: URL? = nil, width: Int? = nil, height: Int? = nil, title: String? = nil, author: String? = nil,
+        authorURL: URL? = nil, licence: String, licenceURL: URL? = nil, sourceURL: URL, provider: ProviderName
+    ) {
         self.url = url
         self.thumbnailURL = thumbnailURL
         self.width = width
@@ -53,8 +55,10 @@ public struct ImageQuery: Sendable, Hashable {
 
     /// - Throws: ``ProviderError/invalidQuery(_:)`` when neither a point nor a non-blank title
     ///   is given, or the limit is outside 1…50.
-    public init(coordinate: Coordinate? = nil, title: String? = nil, radius: Distance = Distance(uncheckedMeters: 2_000),
-                limit: Int = 5) throws {
+    public init(
+        coordinate: Coordinate? = nil, title: String? = nil, radius: Distance = Distance(uncheckedMeters: 2_000),
+        limit: Int = 5
+    ) throws {
         let trimmed = title?.trimmingCharacters(in: .whitespacesAndNewlines)
         guard coordinate != nil || !(trimmed ?? "").isEmpty else {
             throw ProviderError.invalidQuery("an image search needs a point or a title")
@@ -148,8 +152,14 @@ extension String {
         var text = ""
         var inTag = false
         for character in self {
-            if character == "<" { inTag = true; continue }
-            if character == ">" { inTag = false; continue }
+            if character == "<" {
+                inTag = true
+                continue
+            }
+            if character == ">" {
+                inTag = false
+                continue
+            }
             if !inTag { text.append(character) }
         }
         for (entity, value) in [("&amp;", "&"), ("&lt;", "<"), ("&gt;", ">"), ("&quot;", "\""), ("&#39;", "'"), ("&nbsp;", " ")] {

@@ -15,8 +15,9 @@ public struct LocalIndexProvider: PlaceProvider {
         let filter = PlaceFilter(categories: request.categories, text: request.query)
         let page = try await index.near(request.center, radius: request.radius, filter: filter, limit: request.limit, cursor: nil)
         let places = page.matches.map { match in
-            ProviderPlace(place: match.place, distance: match.distance ?? Distance(uncheckedMeters: Geodesic.distance(request.center, match.coordinate)),
-                          businessStatus: .unknown)
+            ProviderPlace(
+                place: match.place, distance: match.distance ?? Distance(uncheckedMeters: Geodesic.distance(request.center, match.coordinate)),
+                businessStatus: .unknown)
         }
         return ProviderResult(provider: .local, places: places, radiusUsed: request.radius, radiusClamped: false, requests: 0)
     }

@@ -13,7 +13,13 @@ public enum NetworkAddress {
     /// worker of the service).
     public static func resolve(_ host: String, within limit: Duration) async -> [String]? {
         let once = NIOLockedValueBox(false)
-        let claim: @Sendable () -> Bool = { once.withLockedValue { done in if done { return false }; done = true; return true } }
+        let claim: @Sendable () -> Bool = {
+            once.withLockedValue { done in
+                if done { return false }
+                done = true
+                return true
+            }
+        }
         return await withCheckedContinuation { continuation in
             DispatchQueue.global().async {
                 let found = resolve(host)

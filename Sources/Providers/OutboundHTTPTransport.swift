@@ -41,8 +41,9 @@ public struct OutboundHTTPTransport: HTTPTransport {
 
     public func send(_ request: ProviderRequest) async throws -> ProviderResponse {
         guard let components = URLComponents(url: request.url, resolvingAgainstBaseURL: false),
-              let scheme = components.scheme?.lowercased(), scheme == "http" || scheme == "https",
-              let host = components.host, !host.isEmpty, components.user == nil, components.password == nil else {
+            let scheme = components.scheme?.lowercased(), scheme == "http" || scheme == "https",
+            let host = components.host, !host.isEmpty, components.user == nil, components.password == nil
+        else {
             throw TransportFailure.connection("\(request.url.absoluteString.prefix(100)) is not an http(s) URL without credentials")
         }
         let timeout = request.timeout

@@ -86,7 +86,8 @@ public struct PlaceMerger: Sendable {
         take("website", \.website, into: \.website)
         take("opening_hours", \.openingHours, into: \.openingHours)
         if let best = members.filter({ $0.1.place.rating != nil })
-            .max(by: { ($0.1.place.rating!.count ?? 0, -$0.0.priority) < ($1.1.place.rating!.count ?? 0, -$1.0.priority) }) {
+            .max(by: { ($0.1.place.rating!.count ?? 0, -$0.0.priority) < ($1.1.place.rating!.count ?? 0, -$1.0.priority) })
+        {
             place.rating = best.1.place.rating
             sources["rating"] = best.0
         }
@@ -105,19 +106,24 @@ public struct PlaceMerger: Sendable {
         var urls: [ProviderName: String] = [:]
         for (provider, found) in members { if let url = found.providerURL { urls[provider] = url } }
         let status = members.lazy.map(\.1.businessStatus).first { $0 != .unknown } ?? .unknown
-        return MergedPlace(place: place, distance: first.distance, sourceIDs: members.map(\.1.place.id), fieldSources: sources,
-                           isOpenNow: members.lazy.compactMap(\.1.isOpenNow).first, businessStatus: status,
-                           providerURLs: urls, timeZone: members.lazy.compactMap(\.1.timeZone).first)
+        return MergedPlace(
+            place: place, distance: first.distance, sourceIDs: members.map(\.1.place.id), fieldSources: sources,
+            isOpenNow: members.lazy.compactMap(\.1.isOpenNow).first, businessStatus: status,
+            providerURLs: urls, timeZone: members.lazy.compactMap(\.1.timeZone).first)
     }
 }
 
 /// A name reduced for comparison: folded words without articles, and their letter pairs.
 struct NameKey: Sendable {
-    static let articles: Set<String> = ["the", "a", "an", "le", "la", "les", "l", "el", "los", "las", "il", "lo", "de", "du",
-                                        "des", "der", "die", "das", "and", "et", "y", "und", "s"]
+    static let articles: Set<String> = [
+        "the", "a", "an", "le", "la", "les", "l", "el", "los", "las", "il", "lo", "de", "du",
+        "des", "der", "die", "das", "and", "et", "y", "und", "s",
+    ]
     /// Words that say what a place is, not which one it is.
-    static let generic: Set<String> = ["cafe", "coffee", "restaurant", "bar", "pub", "hotel", "bakery", "shop", "store",
-                                       "kitchen", "house", "grill", "bistro", "roastery", "roasters", "co", "company", "inc"]
+    static let generic: Set<String> = [
+        "cafe", "coffee", "restaurant", "bar", "pub", "hotel", "bakery", "shop", "store",
+        "kitchen", "house", "grill", "bistro", "roastery", "roasters", "co", "company", "inc",
+    ]
     let words: [String]
     let joined: String
     let pairs: [String: Int]

@@ -59,9 +59,11 @@ public struct ProviderPlace: Sendable, Hashable {
     /// Ids of the same place at other providers (HERE's `references`), merge hints.
     public var crossReferences: [PlaceID]
 
-    public init(place: Place, distance: Distance, isOpenNow: Bool? = nil, businessStatus: BusinessStatus = .unknown,
-                providerURL: String? = nil, timeZone: String? = nil, providerCategories: [ProviderCategory] = [],
-                crossReferences: [PlaceID] = []) {
+    public init(
+        place: Place, distance: Distance, isOpenNow: Bool? = nil, businessStatus: BusinessStatus = .unknown,
+        providerURL: String? = nil, timeZone: String? = nil, providerCategories: [ProviderCategory] = [],
+        crossReferences: [PlaceID] = []
+    ) {
         self.place = place
         self.distance = distance
         self.isOpenNow = isOpenNow
@@ -98,15 +100,18 @@ extension ProviderResult {
     /// A provider's answer held to the search: inside the circle (providers treat a radius as a
     /// hint), not closed for good, in the wanted categories when the provider could not be
     /// asked for them (`filteringCategories`), nearest first, at most `request.limit` places.
-    init(_ provider: ProviderName, found: [ProviderPlace], for request: PlaceSearchRequest, radius: Distance, clamped: Bool,
-         requests: Int, filteringCategories: Bool = false) {
+    init(
+        _ provider: ProviderName, found: [ProviderPlace], for request: PlaceSearchRequest, radius: Distance, clamped: Bool,
+        requests: Int, filteringCategories: Bool = false
+    ) {
         var kept = found.filter { $0.distance <= radius && $0.businessStatus != .closedPermanently }
         if filteringCategories && !request.categories.isEmpty {
             kept = kept.filter { candidate in request.categories.contains { candidate.place.isIn($0) } }
         }
         kept.sort { ($0.distance, $0.place.id) < ($1.distance, $1.place.id) }
-        self.init(provider: provider, places: Array(kept.prefix(request.limit)), radiusUsed: radius, radiusClamped: clamped,
-                  requests: requests)
+        self.init(
+            provider: provider, places: Array(kept.prefix(request.limit)), radiusUsed: radius, radiusClamped: clamped,
+            requests: requests)
     }
 }
 
@@ -132,8 +137,11 @@ extension PlaceProvider {
 enum Normalise {
     /// The provider's id, the place id and the coordinate every place must have, or a
     /// malformed-response error naming what is missing.
-    static func identity(_ provider: ProviderName, localID: String?, latitude: Double?, longitude: Double?) throws
-        -> (localID: String, id: PlaceID, coordinate: Coordinate) {
+    static func identity(
+        _ provider: ProviderName, localID: String?, latitude: Double?, longitude: Double?
+    ) throws
+        -> (localID: String, id: PlaceID, coordinate: Coordinate)
+    {
         let id = try placeID(provider, localID)
         return (id.localID, id, try coordinate(provider, latitude: latitude, longitude: longitude, place: id.rawValue))
     }
@@ -149,8 +157,9 @@ enum Normalise {
     /// A coordinate, or a malformed-response error naming the place.
     static func coordinate(_ provider: ProviderName, latitude: Double?, longitude: Double?, place: String) throws -> Coordinate {
         guard let latitude, let longitude, let coordinate = try? Coordinate(latitude: latitude, longitude: longitude) else {
-            throw ProviderError.malformedResponse(provider: provider,
-                                                  reason: "place \(place) has no valid coordinates (\(latitude.map { "\($0)" } ?? "nil"), \(longitude.map { "\($0)" } ?? "nil"))")
+            throw ProviderError.malformedResponse(
+                provider: provider,
+                reason: "place \(place) has no valid coordinates (\(latitude.map { "\($0)" } ?? "nil"), \(longitude.map { "\($0)" } ?? "nil"))")
         }
         return coordinate
     }
@@ -169,10 +178,13 @@ enum Normalise {
         return try? Rating(sourceValue: value, scale: scale, count: count)
     }
 
-    static func address(street: String? = nil, locality: String? = nil, region: String? = nil, postcode: String? = nil,
-                        countryCode: String? = nil, formatted: String? = nil) -> Address? {
-        let address = Address(street: street, locality: locality, region: region, postcode: postcode,
-                              countryCode: countryCode?.uppercased(), formatted: formatted)
+    static func address(
+        street: String? = nil, locality: String? = nil, region: String? = nil, postcode: String? = nil,
+        countryCode: String? = nil, formatted: String? = nil
+    ) -> Address? {
+        let address = Address(
+            street: street, locality: locality, region: region, postcode: postcode,
+            countryCode: countryCode?.uppercased(), formatted: formatted)
         return address.isEmpty ? nil : address
     }
 }

@@ -46,12 +46,13 @@ enum ProviderCategories {
 
     /// Google types → categories, primary type first; `*_restaurant` and `*_store` by suffix.
     static func fromGoogle(primary: String?, types: [String]) -> [Category] {
-        unique(([primary].compactMap { $0 } + types).compactMap { type in
-            if let mapped = google[type] { return mapped }
-            if type.hasSuffix("_restaurant") { return "food.restaurant" }
-            if type.hasSuffix("_store") || type.hasSuffix("_shop") { return "shopping" }
-            return nil
-        })
+        unique(
+            ([primary].compactMap { $0 } + types).compactMap { type in
+                if let mapped = google[type] { return mapped }
+                if type.hasSuffix("_restaurant") { return "food.restaurant" }
+                if type.hasSuffix("_store") || type.hasSuffix("_shop") { return "shopping" }
+                return nil
+            })
     }
 
     /// Google types within `categories`, at most `limit` (searchNearby takes 50, searchText 1),
@@ -104,11 +105,12 @@ enum ProviderCategories {
     ]
 
     static func fromYelp(_ aliases: [(alias: String, title: String?)]) -> [Category] {
-        unique(aliases.compactMap { alias, title in
-            if let mapped = yelp[alias] { return mapped }
-            if yelpCuisines.contains(alias) { return "food.restaurant" }
-            return title.flatMap(fromLabel)
-        })
+        unique(
+            aliases.compactMap { alias, title in
+                if let mapped = yelp[alias] { return mapped }
+                if yelpCuisines.contains(alias) { return "food.restaurant" }
+                return title.flatMap(fromLabel)
+            })
     }
 
     static func yelpAliases(for categories: [Category], limit: Int = 20) -> [String] {
@@ -126,18 +128,21 @@ enum ProviderCategories {
     /// Foursquare categories: the label's words first (they hold for both API generations),
     /// then the numeric range (v3 only). Leaf ids are never trusted (providers.md §6).
     static func fromFoursquare(_ categories: [(id: String, label: String?)]) -> [Category] {
-        unique(categories.compactMap { id, label in
-            if let label, let mapped = fromLabel(label) { return mapped }
-            if let number = Int(id) { return foursquareRanges[number / 1000 * 1000] }
-            return nil
-        })
+        unique(
+            categories.compactMap { id, label in
+                if let label, let mapped = fromLabel(label) { return mapped }
+                if let number = Int(id) { return foursquareRanges[number / 1000 * 1000] }
+                return nil
+            })
     }
 
     /// v3 numeric ids for a filter: the top-level ranges within the categories.
     static func foursquareIDs(for categories: [Category]) -> [String] {
-        let top: [String: Int] = ["culture": 10000, "food": 13000, "drink": 13003, "landmark": 16000, "nature": 16000,
-                                  "water": 16000, "historic": 16000, "shopping": 17000, "activity": 18000,
-                                  "transport": 19000, "lodging": 19014, "service": 11000]
+        let top: [String: Int] = [
+            "culture": 10000, "food": 13000, "drink": 13003, "landmark": 16000, "nature": 16000,
+            "water": 16000, "historic": 16000, "shopping": 17000, "activity": 18000,
+            "transport": 19000, "lodging": 19014, "service": 11000,
+        ]
         return deduplicated(categories.compactMap { top[$0.topLevel.identifier].map(String.init) })
     }
 
@@ -166,16 +171,17 @@ enum ProviderCategories {
 
     /// HERE ids (`browse`'s `categories`, prefixes match whole levels) for a filter.
     static func hereIDs(for categories: [Category]) -> [String] {
-        deduplicated(categories.flatMap { wanted in
-            here.filter { rule in
-                let category = Category(trustedIdentifier: rule.category)
-                return category.isWithin(wanted)
-            }.map { rule in
-                // Browse takes full ids; a level prefix stands for the whole level.
-                let parts = rule.prefix.split(separator: "-")
-                return parts.count == 3 ? rule.prefix : parts.count == 2 ? rule.prefix + "-0000" : rule.prefix + "-0000-0000"
-            }
-        })
+        deduplicated(
+            categories.flatMap { wanted in
+                here.filter { rule in
+                    let category = Category(trustedIdentifier: rule.category)
+                    return category.isWithin(wanted)
+                }.map { rule in
+                    // Browse takes full ids; a level prefix stands for the whole level.
+                    let parts = rule.prefix.split(separator: "-")
+                    return parts.count == 3 ? rule.prefix : parts.count == 2 ? rule.prefix + "-0000" : rule.prefix + "-0000-0000"
+                }
+            })
     }
 
     // MARK: Labels
@@ -224,14 +230,17 @@ enum ProviderCategories {
     /// The provider ids within `categories`: first those that stand for a wanted category (its
     /// representative, or an id named like its last segment: `park` for `nature.park`), then
     /// the most general, then by name, for a stable request.
-    private static func reverse(_ table: [String: String], _ categories: [Category], limit: Int,
-                                preferred: [String: String]) -> [String] {
+    private static func reverse(
+        _ table: [String: String], _ categories: [Category], limit: Int,
+        preferred: [String: String]
+    ) -> [String] {
         let matches = table.filter { _, identifier in
             categories.contains { Category(trustedIdentifier: identifier).isWithin($0) }
         }
-        let standing = Set(categories.flatMap { category in
-            [preferred[category.identifier], category.identifier.split(separator: ".").last.map(String.init)].compactMap { $0 }
-        })
+        let standing = Set(
+            categories.flatMap { category in
+                [preferred[category.identifier], category.identifier.split(separator: ".").last.map(String.init)].compactMap { $0 }
+            })
         func key(_ entry: (key: String, value: String)) -> (Int, Int, String) {
             (standing.contains(entry.key) ? 0 : 1, entry.value.split(separator: ".").count, entry.key)
         }

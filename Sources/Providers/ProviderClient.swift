@@ -29,13 +29,14 @@ struct ProviderClient: Sendable {
             do {
                 response = try await transport.send(request)
             } catch let failure as TransportFailure {
-                let error: ProviderError = switch failure {
-                case .timedOut(let seconds): .timedOut(provider: provider, seconds: seconds)
-                case .connection(let message): .connectionFailed(provider: provider, message: redact(message))
-                case .refusedAddress(let host, let address):
-                    .connectionFailed(provider: provider, message: "\(host) resolves to \(address), which is not a public address")
-                case .answerTooLarge(let limit): .malformedResponse(provider: provider, reason: "the answer is longer than \(limit) bytes")
-                }
+                let error: ProviderError =
+                    switch failure {
+                    case .timedOut(let seconds): .timedOut(provider: provider, seconds: seconds)
+                    case .connection(let message): .connectionFailed(provider: provider, message: redact(message))
+                    case .refusedAddress(let host, let address):
+                        .connectionFailed(provider: provider, message: "\(host) resolves to \(address), which is not a public address")
+                    case .answerTooLarge(let limit): .malformedResponse(provider: provider, reason: "the answer is longer than \(limit) bytes")
+                    }
                 // An address or a size that was refused is refused again.
                 if case .refusedAddress = failure { throw error }
                 if case .answerTooLarge = failure { throw error }
@@ -56,11 +57,13 @@ struct ProviderClient: Sendable {
                     if response.status == 429 {
                         throw ProviderError.rateLimited(provider: provider, attempts: attempt, message: redact(message))
                     }
-                    throw ProviderError.serverError(provider: provider, status: response.status, attempts: attempt,
-                                                    message: redact(message))
+                    throw ProviderError.serverError(
+                        provider: provider, status: response.status, attempts: attempt,
+                        message: redact(message))
                 }
-                try await wait(beforeRetry: attempt, retryAfter: response.header("Retry-After"),
-                               reason: "HTTP \(response.status)")
+                try await wait(
+                    beforeRetry: attempt, retryAfter: response.header("Retry-After"),
+                    reason: "HTTP \(response.status)")
             default:
                 let (code, message) = errorMessage(response)
                 throw ProviderError.rejected(provider: provider, status: response.status, code: code, message: redact(message))
@@ -81,7 +84,8 @@ struct ProviderClient: Sendable {
             return try JSONDecoder().decode(JSONValue.self, from: body)
         } catch {
             let preview = String(decoding: body.prefix(60), as: UTF8.self)
-            throw ProviderError.malformedResponse(provider: provider, reason: "not JSON (\(body.count) bytes starting \(redact(preview).debugDescription))")
+            throw ProviderError.malformedResponse(
+                provider: provider, reason: "not JSON (\(body.count) bytes starting \(redact(preview).debugDescription))")
         }
     }
 

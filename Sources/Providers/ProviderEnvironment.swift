@@ -72,9 +72,11 @@ public struct ProviderEnvironment: Sendable {
     ///   not an absolute http(s) URL.
     public func baseURLOverride(for provider: ProviderName) throws -> URL? {
         guard let variable = Self.baseURLVariable(for: provider),
-              let text = variables[variable]?.trimmingCharacters(in: .whitespaces), !text.isEmpty else { return nil }
+            let text = variables[variable]?.trimmingCharacters(in: .whitespaces), !text.isEmpty
+        else { return nil }
         guard let url = URL(string: text.hasSuffix("/") ? String(text.dropLast()) : text),
-              let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https", url.host != nil else {
+            let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https", url.host != nil
+        else {
             throw ProviderError.invalidSetting(variable: variable, value: text, expected: "an absolute http(s) URL such as http://127.0.0.1:8080")
         }
         return url
@@ -83,11 +85,12 @@ public struct ProviderEnvironment: Sendable {
     /// The hosts of every base URL this environment overrides (lower case): the operator's own
     /// choice of where a provider's requests go, which may be a local address.
     public var overriddenHosts: Set<String> {
-        Set(ProviderName.allCases.compactMap { provider in
-            (try? baseURLOverride(for: provider))?.host.map { host in
-                (host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host).lowercased()
-            }
-        })
+        Set(
+            ProviderName.allCases.compactMap { provider in
+                (try? baseURLOverride(for: provider))?.host.map { host in
+                    (host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host).lowercased()
+                }
+            })
     }
 
     /// Google's API generation.
@@ -104,8 +107,9 @@ public struct ProviderEnvironment: Sendable {
     where T.RawValue == String {
         guard let text = variables[variable]?.trimmingCharacters(in: .whitespaces).lowercased(), !text.isEmpty else { return value }
         guard let parsed = T(rawValue: text) else {
-            throw ProviderError.invalidSetting(variable: variable, value: text,
-                                               expected: T.allCases.map(\.rawValue).joined(separator: " or "))
+            throw ProviderError.invalidSetting(
+                variable: variable, value: text,
+                expected: T.allCases.map(\.rawValue).joined(separator: " or "))
         }
         return parsed
     }

@@ -11,8 +11,10 @@ enum ProviderHours {
             guard (0...6).contains(period.openDay) else { continue }
             let open = isoDay(fromSundayZero: period.openDay)
             if let closeDay = period.closeDay, let closeMinute = period.closeMinute, (0...6).contains(closeDay) {
-                result.append(.init(openDay: open, openMinute: period.openMinute,
-                                    closeDay: isoDay(fromSundayZero: closeDay), closeMinute: closeMinute))
+                result.append(
+                    .init(
+                        openDay: open, openMinute: period.openMinute,
+                        closeDay: isoDay(fromSundayZero: closeDay), closeMinute: closeMinute))
             } else if periods.count == 1 {
                 result = aroundTheClock
             }
@@ -22,23 +24,28 @@ enum ProviderHours {
 
     /// Yelp: `{day, start "HHMM", end "HHMM", is_overnight}` with **day 0 = Monday**.
     static func yelp(_ entries: [(day: Int, start: String, end: String, overnight: Bool)]) -> OpeningHours? {
-        hours(text: nil, periods: entries.compactMap { entry in
-            guard (0...6).contains(entry.day), let open = minutes(hhmm: entry.start), let close = minutes(hhmm: entry.end) else { return nil }
-            return period(day: entry.day + 1, open: open, close: close, overnight: entry.overnight)
-        })
+        hours(
+            text: nil,
+            periods: entries.compactMap { entry in
+                guard (0...6).contains(entry.day), let open = minutes(hhmm: entry.start), let close = minutes(hhmm: entry.end) else { return nil }
+                return period(day: entry.day + 1, open: open, close: close, overnight: entry.overnight)
+            })
     }
 
     /// Foursquare: `regular[{day, open "HHMM", close "HHMM"}]`, day 1 = Monday … 7 = Sunday (0 is
     /// read as Sunday, leniently, as the numbering is unconfirmed), `close` may be `+HHMM` for
     /// the next day.
     static func foursquare(display: String?, regular: [(day: Int, open: String, close: String)]) -> OpeningHours? {
-        hours(text: display, periods: regular.compactMap { entry in
-            let day = entry.day == 0 ? 7 : entry.day
-            let nextDay = entry.close.hasPrefix("+")
-            guard (1...7).contains(day), let open = minutes(hhmm: entry.open),
-                  let close = minutes(hhmm: nextDay ? String(entry.close.dropFirst()) : entry.close) else { return nil }
-            return period(day: day, open: open, close: close, overnight: nextDay)
-        })
+        hours(
+            text: display,
+            periods: regular.compactMap { entry in
+                let day = entry.day == 0 ? 7 : entry.day
+                let nextDay = entry.close.hasPrefix("+")
+                guard (1...7).contains(day), let open = minutes(hhmm: entry.open),
+                    let close = minutes(hhmm: nextDay ? String(entry.close.dropFirst()) : entry.close)
+                else { return nil }
+                return period(day: day, open: open, close: close, overnight: nextDay)
+            })
     }
 
     /// HERE: `structured[{start "T050000", duration "PT20H00M", recurrence "FREQ:DAILY;BYDAY:MO,TU"}]`.
@@ -75,7 +82,8 @@ enum ProviderHours {
     static func minutes(hhmm: String) -> Int? {
         let digits = hhmm.filter(\.isNumber)
         guard digits.count == 4, let hours = Int(digits.prefix(2)), let minutes = Int(digits.suffix(2)),
-              (0...24).contains(hours), (0..<60).contains(minutes), hours * 60 + minutes <= 1440 else { return nil }
+            (0...24).contains(hours), (0..<60).contains(minutes), hours * 60 + minutes <= 1440
+        else { return nil }
         return (hours * 60 + minutes) % 1440
     }
 
@@ -83,7 +91,8 @@ enum ProviderHours {
     static func minutes(iCalTime: String) -> Int? {
         let digits = iCalTime.filter(\.isNumber)
         guard digits.count >= 4, let hours = Int(digits.prefix(2)), let minutes = Int(digits.dropFirst(2).prefix(2)),
-              (0..<24).contains(hours), (0..<60).contains(minutes) else { return nil }
+            (0..<24).contains(hours), (0..<60).contains(minutes)
+        else { return nil }
         return hours * 60 + minutes
     }
 
@@ -92,7 +101,10 @@ enum ProviderHours {
         guard isoDuration.hasPrefix("PT") else { return nil }
         var total = 0, number = ""
         for character in isoDuration.dropFirst(2) {
-            if character.isNumber { number.append(character); continue }
+            if character.isNumber {
+                number.append(character)
+                continue
+            }
             guard let value = Int(number) else { return nil }
             switch character {
             case "H": total += value * 60

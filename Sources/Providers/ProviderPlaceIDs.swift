@@ -33,9 +33,13 @@ extension ProviderName {
         switch self {
         case .google: return (512, "A-Z, a-z, 0-9, '-' and '_'", { $0.isASCIIAlphanumeric || $0 == "-" || $0 == "_" })
         case .yelp:
-            return (256, "letters, digits, '-' and '_'", {
-                $0.isASCIIAlphanumeric || $0 == "-" || $0 == "_" || ($0.value > 0x7F && ($0.properties.isAlphabetic || $0.properties.numericType != nil))
-            })
+            return (
+                256, "letters, digits, '-' and '_'",
+                {
+                    $0.isASCIIAlphanumeric || $0 == "-" || $0 == "_"
+                        || ($0.value > 0x7F && ($0.properties.isAlphabetic || $0.properties.numericType != nil))
+                }
+            )
         case .foursquare: return (64, "A-Z, a-z and 0-9", { $0.isASCIIAlphanumeric })
         case .here: return (256, "A-Z, a-z, 0-9, ':', '.', '_', '=' and '-'", { $0.isASCIIAlphanumeric || ":._=-".unicodeScalars.contains($0) })
         default: return nil

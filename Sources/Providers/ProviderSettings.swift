@@ -12,8 +12,10 @@ public struct ProviderSettings: Sendable {
 
     /// - Parameter transport: what sends the requests; by default an ``OutboundHTTPTransport``
     ///   that reaches public addresses, and the hosts of the base URLs the environment overrides.
-    public init(environment: ProviderEnvironment = ProviderEnvironment(), transport: (any HTTPTransport)? = nil,
-                retry: RetryPolicy = .default, timeout: TimeInterval = 10, now: @escaping @Sendable () -> Date = { Date() }) {
+    public init(
+        environment: ProviderEnvironment = ProviderEnvironment(), transport: (any HTTPTransport)? = nil,
+        retry: RetryPolicy = .default, timeout: TimeInterval = 10, now: @escaping @Sendable () -> Date = { Date() }
+    ) {
         self.environment = environment
         self.transport = transport ?? OutboundHTTPTransport(reach: .publicAddressesAnd(hosts: environment.overriddenHosts))
         self.retry = retry
@@ -22,8 +24,10 @@ public struct ProviderSettings: Sendable {
     }
 
     /// A client for `provider` that redacts `key`.
-    func client(_ provider: ProviderName, key: String,
-                errorMessage: @escaping @Sendable (ProviderResponse) -> (code: String?, message: String) = ProviderClient.standardErrorMessage) -> ProviderClient {
+    func client(
+        _ provider: ProviderName, key: String,
+        errorMessage: @escaping @Sendable (ProviderResponse) -> (code: String?, message: String) = ProviderClient.standardErrorMessage
+    ) -> ProviderClient {
         ProviderClient(provider: provider, transport: transport, retry: retry, timeout: timeout, secrets: [key], errorMessage: errorMessage)
     }
 

@@ -24,8 +24,10 @@ public struct RetryPolicy: Sendable, Hashable {
     /// (seconds or an HTTP date) wins over the backoff; otherwise a uniformly random wait in
     /// `0...baseDelay·2^(retry-1)` ("full jitter"), so clients that failed together do not
     /// come back together.
-    public func delay(beforeRetry retry: Int, retryAfter: String?, now: Date = Date(),
-                      random: Double = Double.random(in: 0...1)) -> TimeInterval {
+    public func delay(
+        beforeRetry retry: Int, retryAfter: String?, now: Date = Date(),
+        random: Double = Double.random(in: 0...1)
+    ) -> TimeInterval {
         if let retryAfter, let seconds = Self.seconds(retryAfter: retryAfter, now: now) {
             return min(maxDelay, max(0, seconds))
         }

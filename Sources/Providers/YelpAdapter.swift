@@ -33,8 +33,10 @@ public struct YelpAdapter: PlaceProvider {
             if let text = request.query { query.append(("term", text)) }
             let aliases = ProviderCategories.yelpAliases(for: request.categories)
             if !aliases.isEmpty { query.append(("categories", aliases.joined(separator: ","))) }
-            let (json, _) = try await client.json(ProviderRequest(url: try endpoint(base, "/v3/businesses/search", query: query),
-                                                              headers: ["Authorization": "Bearer \(key)", "Accept": "application/json"]))
+            let (json, _) = try await client.json(
+                ProviderRequest(
+                    url: try endpoint(base, "/v3/businesses/search", query: query),
+                    headers: ["Authorization": "Bearer \(key)", "Accept": "application/json"]))
             requests += 1
             let page = json["businesses"]?.elements ?? []
             places += try page.map { try business($0, center: request.center) }
@@ -59,12 +61,14 @@ public struct YelpAdapter: PlaceProvider {
 
     /// A business object → ``ProviderPlace`` (providers.md §2.2, §2.3).
     func business(_ json: JSONValue, center: Coordinate) throws -> ProviderPlace {
-        let (localID, id, coordinate) = try Normalise.identity(.yelp, localID: json["id"]?.text,
-                                                               latitude: json["coordinates"]?["latitude"]?.number,
-                                                               longitude: json["coordinates"]?["longitude"]?.number)
-        let categories = json["categories"]?.elements.compactMap { entry -> (alias: String, title: String?)? in
-            entry["alias"]?.text.map { ($0, entry["title"]?.text) }
-        } ?? []
+        let (localID, id, coordinate) = try Normalise.identity(
+            .yelp, localID: json["id"]?.text,
+            latitude: json["coordinates"]?["latitude"]?.number,
+            longitude: json["coordinates"]?["longitude"]?.number)
+        let categories =
+            json["categories"]?.elements.compactMap { entry -> (alias: String, title: String?)? in
+                entry["alias"]?.text.map { ($0, entry["title"]?.text) }
+            } ?? []
         let location = json["location"]
         let street = ["address1", "address2", "address3"].compactMap { location?[$0]?.text }.joined(separator: ", ")
         let display = location?["display_address"]?.elements.compactMap(\.text) ?? []
@@ -75,17 +79,19 @@ public struct YelpAdapter: PlaceProvider {
         if let alias = json["alias"]?.text { tags["yelp_alias"] = alias }
         if let cross = location?["cross_streets"]?.text { tags["cross_streets"] = cross }
         let hours = json["hours"]?.elements.first { $0["hours_type"]?.text ?? "REGULAR" == "REGULAR" }
-        let entries: [(day: Int, start: String, end: String, overnight: Bool)] = hours?["open"]?.elements.compactMap { entry in
-            guard let day = entry["day"]?.intValue, let start = entry["start"]?.text, let end = entry["end"]?.text else { return nil }
-            return (day, start, end, entry["is_overnight"]?.boolValue ?? false)
-        } ?? []
+        let entries: [(day: Int, start: String, end: String, overnight: Bool)] =
+            hours?["open"]?.elements.compactMap { entry in
+                guard let day = entry["day"]?.intValue, let start = entry["start"]?.text, let end = entry["end"]?.text else { return nil }
+                return (day, start, end, entry["is_overnight"]?.boolValue ?? false)
+            } ?? []
         let place = Place(
             id: id, name: json["name"]?.text ?? localID, coordinate: coordinate,
             categories: ProviderCategories.fromYelp(categories),
-            address: Normalise.address(street: street.isEmpty ? nil : street, locality: location?["city"]?.text,
-                                       region: location?["state"]?.text, postcode: location?["zip_code"]?.text,
-                                       countryCode: CountryCodes.alpha2(location?["country"]?.text),
-                                       formatted: display.isEmpty ? nil : display.joined(separator: ", ")),
+            address: Normalise.address(
+                street: street.isEmpty ? nil : street, locality: location?["city"]?.text,
+                region: location?["state"]?.text, postcode: location?["zip_code"]?.text,
+                countryCode: CountryCodes.alpha2(location?["country"]?.text),
+                formatted: display.isEmpty ? nil : display.joined(separator: ", ")),
             rating: Normalise.rating(json["rating"]?.number, scale: 5, count: json["review_count"]?.intValue),
             priceLevel: price, phone: json["phone"]?.text ?? json["display_phone"]?.text,
             openingHours: ProviderHours.yelp(entries), photos: photos,
@@ -94,7 +100,8 @@ public struct YelpAdapter: PlaceProvider {
             place: place, distance: Normalise.distance(from: center, to: coordinate),
             isOpenNow: hours?["is_open_now"]?.boolValue,
             // `is_closed` means closed for good, not closed right now.
-            businessStatus: json["is_closed"]?.boolValue == true ? .closedPermanently : json["is_closed"]?.boolValue == false ? .operational : .unknown,
+            businessStatus: json["is_closed"]?.boolValue == true
+                ? .closedPermanently : json["is_closed"]?.boolValue == false ? .operational : .unknown,
             providerURL: json["url"]?.text,
             providerCategories: categories.map { ProviderCategory(scheme: "yelp", id: $0.alias, label: $0.title) })
     }

@@ -44,7 +44,10 @@ enum BoundaryFile {
 
     /// A recursive-descent reader of just what a boundaries file needs.
     struct Parser {
-        struct Failure: Error { var reason: String; var offset: Int }
+        struct Failure: Error {
+            var reason: String
+            var offset: Int
+        }
 
         let bytes: [UInt8]
         var index = 0
@@ -67,7 +70,8 @@ enum BoundaryFile {
             guard case .list(let items)? = root["features"] else { throw fail("it has no \"features\" list") }
             return try items.map { item in
                 guard case .object(let feature) = item, case .object(let geometry)? = feature["geometry"],
-                      case .text(let type)? = geometry["type"], case .coordinates(let nested)? = geometry["coordinates"] else {
+                    case .text(let type)? = geometry["type"], case .coordinates(let nested)? = geometry["coordinates"]
+                else {
                     throw fail("a feature has no geometry with coordinates")
                 }
                 var properties: [String: String] = [:]
@@ -127,7 +131,10 @@ enum BoundaryFile {
                 index += 1
                 var members: [String: Value] = [:]
                 skipSpace()
-                if index < bytes.count, bytes[index] == UInt8(ascii: "}") { index += 1; return .object(members) }
+                if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
+                    index += 1
+                    return .object(members)
+                }
                 while true {
                     skipSpace()
                     let key = try string()
@@ -135,21 +142,36 @@ enum BoundaryFile {
                     members[key] = key == "coordinates" ? .coordinates(try nested(depth: depth + 1)) : try value(depth: depth + 1)
                     skipSpace()
                     guard index < bytes.count else { throw fail("the file ends inside an object") }
-                    if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
-                    if bytes[index] == UInt8(ascii: "}") { index += 1; return .object(members) }
+                    if bytes[index] == UInt8(ascii: ",") {
+                        index += 1
+                        continue
+                    }
+                    if bytes[index] == UInt8(ascii: "}") {
+                        index += 1
+                        return .object(members)
+                    }
                     throw fail("expected ',' or '}'")
                 }
             case UInt8(ascii: "["):
                 index += 1
                 var items: [Value] = []
                 skipSpace()
-                if index < bytes.count, bytes[index] == UInt8(ascii: "]") { index += 1; return .list(items) }
+                if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
+                    index += 1
+                    return .list(items)
+                }
                 while true {
                     items.append(try value(depth: depth + 1))
                     skipSpace()
                     guard index < bytes.count else { throw fail("the file ends inside a list") }
-                    if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
-                    if bytes[index] == UInt8(ascii: "]") { index += 1; return .list(items) }
+                    if bytes[index] == UInt8(ascii: ",") {
+                        index += 1
+                        continue
+                    }
+                    if bytes[index] == UInt8(ascii: "]") {
+                        index += 1
+                        return .list(items)
+                    }
                     throw fail("expected ',' or ']'")
                 }
             case UInt8(ascii: "\""):
@@ -187,8 +209,14 @@ enum BoundaryFile {
                 items.append(try nested(depth: depth + 1))
                 skipSpace()
                 guard index < bytes.count else { throw fail("the file ends inside coordinates") }
-                if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
-                if bytes[index] == UInt8(ascii: "]") { index += 1; return .list(items) }
+                if bytes[index] == UInt8(ascii: ",") {
+                    index += 1
+                    continue
+                }
+                if bytes[index] == UInt8(ascii: "]") {
+                    index += 1
+                    return .list(items)
+                }
                 throw fail("expected ',' or ']' in coordinates")
             }
         }
@@ -198,8 +226,10 @@ enum BoundaryFile {
             let start = index
             while index < bytes.count {
                 let byte = bytes[index]
-                guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "+")
-                        || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "e") || byte == UInt8(ascii: "E") else { break }
+                guard
+                    (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "+")
+                        || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "e") || byte == UInt8(ascii: "E")
+                else { break }
                 index += 1
             }
             guard index > start, index - start < 40 else { throw fail("expected a number") }
@@ -215,7 +245,10 @@ enum BoundaryFile {
             let start = index
             var escaped = false
             while index < bytes.count, bytes[index] != UInt8(ascii: "\"") {
-                if bytes[index] == UInt8(ascii: "\\") { escaped = true; index += 1 }
+                if bytes[index] == UInt8(ascii: "\\") {
+                    escaped = true
+                    index += 1
+                }
                 index += 1
             }
             guard index < bytes.count else { throw fail("the file ends inside a string") }

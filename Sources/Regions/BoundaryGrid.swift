@@ -132,8 +132,10 @@ struct BoundaryGrid: Sendable {
     /// The part with an edge nearest the point within `maxDistance` metres, among the parts
     /// `accepted` takes (every part by default), or nil. Distances are measured on a local flat
     /// projection around the point (within 0.5 % for tens of kilometres).
-    func nearestPart(longitude x: Double, latitude y: Double, within maxDistance: Double,
-                     where accepted: (Int) -> Bool = { _ in true }) -> Int? {
+    func nearestPart(
+        longitude x: Double, latitude y: Double, within maxDistance: Double,
+        where accepted: (Int) -> Bool = { _ in true }
+    ) -> Int? {
         guard abs(y) < 89 else { return nil }
         let metresPerDegree = 111_320.0
         let scale = cos(y * .pi / 180)

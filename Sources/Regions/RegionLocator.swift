@@ -62,9 +62,10 @@ public struct RegionLocator: Sendable {
     /// - Throws: ``RegionError`` when the boundaries or the country table cannot be read.
     public init(dataDirectory directory: String) throws {
         let cities = directory + "/" + RegionLocator.citiesFile
-        try self.init(boundaries: directory + "/" + RegionLocator.boundariesFile,
-                      countries: directory + "/" + RegionLocator.countriesFile,
-                      cities: FileManager.default.fileExists(atPath: cities) ? cities : nil)
+        try self.init(
+            boundaries: directory + "/" + RegionLocator.boundariesFile,
+            countries: directory + "/" + RegionLocator.countriesFile,
+            cities: FileManager.default.fileExists(atPath: cities) ? cities : nil)
     }
 
     /// Loads a Natural Earth admin-0 GeoJSON (plain or gzip), GeoNames' country table and,
@@ -82,7 +83,8 @@ public struct RegionLocator: Sendable {
             let code = RegionLocator.countryCode(feature.properties)
             for polygon in feature.polygons {
                 let partCode = code.map { RegionLocator.overseasCode(of: polygon, in: $0) ?? $0 }
-                let continent = partCode.flatMap { table[$0].flatMap { Continent(rawValue: $0.continent) } }
+                let continent =
+                    partCode.flatMap { table[$0].flatMap { Continent(rawValue: $0.continent) } }
                     ?? feature.properties["CONTINENT"].flatMap(Continent.init(codeOrName:))
                 polygons.append(polygon)
                 parts.append(Part(countryCode: partCode, continent: continent))
@@ -105,8 +107,10 @@ public struct RegionLocator: Sendable {
             let found = part.flatMap { parts[$0].countryCode }
             let foundIsMoreExact = found.map { RegionLocator.territoriesBeside[claimed]?.contains($0) == true } ?? false
             if found != claimed, !foundIsMoreExact,
-               let claimedPart = grid.nearestPart(longitude: x, latitude: y, within: RegionLocator.borderReach,
-                                                  where: { parts[$0].countryCode == claimed }) {
+                let claimedPart = grid.nearestPart(
+                    longitude: x, latitude: y, within: RegionLocator.borderReach,
+                    where: { parts[$0].countryCode == claimed })
+            {
                 part = claimedPart
             }
         }
@@ -144,17 +148,17 @@ public struct RegionLocator: Sendable {
     /// Overseas parts drawn inside another country's polygon, found by where the part lies:
     /// (country, lon range, lat range, code of the part).
     private static let overseasParts: [(country: String, longitudes: ClosedRange<Double>, latitudes: ClosedRange<Double>, code: String)] = [
-        ("FR", -55 ... -51, 2 ... 6.5, "GF"),
-        ("FR", -62 ... -60.9, 15.8 ... 16.6, "GP"),
-        ("FR", -61.3 ... -60.7, 14.3 ... 15, "MQ"),
-        ("FR", 55 ... 56, -21.5 ... -20.8, "RE"),
-        ("FR", 44.9 ... 45.4, -13.1 ... -12.5, "YT"),
-        ("NL", -69 ... -62.8, 11.9 ... 17.8, "BQ"),
-        ("NO", 9 ... 35, 74 ... 81.5, "SJ"),
-        ("NO", -10 ... -7, 70.5 ... 71.5, "SJ"),
-        ("NO", 3 ... 4, -55 ... -54, "BV"),
-        ("AU", 105.5 ... 105.8, -10.6 ... -10.3, "CX"),
-        ("AU", 96.7 ... 97, -12.3 ... -11.8, "CC"),
+        ("FR", -55 ... -51, 2...6.5, "GF"),
+        ("FR", -62 ... -60.9, 15.8...16.6, "GP"),
+        ("FR", -61.3 ... -60.7, 14.3...15, "MQ"),
+        ("FR", 55...56, -21.5 ... -20.8, "RE"),
+        ("FR", 44.9...45.4, -13.1 ... -12.5, "YT"),
+        ("NL", -69 ... -62.8, 11.9...17.8, "BQ"),
+        ("NO", 9...35, 74...81.5, "SJ"),
+        ("NO", -10 ... -7, 70.5...71.5, "SJ"),
+        ("NO", 3...4, -55 ... -54, "BV"),
+        ("AU", 105.5...105.8, -10.6 ... -10.3, "CX"),
+        ("AU", 96.7...97, -12.3 ... -11.8, "CC"),
     ]
 
     private static func overseasCode(of polygon: [[Double]], in country: String) -> String? {
@@ -163,8 +167,10 @@ public struct RegionLocator: Sendable {
         var west = Double.infinity, east = -Double.infinity, south = Double.infinity, north = -Double.infinity
         var i = 0
         while i + 1 < ring.count {
-            west = min(west, ring[i]); east = max(east, ring[i])
-            south = min(south, ring[i + 1]); north = max(north, ring[i + 1])
+            west = min(west, ring[i])
+            east = max(east, ring[i])
+            south = min(south, ring[i + 1])
+            north = max(north, ring[i + 1])
             i += 2
         }
         let x = (west + east) / 2, y = (south + north) / 2

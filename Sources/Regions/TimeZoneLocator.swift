@@ -58,10 +58,13 @@ struct TimeZoneLocator: Sendable {
             guard fields.count >= 8 else { continue }
             let tail = fields.suffix(6).map(String.init)
             guard let latitude = Double(tail[0]), let longitude = Double(tail[1]),
-                  let country = TimeZoneLocator.key(tail[2]), !tail[5].isEmpty,
-                  (-90...90).contains(latitude), (-180...180).contains(longitude) else { continue }
+                let country = TimeZoneLocator.key(tail[2]), !tail[5].isEmpty,
+                (-90...90).contains(latitude), (-180...180).contains(longitude)
+            else { continue }
             let zone: Int32
-            if let known = zoneIndex[tail[5]] { zone = known } else {
+            if let known = zoneIndex[tail[5]] {
+                zone = known
+            } else {
                 zone = Int32(zones.count)
                 zones.append(tail[5])
                 zoneIndex[tail[5]] = zone

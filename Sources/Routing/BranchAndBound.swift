@@ -51,8 +51,9 @@ struct BranchAndBound {
                 state[costs.fixedEnd * n + costs.fixedStart] = .excluded
             }
         }
-        self.init(matrix: costs.denseMatrix(), nodeCount: n, integral: costs.isIntegral, rootState: state,
-                  tour: tour, length: length)
+        self.init(
+            matrix: costs.denseMatrix(), nodeCount: n, integral: costs.isIntegral, rootState: state,
+            tour: tour, length: length)
     }
 
     /// A symmetric problem given as a dense matrix with some edges forced into or excluded from
@@ -103,8 +104,9 @@ struct BranchAndBound {
         if aborted {
             for open in stack { lower = min(lower, open.bound) }
         }
-        return Outcome(tour: bestTour, length: upper, lowerBound: aborted ? min(lower, upper) : upper,
-                       proven: !aborted)
+        return Outcome(
+            tour: bestTour, length: upper, lowerBound: aborted ? min(lower, upper) : upper,
+            proven: !aborted)
     }
 
     /// A 1-tree: a spanning tree on all nodes but ``special`` plus its two cheapest edges.
@@ -118,7 +120,10 @@ struct BranchAndBound {
         func branchNode(n: Int) -> Int? {
             var best: Int?
             var bestDegree = 2
-            for i in 0..<n where degree[i] > bestDegree { best = i; bestDegree = degree[i] }
+            for i in 0..<n where degree[i] > bestDegree {
+                best = i
+                bestDegree = degree[i]
+            }
             return best
         }
 
@@ -156,15 +161,23 @@ struct BranchAndBound {
             if key[u] == .infinity { return .infinity }
             inTree[u] = true
             value += key[u]
-            if tree.parent[u] >= 0 { tree.degree[u] += 1; tree.degree[tree.parent[u]] += 1 }
+            if tree.parent[u] >= 0 {
+                tree.degree[u] += 1
+                tree.degree[tree.parent[u]] += 1
+            }
             for v in 0..<treeNodes where !inTree[v] {
                 let s = state[u * n + v]
                 if s == .excluded { continue }
                 let w = cost[u * n + v] + pi[u] + pi[v]
                 if s == .forced {
-                    if !forcedKey[v] || w < key[v] { key[v] = w; tree.parent[v] = u; forcedKey[v] = true }
+                    if !forcedKey[v] || w < key[v] {
+                        key[v] = w
+                        tree.parent[v] = u
+                        forcedKey[v] = true
+                    }
                 } else if !forcedKey[v] && w < key[v] {
-                    key[v] = w; tree.parent[v] = u
+                    key[v] = w
+                    tree.parent[v] = u
                 }
             }
         }
@@ -179,10 +192,13 @@ struct BranchAndBound {
             let rank = s == .forced ? -Double.greatestFiniteMagnitude : w
             if s == .forced { forcedCount += 1 }
             if first < 0 || rank < firstKey {
-                second = first; secondKey = firstKey
-                first = v; firstKey = rank
+                second = first
+                secondKey = firstKey
+                first = v
+                firstKey = rank
             } else if second < 0 || rank < secondKey {
-                second = v; secondKey = rank
+                second = v
+                secondKey = rank
             }
         }
         if second < 0 || forcedCount > 2 { return .infinity }
@@ -210,7 +226,10 @@ struct BranchAndBound {
         var sinceImprovement = 0
         for _ in 0..<iterations {
             let value = oneTree(node.state, pi, into: &tree)
-            if value == .infinity { best = tree; return .infinity }
+            if value == .infinity {
+                best = tree
+                return .infinity
+            }
             if value > bestValue + 1e-12 * abs(value) {
                 bestValue = value
                 bestPi = pi
@@ -218,19 +237,28 @@ struct BranchAndBound {
                 sinceImprovement = 0
             } else {
                 sinceImprovement += 1
-                if sinceImprovement >= max(5, n / 4) { lambda /= 2; sinceImprovement = 0 }
+                if sinceImprovement >= max(5, n / 4) {
+                    lambda /= 2
+                    sinceImprovement = 0
+                }
             }
             if tree.isTour {
                 // The Lagrangian value of a tour is its cost: a feasible tour of this subproblem.
                 let length = tourCost(tree)
-                if length < upper { upper = length; bestTour = tourOrder(tree) }
+                if length < upper {
+                    upper = length
+                    bestTour = tourOrder(tree)
+                }
                 best = tree
                 bestValue = max(bestValue, value)
                 break
             }
             if cannotImprove(bestValue) || lambda < 1e-6 { break }
             var norm = 0.0
-            for i in 0..<n { let g = Double(tree.degree[i] - 2); norm += g * g }
+            for i in 0..<n {
+                let g = Double(tree.degree[i] - 2)
+                norm += g * g
+            }
             if norm == 0 { break }
             let step = lambda * (upper - value) / norm
             if !(step > 0) { break }
@@ -246,7 +274,10 @@ struct BranchAndBound {
 
     private func tourOrder(_ tree: OneTree) -> [Int32] {
         var adjacent = [[Int]](repeating: [], count: n)
-        for (a, b) in tree.edges(n: n) { adjacent[a].append(b); adjacent[b].append(a) }
+        for (a, b) in tree.edges(n: n) {
+            adjacent[a].append(b)
+            adjacent[b].append(a)
+        }
         var order: [Int32] = [Int32(special)]
         var previous = special, current = adjacent[special][0]
         while current != special {

@@ -38,8 +38,10 @@ struct CandidateLists {
                 let nearby = tree.nearest(to: i, count: min(stops - 1, nearest + nearest / 2))
                 for j in nearby { scratch.append((costs.cost(i, j), Int32(j))) }
                 if quadrantNeighbours > 0 {
-                    for j in Self.quadrantCandidates(of: i, tree: tree, planar: costs.kind == .plane,
-                                                     perQuadrant: quadrantNeighbours) {
+                    for j in Self.quadrantCandidates(
+                        of: i, tree: tree, planar: costs.kind == .plane,
+                        perQuadrant: quadrantNeighbours)
+                    {
                         quadrantPicks.append((costs.cost(i, j), Int32(j)))
                     }
                 }
@@ -56,7 +58,11 @@ struct CandidateLists {
             }
             scratch.sort(by: byCost)
             var slot = i * perNode
-            if hasVirtual { flat[slot] = Int32(costs.virtualNode); flatCosts[slot] = 0; slot += 1 }
+            if hasVirtual {
+                flat[slot] = Int32(costs.virtualNode)
+                flatCosts[slot] = 0
+                slot += 1
+            }
             for (cost, j) in scratch {
                 flat[slot] = j
                 // (For a matrix the list was ordered by the cheaper direction; keep i → j's.)
@@ -78,13 +84,14 @@ struct CandidateLists {
         var east = SIMD3<Double>(1, 0, 0), north = SIMD3<Double>(0, 1, 0)
         if !planar {
             let up = here / (here * here).sum().squareRoot()
-            let toward = SIMD3<Double>(-up.y, up.x, 0)           // (0,0,1) × up
+            let toward = SIMD3<Double>(-up.y, up.x, 0)  // (0,0,1) × up
             let length = (toward * toward).sum().squareRoot()
             if length > 1e-9 { east = toward / length }
             north = SIMD3(up.y * east.z - up.z * east.y, up.z * east.x - up.x * east.z, up.x * east.y - up.y * east.x)
         }
-        return tree.quadrantNeighbours(of: index, east: east, north: north, perQuadrant: perQuadrant,
-                                       visitLimit: Self.quadrantVisitLimit)
+        return tree.quadrantNeighbours(
+            of: index, east: east, north: north, perQuadrant: perQuadrant,
+            visitLimit: Self.quadrantVisitLimit)
     }
 
     /// The most k-d tree nodes one quadrant search looks at.
@@ -123,14 +130,16 @@ struct KDTree {
     /// The `count` points nearest to point `index`, itself excluded, nearest first.
     func nearest(to index: Int, count: Int) -> [Int] {
         guard count > 0 else { return [] }
-        var best: [(Double, Int)] = []   // sorted ascending, at most `count`
+        var best: [(Double, Int)] = []  // sorted ascending, at most `count`
         best.reserveCapacity(count + 1)
         search(0, points.count, depth: 0, target: points[index], exclude: index, count: count, best: &best)
         return best.map(\.1)
     }
 
-    private func search(_ low: Int, _ high: Int, depth: Int, target: SIMD3<Double>, exclude: Int,
-                        count: Int, best: inout [(Double, Int)]) {
+    private func search(
+        _ low: Int, _ high: Int, depth: Int, target: SIMD3<Double>, exclude: Int,
+        count: Int, best: inout [(Double, Int)]
+    ) {
         guard low < high else { return }
         let middle = (low + high) / 2
         let node = Int(order[middle])
@@ -156,11 +165,14 @@ struct KDTree {
     /// The nearest points to point `index` in each quadrant of the plane spanned by `east` and
     /// `north` there: up to `perQuadrant` each, looking at no more than `visitLimit` tree nodes
     /// (a quadrant with no points in it would otherwise send the search through the whole tree).
-    func quadrantNeighbours(of index: Int, east: SIMD3<Double>, north: SIMD3<Double>, perQuadrant: Int,
-                            visitLimit: Int) -> [Int] {
+    func quadrantNeighbours(
+        of index: Int, east: SIMD3<Double>, north: SIMD3<Double>, perQuadrant: Int,
+        visitLimit: Int
+    ) -> [Int] {
         guard perQuadrant > 0 else { return [] }
-        var search = QuadrantSearch(target: points[index], exclude: index, east: east, north: north,
-                                    perQuadrant: perQuadrant, visitsLeft: visitLimit)
+        var search = QuadrantSearch(
+            target: points[index], exclude: index, east: east, north: north,
+            perQuadrant: perQuadrant, visitsLeft: visitLimit)
         search.visit(self, 0, points.count, depth: 0)
         return search.found.filter { $0.1 >= 0 }.map(\.1)
     }
@@ -209,7 +221,10 @@ private struct QuadrantSearch {
             let base = quadrant * perQuadrant
             if distance < found[base + perQuadrant - 1].0 {
                 var at = base + perQuadrant - 1
-                while at > base && found[at - 1].0 > distance { found[at] = found[at - 1]; at -= 1 }
+                while at > base && found[at - 1].0 > distance {
+                    found[at] = found[at - 1]
+                    at -= 1
+                }
                 found[at] = (distance, node)
             }
         }

@@ -12,20 +12,24 @@
 enum DirectedProof {
     /// - Parameters:
     ///   - tour: a directed tour over `costs`' nodes (the incumbent) and its `length`.
-    static func run(costs: TourCosts, tour: [Int32], length: Double,
-                    deadline: ContinuousClock.Instant) -> BranchAndBound.Outcome {
+    static func run(
+        costs: TourCosts, tour: [Int32], length: Double,
+        deadline: ContinuousClock.Instant
+    ) -> BranchAndBound.Outcome {
         let count = costs.nodeCount
-        let n = 2 * count                       // entries 0..<count, exits count..<2·count
+        let n = 2 * count  // entries 0..<count, exits count..<2·count
         var matrix = [Double](repeating: 0, count: n * n)
         var state = [BranchAndBound.EdgeState](repeating: .excluded, count: n * n)
         func set(_ a: Int, _ b: Int, _ value: Double, _ edge: BranchAndBound.EdgeState) {
-            matrix[a * n + b] = value; matrix[b * n + a] = value
-            state[a * n + b] = edge; state[b * n + a] = edge
+            matrix[a * n + b] = value
+            matrix[b * n + a] = value
+            state[a * n + b] = edge
+            state[b * n + a] = edge
         }
         for i in 0..<count {
             set(i, count + i, 0, .forced)
             for j in 0..<count where j != i {
-                set(count + i, j, costs.cost(i, j), .free)     // i → j
+                set(count + i, j, costs.cost(i, j), .free)  // i → j
             }
         }
         // A fixed start (virtual → start) and a fixed end (end → virtual) are forced directed edges.
@@ -33,10 +37,12 @@ enum DirectedProof {
             let v = costs.virtualNode
             func forceOnly(exit: Int, entry: Int) {
                 for other in 0..<count where other != exit {
-                    state[(count + exit) * n + other] = .excluded; state[other * n + count + exit] = .excluded
+                    state[(count + exit) * n + other] = .excluded
+                    state[other * n + count + exit] = .excluded
                 }
                 for other in 0..<count where other != entry {
-                    state[(count + other) * n + entry] = .excluded; state[entry * n + count + other] = .excluded
+                    state[(count + other) * n + entry] = .excluded
+                    state[entry * n + count + other] = .excluded
                 }
                 set(count + exit, entry, costs.cost(exit, entry), .forced)
             }
@@ -45,9 +51,13 @@ enum DirectedProof {
         }
         var symmetricTour: [Int32] = []
         symmetricTour.reserveCapacity(n)
-        for node in tour { symmetricTour.append(node); symmetricTour.append(node + Int32(count)) }
-        var proof = BranchAndBound(matrix: matrix, nodeCount: n, integral: costs.isIntegral, rootState: state,
-                                   tour: symmetricTour, length: length)
+        for node in tour {
+            symmetricTour.append(node)
+            symmetricTour.append(node + Int32(count))
+        }
+        var proof = BranchAndBound(
+            matrix: matrix, nodeCount: n, integral: costs.isIntegral, rootState: state,
+            tour: symmetricTour, length: length)
         var outcome = proof.run(deadline: deadline)
         outcome.tour = directed(outcome.tour, count: count)
         return outcome

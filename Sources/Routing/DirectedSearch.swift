@@ -51,7 +51,12 @@ final class DirectedSearch: KickedLocalSearch {
                 if gain > epsilon {
                     state.swapStretches(b: b, c: c, d: d, e: e)
                     state.length -= gain
-                    push(a); push(b); push(c); push(d); push(e); push(f)
+                    push(a)
+                    push(b)
+                    push(c)
+                    push(d)
+                    push(e)
+                    push(f)
                     return true
                 }
             }
@@ -82,7 +87,12 @@ final class DirectedSearch: KickedLocalSearch {
                 if gain > epsilon {
                     state.swapStretches(b: s1, c: s2, d: after, e: x)
                     state.length -= gain
-                    push(a); push(s1); push(s2); push(after); push(x); push(y)
+                    push(a)
+                    push(s1)
+                    push(s2)
+                    push(after)
+                    push(x)
+                    push(y)
                     return true
                 }
             }

@@ -50,7 +50,10 @@ enum HeldKarp {
         for k in 0..<m {
             if let end, others[k] != end { continue }
             let total = table[full * m + k] + (closed ? matrix[others[k] * stride + start!] : 0)
-            if total < best { best = total; last = k }
+            if total < best {
+                best = total
+                last = k
+            }
         }
         // Walk back: the predecessor whose entry plus the edge gives exactly this entry.
         var order = [others[last]]
@@ -60,7 +63,10 @@ enum HeldKarp {
             let previousMask = mask & ~(1 << k)
             var found = -1
             for l in 0..<m where previousMask & (1 << l) != 0 {
-                if table[previousMask * m + l] + matrix[others[l] * stride + others[k]] == value { found = l; break }
+                if table[previousMask * m + l] + matrix[others[l] * stride + others[k]] == value {
+                    found = l
+                    break
+                }
             }
             order.append(others[found])
             mask = previousMask

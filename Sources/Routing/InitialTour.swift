@@ -6,12 +6,15 @@ enum InitialTour {
     static func nearestNeighbour(_ costs: TourCosts, candidates: CandidateLists) -> [Int32] {
         let stops = costs.stopCount
         var visited = [Bool](repeating: false, count: stops)
-        var unvisited = Array(0..<stops)            // swap-remove list for the scans
+        var unvisited = Array(0..<stops)  // swap-remove list for the scans
         var slot = Array(0..<stops)
         func markVisited(_ node: Int) {
             visited[node] = true
             let at = slot[node], last = unvisited.removeLast()
-            if last != node { unvisited[at] = last; slot[last] = at }
+            if last != node {
+                unvisited[at] = last
+                slot[last] = at
+            }
         }
         let tree = candidates.tree
         let end = costs.fixedEnd
@@ -26,7 +29,10 @@ enum InitialTour {
             var next = -1
             for k in 0..<candidates.perNode {
                 let c = candidates.candidate(current, k)
-                if c >= 0, c < stops, !visited[c] { next = c; break }
+                if c >= 0, c < stops, !visited[c] {
+                    next = c
+                    break
+                }
             }
             if next < 0, let tree {
                 var count = 4 * candidates.perNode
@@ -40,7 +46,10 @@ enum InitialTour {
                 var best = Double.infinity
                 for c in unvisited {
                     let value = costs.cost(current, c)
-                    if value < best || next < 0 { best = value; next = c }
+                    if value < best || next < 0 {
+                        best = value
+                        next = c
+                    }
                 }
             }
             order.append(Int32(next))
@@ -78,7 +87,7 @@ extension InitialTour {
         edges.sort { ($0.cost, $0.low, $0.high) < ($1.cost, $1.low, $1.high) }
 
         var fragments = DisjointSets(count: stops)
-        var links = [Int32](repeating: -1, count: 2 * stops)   // two neighbours per stop
+        var links = [Int32](repeating: -1, count: 2 * stops)  // two neighbours per stop
         func degree(_ node: Int) -> Int { links[2 * node] < 0 ? 0 : (links[2 * node + 1] < 0 ? 1 : 2) }
         func capacity(_ node: Int) -> Int { node == start || node == end ? 1 : 2 }
         func link(_ a: Int, _ b: Int) {
@@ -117,20 +126,26 @@ extension InitialTour {
             let last = traverse(from: node) { _ in }
             otherEnd[node] = Int32(last)
             otherEnd[last] = Int32(node)
-            ends.append(node)                  // one entry per fragment
+            ends.append(node)  // one entry per fragment
         }
 
         let embedding = candidates.tree?.points
         func separation(_ a: Int, _ b: Int) -> Double {
-            if let embedding { let delta = embedding[a] - embedding[b]; return (delta * delta).sum() }
+            if let embedding {
+                let delta = embedding[a] - embedding[b]
+                return (delta * delta).sum()
+            }
             return costs.cost(a, b)
         }
         var path: [Int32] = []
         path.reserveCapacity(costs.nodeCount)
         func walk(from first: Int) { _ = traverse(from: first) { path.append(Int32($0)) } }
         let endFragment = end >= 0 ? fragments.find(end) : -1
-        var remaining = ends                    // fragments not yet on the path, by one end
-        func take(_ index: Int) { remaining.swapAt(index, remaining.count - 1); remaining.removeLast() }
+        var remaining = ends  // fragments not yet on the path, by one end
+        func take(_ index: Int) {
+            remaining.swapAt(index, remaining.count - 1)
+            remaining.removeLast()
+        }
         var firstEnd = start >= 0 ? start : -1
         if firstEnd < 0 {
             firstEnd = remaining.first { fragments.find($0) != endFragment } ?? Int(otherEnd[end])
@@ -149,7 +164,11 @@ extension InitialTour {
                     // The fixed end's fragment is entered at its other end, to finish at it.
                     if isLastFragment && candidateEnd == end && end1 != end2 { return }
                     let value = separation(tail, candidateEnd)
-                    if value < bestSeparation { bestSeparation = value; best = index; bestEnd = candidateEnd }
+                    if value < bestSeparation {
+                        bestSeparation = value
+                        best = index
+                        bestEnd = candidateEnd
+                    }
                 }
                 consider(end1)
                 if end2 != end1 { consider(end2) }

@@ -145,7 +145,11 @@ final class LinKernighanMove {
                         }
                         if !last && g4 > bestGain {
                             bestGain = g4
-                            best3 = t3; best4 = t4; best5 = t5; best6 = t6; bestMove = move
+                            best3 = t3
+                            best4 = t4
+                            best5 = t5
+                            best6 = t6
+                            bestMove = move
                         }
                     }
                 }
@@ -175,15 +179,15 @@ final class LinKernighanMove {
         case .twoOpt:
             flip(t1, t2, t4, t3)
         case .twoFlips:
-            flip(t1, t2, t4, t3)            // t1–t4, t2–t3
-            flip(t1, t4, t6, t5)            // t1–t6, t4–t5
+            flip(t1, t2, t4, t3)  // t1–t4, t2–t3
+            flip(t1, t4, t6, t5)  // t1–t6, t4–t5
         case .segmentSwap:
-            flip(t1, t2, t3, t4)            // t1–t3, t2–t4: t1 t3…t6 t5…t2 t4
-            flip(t1, t3, t6, t5)            // t1–t6, t3–t5: t1 t6…t3 t5…t2 t4
-            flip(t3, t5, t2, t4)            // t3–t2, t5–t4: t1 t6…t3 t2…t5 t4
+            flip(t1, t2, t3, t4)  // t1–t3, t2–t4: t1 t3…t6 t5…t2 t4
+            flip(t1, t3, t6, t5)  // t1–t6, t3–t5: t1 t6…t3 t5…t2 t4
+            flip(t3, t5, t2, t4)  // t3–t2, t5–t4: t1 t6…t3 t2…t5 t4
         case .twoReversals:
-            flip(t1, t2, t6, t5)            // t1–t6, t2–t5: t1 t6…t2 t5…t3 t4
-            flip(t2, t5, t3, t4)            // t2–t3, t5–t4: t1 t6…t2 t3…t5 t4
+            flip(t1, t2, t6, t5)  // t1–t6, t2–t5: t1 t6…t2 t5…t3 t4
+            flip(t2, t5, t3, t4)  // t2–t3, t5–t4: t1 t6…t2 t3…t5 t4
         }
         markAdded(t2, t3)
         if move != .twoOpt { markAdded(t4, t5) }
@@ -196,14 +200,16 @@ final class LinKernighanMove {
 
     /// Whether going from `a` in the step's orientation reaches `b` no later than `c`.
     @inline(__always) private func between(_ a: Int, _ b: Int, _ c: Int) -> Bool {
-        forward ? state.distance(from: a, to: b) <= state.distance(from: a, to: c)
-                : state.distance(from: b, to: a) <= state.distance(from: c, to: a)
+        forward
+            ? state.distance(from: a, to: b) <= state.distance(from: a, to: c)
+            : state.distance(from: b, to: a) <= state.distance(from: c, to: a)
     }
 
     // MARK: Chain bookkeeping
 
     private func markAdded(_ a: Int, _ b: Int) {
-        added[2 * addedCount] = Int32(a); added[2 * addedCount + 1] = Int32(b)
+        added[2 * addedCount] = Int32(a)
+        added[2 * addedCount + 1] = Int32(b)
         addedCount += 1
         addedStamp[a] = chainStamp
         addedStamp[b] = chainStamp
@@ -225,7 +231,10 @@ final class LinKernighanMove {
     private func flip(_ a: Int, _ b: Int, _ c: Int, _ d: Int) {
         state.exchange(a, b, c, d)
         let slot = 4 * flipCount
-        flips[slot] = Int32(a); flips[slot + 1] = Int32(b); flips[slot + 2] = Int32(c); flips[slot + 3] = Int32(d)
+        flips[slot] = Int32(a)
+        flips[slot + 1] = Int32(b)
+        flips[slot + 2] = Int32(c)
+        flips[slot + 3] = Int32(d)
         flipCount += 1
     }
 

@@ -22,7 +22,7 @@ enum LowerBound {
             let edges = nearest.map { j -> Double in
                 if chords {
                     let delta = points[i] - points[j]
-                    return (delta * delta).sum().squareRoot() * (1 - 1e-12)   // below any rounding
+                    return (delta * delta).sum().squareRoot() * (1 - 1e-12)  // below any rounding
                 }
                 return costs.cost(i, j)
             }.sorted()
@@ -57,8 +57,16 @@ enum LowerBound {
         }
         if costs.virtualNode >= 0 {
             // The end leaves to the virtual node and the start arrives from it, at no cost.
-            if costs.fixedEnd >= 0 { outgoing[costs.fixedEnd] = 0 } else if let worst = outgoing.indices.max(by: { outgoing[$0] < outgoing[$1] }) { outgoing[worst] = 0 }
-            if costs.fixedStart >= 0 { incoming[costs.fixedStart] = 0 } else if let worst = incoming.indices.max(by: { incoming[$0] < incoming[$1] }) { incoming[worst] = 0 }
+            if costs.fixedEnd >= 0 {
+                outgoing[costs.fixedEnd] = 0
+            } else if let worst = outgoing.indices.max(by: { outgoing[$0] < outgoing[$1] }) {
+                outgoing[worst] = 0
+            }
+            if costs.fixedStart >= 0 {
+                incoming[costs.fixedStart] = 0
+            } else if let worst = incoming.indices.max(by: { incoming[$0] < incoming[$1] }) {
+                incoming[worst] = 0
+            }
         }
         let finite = { (values: [Double]) in values.allSatisfy(\.isFinite) ? values.reduce(0, +) : 0 }
         return max(finite(outgoing), finite(incoming))

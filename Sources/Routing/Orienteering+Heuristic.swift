@@ -8,8 +8,10 @@ extension Orienteering {
     }
 
     /// Times of `route` on `day`, nil when it breaks a window or the day's end.
-    static func finish(_ route: [Int], day: Int, candidates: [OrienteeringCandidate], travel: [[Double]], dayStart: Double,
-                       dayEnd: Double) -> (finish: Double, travel: Double, starts: [Double])? {
+    static func finish(
+        _ route: [Int], day: Int, candidates: [OrienteeringCandidate], travel: [[Double]], dayStart: Double,
+        dayEnd: Double
+    ) -> (finish: Double, travel: Double, starts: [Double])? {
         var time = dayStart, node = 0, travelled = 0.0
         var starts: [Double] = []
         starts.reserveCapacity(route.count)
@@ -28,8 +30,10 @@ extension Orienteering {
 
     /// The best place to insert `candidate` into `route` on `day`: the position and the time it
     /// adds (travel and visit, as the day's finish moves), nil when it fits nowhere.
-    static func bestInsertion(of candidate: Int, into route: [Int], day: Int, candidates: [OrienteeringCandidate],
-                              travel: [[Double]], dayStart: Double, dayEnd: Double, currentFinish: Double) -> (position: Int, added: Double)? {
+    static func bestInsertion(
+        of candidate: Int, into route: [Int], day: Int, candidates: [OrienteeringCandidate],
+        travel: [[Double]], dayStart: Double, dayEnd: Double, currentFinish: Double
+    ) -> (position: Int, added: Double)? {
         let visit = candidates[candidate].visits[day]
         var best: (Int, Double)?
         // Prefix: when each visit of the route ends, walking the route once.
@@ -40,7 +44,10 @@ extension Orienteering {
                 var t = begin + visit.serviceSeconds, n = candidate + 1
                 var feasible = true
                 for stop in route[position...] {
-                    guard let b = candidates[stop].visits[day].earliestStart(arriving: t + travel[n][stop + 1]) else { feasible = false; break }
+                    guard let b = candidates[stop].visits[day].earliestStart(arriving: t + travel[n][stop + 1]) else {
+                        feasible = false
+                        break
+                    }
                     t = b + candidates[stop].visits[day].serviceSeconds
                     n = stop + 1
                 }
@@ -61,8 +68,10 @@ extension Orienteering {
         return best
     }
 
-    static func heuristic(_ candidates: [OrienteeringCandidate], travel: [[Double]], dayStart: Double, dayEnd: Double,
-                          budget: Double?) -> OrienteeringPlan {
+    static func heuristic(
+        _ candidates: [OrienteeringCandidate], travel: [[Double]], dayStart: Double, dayEnd: Double,
+        budget: Double?
+    ) -> OrienteeringPlan {
         let n = candidates.count, dayCount = candidates[0].visits.count
         let dayLength = max(1, dayEnd - dayStart)
         var routes = Routes(days: [[Int]](repeating: [], count: dayCount), chosen: [Bool](repeating: false, count: n))
@@ -78,9 +87,12 @@ extension Orienteering {
                 for candidate in 0..<n where !routes.chosen[candidate] && routes.cost + candidates[candidate].cost <= limit + 1e-9 {
                     let spend = budget.map { $0 > 0 ? candidates[candidate].cost / $0 : 0 } ?? 0
                     for day in 0..<dayCount {
-                        guard let (position, added) = bestInsertion(of: candidate, into: routes.days[day], day: day, candidates: candidates,
-                                                                    travel: travel, dayStart: dayStart, dayEnd: dayEnd,
-                                                                    currentFinish: finishes[day]) else { continue }
+                        guard
+                            let (position, added) = bestInsertion(
+                                of: candidate, into: routes.days[day], day: day, candidates: candidates,
+                                travel: travel, dayStart: dayStart, dayEnd: dayEnd,
+                                currentFinish: finishes[day])
+                        else { continue }
                         let value = candidates[candidate].score / (max(added, 60) / dayLength + spend)
                         if best == nil || value > best!.value { best = (candidate, day, position, value) }
                     }
@@ -90,8 +102,10 @@ extension Orienteering {
                 routes.chosen[best.candidate] = true
                 routes.score += candidates[best.candidate].score
                 routes.cost += candidates[best.candidate].cost
-                finishes[best.day] = finish(routes.days[best.day], day: best.day, candidates: candidates, travel: travel,
-                                            dayStart: dayStart, dayEnd: dayEnd)?.finish ?? dayStart
+                finishes[best.day] =
+                    finish(
+                        routes.days[best.day], day: best.day, candidates: candidates, travel: travel,
+                        dayStart: dayStart, dayEnd: dayEnd)?.finish ?? dayStart
             }
         }
 
@@ -109,12 +123,17 @@ extension Orienteering {
                 for (position, out) in routes.days[day].enumerated() {
                     var without = routes.days[day]
                     without.remove(at: position)
-                    guard let base = finish(without, day: day, candidates: candidates, travel: travel, dayStart: dayStart, dayEnd: dayEnd) else { continue }
+                    guard let base = finish(without, day: day, candidates: candidates, travel: travel, dayStart: dayStart, dayEnd: dayEnd) else {
+                        continue
+                    }
                     for candidate in order where !routes.chosen[candidate] {
                         guard candidates[candidate].score > candidates[out].score + 1e-12 else { break }
                         guard routes.cost - candidates[out].cost + candidates[candidate].cost <= limit + 1e-9 else { continue }
-                        guard let (at, _) = bestInsertion(of: candidate, into: without, day: day, candidates: candidates, travel: travel,
-                                                          dayStart: dayStart, dayEnd: dayEnd, currentFinish: base.finish) else { continue }
+                        guard
+                            let (at, _) = bestInsertion(
+                                of: candidate, into: without, day: day, candidates: candidates, travel: travel,
+                                dayStart: dayStart, dayEnd: dayEnd, currentFinish: base.finish)
+                        else { continue }
                         without.insert(candidate, at: at)
                         routes.days[day] = without
                         routes.chosen[out] = false
@@ -143,18 +162,22 @@ extension Orienteering {
             let ordered = schedule(routes.days[day], day: day, candidates: candidates, travel: travel, dayStart: dayStart, dayEnd: dayEnd)
             if ordered.unplaced.isEmpty { return ordered }
             let times = finish(routes.days[day], day: day, candidates: candidates, travel: travel, dayStart: dayStart, dayEnd: dayEnd)!
-            return DaySchedule(order: routes.days[day], starts: times.starts, travelSeconds: times.travel, finish: times.finish,
-                               unplaced: [], isProvenOptimal: false)
+            return DaySchedule(
+                order: routes.days[day], starts: times.starts, travelSeconds: times.travel, finish: times.finish,
+                unplaced: [], isProvenOptimal: false)
         }
-        return OrienteeringPlan(days: schedules, score: routes.score, cost: routes.cost, isProvenOptimal: false,
-                                upperBound: upperBound(candidates, travel: travel, dayStart: dayStart, dayEnd: dayEnd, budget: budget))
+        return OrienteeringPlan(
+            days: schedules, score: routes.score, cost: routes.cost, isProvenOptimal: false,
+            upperBound: upperBound(candidates, travel: travel, dayStart: dayStart, dayEnd: dayEnd, budget: budget))
     }
 
     /// A bound no plan beats: the better of two fractional knapsacks over the candidates that fit
     /// a day alone — one over the trip's time (a visit weighs its shortest duration plus the least
     /// travel into it from anywhere, which every route pays), one over the budget.
-    public static func upperBound(_ candidates: [OrienteeringCandidate], travel: [[Double]], dayStart: Double, dayEnd: Double,
-                                  budget: Double?) -> Double {
+    public static func upperBound(
+        _ candidates: [OrienteeringCandidate], travel: [[Double]], dayStart: Double, dayEnd: Double,
+        budget: Double?
+    ) -> Double {
         let n = candidates.count
         guard n > 0 else { return 0 }
         let days = candidates[0].visits.count
@@ -176,7 +199,13 @@ extension Orienteering {
             var total = items.filter { weight($0) <= 0 }.reduce(0) { $0 + $1.score }, left = capacity
             for item in items.filter({ weight($0) > 0 }).sorted(by: { $0.score / weight($0) > $1.score / weight($1) }) {
                 let w = weight(item)
-                if w <= left { total += item.score; left -= w } else { total += item.score * max(0, left) / w; break }
+                if w <= left {
+                    total += item.score
+                    left -= w
+                } else {
+                    total += item.score * max(0, left) / w
+                    break
+                }
             }
             return total
         }

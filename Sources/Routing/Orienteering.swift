@@ -52,8 +52,10 @@ public enum Orienteering {
     ///   - travel: seconds between nodes; node 0 is the start and end of every day, nodes
     ///     `1...n` the candidates.
     ///   - budget: the money the visits may cost in all; nil for no limit.
-    public static func plan(candidates: [OrienteeringCandidate], travel: [[Double]], dayStart: Double, dayEnd: Double,
-                            budget: Double?) -> OrienteeringPlan {
+    public static func plan(
+        candidates: [OrienteeringCandidate], travel: [[Double]], dayStart: Double, dayEnd: Double,
+        budget: Double?
+    ) -> OrienteeringPlan {
         let n = candidates.count
         let days = candidates.first?.visits.count ?? 0
         precondition(travel.count == n + 1 && travel.allSatisfy { $0.count == n + 1 }, "travel must be (n + 1) × (n + 1)")
@@ -71,12 +73,15 @@ public enum Orienteering {
 
     /// The day's stops (day `day` of each candidate) and the travel matrix the scheduler takes
     /// (start and end both node 0), for a subset given by candidate indexes.
-    static func schedule(_ chosen: [Int], day: Int, candidates: [OrienteeringCandidate], travel: [[Double]],
-                         dayStart: Double, dayEnd: Double) -> DaySchedule {
+    static func schedule(
+        _ chosen: [Int], day: Int, candidates: [OrienteeringCandidate], travel: [[Double]],
+        dayStart: Double, dayEnd: Double
+    ) -> DaySchedule {
         let nodes = [0] + chosen.map { $0 + 1 } + [0]
         let matrix = nodes.map { a in nodes.map { b in travel[a][b] } }
-        var schedule = TimeWindowScheduler.schedule(travel: matrix, stops: chosen.map { candidates[$0].visits[day] },
-                                                    dayStart: dayStart, dayEnd: dayEnd)
+        var schedule = TimeWindowScheduler.schedule(
+            travel: matrix, stops: chosen.map { candidates[$0].visits[day] },
+            dayStart: dayStart, dayEnd: dayEnd)
         schedule.order = schedule.order.map { chosen[$0] }
         schedule.unplaced = schedule.unplaced.map { (chosen[$0.stop], $0.reason) }
         return schedule
@@ -84,8 +89,10 @@ public enum Orienteering {
 
     // MARK: Exact
 
-    static func exact(_ candidates: [OrienteeringCandidate], travel: [[Double]], dayStart: Double, dayEnd: Double,
-                      budget: Double?) -> OrienteeringPlan {
+    static func exact(
+        _ candidates: [OrienteeringCandidate], travel: [[Double]], dayStart: Double, dayEnd: Double,
+        budget: Double?
+    ) -> OrienteeringPlan {
         let n = candidates.count, days = candidates[0].visits.count
         let full = 1 << n
         // fits[day][subset]: the subset can be visited on that day.
@@ -128,7 +135,11 @@ public enum Orienteering {
             for set in 0..<full {
                 var sub = 0
                 while true {
-                    if fits[day][sub], reach[set ^ sub] { next[set] = true; part[set] = Int32(sub); break }
+                    if fits[day][sub], reach[set ^ sub] {
+                        next[set] = true
+                        part[set] = Int32(sub)
+                        break
+                    }
                     if sub == set { break }
                     sub = (sub &- set) & set
                 }
@@ -146,7 +157,8 @@ public enum Orienteering {
         for set in 1..<full where reach[set] && costs[set] <= (budget ?? .infinity) + 1e-9 {
             // Ties: the cheaper set, then the one with fewer visits.
             if scores[set] > scores[best] + 1e-12
-                || (abs(scores[set] - scores[best]) <= 1e-12 && (costs[set], set.nonzeroBitCount) < (costs[best], best.nonzeroBitCount)) {
+                || (abs(scores[set] - scores[best]) <= 1e-12 && (costs[set], set.nonzeroBitCount) < (costs[best], best.nonzeroBitCount))
+            {
                 best = set
             }
         }
@@ -157,8 +169,9 @@ public enum Orienteering {
             rest ^= parts[day]
         }
         let schedules = (0..<days).map { day in
-            schedule((0..<n).filter { parts[day] & (1 << $0) != 0 }, day: day, candidates: candidates, travel: travel,
-                     dayStart: dayStart, dayEnd: dayEnd)
+            schedule(
+                (0..<n).filter { parts[day] & (1 << $0) != 0 }, day: day, candidates: candidates, travel: travel,
+                dayStart: dayStart, dayEnd: dayEnd)
         }
         return OrienteeringPlan(days: schedules, score: scores[best], cost: costs[best], isProvenOptimal: true, upperBound: scores[best])
     }

@@ -32,7 +32,9 @@ public enum RouteShape: Sendable, Equatable, CustomStringConvertible {
         }
         switch self {
         case .closed(let start): try check("start", start)
-        case .open(let start, let end): try check("start", start); try check("end", end)
+        case .open(let start, let end):
+            try check("start", start)
+            try check("end", end)
         }
     }
 }

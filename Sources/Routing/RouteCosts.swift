@@ -95,8 +95,9 @@ public struct RouteCosts: Sendable {
         case .geodesic(let latitudes, let longitudes):
             // Always in one order, so that the cost is symmetric to the last bit.
             let (low, high) = i < j ? (i, j) : (j, i)
-            return Geodesic.distance(latitude1: latitudes[low], longitude1: longitudes[low],
-                                     latitude2: latitudes[high], longitude2: longitudes[high])
+            return Geodesic.distance(
+                latitude1: latitudes[low], longitude1: longitudes[low],
+                latitude2: latitudes[high], longitude2: longitudes[high])
         case .plane(let x, let y, let metric):
             return Self.planeDistance(x[i] - x[j], y[i] - y[j], metric)
         case .tsplibGeographic(let latitudes, let longitudes):
@@ -140,8 +141,9 @@ public struct RouteCosts: Sendable {
     static func earthCentred(latitude: Double, longitude: Double) -> SIMD3<Double> {
         let sinLatitude = sin(latitude), cosLatitude = cos(latitude)
         let primeVertical = WGS84.semiMajorAxis / (1 - WGS84.eccentricitySquared * sinLatitude * sinLatitude).squareRoot()
-        return SIMD3(primeVertical * cosLatitude * cos(longitude), primeVertical * cosLatitude * sin(longitude),
-                     primeVertical * (1 - WGS84.eccentricitySquared) * sinLatitude)
+        return SIMD3(
+            primeVertical * cosLatitude * cos(longitude), primeVertical * cosLatitude * sin(longitude),
+            primeVertical * (1 - WGS84.eccentricitySquared) * sinLatitude)
     }
 
     /// Whether the cost never decreases as the embedding's straight-line distance grows, so the

@@ -36,8 +36,10 @@ public enum RouteSolver {
     /// Solves for the shortest order.
     /// - Throws: ``RoutingError`` for no stops, a start or end out of range, or when every order
     ///   needs a forbidden edge.
-    public static func solve(_ costs: RouteCosts, shape: RouteShape = .closed(),
-                             options: RouteOptions = RouteOptions()) throws -> Route {
+    public static func solve(
+        _ costs: RouteCosts, shape: RouteShape = .closed(),
+        options: RouteOptions = RouteOptions()
+    ) throws -> Route {
         let deadline = ContinuousClock.now.advanced(by: options.timeLimit)
         let n = costs.count
         guard n > 0 else { throw RoutingError.noStops }
@@ -58,17 +60,19 @@ public enum RouteSolver {
 
         var random = SplitMix64(seed: options.seed)
         let candidates = CandidateLists(tourCosts, embedding: costs.embedding, perNode: candidatesPerStop)
-        let initial = costs.isSymmetric
+        let initial =
+            costs.isSymmetric
             ? InitialTour.greedy(tourCosts, candidates: candidates)
             : InitialTour.nearestNeighbour(tourCosts, candidates: candidates)
         let attemptProof = n <= min(options.exactLimit, costs.isSymmetric ? .max : directedExactLimit)
         // Before a proof, a short search: the bound does the rest.
         let kicks = attemptProof ? min(options.maximumKicks ?? .max, 40 * n) : (options.maximumKicks ?? .max)
-        let search: any KickedLocalSearch = if costs.isSymmetric {
-            SymmetricSearch(costs: tourCosts, candidates: candidates, initialTour: initial, deepMoves: !attemptProof)
-        } else {
-            DirectedSearch(costs: tourCosts, candidates: candidates, initialTour: initial)
-        }
+        let search: any KickedLocalSearch =
+            if costs.isSymmetric {
+                SymmetricSearch(costs: tourCosts, candidates: candidates, initialTour: initial, deepMoves: !attemptProof)
+            } else {
+                DirectedSearch(costs: tourCosts, candidates: candidates, initialTour: initial)
+            }
         search.improveAll()
         search.iterate(deadline: deadline, maximumKicks: kicks, random: &random)
         var tour = search.tour
@@ -102,8 +106,10 @@ public enum RouteSolver {
     /// A bound for an answer no proof was attempted for: the Held–Karp 1-tree bound at the root
     /// of the branch and bound for symmetric problems up to 300 stops, else the cheapest-edge
     /// bounds.
-    private static func bestKnownBound(_ costs: RouteCosts, _ tourCosts: TourCosts, shape: RouteShape,
-                                       tour: [Int32], tree: KDTree?) -> Double {
+    private static func bestKnownBound(
+        _ costs: RouteCosts, _ tourCosts: TourCosts, shape: RouteShape,
+        tour: [Int32], tree: KDTree?
+    ) -> Double {
         if costs.isSymmetric && costs.count <= 300 {
             var rootOnly = BranchAndBound(costs: tourCosts, tour: tour, length: tourCosts.length(of: tour))
             return rootOnly.run(deadline: .now).lowerBound
@@ -112,8 +118,10 @@ public enum RouteSolver {
         return tree.flatMap { LowerBound.cheapestEdges(costs, shape: shape, tree: $0) } ?? 0
     }
 
-    private static func finish(_ order: [Int], costs: RouteCosts, shape: RouteShape, proven: Bool,
-                               lowerBound: Double?, method: String) -> Route {
+    private static func finish(
+        _ order: [Int], costs: RouteCosts, shape: RouteShape, proven: Bool,
+        lowerBound: Double?, method: String
+    ) -> Route {
         let closed = shape.isClosed
         var legs: [Double] = []
         if order.count > 1 {
@@ -121,7 +129,8 @@ public enum RouteSolver {
             if closed { legs.append(costs.cost(order[order.count - 1], order[0])) }
         }
         let length = legs.reduce(0, +)
-        return Route(order: order, length: length, isProvenOptimal: proven,
-                     lowerBound: proven ? length : min(length, lowerBound ?? 0), method: method, legs: legs)
+        return Route(
+            order: order, length: length, isProvenOptimal: proven,
+            lowerBound: proven ? length : min(length, lowerBound ?? 0), method: method, legs: legs)
     }
 }

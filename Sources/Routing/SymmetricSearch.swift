@@ -47,7 +47,10 @@ final class SymmetricSearch: KickedLocalSearch {
                 if gain > epsilon {
                     state.exchange(a, b, c, d)
                     state.length -= gain
-                    state.push(a); state.push(b); state.push(c); state.push(d)
+                    state.push(a)
+                    state.push(b)
+                    state.push(c)
+                    state.push(d)
                     return true
                 }
             }
@@ -83,11 +86,16 @@ final class SymmetricSearch: KickedLocalSearch {
                         if costs.isFixed(c, d) { continue }
                         let gain = removalGain + costs.cost(c, d) - addA - costs.cost(segmentEnd, d)
                         if gain > epsilon {
-                            moveSegment(first: a, last: segmentEnd, before: before, after: after,
-                                        next: c, other: d, otherFollows: dForward == forward)
+                            moveSegment(
+                                first: a, last: segmentEnd, before: before, after: after,
+                                next: c, other: d, otherFollows: dForward == forward)
                             state.length -= gain
-                            state.push(a); state.push(segmentEnd); state.push(before)
-                            state.push(after); state.push(c); state.push(d)
+                            state.push(a)
+                            state.push(segmentEnd)
+                            state.push(before)
+                            state.push(after)
+                            state.push(c)
+                            state.push(d)
                             return true
                         }
                     }
@@ -109,14 +117,16 @@ final class SymmetricSearch: KickedLocalSearch {
 
     /// Segment `first…last` between `before` and `after` moves to lie between `next` and
     /// `other`, with `first` beside `next`.
-    private func moveSegment(first s1: Int, last s2: Int, before p: Int, after n: Int,
-                             next c: Int, other d: Int, otherFollows: Bool) {
+    private func moveSegment(
+        first s1: Int, last s2: Int, before p: Int, after n: Int,
+        next c: Int, other d: Int, otherFollows: Bool
+    ) {
         // In the segment's direction the target edge runs x → y.
         let (x, y) = otherFollows ? (c, d) : (d, c)
-        state.exchange(p, s1, x, y)        // p–x, s1–y:   p x … n s2…s1 y
-        state.exchange(p, x, n, s2)        // p–n, x–s2:   p n … x s2…s1 y
+        state.exchange(p, s1, x, y)  // p–x, s1–y:   p x … n s2…s1 y
+        state.exchange(p, x, n, s2)  // p–n, x–s2:   p n … x s2…s1 y
         if otherFollows {
-            state.exchange(x, s2, s1, y)   // x–s1, s2–y:  p n … x s1…s2 y
+            state.exchange(x, s2, s1, y)  // x–s1, s2–y:  p n … x s1…s2 y
         }
     }
 

@@ -64,7 +64,7 @@ public struct TSPLIBProblem: Sendable {
                 }
                 throw RoutingError.invalidTSPLIB(line: lineNumber, reason: "data outside a section: '\(line)'")
             default:
-                continue   // DISPLAY_DATA_SECTION, FIXED_EDGES_SECTION…: not needed for costs
+                continue  // DISPLAY_DATA_SECTION, FIXED_EDGES_SECTION…: not needed for costs
             }
         }
         guard let dimensionText = headers["DIMENSION"], let dimension = Int(dimensionText), dimension > 0 else {
@@ -81,8 +81,9 @@ public struct TSPLIBProblem: Sendable {
             return
         }
         guard coordinates.count == dimension else {
-            throw RoutingError.invalidTSPLIB(line: lines.count,
-                                             reason: "DIMENSION is \(dimension) but NODE_COORD_SECTION has \(coordinates.count) nodes")
+            throw RoutingError.invalidTSPLIB(
+                line: lines.count,
+                reason: "DIMENSION is \(dimension) but NODE_COORD_SECTION has \(coordinates.count) nodes")
         }
         let x = coordinates.map(\.0), y = coordinates.map(\.1)
         let metric: RouteCosts.PlaneMetric
@@ -93,15 +94,18 @@ public struct TSPLIBProblem: Sendable {
         case "MAN_2D": metric = .manhattan
         case "MAX_2D": metric = .maximum
         case "GEO":
-            costs = RouteCosts(count: dimension, symmetric: true, unit: .matrix, integral: true,
-                               storage: .tsplibGeographic(latitudes: x.map(Self.geographicRadians),
-                                                          longitudes: y.map(Self.geographicRadians)))
+            costs = RouteCosts(
+                count: dimension, symmetric: true, unit: .matrix, integral: true,
+                storage: .tsplibGeographic(
+                    latitudes: x.map(Self.geographicRadians),
+                    longitudes: y.map(Self.geographicRadians)))
             return
         default:
             throw RoutingError.unsupportedTSPLIB("EDGE_WEIGHT_TYPE '\(weightType)'")
         }
-        costs = RouteCosts(count: dimension, symmetric: true, unit: .matrix, integral: true,
-                           storage: .plane(x: x, y: y, metric: metric))
+        costs = RouteCosts(
+            count: dimension, symmetric: true, unit: .matrix, integral: true,
+            storage: .plane(x: x, y: y, metric: metric))
     }
 
     /// TSPLIB's GEO conversion: DDD.MM (degrees and minutes) to radians with PI = 3.141592.
@@ -124,8 +128,10 @@ public struct TSPLIBProblem: Sendable {
         default: throw RoutingError.unsupportedTSPLIB("EDGE_WEIGHT_FORMAT '\(format)'")
         }
         guard !overflow, weights.count == needed else {
-            throw RoutingError.invalidTSPLIB(line: line, reason: "EDGE_WEIGHT_SECTION has \(weights.count) numbers; "
-                                             + "\(format) with DIMENSION \(n) needs " + (overflow ? "more than any file holds" : "\(needed)"))
+            throw RoutingError.invalidTSPLIB(
+                line: line,
+                reason: "EDGE_WEIGHT_SECTION has \(weights.count) numbers; "
+                    + "\(format) with DIMENSION \(n) needs " + (overflow ? "more than any file holds" : "\(needed)"))
         }
         var matrix = [[Double]](repeating: [Double](repeating: 0, count: n), count: n)
         // Which (row, column) cells each format lists, in order; columns formats are the
@@ -146,8 +152,10 @@ public struct TSPLIBProblem: Sendable {
             throw RoutingError.unsupportedTSPLIB("EDGE_WEIGHT_FORMAT '\(format)'")
         }
         guard weights.count == cells.count else {
-            throw RoutingError.invalidTSPLIB(line: line, reason: "EDGE_WEIGHT_SECTION has \(weights.count) numbers; "
-                                             + "\(format) with DIMENSION \(n) needs \(cells.count)")
+            throw RoutingError.invalidTSPLIB(
+                line: line,
+                reason: "EDGE_WEIGHT_SECTION has \(weights.count) numbers; "
+                    + "\(format) with DIMENSION \(n) needs \(cells.count)")
         }
         let symmetric = format != "FULL_MATRIX"
         for ((i, j), value) in zip(cells, weights) {
@@ -165,7 +173,10 @@ public struct TSPLIBProblem: Sendable {
         var order: [Int] = []
         for (offset, raw) in text.split(whereSeparator: \.isNewline).enumerated() {
             let line = raw.trimmingCharacters(in: .whitespaces)
-            if line.uppercased() == "TOUR_SECTION" { inSection = true; continue }
+            if line.uppercased() == "TOUR_SECTION" {
+                inSection = true
+                continue
+            }
             guard inSection else { continue }
             for token in line.split(whereSeparator: { $0 == " " || $0 == "\t" }) {
                 guard let id = Int(token) else {

@@ -119,8 +119,9 @@ public enum TimeWindowScheduler {
         }
         for i in 0..<n {
             guard let begin = stops[i].earliestStart(arriving: dayStart + travel[0][i + 1]) else { continue }
-            insert(Label(travel: travel[0][i + 1], time: begin + stops[i].serviceSeconds, parent: -1, stop: Int32(i), begin: begin),
-                   subset: 1 << i, last: i)
+            insert(
+                Label(travel: travel[0][i + 1], time: begin + stops[i].serviceSeconds, parent: -1, stop: Int32(i), begin: begin),
+                subset: 1 << i, last: i)
         }
         // Subsets in increasing order: every extension goes to a larger number.
         var best: (size: Int, travel: Double, finish: Double, label: Int32)?
@@ -133,7 +134,8 @@ public enum TimeWindowScheduler {
                     if finish <= dayEnd {
                         let size = subset.nonzeroBitCount
                         if best == nil || size > best!.size
-                            || (size == best!.size && (label.travel + travel[last + 1][end], finish) < (best!.travel, best!.finish)) {
+                            || (size == best!.size && (label.travel + travel[last + 1][end], finish) < (best!.travel, best!.finish))
+                        {
                             best = (size, label.travel + travel[last + 1][end], finish, index)
                         }
                     }
@@ -146,8 +148,10 @@ public enum TimeWindowScheduler {
                         guard done + travel[next + 1][end] <= dayEnd else { continue }
                         let travelled = label.travel + travel[last + 1][next + 1]
                         guard travelled + travel[next + 1][end] <= bound else { continue }
-                        insert(Label(travel: label.travel + travel[last + 1][next + 1], time: done, parent: index,
-                                     stop: Int32(next), begin: begin), subset: subset | (1 << next), last: next)
+                        insert(
+                            Label(
+                                travel: label.travel + travel[last + 1][next + 1], time: done, parent: index,
+                                stop: Int32(next), begin: begin), subset: subset | (1 << next), last: next)
                     }
                 }
             }
@@ -164,17 +168,24 @@ public enum TimeWindowScheduler {
         starts.reverse()
         let kept = Set(order)
         let unplaced = (0..<n).filter { !kept.contains($0) }.map { stop in
-            (stop, fitsAlone(stop, travel: travel, stops: stops, dayStart: dayStart, dayEnd: dayEnd)
-                ? Reason.conflictsWithOthers : Reason.unreachableAlone)
+            (
+                stop,
+                fitsAlone(stop, travel: travel, stops: stops, dayStart: dayStart, dayEnd: dayEnd)
+                    ? Reason.conflictsWithOthers : Reason.unreachableAlone
+            )
         }
         let travelled = best?.travel ?? travel[0][end]
-        return DaySchedule(order: order, starts: starts, travelSeconds: travelled, finish: best?.finish ?? dayStart + travel[0][end],
-                           unplaced: unplaced, isProvenOptimal: true)
+        return DaySchedule(
+            order: order, starts: starts, travelSeconds: travelled, finish: best?.finish ?? dayStart + travel[0][end],
+            unplaced: unplaced, isProvenOptimal: true)
     }
 
     /// Times of a route through `order`, nil when a window or the day's end is missed.
-    static func timing(_ order: [Int], travel: [[Double]], stops: [TimedStop], dayStart: Double, dayEnd: Double)
-        -> (starts: [Double], travel: Double, finish: Double)? {
+    static func timing(
+        _ order: [Int], travel: [[Double]], stops: [TimedStop], dayStart: Double, dayEnd: Double
+    )
+        -> (starts: [Double], travel: Double, finish: Double)?
+    {
         var time = dayStart, node = 0, travelled = 0.0
         var starts: [Double] = []
         for stop in order {
@@ -205,7 +216,8 @@ public enum TimeWindowScheduler {
                 var candidate = order
                 candidate.insert(stop, at: position)
                 if let timed = timing(candidate, travel: travel, stops: stops, dayStart: dayStart, dayEnd: dayEnd),
-                   (timed.travel, timed.finish) < (bestCost, .infinity) {
+                    (timed.travel, timed.finish) < (bestCost, .infinity)
+                {
                     bestCost = timed.travel
                     bestOrder = candidate
                 }
@@ -213,8 +225,12 @@ public enum TimeWindowScheduler {
             if let bestOrder {
                 order = bestOrder
             } else {
-                unplaced.append((stop, fitsAlone(stop, travel: travel, stops: stops, dayStart: dayStart, dayEnd: dayEnd)
-                    ? .conflictsWithOthers : .unreachableAlone))
+                unplaced.append(
+                    (
+                        stop,
+                        fitsAlone(stop, travel: travel, stops: stops, dayStart: dayStart, dayEnd: dayEnd)
+                            ? .conflictsWithOthers : .unreachableAlone
+                    ))
             }
         }
         // Or-opt repair: move single stops while that shortens the day and keeps every window.
@@ -228,7 +244,8 @@ public enum TimeWindowScheduler {
                     let stop = candidate.remove(at: from)
                     candidate.insert(stop, at: to)
                     if let timed = timing(candidate, travel: travel, stops: stops, dayStart: dayStart, dayEnd: dayEnd),
-                       timed.travel < current - 1e-9 {
+                        timed.travel < current - 1e-9
+                    {
                         order = candidate
                         improved = true
                         break search
@@ -237,7 +254,8 @@ public enum TimeWindowScheduler {
             }
         }
         let timed = timing(order, travel: travel, stops: stops, dayStart: dayStart, dayEnd: dayEnd)
-        return DaySchedule(order: order, starts: timed?.starts ?? [], travelSeconds: timed?.travel ?? 0, finish: timed?.finish ?? dayStart,
-                           unplaced: unplaced.sorted { $0.0 < $1.0 }.map { (stop: $0.0, reason: $0.1) }, isProvenOptimal: false)
+        return DaySchedule(
+            order: order, starts: timed?.starts ?? [], travelSeconds: timed?.travel ?? 0, finish: timed?.finish ?? dayStart,
+            unplaced: unplaced.sorted { $0.0 < $1.0 }.map { (stop: $0.0, reason: $0.1) }, isProvenOptimal: false)
     }
 }

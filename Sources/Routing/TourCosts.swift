@@ -123,9 +123,11 @@ final class TourCosts: @unchecked Sendable {
         }
         let cached = cachedCosts[slot]
         if cached >= 0 { return cached }
-        let value = kind == .geodesic
-            ? Geodesic.distance(latitude1: first[low], longitude1: second[low],
-                                latitude2: first[high], longitude2: second[high])
+        let value =
+            kind == .geodesic
+            ? Geodesic.distance(
+                latitude1: first[low], longitude1: second[low],
+                latitude2: first[high], longitude2: second[high])
             : tsplibGeographicDistance(low, high)
         cachedCosts[slot] = value
         return value
@@ -202,7 +204,8 @@ final class TourCosts: @unchecked Sendable {
         if virtualNode >= 0 {
             nodes.removeFirst()
             if isSymmetric, nodes.count > 1,
-               (fixedStart >= 0 && nodes.last == fixedStart) || (fixedStart < 0 && fixedEnd >= 0 && nodes.first == fixedEnd) {
+                (fixedStart >= 0 && nodes.last == fixedStart) || (fixedStart < 0 && fixedEnd >= 0 && nodes.first == fixedEnd)
+            {
                 nodes.reverse()
             }
         } else if isSymmetric, nodes.count > 2, nodes[nodes.count - 1] < nodes[1] {

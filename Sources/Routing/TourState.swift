@@ -38,9 +38,13 @@ final class TourState {
     }
 
     deinit {
-        tour.deallocate(); position.deallocate()
-        savedTour.deallocate(); savedPosition.deallocate()
-        queue.deallocate(); queued.deallocate(); scratch.deallocate()
+        tour.deallocate()
+        position.deallocate()
+        savedTour.deallocate()
+        savedPosition.deallocate()
+        queue.deallocate()
+        queued.deallocate()
+        scratch.deallocate()
     }
 
     var nodes: [Int32] { Array(tour) }
@@ -84,12 +88,16 @@ final class TourState {
         var slot = start + firstLength
         for _ in 0..<secondLength {
             if slot >= nodeCount { slot -= nodeCount }
-            scratch[count] = tour[slot]; count += 1; slot += 1
+            scratch[count] = tour[slot]
+            count += 1
+            slot += 1
         }
         slot = start
         for _ in 0..<firstLength {
             if slot >= nodeCount { slot -= nodeCount }
-            scratch[count] = tour[slot]; count += 1; slot += 1
+            scratch[count] = tour[slot]
+            count += 1
+            slot += 1
         }
         slot = start
         for k in 0..<count {
@@ -107,11 +115,11 @@ final class TourState {
         let rest = nodeCount - first - second
         // S0 S1 S2 ≡ S1 S2 S0 ≡ S2 S0 S1 as cycles; S0 S2 S1 ≡ S1 S0 S2 ≡ S2 S1 S0.
         if first + second <= first + rest && first + second <= second + rest {
-            swapAdjacent(at: Int(position[b]), first, second)           // S1 S2 → S2 S1
+            swapAdjacent(at: Int(position[b]), first, second)  // S1 S2 → S2 S1
         } else if first + rest <= second + rest {
             swapAdjacent(at: (Int(position[e]) + 1) % nodeCount, rest, first)  // S0 S1 → S1 S0
         } else {
-            swapAdjacent(at: Int(position[d]), second, rest)           // S2 S0 → S0 S2
+            swapAdjacent(at: Int(position[d]), second, rest)  // S2 S0 → S0 S2
         }
     }
 
@@ -223,7 +231,7 @@ extension KickedLocalSearch {
             guard kick(random: &random) else { continue }
             improve()
             if state.length <= state.lastSavedLength * (1 + slack) {
-                state.save()      // not longer: kept (sideways moves let the search wander)
+                state.save()  // not longer: kept (sideways moves let the search wander)
             } else {
                 state.restore()
             }
@@ -254,11 +262,17 @@ extension KickedLocalSearch {
     func kick(random: inout SplitMix64) -> Bool {
         let (a, b, c, d, e, f, start, firstLength, secondLength) = randomStretches(random: &random)
         if costs.isFixed(a, b) || costs.isFixed(c, d) || costs.isFixed(e, f) { return false }
-        let gain = costs.cost(a, b) + costs.cost(c, d) + costs.cost(e, f)
+        let gain =
+            costs.cost(a, b) + costs.cost(c, d) + costs.cost(e, f)
             - costs.cost(a, d) - costs.cost(e, b) - costs.cost(c, f)
         state.swapAdjacent(at: (start + 1) % state.nodeCount, firstLength, secondLength)
         state.length -= gain
-        state.push(a); state.push(b); state.push(c); state.push(d); state.push(e); state.push(f)
+        state.push(a)
+        state.push(b)
+        state.push(c)
+        state.push(d)
+        state.push(e)
+        state.push(f)
         return true
     }
 
@@ -272,7 +286,9 @@ extension KickedLocalSearch {
         let start = Int(random.next() % UInt64(n))
         let tour = state.tour
         func at(_ offset: Int) -> Int { Int(tour[(start + offset) % n]) }
-        return (at(0), at(1), at(firstLength), at(firstLength + 1), at(firstLength + secondLength),
-                at(firstLength + secondLength + 1), start, firstLength, secondLength)
+        return (
+            at(0), at(1), at(firstLength), at(firstLength + 1), at(firstLength + secondLength),
+            at(firstLength + secondLength + 1), start, firstLength, secondLength
+        )
     }
 }

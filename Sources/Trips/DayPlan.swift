@@ -80,8 +80,10 @@ public enum DayPlan {
 
     /// Orders day `day`'s stops. `hours` gives the opening hours of stops that are places with
     /// known hours (by stop id); a fixed start time wins over them.
-    public static func optimize(_ document: ItineraryDocument, day: Int, hours: [String: OpeningHours], mode: Mode,
-                                dayStartMinute: Int, dayEndMinute: Int) throws -> Result {
+    public static func optimize(
+        _ document: ItineraryDocument, day: Int, hours: [String: OpeningHours], mode: Mode,
+        dayStartMinute: Int, dayEndMinute: Int
+    ) throws -> Result {
         guard (1...document.dayCount).contains(day) else { throw PlanError.dayOutOfRange(day: day, days: document.dayCount) }
         let stops = document.stops.filter { $0.day == day }
         guard !stops.isEmpty else { throw PlanError.noStops(day: day) }
@@ -114,8 +116,9 @@ public enum DayPlan {
                 timed.append(TimedStop(serviceSeconds: service))
             }
         }
-        let schedule = TimeWindowScheduler.schedule(travel: travel, stops: timed, dayStart: Double(dayStartMinute * 60),
-                                                    dayEnd: Double(dayEndMinute * 60))
+        let schedule = TimeWindowScheduler.schedule(
+            travel: travel, stops: timed, dayStart: Double(dayStartMinute * 60),
+            dayEnd: Double(dayEndMinute * 60))
         let unplaced = schedule.unplaced.map { item -> Unplaced in
             let stop = stops[item.stop]
             let reason: String
@@ -124,17 +127,21 @@ public enum DayPlan {
             } else if item.reason == .conflictsWithOthers {
                 reason = "it fits the day alone but not in any order with the other stops' times"
             } else if let fixed = stop.fixedStart {
-                reason = "its fixed time \(fixed) cannot be kept between the day's start \(clock(dayStartMinute)) and end \(clock(dayEndMinute)) with the travel to and from it"
+                reason =
+                    "its fixed time \(fixed) cannot be kept between the day's start \(clock(dayStartMinute)) and end \(clock(dayEndMinute)) with the travel to and from it"
             } else if hours[stop.id] != nil {
-                reason = "its opening hours leave no time for a \(stop.durationMinutes)-minute visit between \(clock(dayStartMinute)) and \(clock(dayEndMinute))"
+                reason =
+                    "its opening hours leave no time for a \(stop.durationMinutes)-minute visit between \(clock(dayStartMinute)) and \(clock(dayEndMinute))"
             } else {
-                reason = "the travel to it and back and its \(stop.durationMinutes) minutes do not fit between \(clock(dayStartMinute)) and \(clock(dayEndMinute))"
+                reason =
+                    "the travel to it and back and its \(stop.durationMinutes) minutes do not fit between \(clock(dayStartMinute)) and \(clock(dayEndMinute))"
             }
             return Unplaced(stop: stop, reason: reason)
         }
-        return Result(order: schedule.order.map { stops[$0] }, startMinutes: schedule.starts.map { Int(($0 / 60).rounded()) },
-                      travelMinutes: Int((schedule.travelSeconds / 60).rounded()), unplaced: unplaced,
-                      isProvenOptimal: schedule.isProvenOptimal, startLodging: first, endLodging: last)
+        return Result(
+            order: schedule.order.map { stops[$0] }, startMinutes: schedule.starts.map { Int(($0 / 60).rounded()) },
+            travelMinutes: Int((schedule.travelSeconds / 60).rounded()), unplaced: unplaced,
+            isProvenOptimal: schedule.isProvenOptimal, startLodging: first, endLodging: last)
     }
 
     /// When a visit of `serviceSeconds` may begin on ISO weekday `weekday` (seconds from
@@ -161,7 +168,8 @@ public enum DayPlan {
     public static func minutes(_ text: String) -> Int? {
         let parts = text.split(separator: ":")
         guard text.count == 5, parts.count == 2, let hours = Int(parts[0]), let minutes = Int(parts[1]),
-              (0..<24).contains(hours), (0..<60).contains(minutes) else { return nil }
+            (0..<24).contains(hours), (0..<60).contains(minutes)
+        else { return nil }
         return hours * 60 + minutes
     }
 

@@ -28,8 +28,14 @@ public enum FreeBusy {
         var inside = false
         for line in lines {
             let upper = line.uppercased()
-            if upper == "BEGIN:VFREEBUSY" { inside = true; continue }
-            if upper == "END:VFREEBUSY" { inside = false; continue }
+            if upper == "BEGIN:VFREEBUSY" {
+                inside = true
+                continue
+            }
+            if upper == "END:VFREEBUSY" {
+                inside = false
+                continue
+            }
             guard inside, upper.hasPrefix("FREEBUSY"), let colon = line.firstIndex(of: ":") else { continue }
             let parameters = upper[..<colon].split(separator: ";").dropFirst()
             let type = parameters.first { $0.hasPrefix("FBTYPE=") }.map { String($0.dropFirst(7)) } ?? "BUSY"
@@ -37,7 +43,8 @@ public enum FreeBusy {
             for period in line[line.index(after: colon)...].split(separator: ",") {
                 let halves = period.split(separator: "/")
                 guard halves.count == 2, let start = utc(String(halves[0])) else {
-                    throw ParseError(description: "FREEBUSY period '\(period.prefix(60))' is invalid: give UTC start/end, e.g. 20270612T160000Z/20270612T180000Z")
+                    throw ParseError(
+                        description: "FREEBUSY period '\(period.prefix(60))' is invalid: give UTC start/end, e.g. 20270612T160000Z/20270612T180000Z")
                 }
                 let end: Date
                 if halves[1].hasPrefix("P") || halves[1].hasPrefix("+P") {
@@ -67,8 +74,9 @@ public enum FreeBusy {
         guard bytes.count == 16, bytes[8] == UInt8(ascii: "T"), bytes[15] == UInt8(ascii: "Z") else { return nil }
         func number(_ range: Range<Int>) -> Int? { Int(String(decoding: bytes[range], as: UTF8.self)) }
         guard let year = number(0..<4), let month = number(4..<6), let day = number(6..<8), let hour = number(9..<11),
-              let minute = number(11..<13), let second = number(13..<15), hour < 24, minute < 60, second < 61,
-              let date = LocalDate(String(format: "%04d-%02d-%02d", year, month, day)) else { return nil }
+            let minute = number(11..<13), let second = number(13..<15), hour < 24, minute < 60, second < 61,
+            let date = LocalDate(String(format: "%04d-%02d-%02d", year, month, day))
+        else { return nil }
         return Date(timeIntervalSince1970: Double(date.days(since: LocalDate("1970-01-01")!) * 86_400 + hour * 3_600 + minute * 60 + second))
     }
 
@@ -80,8 +88,14 @@ public enum FreeBusy {
         rest = rest.dropFirst()
         var total = 0.0, number = "", inTime = false, any = false
         for character in rest {
-            if character.isNumber { number.append(character); continue }
-            if character == "T" { inTime = true; continue }
+            if character.isNumber {
+                number.append(character)
+                continue
+            }
+            if character == "T" {
+                inTime = true
+                continue
+            }
             guard let value = Double(number) else { return nil }
             number = ""
             any = true

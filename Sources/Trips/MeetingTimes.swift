@@ -12,8 +12,9 @@ public struct DailyHours: Sendable, Hashable {
         func minutes(_ part: Substring) -> Int? {
             let pieces = part.split(separator: ":")
             guard pieces.count == 2, pieces[0].count == 2, pieces[1].count == 2,
-                  let hours = Int(pieces[0]), let minutes = Int(pieces[1]), (0...24).contains(hours), (0..<60).contains(minutes),
-                  hours * 60 + minutes <= 1_440 else { return nil }
+                let hours = Int(pieces[0]), let minutes = Int(pieces[1]), (0...24).contains(hours), (0..<60).contains(minutes),
+                hours * 60 + minutes <= 1_440
+            else { return nil }
             return hours * 60 + minutes
         }
         guard halves.count == 2, let start = minutes(halves[0]), let end = minutes(halves[1]), start < end else { return nil }
@@ -36,8 +37,10 @@ public struct DailyHours: Sendable, Hashable {
         let last = LocalDate(to, in: zone)
         var windows: [BusyInterval] = []
         while date <= last {
-            if let start = date.instant(minute: startMinute, in: zone), let end = endMinute == 1_440
-                ? date.adding(days: 1).instant(minute: 0, in: zone) : date.instant(minute: endMinute, in: zone) {
+            if let start = date.instant(minute: startMinute, in: zone),
+                let end = endMinute == 1_440
+                    ? date.adding(days: 1).instant(minute: 0, in: zone) : date.instant(minute: endMinute, in: zone)
+            {
                 let clipped = BusyInterval(start: max(start, from), end: min(end, to))
                 if clipped.start < clipped.end { windows.append(clipped) }
             }
@@ -65,8 +68,10 @@ public struct MeetingSlot: Sendable, Hashable {
 /// then the rest by how many are free, earliest first; a candidate with the same people free
 /// as the slot it overlaps just before it is left out.
 public enum MeetingTimes {
-    public static func find(members: [String], busy: [String: [BusyInterval]], duration: TimeInterval,
-                            windows: [BusyInterval], limit: Int) -> [MeetingSlot] {
+    public static func find(
+        members: [String], busy: [String: [BusyInterval]], duration: TimeInterval,
+        windows: [BusyInterval], limit: Int
+    ) -> [MeetingSlot] {
         let names = members.sorted()
         // Each member's busy time, merged and sorted: the sweep advances one cursor per member.
         let merged = names.map { merge(busy[$0] ?? []) }

@@ -52,8 +52,10 @@ public struct ItineraryStop: Sendable, Hashable, Codable {
     public var notes: String?
     public var price: Money?
 
-    public init(id: String, location: PlanLocation, day: Int, fixedStart: String? = nil, durationMinutes: Int = 60,
-                notes: String? = nil, price: Money? = nil) {
+    public init(
+        id: String, location: PlanLocation, day: Int, fixedStart: String? = nil, durationMinutes: Int = 60,
+        notes: String? = nil, price: Money? = nil
+    ) {
         self.id = id
         self.location = location
         self.day = day
@@ -84,8 +86,10 @@ public struct TransportLeg: Sendable, Hashable, Codable {
     public var reference: String?
     public var price: Money?
 
-    public init(id: String, mode: String, from: PlanLocation, to: PlanLocation, departure: String, arrival: String,
-                reference: String? = nil, price: Money? = nil) {
+    public init(
+        id: String, mode: String, from: PlanLocation, to: PlanLocation, departure: String, arrival: String,
+        reference: String? = nil, price: Money? = nil
+    ) {
         self.id = id
         self.mode = mode
         self.from = from
@@ -136,9 +140,11 @@ public struct ItineraryDocument: Sendable, Hashable, Codable {
     public var lodging: [Lodging]
     public var stops: [ItineraryStop]
 
-    public init(title: String, destination: PlanLocation, startDate: String, endDate: String, timeZone: String,
-                notes: String? = nil, budget: Money? = nil, transport: [TransportLeg] = [], lodging: [Lodging] = [],
-                stops: [ItineraryStop] = []) {
+    public init(
+        title: String, destination: PlanLocation, startDate: String, endDate: String, timeZone: String,
+        notes: String? = nil, budget: Money? = nil, transport: [TransportLeg] = [], lodging: [Lodging] = [],
+        stops: [ItineraryStop] = []
+    ) {
         self.title = title
         self.destination = destination
         self.startDate = startDate
@@ -153,7 +159,7 @@ public struct ItineraryDocument: Sendable, Hashable, Codable {
 
     enum CodingKeys: String, CodingKey {
         case title, destination, startDate = "start_date", endDate = "end_date", timeZone = "time_zone", notes, budget,
-             transport, lodging, stops
+            transport, lodging, stops
     }
 
     /// How many days the itinerary has (1 when it starts and ends on one date).
@@ -175,8 +181,10 @@ public struct TripDocument: Sendable, Hashable, Codable {
     public var notes: String?
     public var budget: Money?
 
-    public init(title: String, place: PlanLocation, start: String, end: String, timeZone: String, notes: String? = nil,
-                budget: Money? = nil) {
+    public init(
+        title: String, place: PlanLocation, start: String, end: String, timeZone: String, notes: String? = nil,
+        budget: Money? = nil
+    ) {
         self.title = title
         self.place = place
         self.start = start
@@ -201,8 +209,9 @@ public struct LocalDate: Sendable, Hashable, Comparable, CustomStringConvertible
     public init?(_ text: String) {
         let parts = text.split(separator: "-", omittingEmptySubsequences: false)
         guard parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,
-              let year = Int(parts[0]), let month = Int(parts[1]), let day = Int(parts[2]),
-              (1...12).contains(month), day >= 1, day <= LocalDate.daysIn(month: month, year: year) else { return nil }
+            let year = Int(parts[0]), let month = Int(parts[1]), let day = Int(parts[2]),
+            (1...12).contains(month), day >= 1, day <= LocalDate.daysIn(month: month, year: year)
+        else { return nil }
         self.year = year
         self.month = month
         self.day = day
@@ -240,7 +249,12 @@ public struct LocalDate: Sendable, Hashable, Comparable, CustomStringConvertible
                 date.day += 1
             } else {
                 date.day = 1
-                if date.month == 12 { date.month = 1; date.year += 1 } else { date.month += 1 }
+                if date.month == 12 {
+                    date.month = 1
+                    date.year += 1
+                } else {
+                    date.month += 1
+                }
             }
             remaining -= 1
         }
@@ -252,8 +266,10 @@ public struct LocalDate: Sendable, Hashable, Comparable, CustomStringConvertible
     public func instant(minute: Int, in zone: TimeZone) -> Date? {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = zone
-        return calendar.date(from: DateComponents(timeZone: zone, year: year, month: month, day: day,
-                                                  hour: minute / 60, minute: minute % 60))
+        return calendar.date(
+            from: DateComponents(
+                timeZone: zone, year: year, month: month, day: day,
+                hour: minute / 60, minute: minute % 60))
     }
 
     public static func < (lhs: LocalDate, rhs: LocalDate) -> Bool { lhs.dayNumber < rhs.dayNumber }

@@ -4,6 +4,7 @@ import PlaceModel
 import Routing
 import Testing
 import Trips
+
 @testable import Discovery
 
 /// Suggested itineraries on real-looking places: the optimal score on small sets (brute force
@@ -17,31 +18,40 @@ import Trips
         var random = SplitMix64(seed: seed)
         let kinds = ["culture.museum", "historic", "food", "landmark", "nature.park", "drink", "religious", "shopping"]
         return (0..<count).map { index in
-            let point = Coordinate(uncheckedLatitude: centre.latitude + (random.unit() - 0.5) * 0.03,
-                                   longitude: centre.longitude + (random.unit() - 0.5) * 0.04)
+            let point = Coordinate(
+                uncheckedLatitude: centre.latitude + (random.unit() - 0.5) * 0.03,
+                longitude: centre.longitude + (random.unit() - 0.5) * 0.04)
             let kind = kinds[Int(random.unit() * Double(kinds.count))]
-            let rating = random.unit() < 0.8 ? try! Rating(normalizedValue: 3 + random.unit() * 2, count: Int(random.unit() * 3_000), originalScale: 5) : nil
+            let rating =
+                random.unit() < 0.8 ? try! Rating(normalizedValue: 3 + random.unit() * 2, count: Int(random.unit() * 3_000), originalScale: 5) : nil
             let price = random.unit() < 0.6 ? try! PriceLevel(1 + Int(random.unit() * 4)) : nil
             var hours: OpeningHours?
             switch Int(random.unit() * 3) {
             case 0:  // Tuesday to Sunday, 10:00–17:00 (closed Mondays)
-                hours = OpeningHours(text: "Tu-Su 10:00-17:00", periods: (2...7).map { .init(openDay: $0, openMinute: 600, closeDay: $0, closeMinute: 1_020) })
+                hours = OpeningHours(
+                    text: "Tu-Su 10:00-17:00", periods: (2...7).map { .init(openDay: $0, openMinute: 600, closeDay: $0, closeMinute: 1_020) })
             case 1:  // every day, 12:00–15:00 and 19:00–23:00
-                hours = OpeningHours(text: "12:00-15:00,19:00-23:00", periods: (1...7).flatMap {
-                    [OpeningHours.Period(openDay: $0, openMinute: 720, closeDay: $0, closeMinute: 900),
-                     .init(openDay: $0, openMinute: 1_140, closeDay: $0, closeMinute: 1_380)]
-                })
+                hours = OpeningHours(
+                    text: "12:00-15:00,19:00-23:00",
+                    periods: (1...7).flatMap {
+                        [
+                            OpeningHours.Period(openDay: $0, openMinute: 720, closeDay: $0, closeMinute: 900),
+                            .init(openDay: $0, openMinute: 1_140, closeDay: $0, closeMinute: 1_380),
+                        ]
+                    })
             default: hours = nil
             }
-            return Place(id: PlaceID(trustedRawValue: "osm-test:n\(index)"), name: "Place \(index)", coordinate: point,
-                         categories: [Category(trustedIdentifier: kind)], rating: rating, priceLevel: price, openingHours: hours)
+            return Place(
+                id: PlaceID(trustedRawValue: "osm-test:n\(index)"), name: "Place \(index)", coordinate: point,
+                categories: [Category(trustedIdentifier: kind)], rating: rating, priceLevel: price, openingHours: hours)
         }
     }
 
     /// Monday 2027-05-03 and the next day.
-    static let wish = ItineraryWish(start: centre, days: 2, startDate: LocalDate("2027-05-03"), dayStartMinute: 9 * 60,
-                                    dayEndMinute: 18 * 60, budget: 40, preferred: [Category(trustedIdentifier: "culture")],
-                                    pace: .normal, mode: .walk)
+    static let wish = ItineraryWish(
+        start: centre, days: 2, startDate: LocalDate("2027-05-03"), dayStartMinute: 9 * 60,
+        dayEndMinute: 18 * 60, budget: 40, preferred: [Category(trustedIdentifier: "culture")],
+        pace: .normal, mode: .walk)
 
     static func travelSeconds(_ a: Coordinate, _ b: Coordinate, _ wish: ItineraryWish) -> Double {
         Geodesic.distance(a, b) * DayPlan.detour / wish.mode.metersPerSecond
@@ -58,7 +68,10 @@ import Trips
             var begin = time + travelSeconds(here, place.coordinate, wish)
             if let periods = place.openingHours?.periods {
                 let today = periods.filter { $0.openDay == weekday }.sorted { $0.openMinute < $1.openMinute }
-                guard let period = today.first(where: { begin + visit <= Double($0.closeMinute * 60) && Double($0.openMinute * 60) + visit <= Double($0.closeMinute * 60) })
+                guard
+                    let period = today.first(where: {
+                        begin + visit <= Double($0.closeMinute * 60) && Double($0.openMinute * 60) + visit <= Double($0.closeMinute * 60)
+                    })
                 else { return false }
                 begin = max(begin, Double(period.openMinute * 60))
             }
@@ -96,7 +109,10 @@ import Trips
                 if fits { best = score }
                 return
             }
-            for value in 0...wish.days { assignment[i] = value; walk(i + 1) }
+            for value in 0...wish.days {
+                assignment[i] = value
+                walk(i + 1)
+            }
         }
         walk(0)
         return best
@@ -137,9 +153,10 @@ import Trips
     }
 
     @Test func scoresReadAsReasons() {
-        let museum = Place(id: PlaceID(trustedRawValue: "osm-test:m"), name: "Museu", coordinate: Self.centre,
-                           categories: [Category(trustedIdentifier: "culture.museum")],
-                           rating: try! Rating(normalizedValue: 4.7, count: 2_000, originalScale: 5), priceLevel: try! PriceLevel(2))
+        let museum = Place(
+            id: PlaceID(trustedRawValue: "osm-test:m"), name: "Museu", coordinate: Self.centre,
+            categories: [Category(trustedIdentifier: "culture.museum")],
+            rating: try! Rating(normalizedValue: 4.7, count: 2_000, originalScale: 5), priceLevel: try! PriceLevel(2))
         let (score, reasons) = ItinerarySuggester.score(museum, preferred: [Category(trustedIdentifier: "culture")])
         #expect(score > 8 && reasons.contains("rated 4.7 from 2000 reviews") && reasons.contains("matches your preference for culture"))
         #expect(ItinerarySuggester.estimatedCost(of: museum) == 15 && ItinerarySuggester.visitLength(of: museum, pace: .relaxed) == 156)

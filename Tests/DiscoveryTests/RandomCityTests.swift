@@ -3,6 +3,7 @@ import GeoCore
 import PlaceModel
 import Regions
 import Testing
+
 @testable import Discovery
 
 let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
@@ -16,9 +17,11 @@ enum ShippedCities {
             let fields = line.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
             // Names with commas are quoted; the tests need only the plain ones.
             guard fields.count == 8, let lat = Double(fields[2]), let lon = Double(fields[3]),
-                  let point = try? Coordinate(latitude: lat, longitude: lon) else { return nil }
-            return Place(id: PlaceID(trustedRawValue: "geonames:" + fields[0]), name: fields[1], coordinate: point, categories: [.city],
-                         address: Address(countryCode: fields[4]), tags: ["population": fields[6]], timeZone: fields[7])
+                let point = try? Coordinate(latitude: lat, longitude: lon)
+            else { return nil }
+            return Place(
+                id: PlaceID(trustedRawValue: "geonames:" + fields[0]), name: fields[1], coordinate: point, categories: [.city],
+                address: Address(countryCode: fields[4]), tags: ["population": fields[6]], timeZone: fields[7])
         }
     }()
 }
@@ -42,7 +45,8 @@ enum ShippedCities {
 
     @Test func populationDrawsPassChiSquared() {
         // 30 cities with very different populations.
-        let cities = Array(ShippedCities.all.sorted { $0.id.rawValue < $1.id.rawValue }.enumerated().filter { $0.offset % 997 == 0 }.map(\.element).prefix(30))
+        let cities = Array(
+            ShippedCities.all.sorted { $0.id.rawValue < $1.id.rawValue }.enumerated().filter { $0.offset % 997 == 0 }.map(\.element).prefix(30))
         let populations = cities.map { Double(RandomCityPicker.population(of: $0)) }
         let total = populations.reduce(0, +)
         #expect(populations.max()! / populations.min()! > 10, "the sample spans an order of magnitude")
@@ -109,7 +113,10 @@ enum ShippedCities {
     }
 
     @Test func ambiguousAndBadRegionsSayWhatToWrite() {
-        #expect(throws: RegionQuery.Failure(description: "region 'SA' is both a continent (South America) and a country (Saudi Arabia); write continent:SA or country:SA")) {
+        #expect(
+            throws: RegionQuery.Failure(
+                description: "region 'SA' is both a continent (South America) and a country (Saudi Arabia); write continent:SA or country:SA")
+        ) {
             try RegionQuery(parsing: "SA", countries: table)
         }
         #expect(throws: RegionQuery.Failure.self) { try RegionQuery(parsing: " ", countries: table) }

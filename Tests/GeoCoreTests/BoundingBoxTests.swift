@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import GeoCore
 
 @Suite struct BoundingBoxTests {
@@ -54,7 +55,10 @@ import Testing
         #expect(throws: GeoCoreError.invalidBoundingBox("a,0,1,5", reason: "the west edge 'a' is not a number")) {
             try BoundingBox(parsing: "a,0,1,5")
         }
-        #expect(throws: GeoCoreError.invalidBoundingBox("1,,3,4", reason: "the south edge is missing; expected four numbers W,S,E,N, e.g. 2.2,48.8,2.4,48.9")) {
+        #expect(
+            throws: GeoCoreError.invalidBoundingBox(
+                "1,,3,4", reason: "the south edge is missing; expected four numbers W,S,E,N, e.g. 2.2,48.8,2.4,48.9")
+        ) {
             try BoundingBox(parsing: "1,,3,4")
         }
     }
@@ -87,8 +91,10 @@ import Testing
         #expect(try Coordinate(latitude: 1, normalizingLongitude: 361).longitude == 1)
     }
 
-    @Test(arguments: [("20mi", 32186.88), ("32.2km", 32200.0), ("800m", 800.0), ("1200ft", 365.76),
-                      ("0.5nmi", 926.0), ("1500", 1500.0), ("5 KM", 5000.0), ("1e3m", 1000.0), ("0", 0.0)])
+    @Test(arguments: [
+        ("20mi", 32186.88), ("32.2km", 32200.0), ("800m", 800.0), ("1200ft", 365.76),
+        ("0.5nmi", 926.0), ("1500", 1500.0), ("5 KM", 5000.0), ("1e3m", 1000.0), ("0", 0.0),
+    ])
     func parsesUnits(text: String, meters: Double) throws {
         #expect(abs(try Distance(parsing: text).meters - meters) < 1e-9)
     }
@@ -104,7 +110,10 @@ import Testing
     }
 
     @Test func unknownUnitListsTheValidOnes() {
-        do { _ = try Distance(parsing: "5parsecs"); Issue.record("parsed") } catch {
+        do {
+            _ = try Distance(parsing: "5parsecs")
+            Issue.record("parsed")
+        } catch {
             #expect(String(describing: error).contains("m, km, mi, ft, yd, nmi"))
         }
     }
@@ -129,7 +138,8 @@ import Testing
     }
 
     @Test func featureCollectionsRoundTripAndTypesAreChecked() throws {
-        let text = #"{"type":"FeatureCollection","features":[{"type":"Feature","id":7,"geometry":{"type":"Point","coordinates":[1.5,42.5]},"properties":{"name":"Andorra","pop":77000,"capital":true,"tags":["a"]}},{"type":"Feature","geometry":null,"properties":null}]}"#
+        let text =
+            #"{"type":"FeatureCollection","features":[{"type":"Feature","id":7,"geometry":{"type":"Point","coordinates":[1.5,42.5]},"properties":{"name":"Andorra","pop":77000,"capital":true,"tags":["a"]}},{"type":"Feature","geometry":null,"properties":null}]}"#
         let collection = try JSONDecoder().decode(GeoJSON.FeatureCollection.self, from: Data(text.utf8))
         #expect(collection.features.count == 2)
         #expect(collection.features[0].id == "7")

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import GeoCore
 
 /// The radius parser's ASCII path splits every text exactly as the general path does.
@@ -34,7 +35,10 @@ struct DistanceParsingTests {
     /// Each wrong radius is told what is wrong with it, in words a user can act on.
     @Test func eachBadRadiusGetsItsOwnReason() {
         func reason(_ text: String) -> String? {
-            do { _ = try Distance(parsing: text); return nil } catch GeoCoreError.invalidDistance(_, let reason) { return reason } catch { return "\(error)" }
+            do {
+                _ = try Distance(parsing: text)
+                return nil
+            } catch GeoCoreError.invalidDistance(_, let reason) { return reason } catch { return "\(error)" }
         }
         #expect(reason("nope") == "it has no number; write a number and a unit, e.g. 20mi, 5km, 800m")
         #expect(reason("km") == "it has no number; write a number and a unit, e.g. 20mi, 5km, 800m")

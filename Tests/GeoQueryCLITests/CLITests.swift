@@ -1,13 +1,15 @@
 import Foundation
-import ProviderTestSupport
 import PlaceModel
+import ProviderTestSupport
 import Testing
 
 /// Runs the built `geoquery` executable (next to the test bundle in .build/…/debug).
 struct CLI {
     static let executable: URL = {
-        let candidates = [URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent(),
-                          Bundle.main.bundleURL, Bundle.main.bundleURL.deletingLastPathComponent()]
+        let candidates = [
+            URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent(),
+            Bundle.main.bundleURL, Bundle.main.bundleURL.deletingLastPathComponent(),
+        ]
         for directory in candidates {
             let url = directory.appendingPathComponent("geoquery")
             if FileManager.default.isExecutableFile(atPath: url.path) { return url }
@@ -37,8 +39,9 @@ struct CLI {
         let stdout = out.fileHandleForReading.readDataToEndOfFile()
         let stderr = err.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        return Result(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
-                      stderr: String(decoding: stderr, as: UTF8.self))
+        return Result(
+            status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
+            stderr: String(decoding: stderr, as: UTF8.self))
     }
 }
 
@@ -99,30 +102,44 @@ final class CLIFixture: @unchecked Sendable {
     }
 
     @Test func jsonMembersComeInContractOrder() throws {
-        let result = try CLI.run(["near", "--lat", "48.8584", "--lon", "2.2945", "--radius", "5km", "--limit", "1", "--format", "json", "--db", try db])
+        let result = try CLI.run([
+            "near", "--lat", "48.8584", "--lon", "2.2945", "--radius", "5km", "--limit", "1", "--format", "json", "--db", try db,
+        ])
         func position(_ key: String) -> Int {
             result.stdout.range(of: "\"\(key)\":").map { result.stdout.distance(from: result.stdout.startIndex, to: $0.lowerBound) } ?? -1
         }
         let top = ["query", "count", "places", "next_cursor"].map(position)
         #expect(top.allSatisfy { $0 >= 0 } && top == top.sorted(), "\(top)")
-        let place = ["\"id\": \"geonames", "\"name\": \"Neuilly", "\"lat\": 48.8846", "\"lon\": 2.26965", "\"distance_m\"", "\"categories\"", "\"source\""]
-            .map { result.stdout.range(of: $0).map { result.stdout.distance(from: result.stdout.startIndex, to: $0.lowerBound) } ?? -1 }
+        let place = [
+            "\"id\": \"geonames", "\"name\": \"Neuilly", "\"lat\": 48.8846", "\"lon\": 2.26965", "\"distance_m\"", "\"categories\"", "\"source\"",
+        ]
+        .map { result.stdout.range(of: $0).map { result.stdout.distance(from: result.stdout.startIndex, to: $0.lowerBound) } ?? -1 }
         #expect(place.allSatisfy { $0 >= 0 } && place == place.sorted(), "\(place)")
         // Same query, same bytes.
-        let again = try CLI.run(["near", "--lat", "48.8584", "--lon", "2.2945", "--radius", "5km", "--limit", "1", "--format", "json", "--db", try db])
+        let again = try CLI.run([
+            "near", "--lat", "48.8584", "--lon", "2.2945", "--radius", "5km", "--limit", "1", "--format", "json", "--db", try db,
+        ])
         #expect(again.stdout == result.stdout)
     }
 
     @Test func categoryAndTextFiltersAndPaging() throws {
-        let airports = try CLI.run(["near", "--lat", "48.8584", "--lon", "2.2945", "--radius", "50km", "--category", "transport",
-                                    "--format", "json", "--db", try db])
+        let airports = try CLI.run([
+            "near", "--lat", "48.8584", "--lon", "2.2945", "--radius", "50km", "--category", "transport",
+            "--format", "json", "--db", try db,
+        ])
         #expect((airports.json["places"] as? [[String: Any]])?.compactMap { $0["id"] as? String } == ["airport:LFPO", "airport:LFPG"])
-        let text = try CLI.run(["near", "--lat", "48.8584", "--lon", "2.2945", "--radius", "50km", "--query", "orly", "--format", "json", "--db", try db])
+        let text = try CLI.run([
+            "near", "--lat", "48.8584", "--lon", "2.2945", "--radius", "50km", "--query", "orly", "--format", "json", "--db", try db,
+        ])
         #expect((text.json["places"] as? [[String: Any]])?.count == 1)
-        let first = try CLI.run(["near", "--lat", "48.8584", "--lon", "2.2945", "--radius", "20mi", "--limit", "2", "--format", "json", "--db", try db])
+        let first = try CLI.run([
+            "near", "--lat", "48.8584", "--lon", "2.2945", "--radius", "20mi", "--limit", "2", "--format", "json", "--db", try db,
+        ])
         let cursor = try #require(first.json["next_cursor"] as? String)
-        let second = try CLI.run(["near", "--lat", "48.8584", "--lon", "2.2945", "--radius", "20mi", "--limit", "2", "--cursor", cursor,
-                                  "--format", "json", "--db", try db])
+        let second = try CLI.run([
+            "near", "--lat", "48.8584", "--lon", "2.2945", "--radius", "20mi", "--limit", "2", "--cursor", cursor,
+            "--format", "json", "--db", try db,
+        ])
         #expect((second.json["places"] as? [[String: Any]])?.compactMap { $0["id"] as? String } == ["geonames:2988507", "airport:LFPO"])
     }
 
@@ -139,8 +156,10 @@ final class CLIFixture: @unchecked Sendable {
             #expect(try CLI.run(["near", "--lat", "48.8584", "--lon", "2.2945", "--radius", "5km", "--category", id, "--db", try db]).status == 0)
         }
         let typo = try CLI.run(["near", "--lat", "48.8584", "--lon", "2.2945", "--radius", "5km", "--category", "transport.airprt", "--db", try db])
-        #expect(typo.status == 64 && typo.stderr.contains("category 'transport.airprt' is not in the taxonomy: under transport there are transport.airport, "),
-                "\(typo.stderr)")
+        #expect(
+            typo.status == 64
+                && typo.stderr.contains("category 'transport.airprt' is not in the taxonomy: under transport there are transport.airport, "),
+            "\(typo.stderr)")
     }
 
     /// `geoquery where`: the country and time zone from the shipped boundaries and cities, the
@@ -161,8 +180,10 @@ final class CLIFixture: @unchecked Sendable {
         #expect((json.json["cities"] as? [[String: Any]])?.count == 1 && json.json["country_code"] as? String == "FR")
         let sea = try CLI.run(["where", "--lat", "30", "--lon", "-40", "--data-dir", dataDirectory, "--db", try db, "--format", "table"])
         #expect(sea.status == 0 && sea.stdout == "No city in reach · in no country\n", "\(sea.stdout)")
-        for (option, value, sentence) in [("--radius", "600km", "--radius '600km' is invalid: give at most 500km"),
-                                          ("--limit", "0", "--limit 0 is invalid: it must be from 1 to 50")] {
+        for (option, value, sentence) in [
+            ("--radius", "600km", "--radius '600km' is invalid: give at most 500km"),
+            ("--limit", "0", "--limit 0 is invalid: it must be from 1 to 50"),
+        ] {
             let refused = try CLI.run(place + [option, value])
             #expect(refused.status == 64 && refused.stderr.contains(sentence), "\(refused.stderr)")
         }
@@ -211,6 +232,8 @@ final class CLIFixture: @unchecked Sendable {
         #expect(missing.status == 1 && missing.stderr.contains("airport:NOPE"))
         let stats = try CLI.run(["stats", "--format", "json", "--db", try db])
         #expect((stats.json["sources"] as? [[String: Any]])?.compactMap { $0["count"] as? Int } == [3, 7])
+        // snake_case, as the service answers.
+        #expect(stats.json["file_size"] as? Int ?? 0 > 0 && stats.json["fileSize"] == nil, "\(stats.stdout)")
     }
 
     @Test func sourcesAndSnapshotImports() throws {
@@ -231,6 +254,7 @@ final class CLIFixture: @unchecked Sendable {
         let summary = (try? JSONSerialization.jsonObject(with: Data(imported.stdout.utf8))) as? [String: Any] ?? [:]
         #expect(summary["added"] as? Int == 1 && summary["removed"] as? Int == 0 && summary["source"] as? String == "extra-towns")
         #expect(summary["format"] as? String == "geonames-csv")
+        #expect(summary["rows_read"] as? Int == 1 && summary["rows_per_second"] == nil, "\(imported.stdout)")
         let again = try CLI.run(["import", extra.path, "--format", "geonames-csv", "--source", "extra-towns", "--db", db])
         #expect(again.stdout.contains("nothing changed"))
         let bad = try CLI.run(["import", extra.path, "--format", "geonames-csv", "--source", "Bad Name", "--db", db])
@@ -245,8 +269,10 @@ final class CLIFixture: @unchecked Sendable {
 
     @Test func routeThroughPlacesInTheIndex() throws {
         let ids = ["geonames:2988507", "airport:LFPG", "geonames:2970761", "airport:LFPO", "geonames:2990611"]
-        let result = try CLI.run(["route", "--places", ids.joined(separator: ","), "--start", "geonames:2988507",
-                                  "--end", "airport:LFPG", "--format", "table", "--db", try db])
+        let result = try CLI.run([
+            "route", "--places", ids.joined(separator: ","), "--start", "geonames:2988507",
+            "--end", "airport:LFPG", "--format", "table", "--db", try db,
+        ])
         #expect(result.status == 0, "\(result.stderr)")
         let lines = result.stdout.split(separator: "\n")
         #expect(lines.count == 8 && lines[2].contains("Paris") && lines[6].contains("Charles de Gaulle"))
@@ -257,8 +283,11 @@ final class CLIFixture: @unchecked Sendable {
 
     @Test func countryAndContinentFiltersUseTheRegionsDecidedAtImport() throws {
         func names(_ extra: [String]) throws -> [String] {
-            let result = try CLI.run(["near", "--lat", "0", "--lon", "0", "--radius", "20000km", "--limit", "all", "--format", "json",
-                                      "--db", try db] + extra)
+            let result = try CLI.run(
+                [
+                    "near", "--lat", "0", "--lon", "0", "--radius", "20000km", "--limit", "all", "--format", "json",
+                    "--db", try db,
+                ] + extra)
             #expect(result.status == 0, "\(result.stderr)")
             return ((result.json["places"] as? [[String: Any]]) ?? []).compactMap { $0["name"] as? String }.sorted()
         }
@@ -268,11 +297,13 @@ final class CLIFixture: @unchecked Sendable {
         // Tonga lies east of the antimeridian; its zone came with the dump.
         let tonga = try CLI.run(["place", "geonames:4032243", "--format", "json", "--db", try db])
         let place = ((tonga.json["places"] as? [[String: Any]]) ?? []).first
-        #expect(place?["country"] as? String == "TO" && place?["continent"] as? String == "OC")
+        #expect(place?["country_code"] as? String == "TO" && place?["continent"] as? String == "OC")
         #expect(place?["time_zone"] as? String == "Pacific/Tongatapu")
         // Region data that cannot be read is an error naming it, and the index is left alone.
-        let missing = try CLI.run(["import", CLITests.fixture.get().directory.appendingPathComponent("cities.csv").path,
-                                   "--format", "geonames-csv", "--data-dir", "/nonexistent/geodata", "--db", try db])
+        let missing = try CLI.run([
+            "import", CLITests.fixture.get().directory.appendingPathComponent("cities.csv").path,
+            "--format", "geonames-csv", "--data-dir", "/nonexistent/geodata", "--db", try db,
+        ])
         #expect(missing.status == 66 && missing.stderr.contains("/nonexistent/geodata"), "\(missing.stderr)")
     }
 

@@ -1,8 +1,9 @@
 import Foundation
-import ProviderTestSupport
-import Testing
 import GeoCore
 import PlaceQuery
+import ProviderTestSupport
+import Testing
+
 @testable import PlaceStore
 
 typealias GeoCoreCoordinate = Coordinate
@@ -50,8 +51,10 @@ typealias GeoCoreDistance = Distance
         _ = try SpatiaLitePlaceIndex(path: db, mode: .createIfMissing)
 
         // The journal appears with the fill's first write; kill after a second of CPU more.
-        try killImportHalfWay(of: try largeSnapshot(in: directory), into: db, afterCPUSeconds: 1,
-                              once: { FileManager.default.fileExists(atPath: db + "-journal") }) {}
+        try killImportHalfWay(
+            of: try largeSnapshot(in: directory), into: db, afterCPUSeconds: 1,
+            once: { FileManager.default.fileExists(atPath: db + "-journal") }
+        ) {}
         #expect(FileManager.default.fileExists(atPath: db + "-journal"), "the kill leaves the rollback journal for the next writer")
 
         let during = try CLI.run(["near", "--lat", "-10", "--lon", "0.5", "--radius", "200km", "--limit", "all", "--format", "json", "--db", db])
@@ -91,8 +94,10 @@ typealias GeoCoreDistance = Distance
     /// CPU time, not wall time, because the machine may be busy with other suites; SQLite writes
     /// its log only at commit or when its cache spills, so the log's size cannot tell "under
     /// way" from "committing".
-    func killImportHalfWay(of file: URL, into db: String, afterCPUSeconds: Double, once ready: () -> Bool = { true },
-                           whileRunning: () throws -> Void) throws {
+    func killImportHalfWay(
+        of file: URL, into db: String, afterCPUSeconds: Double, once ready: () -> Bool = { true },
+        whileRunning: () throws -> Void
+    ) throws {
         let process = Process()
         process.executableURL = CLI.executable
         process.arguments = ["import", file.path, "--format", "geojsonseq", "--source", "big", "--db", db]
@@ -118,7 +123,8 @@ typealias GeoCoreDistance = Distance
     /// User plus system CPU time of a process, from /proc/PID/stat (Linux).
     func cpuSeconds(_ pid: Int32) -> Double {
         guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-              let end = stat.lastIndex(of: ")") else { return 0 }
+            let end = stat.lastIndex(of: ")")
+        else { return 0 }
         let fields = stat[stat.index(after: end)...].split(separator: " ")
         // After the command name: state is field 3, utime 14 and stime 15 (1-based in proc(5)).
         guard fields.count > 13, let user = Double(fields[11]), let system = Double(fields[12]) else { return 0 }

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import Testing
+
 @testable import GeoQueryCLI
 @testable import GeoQueryServer
 
@@ -57,13 +58,15 @@ struct LogHandlerTests {
         }
         let text = file.text
         #expect(text.split(separator: "\n").count == 2, "\(text)")
-        #expect(text.contains("info geoquery.test: count=3 extra=x list=[\"a\", \"b\"] request=r-42 [GeoQueryCLITests] hello from the test"), "\(text)")
+        #expect(
+            text.contains("info geoquery.test: count=3 extra=x list=[\"a\", \"b\"] request=r-42 [GeoQueryCLITests] hello from the test"), "\(text)")
         #expect(!text.contains("set then removed") && !text.contains("below the level"), "\(text)")
         // Line for line what StreamLogHandler writes, but for the second the time was taken in.
         func withoutTime(_ text: String) -> [String] { text.split(separator: "\n").map { String($0.drop { $0 != " " }) } }
         #expect(withoutTime(text) == withoutTime(lines.value), "\(text)\n\(lines.value)")
-        #expect(text.split(separator: "\n").allSatisfy { $0.prefix(24).allSatisfy { !$0.isWhitespace } && $0.dropFirst(24).first == " " },
-                "each line starts with the time as 2026-11-28T05:12:01+0000: \(text)")
+        #expect(
+            text.split(separator: "\n").allSatisfy { $0.prefix(24).allSatisfy { !$0.isWhitespace } && $0.dropFirst(24).first == " " },
+            "each line starts with the time as 2026-11-28T05:12:01+0000: \(text)")
         #expect(ours[metadataKey: "request"] == "r-42" && ours.logLevel == .info)
     }
 
@@ -77,7 +80,8 @@ struct LogHandlerTests {
         #expect(!file.text.contains("first request"), "request lines wait to be written together")
         logger.warning("something to see at once")
         let lines = file.text.split(separator: "\n")
-        #expect(lines.count == 3 && lines[0].hasSuffix("first request") && lines[1].hasSuffix("second request")
+        #expect(
+            lines.count == 3 && lines[0].hasSuffix("first request") && lines[1].hasSuffix("second request")
                 && lines[2].hasSuffix("something to see at once"), "\(lines)")
         logger.info("third request")
         output.flush()

@@ -30,7 +30,7 @@ struct PostGISCLITests {
         let queries: [[String]] = [
             ["near", "--lat", "48.8566", "--lon", "2.3522", "--radius", "20mi", "--limit", "all"],
             ["near", "--lat", "-17.7", "--lon", "179.9", "--radius", "400km", "--limit", "7"],  // across the antimeridian
-            ["near", "--lat", "89.9", "--lon", "0", "--radius", "2500km", "--limit", "all"],    // the pole
+            ["near", "--lat", "89.9", "--lon", "0", "--radius", "2500km", "--limit", "all"],  // the pole
             ["bbox", "--bbox", "170,-50,-170,-10", "--limit", "all"],
             ["nearest", "--lat", "35.68", "--lon", "139.69", "-k", "25", "--country", "JP"],
             ["near", "--lat", "40.4", "--lon", "-3.7", "--radius", "300km", "--query", "san", "--limit", "all"],
@@ -47,15 +47,18 @@ struct PostGISCLITests {
             #expect(fromDatabase.stdout.split(separator: "\n").count > 1 || isZeroRadius, "\(query) found nothing")
         }
         let again = try CLI.run(["import", Self.cities, "--format", "geonames-csv", "--data-dir", Self.dataDirectory, "--db", url, "--json"])
-        #expect(again.json["unchanged"] as? Int == 34_006 && again.json["added"] as? Int == 0 && again.json["removed"] as? Int == 0,
-                "idempotent: \(again.stdout)")
+        #expect(
+            again.json["unchanged"] as? Int == 34_006 && again.json["added"] as? Int == 0 && again.json["removed"] as? Int == 0,
+            "idempotent: \(again.stdout)")
 
         // A snapshot of the first thousand cities: the rest of the source goes, in one transaction.
         let lines = try String(contentsOfFile: Self.cities, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: true)
         let smaller = directory.appendingPathComponent("smaller.csv").path
         try (lines.prefix(1_001).joined(separator: "\n") + "\n").write(toFile: smaller, atomically: true, encoding: .utf8)
-        let shrunk = try CLI.run(["import", smaller, "--format", "geonames-csv", "--source", "geonames", "--data-dir", Self.dataDirectory,
-                                  "--db", url, "--json"])
+        let shrunk = try CLI.run([
+            "import", smaller, "--format", "geonames-csv", "--source", "geonames", "--data-dir", Self.dataDirectory,
+            "--db", url, "--json",
+        ])
         #expect(shrunk.json["removed"] as? Int == 33_006 && shrunk.json["unchanged"] as? Int == 1_000, "\(shrunk.stdout) \(shrunk.stderr)")
         let stats = try CLI.run(["sources", "--db", url, "--format", "json"])
         #expect(stats.stdout.contains("\"places\" : 1000") || stats.stdout.contains("\"places\": 1000"), "\(stats.stdout)")
@@ -74,8 +77,9 @@ struct PostGISCLITests {
         for n in 0..<400_000 { text += "\(n),Place \(n),\(Double(n % 1_700) / 10 - 85),\(Double(n % 3_600) / 10 - 180)\n" }
         try text.write(toFile: big, atomically: true, encoding: .utf8)
         try await Self.importKilledAfter(seconds: 1.5, big, into: url)
-        let count = try Self.cluster().psql(database: String(url.split(separator: "/").last!),
-                                            "SELECT count(*) FROM places WHERE source = 'geonames'")
+        let count = try Self.cluster().psql(
+            database: String(url.split(separator: "/").last!),
+            "SELECT count(*) FROM places WHERE source = 'geonames'")
         #expect(count == "34006", "the old snapshot is whole after the kill")
 
         // A first fill (an empty database, the rows streamed straight into a new table) that the
@@ -86,20 +90,26 @@ struct PostGISCLITests {
         try await Self.importKilledAfter(seconds: 1.5, big, into: empty)
         var sessions = ""
         for _ in 0..<100 {
-            sessions = try Self.cluster().psql(database: emptyName, """
+            sessions = try Self.cluster().psql(
+                database: emptyName,
+                """
                 SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()
                 """)
             if sessions == "0" { break }
             try await Task.sleep(for: .milliseconds(100))
         }
         #expect(sessions == "0", "the killed import's sessions have ended")
-        #expect(try Self.cluster().psql(database: emptyName, "SELECT count(*) FROM places") == "0",
-                "a killed first fill leaves the table empty")
+        #expect(
+            try Self.cluster().psql(database: emptyName, "SELECT count(*) FROM places") == "0",
+            "a killed first fill leaves the table empty")
         let again = try CLI.run(["import", Self.cities, "--format", "geonames-csv", "--no-regions", "--db", empty, "--json"])
         #expect(again.status == 0, "\(again.stderr)")
-        #expect(try Self.cluster().psql(database: emptyName, """
-            SELECT (SELECT count(*) FROM places) || ' ' || (SELECT count(*) FROM pg_class WHERE relname IN ('places_next', 'places_import'))
-            """) == "34006 0", "the next import fills the table and leaves nothing beside it")
+        #expect(
+            try Self.cluster().psql(
+                database: emptyName,
+                """
+                SELECT (SELECT count(*) FROM places) || ' ' || (SELECT count(*) FROM pg_class WHERE relname IN ('places_next', 'places_import'))
+                """) == "34006 0", "the next import fills the table and leaves nothing beside it")
     }
 
     /// Starts `geoquery import` of `file` (as the geonames source) into `url` and kills it with
@@ -130,21 +140,25 @@ struct PostGISCLITests {
         defer { if second.process.isRunning { second.process.terminate() } }
 
         let password = "two servers one database"
-        #expect(try await first.request("POST", "/v1/users", json: #"{"username":"shared","email":"s@example.org","password":"\#(password)"}"#).0 == 201)
+        #expect(
+            try await first.request("POST", "/v1/users", json: #"{"username":"shared","email":"s@example.org","password":"\#(password)"}"#).0 == 201)
         let (signedIn, session) = try await first.request("POST", "/v1/sessions", json: #"{"username":"shared","password":"\#(password)"}"#)
         let token = try #require(session["token"] as? String)
         #expect(signedIn == 201)
-        let (made, gem) = try await second.request("POST", "/v1/gems", token: token,
-                                                   json: #"{"name":"Shared view","lat":43.73,"lon":7.42,"visibility":"public"}"#)
+        let (made, gem) = try await second.request(
+            "POST", "/v1/gems", token: token,
+            json: #"{"name":"Shared view","lat":43.73,"lon":7.42,"visibility":"public"}"#)
         #expect(made == 201, "a token from the first server works on the second: \(gem)")
-        let id = try #require((gem["places"] as? [[String: Any]])?.first?["id"] as? String)
+        let id = try #require(gem["id"] as? String)
         let (found, near) = try await first.request("GET", "/v1/gems/near?lat=43.73&lon=7.42")
         #expect(found == 200 && (near["places"] as? [[String: Any]])?.compactMap { $0["id"] as? String } == [id])
         let (places, paris) = try await second.request("GET", "/v1/places/near?lat=48.8566&lon=2.3522&radius=5km&limit=1")
         #expect(places == 200 && ((paris["places"] as? [[String: Any]])?.first?["name"] as? String)?.hasPrefix("Paris") == true)
         // Another user may not change it, through either server.
-        #expect(try await second.request("POST", "/v1/users", json: #"{"username":"other","email":"o@example.org","password":"\#(password)"}"#).0 == 201)
-        let other = try #require(try await second.request("POST", "/v1/sessions", json: #"{"username":"other","password":"\#(password)"}"#).1["token"] as? String)
+        #expect(
+            try await second.request("POST", "/v1/users", json: #"{"username":"other","email":"o@example.org","password":"\#(password)"}"#).0 == 201)
+        let other = try #require(
+            try await second.request("POST", "/v1/sessions", json: #"{"username":"other","password":"\#(password)"}"#).1["token"] as? String)
         #expect(try await first.request("DELETE", "/v1/gems/\(id)", token: other).0 == 403)
         #expect(try await first.request("DELETE", "/v1/gems/\(id)", token: token).0 == 204)
         #expect(try await second.request("GET", "/v1/gems/\(id)").0 == 404)
@@ -163,8 +177,10 @@ struct PostGISCLITests {
         let server = try await ServeCLITests.Server.start(["--db", url, "--read-db", replicaURL, "--data-dir", Self.dataDirectory])
         defer { if server.process.isRunning { server.process.terminate() } }
         let password = "read your own writes"
-        #expect(try await server.request("POST", "/v1/users", json: #"{"username":"owner","email":"w@example.org","password":"\#(password)"}"#).0 == 201)
-        let token = try #require(try await server.request("POST", "/v1/sessions", json: #"{"username":"owner","password":"\#(password)"}"#).1["token"] as? String)
+        #expect(
+            try await server.request("POST", "/v1/users", json: #"{"username":"owner","email":"w@example.org","password":"\#(password)"}"#).0 == 201)
+        let token = try #require(
+            try await server.request("POST", "/v1/sessions", json: #"{"username":"owner","password":"\#(password)"}"#).1["token"] as? String)
 
         // The replica has the schema the server made at start before its replay is paused.
         var replicated = ""
@@ -174,10 +190,11 @@ struct PostGISCLITests {
         }
         #expect(replicated == "gems", "the replica streams from the primary")
         try cluster.psql(database: name, "SELECT pg_wal_replay_pause()", port: replicaPort)
-        let (made, gem) = try await server.request("POST", "/v1/gems", token: token,
-                                                   json: #"{"name":"Lag test","lat":10.5,"lon":20.5,"visibility":"public"}"#)
+        let (made, gem) = try await server.request(
+            "POST", "/v1/gems", token: token,
+            json: #"{"name":"Lag test","lat":10.5,"lon":20.5,"visibility":"public"}"#)
         #expect(made == 201)
-        let id = try #require((gem["places"] as? [[String: Any]])?.first?["id"] as? String)
+        let id = try #require(gem["id"] as? String)
         func ids(_ token: String?) async throws -> [String] {
             let (status, answer) = try await server.request("GET", "/v1/gems/near?lat=10.5&lon=20.5", token: token)
             #expect(status == 200, "\(answer) \(server.log.value.suffix(1_500))")
@@ -216,8 +233,9 @@ struct PostGISCLITests {
     @Test func anUnreachableDatabaseIsAClearError() throws {
         let port = try TestCluster.freePort()
         let near = try CLI.run(["near", "--lat", "1", "--lon", "1", "--radius", "1km", "--db", "postgres://postgres@127.0.0.1:\(port)/none"])
-        #expect(near.status == 69 && near.stderr.contains("the database at postgres://postgres@127.0.0.1:\(port)/none is unavailable"),
-                "\(near.stderr)")
+        #expect(
+            near.status == 69 && near.stderr.contains("the database at postgres://postgres@127.0.0.1:\(port)/none is unavailable"),
+            "\(near.stderr)")
         let serve = try CLI.run(["serve", "--port", "0", "--db", "postgres://postgres:secret@127.0.0.1:\(port)/none"])
         #expect(serve.status == 69 && !serve.stderr.contains("secret"), "\(serve.stderr)")
         let bad = try CLI.run(["near", "--lat", "1", "--lon", "1", "--radius", "1km", "--db", "postgres://postgres@127.0.0.1/"])

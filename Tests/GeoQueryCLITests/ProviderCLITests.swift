@@ -22,17 +22,25 @@ import Testing
     @Test func searchMergesProvidersAndReportsEachStatus() async throws {
         let yelp = try await LoopbackServer.start(replies: [.recorded("yelp_search.json")])
         let foursquare = try await LoopbackServer.start(replies: [.recorded("foursquare_places_page1.json")])
-        defer { Task { await yelp.stop(); await foursquare.stop() } }
+        defer {
+            Task {
+                await yelp.stop()
+                await foursquare.stop()
+            }
+        }
         var environment = Self.clean
         environment["YELP_API_KEY"] = "yelp-key"
         environment["FOURSQUARE_API_KEY"] = "fsq-key"
         environment["GEOQUERY_YELP_BASE_URL"] = yelp.baseURL.absoluteString
         environment["GEOQUERY_FOURSQUARE_BASE_URL"] = foursquare.baseURL.absoluteString
-        let result = try await run(["search", "--lat", "37.7825", "--lon", "-122.4075", "--radius", "300m", "--query", "coffee",
-                                    "--provider", "google,yelp", "--provider", "foursquare", "--format", "json",
-                                    // The loopback servers run in this test process, which a loaded 2-core run can
-                                    // hold up for longer than the default 8 s.
-                                    "--deadline", "30s"], environment: environment)
+        let result = try await run(
+            [
+                "search", "--lat", "37.7825", "--lon", "-122.4075", "--radius", "300m", "--query", "coffee",
+                "--provider", "google,yelp", "--provider", "foursquare", "--format", "json",
+                // The loopback servers run in this test process, which a loaded 2-core run can
+                // hold up for longer than the default 8 s.
+                "--deadline", "30s",
+            ], environment: environment)
         #expect(result.status == 0, "two of three answered: \(result.stderr)")
         #expect(result.stderr.contains("GOOGLE_PLACES_API_KEY"), "the missing key is named on stderr")
         let json = result.json
@@ -55,15 +63,20 @@ import Testing
     }
 
     @Test func geojsonAnswersAndRetriesAreLoggedWithoutTheKey() async throws {
-        let here = try await LoopbackServer.start(replies: [.json(#"{"status":503,"title":"Service Unavailable"}"#, status: 503),
-                                                            .recorded("here_browse.json")])
+        let here = try await LoopbackServer.start(replies: [
+            .json(#"{"status":503,"title":"Service Unavailable"}"#, status: 503),
+            .recorded("here_browse.json"),
+        ])
         defer { Task { await here.stop() } }
         var environment = Self.clean
         environment["HERE_API_KEY"] = "here-secret-99"
         environment["GEOQUERY_HERE_BASE_URL"] = here.baseURL.absoluteString
         environment["GEOQUERY_LOG_LEVEL"] = "info"
-        let result = try await run(["search", "--lat", "37.7825", "--lon", "-122.4075", "--radius", "500m", "--category", "lodging",
-                                    "--provider", "here", "--format", "geojson", "--deadline", "30s"], environment: environment)
+        let result = try await run(
+            [
+                "search", "--lat", "37.7825", "--lon", "-122.4075", "--radius", "500m", "--category", "lodging",
+                "--provider", "here", "--format", "geojson", "--deadline", "30s",
+            ], environment: environment)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stderr.contains("HTTP 503; retry 1"), "the retry is logged")
         #expect(!result.stderr.contains("here-secret-99") && !result.stdout.contains("here-secret-99"))
@@ -80,8 +93,11 @@ import Testing
     }
 
     @Test func everySourceFailingIsExit69() async throws {
-        let result = try await run(["search", "--lat", "37.7825", "--lon", "-122.4075", "--radius", "1km", "--provider", "yelp,here",
-                                    "--format", "json"], environment: Self.clean)
+        let result = try await run(
+            [
+                "search", "--lat", "37.7825", "--lon", "-122.4075", "--radius", "1km", "--provider", "yelp,here",
+                "--format", "json",
+            ], environment: Self.clean)
         #expect(result.status == 69)
         #expect(result.stderr.contains("YELP_API_KEY") && result.stderr.contains("HERE_API_KEY"))
     }

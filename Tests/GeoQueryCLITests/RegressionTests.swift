@@ -23,8 +23,10 @@ import Testing
         for line in text.split(separator: "\n") where !line.hasPrefix("#") {
             let fields = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
             guard fields.count == 4 else { continue }
-            cases.append(Case(input: fields[0], arguments: fields[1],
-                              exitCodes: Set(fields[2].split(separator: ",").compactMap { Int32($0) }), message: fields[3]))
+            cases.append(
+                Case(
+                    input: fields[0], arguments: fields[1],
+                    exitCodes: Set(fields[2].split(separator: ",").compactMap { Int32($0) }), message: fields[3]))
         }
         let fuzz = folder.appendingPathComponent("fuzz")
         for target in (try? FileManager.default.contentsOfDirectory(atPath: fuzz.path))?.sorted() ?? [] {
@@ -61,7 +63,8 @@ import Testing
         defer { try? FileManager.default.removeItem(at: directory) }
         var arguments = regression.arguments.split(separator: " ").map(String.init)
         for (index, argument) in arguments.enumerated() {
-            arguments[index] = argument
+            arguments[index] =
+                argument
                 .replacingOccurrences(of: "{input}", with: Self.folder.appendingPathComponent("inputs/\(regression.input)").path)
                 .replacingOccurrences(of: "{db}", with: directory.appendingPathComponent("index.sqlite").path)
                 .replacingOccurrences(of: "{cities}", with: try CLITests.fixture.get().db)
@@ -69,7 +72,9 @@ import Testing
         let result = try CLI.run(arguments)
         #expect(regression.exitCodes.contains(result.status), "exit \(result.status): \(result.stderr)")
         #expect(!result.stderr.contains("Program crashed") && !result.stderr.contains("Fatal error"), "\(result.stderr)")
-        if !regression.message.isEmpty { #expect(result.stderr.contains(regression.message) || result.stdout.contains(regression.message), "\(result.stderr)") }
+        if !regression.message.isEmpty {
+            #expect(result.stderr.contains(regression.message) || result.stdout.contains(regression.message), "\(result.stderr)")
+        }
         if result.status != 0 { #expect(!result.stderr.isEmpty, "a failure says why") }
     }
 }

@@ -46,7 +46,8 @@ import Testing
     @Test func roundTripAsGeoJSONClosesTheLine() throws {
         let features = Self.parisCSV.split(separator: "\n").dropFirst().map { line -> String in
             let f = line.split(separator: ",")
-            return #"{"type":"Feature","id":"\#(f[0])","properties":{"name":"\#(f[1])"},"geometry":{"type":"Point","coordinates":[\#(f[3]),\#(f[2])]}}"#
+            return
+                #"{"type":"Feature","id":"\#(f[0])","properties":{"name":"\#(f[1])"},"geometry":{"type":"Point","coordinates":[\#(f[3]),\#(f[2])]}}"#
         }
         let file = try write("stops.geojson", #"{"type":"FeatureCollection","features":[\#(features.joined(separator: ","))]}"#)
         let result = try CLI.run(["route", "--points", file, "--closed", "--start", "eiffel", "--format", "geojson"])
@@ -109,7 +110,10 @@ import Testing
         let badLine = try write("bad.csv", "id,lat,lon\na,48.1,2.3\nb,91,2.3\n")
         let latitude = try CLI.run(["route", "--points", badLine])
         #expect(latitude.status == 65 && latitude.stderr.contains("line 3") && latitude.stderr.contains("latitude 91"))
-        let lineString = try write("line.geojson", #"{"type":"FeatureCollection","features":[{"type":"Feature","properties":{},"geometry":{"type":"LineString","coordinates":[[0,0],[1,1]]}}]}"#)
+        let lineString = try write(
+            "line.geojson",
+            #"{"type":"FeatureCollection","features":[{"type":"Feature","properties":{},"geometry":{"type":"LineString","coordinates":[[0,0],[1,1]]}}]}"#
+        )
         let notPoints = try CLI.run(["route", "--points", lineString])
         #expect(notPoints.status == 65 && notPoints.stderr.contains("expected type Point, found LineString"))
         let dead = try write("dead.json", #"{"distances":[[0,null],[null,0]]}"#)

@@ -1,11 +1,12 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import PlaceQuery
 import PlaceStore
 import ProviderTestSupport
 import Testing
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 /// `geoquery serve` as an operator runs it: it says where it listens, answers, logs requests
 /// without their query strings, and stops cleanly on SIGTERM.
@@ -47,7 +48,8 @@ import Testing
             }
             guard let port else {
                 process.terminate()
-                throw CocoaError(.fileReadUnknown, userInfo: [NSLocalizedDescriptionKey: "no 'serving … on http://127.0.0.1:PORT/' line: \(collected.value)"])
+                throw CocoaError(
+                    .fileReadUnknown, userInfo: [NSLocalizedDescriptionKey: "no 'serving … on http://127.0.0.1:PORT/' line: \(collected.value)"])
             }
             return Server(process: process, port: port, log: collected)
         }
@@ -56,7 +58,10 @@ import Testing
         func stop() async throws -> Bool {
             kill(process.processIdentifier, SIGTERM)
             for _ in 0..<100 where process.isRunning { try await Task.sleep(for: .milliseconds(100)) }
-            if process.isRunning { process.terminate(); return false }
+            if process.isRunning {
+                process.terminate()
+                return false
+            }
             return process.terminationStatus == 0
         }
 
@@ -84,16 +89,19 @@ import Testing
         let fixture = try CLITests.fixture.get()
         let directory = try Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let server = try await Server.start(["--db", fixture.db, "--users-db", directory.appendingPathComponent("users.sqlite").path,
-                                             "--cors-origins", "HTTPS://App.Example.com"])
+        let server = try await Server.start([
+            "--db", fixture.db, "--users-db", directory.appendingPathComponent("users.sqlite").path,
+            "--cors-origins", "HTTPS://App.Example.com",
+        ])
         defer { if server.process.isRunning { server.process.terminate() } }
         #expect(server.log.value.contains("/openapi.json (API description)"))
 
         var fromApp = URLRequest(url: URL(string: "http://127.0.0.1:\(server.port)/healthz")!)
         fromApp.setValue("https://app.example.com", forHTTPHeaderField: "Origin")
         let (_, cors) = try await URLSession.shared.data(for: fromApp)
-        #expect((cors as? HTTPURLResponse)?.value(forHTTPHeaderField: "Access-Control-Allow-Origin") == "https://app.example.com",
-                "--cors-origins lets that page read the answers")
+        #expect(
+            (cors as? HTTPURLResponse)?.value(forHTTPHeaderField: "Access-Control-Allow-Origin") == "https://app.example.com",
+            "--cors-origins lets that page read the answers")
 
         let (status, json) = try await server.request("GET", "/v1/places/near?lat=48.8584&lon=2.2945&radius=5km&limit=2")
         #expect(status == 200 && json["count"] as? Int == 2)
@@ -113,14 +121,16 @@ import Testing
         let arguments = ["--db", fixture.db, "--users-db", directory.appendingPathComponent("users.sqlite").path]
         let first = try await Server.start(arguments)
         let password = "correct horse battery"
-        #expect(try await first.request("POST", "/v1/users", json: #"{"username":"restart","email":"r@example.org","password":"\#(password)"}"#).0 == 201)
+        #expect(
+            try await first.request("POST", "/v1/users", json: #"{"username":"restart","email":"r@example.org","password":"\#(password)"}"#).0 == 201)
         let (signedIn, session) = try await first.request("POST", "/v1/sessions", json: #"{"username":"restart","password":"\#(password)"}"#)
         let token = try #require(session["token"] as? String)
         #expect(signedIn == 201)
-        let (made, gem) = try await first.request("POST", "/v1/gems", token: token,
-                                                  json: #"{"name":"Survivor","lat":43.73,"lon":7.42,"visibility":"public"}"#)
+        let (made, gem) = try await first.request(
+            "POST", "/v1/gems", token: token,
+            json: #"{"name":"Survivor","lat":43.73,"lon":7.42,"visibility":"public"}"#)
         #expect(made == 201)
-        let id = try #require((gem["places"] as? [[String: Any]])?.first?["id"] as? String)
+        let id = try #require(gem["id"] as? String)
         #expect(try await first.stop())
         // The service made the file for its owner alone; one others can read gets a warning.
         let usersFile = directory.appendingPathComponent("users.sqlite").path
@@ -129,24 +139,32 @@ import Testing
         try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: usersFile)
         // A session that expired while the service was down: the next start sweeps it out.
         let offline = try SQLiteUserStore(path: usersFile, threads: 1)
-        try await offline.createSession(SessionRecord(tokenHash: String(repeating: "0", count: 64), username: "restart",
-                                                      createdAt: Date(timeIntervalSinceNow: -90 * 86_400),
-                                                      expiresAt: Date(timeIntervalSinceNow: -60 * 86_400)))
+        try await offline.createSession(
+            SessionRecord(
+                tokenHash: String(repeating: "0", count: 64), username: "restart",
+                createdAt: Date(timeIntervalSinceNow: -90 * 86_400),
+                expiresAt: Date(timeIntervalSinceNow: -60 * 86_400)))
         // And a photo an upload stored but never attached before the service stopped.
         let abandoned = String(repeating: "ab", count: 32)
-        try await offline.savePhoto(PhotoRecord(id: abandoned, contentType: "image/png", byteCount: 3, owner: "restart",
-                                                createdAt: Date(timeIntervalSinceNow: -2 * 86_400)))
+        try await offline.savePhoto(
+            PhotoRecord(
+                id: abandoned, contentType: "image/png", byteCount: 3, owner: "restart",
+                createdAt: Date(timeIntervalSinceNow: -2 * 86_400)))
         let abandonedFile = directory.appendingPathComponent("photos/ab/\(abandoned)").path
         try FileManager.default.createDirectory(atPath: (abandonedFile as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
         try Data([1, 2, 3]).write(to: URL(fileURLWithPath: abandonedFile))
         // And a notification past the 90 days a notification is kept.
-        try await offline.addNotification(UserNotification(id: "old", username: "restart", kind: "friend_request", data: ["from": "x"],
-                                                           createdAt: Date(timeIntervalSinceNow: -100 * 86_400)))
+        try await offline.addNotification(
+            UserNotification(
+                id: "old", username: "restart", kind: "friend_request", data: ["from": "x"],
+                createdAt: Date(timeIntervalSinceNow: -100 * 86_400)))
         try await offline.shutdown()
 
         let second = try await Server.start(arguments + ["--photo-storage-per-user", "50MB"])
-        #expect(second.log.value.contains("\(usersFile) holds emails and password hashes and is open to other accounts on this machine (mode 644): chmod 600"),
-                "\(second.log.value)")
+        #expect(
+            second.log.value.contains(
+                "\(usersFile) holds emails and password hashes and is open to other accounts on this machine (mode 644): chmod 600"),
+            "\(second.log.value)")
         defer { if second.process.isRunning { second.process.terminate() } }
         let (me, profile) = try await second.request("GET", "/v1/me", token: token)
         #expect(me == 200 && profile["username"] as? String == "restart")
@@ -161,7 +179,9 @@ import Testing
         for _ in 0..<50 where !second.log.value.contains("removed 1 photos that no upload attached") { try await Task.sleep(for: .milliseconds(100)) }
         #expect(second.log.value.contains("removed 1 photos that no upload attached"), "\(second.log.value)")
         #expect(!FileManager.default.fileExists(atPath: abandonedFile), "the abandoned photo's file went with it")
-        for _ in 0..<50 where !second.log.value.contains("deleted 1 notifications past their retention") { try await Task.sleep(for: .milliseconds(100)) }
+        for _ in 0..<50 where !second.log.value.contains("deleted 1 notifications past their retention") {
+            try await Task.sleep(for: .milliseconds(100))
+        }
         #expect(second.log.value.contains("deleted 1 notifications past their retention"), "\(second.log.value)")
         let (found, near) = try await second.request("GET", "/v1/gems/near?lat=43.73&lon=7.42")
         #expect(found == 200 && (near["places"] as? [[String: Any]])?.compactMap { $0["id"] as? String } == [id])
@@ -179,18 +199,24 @@ import Testing
         let origins = try CLI.run(["serve", "--cors-origins", "https://app.example.com,app2.example.com"])
         #expect(origins.status == 64 && origins.stderr.contains("--cors-origins is invalid: 'app2.example.com' is not an origin"))
         let environmentOrigins = try CLI.run(["serve"], environment: ["GEOQUERY_CORS_ORIGINS": "https://app.example.com/"])
-        #expect(environmentOrigins.status == 64
+        #expect(
+            environmentOrigins.status == 64
                 && environmentOrigins.stderr.contains("GEOQUERY_CORS_ORIGINS is invalid: 'https://app.example.com/' is not an origin"))
         let moderators = try CLI.run(["serve", "--moderators", "anna,Bad Name!"])
         #expect(moderators.status == 64 && moderators.stderr.contains("--moderators is invalid: username 'Bad Name!' is invalid: use 3 to 30"))
         let storage = try CLI.run(["serve", "--photo-storage-per-user", "lots"])
-        #expect(storage.status == 64 && storage.stderr.contains("--photo-storage-per-user 'lots' is invalid: give a size such as 500MB or 2GB, or none"))
+        #expect(
+            storage.status == 64 && storage.stderr.contains("--photo-storage-per-user 'lots' is invalid: give a size such as 500MB or 2GB, or none"))
         let environmentStorage = try CLI.run(["serve"], environment: ["GEOQUERY_PHOTO_STORAGE_PER_USER": "-5GB"])
         #expect(environmentStorage.status == 64 && environmentStorage.stderr.contains("GEOQUERY_PHOTO_STORAGE_PER_USER '-5GB' is invalid"))
         let creations = try CLI.run(["serve", "--creations-per-user-per-hour", "0"])
-        #expect(creations.status == 64 && creations.stderr.contains("--creations-per-user-per-hour '0' is invalid: give a whole number from 1 to 1000000, or none"))
+        #expect(
+            creations.status == 64
+                && creations.stderr.contains("--creations-per-user-per-hour '0' is invalid: give a whole number from 1 to 1000000, or none"))
         let friends = try CLI.run(["serve"], environment: ["GEOQUERY_FRIENDS_PER_USER": "lots"])
-        #expect(friends.status == 64 && friends.stderr.contains("GEOQUERY_FRIENDS_PER_USER 'lots' is invalid: give a whole number from 1 to 1000000, or none"))
+        #expect(
+            friends.status == 64
+                && friends.stderr.contains("GEOQUERY_FRIENDS_PER_USER 'lots' is invalid: give a whole number from 1 to 1000000, or none"))
         let missing = try CLI.run(["serve", "--db", "/nonexistent/places.sqlite"])
         #expect(missing.status == 66 && missing.stderr.contains("no place index at /nonexistent/places.sqlite"))
     }
@@ -208,11 +234,14 @@ import Testing
         let live = try await Server.start(["--db", fixture.db, "--users-db", users])
         defer { if live.process.isRunning { live.process.terminate() } }
         let password = "a backed up passphrase"
-        #expect(try await live.request("POST", "/v1/users", json: #"{"username":"keeper","email":"k@example.org","password":"\#(password)"}"#).0 == 201)
-        let token = try #require(try await live.request("POST", "/v1/sessions", json: #"{"username":"keeper","password":"\#(password)"}"#).1["token"] as? String)
-        let (made, gem) = try await live.request("POST", "/v1/gems", token: token,
-                                                 json: #"{"name":"Secret Cove","lat":43.5,"lon":7.1,"visibility":"private"}"#)
-        let id = try #require((gem["places"] as? [[String: Any]])?.first?["id"] as? String)
+        #expect(
+            try await live.request("POST", "/v1/users", json: #"{"username":"keeper","email":"k@example.org","password":"\#(password)"}"#).0 == 201)
+        let token = try #require(
+            try await live.request("POST", "/v1/sessions", json: #"{"username":"keeper","password":"\#(password)"}"#).1["token"] as? String)
+        let (made, gem) = try await live.request(
+            "POST", "/v1/gems", token: token,
+            json: #"{"name":"Secret Cove","lat":43.5,"lon":7.1,"visibility":"private"}"#)
+        let id = try #require(gem["id"] as? String)
         #expect(made == 201)
         var upload = URLRequest(url: URL(string: "http://127.0.0.1:\(live.port)/v1/gems/\(id)/photos")!)
         upload.httpMethod = "POST"
@@ -227,16 +256,18 @@ import Testing
         let folder = directory.appendingPathComponent("backup").path
         let backup = try CLI.run(["backup", "--users-db", users, "--to", folder])
         #expect(backup.status == 0, "\(backup.stderr)")
-        #expect(backup.stdout.contains("backed up 1 accounts, 1 gems, 0 trips and itineraries") && backup.stdout.contains("and 1 photos"),
-                "\(backup.stdout)")
+        #expect(
+            backup.stdout.contains("backed up 1 accounts, 1 gems, 0 trips and itineraries") && backup.stdout.contains("and 1 photos"),
+            "\(backup.stdout)")
         // The service goes on; what it writes now is not in the copy.
         #expect(try await live.request("POST", "/v1/gems", token: token, json: #"{"name":"Later","lat":43.5,"lon":7.1}"#).0 == 201)
         #expect(try await live.stop())
         let liveKey = FileManager.default.contents(atPath: directory.appendingPathComponent("live/webhook.key").path)
         #expect(liveKey != nil && FileManager.default.contents(atPath: folder + "/webhook.key") == liveKey)
         for secret in ["webhook.key", "users.sqlite"] {
-            #expect((try FileManager.default.attributesOfItem(atPath: folder + "/" + secret)[.posixPermissions] as? Int) == 0o600,
-                    "\(secret) is for its owner's eyes only")
+            #expect(
+                (try FileManager.default.attributesOfItem(atPath: folder + "/" + secret)[.posixPermissions] as? Int) == 0o600,
+                "\(secret) is for its owner's eyes only")
         }
 
         let restored = try await Server.start(["--db", fixture.db, "--users-db", folder + "/users.sqlite"])
@@ -253,9 +284,12 @@ import Testing
 
         let again = try CLI.run(["backup", "--users-db", users, "--to", folder])
         #expect(again.status == 64 && again.stderr.contains("--to \(folder) already holds 3 entries: give a new or empty folder"))
-        let postgres = try CLI.run(["backup", "--db", "postgres://geo:hunter2secret@127.0.0.1:1/places", "--to",
-                                    directory.appendingPathComponent("pg").path])
-        #expect(postgres.status == 64 && postgres.stderr.contains("postgres://geo@127.0.0.1:1/places is a PostgreSQL database")
+        let postgres = try CLI.run([
+            "backup", "--db", "postgres://geo:hunter2secret@127.0.0.1:1/places", "--to",
+            directory.appendingPathComponent("pg").path,
+        ])
+        #expect(
+            postgres.status == 64 && postgres.stderr.contains("postgres://geo@127.0.0.1:1/places is a PostgreSQL database")
                 && postgres.stderr.contains("pg_dump"), "\(postgres.stderr)")
         #expect(!postgres.stderr.contains("hunter2secret"), "the password is not repeated")
         let missing = try CLI.run(["backup", "--users-db", "/nonexistent/users.sqlite", "--to", directory.appendingPathComponent("none").path])

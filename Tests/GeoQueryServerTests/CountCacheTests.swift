@@ -3,6 +3,7 @@ import GeoCore
 import PlaceModel
 import PlaceQuery
 import Testing
+
 @testable import GeoQueryServer
 
 /// The `/healthz` count: one count at a time however many ask, and a failed count is reported,
@@ -23,7 +24,10 @@ import Testing
         func fail(_ on: Bool) { lock.withLock { failing = on } }
 
         func count(source: String?) async throws -> Int {
-            let fails = lock.withLock { counts += 1; return failing }
+            let fails = lock.withLock {
+                counts += 1
+                return failing
+            }
             try await Task.sleep(for: .milliseconds(100))
             if fails { throw PlaceQueryError.invalidArgument(name: "database", value: "gone", valid: "a database that answers") }
             return try await store.count(source: source)

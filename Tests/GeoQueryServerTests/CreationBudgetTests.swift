@@ -1,8 +1,8 @@
 import Accounts
 import Foundation
 import GeoQueryServer
-import HummingbirdTesting
 import HTTPTypes
+import HummingbirdTesting
 import ProviderTestSupport
 import Testing
 
@@ -41,9 +41,11 @@ import Testing
             #expect((800...900).contains(seconds), "a creation comes back in 900 s, Retry-After \(seconds)")
             #expect((refused.json["detail"] as? String)?.contains("eager has created 4 things") == true, "\(refused.text)")
             #expect(try await client.ids("/v1/me/gems?limit=50", token: eager) == [gem], "the refused gem was not made")
-            for (method, uri, body) in [(HTTPRequest.Method.post, "/v1/itineraries", #"{"title":"Weekend","stops":[]}"#),
-                                        (.post, "/v1/trips", TripRouteTests.trip(start: "2031-05-01T10:00:00Z", end: "2031-05-01T16:00:00Z", invitees: [])),
-                                        (.put, "/v1/gems/\(calmGem)/report", #"{"reason":"spam"}"#)] {
+            for (method, uri, body) in [
+                (HTTPRequest.Method.post, "/v1/itineraries", #"{"title":"Weekend","stops":[]}"#),
+                (.post, "/v1/trips", TripRouteTests.trip(start: "2031-05-01T10:00:00Z", end: "2031-05-01T16:00:00Z", invitees: [])),
+                (.put, "/v1/gems/\(calmGem)/report", #"{"reason":"spam"}"#),
+            ] {
                 #expect(try await client.send(method, uri, token: eager, json: body).status == .tooManyRequests, "\(method) \(uri)")
             }
             #expect(try await client.send(.put, "/v1/me/favorites/\(calmGem)", token: eager).status == .tooManyRequests)

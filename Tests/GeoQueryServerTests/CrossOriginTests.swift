@@ -15,18 +15,22 @@ import Testing
     @Test func originListsAreReadAsBrowsersWriteThem() throws {
         #expect(try AllowedOrigins(parsing: "") == .none)
         #expect(try AllowedOrigins(parsing: " * ") == .any)
-        #expect(try AllowedOrigins(parsing: "HTTPS://App.Example.com:443, http://localhost:5173,http://[::1]:80,https://app.example.com")
+        #expect(
+            try AllowedOrigins(parsing: "HTTPS://App.Example.com:443, http://localhost:5173,http://[::1]:80,https://app.example.com")
                 == .only(["https://app.example.com", "http://localhost:5173", "http://[::1]"]))
-        let bad = ["app.example.com": "app.example.com", "https://app.example.com/": "https://app.example.com/",
-                   "https://app.example.com/path": "https://app.example.com/path", "ftp://files.example.com": "ftp://files.example.com",
-                   "https://": "https://", "https://a.example:0": "https://a.example:0", "https://a.example:99999": "https://a.example:99999",
-                   "*,https://a.example": "*", "https://a.example,": "", "https://user@a.example": "https://user@a.example",
-                   "https://a.example?x=1": "https://a.example?x=1", "http://a.example:８０": "http://a.example:８０",
-                   "https://a]b.example": "https://a]b.example", "http://[]": "http://[]", "http://[::g]": "http://[::g]"]
+        let bad = [
+            "app.example.com": "app.example.com", "https://app.example.com/": "https://app.example.com/",
+            "https://app.example.com/path": "https://app.example.com/path", "ftp://files.example.com": "ftp://files.example.com",
+            "https://": "https://", "https://a.example:0": "https://a.example:0", "https://a.example:99999": "https://a.example:99999",
+            "*,https://a.example": "*", "https://a.example,": "", "https://user@a.example": "https://user@a.example",
+            "https://a.example?x=1": "https://a.example?x=1", "http://a.example:８０": "http://a.example:８０",
+            "https://a]b.example": "https://a]b.example", "http://[]": "http://[]", "http://[::g]": "http://[::g]",
+        ]
         for (text, part) in bad {
             #expect(throws: AllowedOrigins.ParseError(value: part), "\(text)") { try AllowedOrigins(parsing: text) }
         }
-        #expect(AllowedOrigins.ParseError(value: "app.example.com").description
+        #expect(
+            AllowedOrigins.ParseError(value: "app.example.com").description
                 == "'app.example.com' is not an origin: give scheme://host[:port] with http or https and no path "
                 + "(such as https://app.example.com), several separated by commas, or * for any origin")
     }
@@ -49,8 +53,9 @@ import Testing
             #expect(asked.headers[.accessControlAllowCredentials] == nil, "no cookies are ever asked for")
 
             let ann = try await client.account("ann")
-            let made = try await client.send(.post, "/v1/gems", token: ann, json: #"{"name":"Quiet cove","lat":43.73,"lon":7.42,"visibility":"public"}"#,
-                                             headers: origin)
+            let made = try await client.send(
+                .post, "/v1/gems", token: ann, json: #"{"name":"Quiet cove","lat":43.73,"lon":7.42,"visibility":"public"}"#,
+                headers: origin)
             #expect(made.status == .created && made.headers[.accessControlAllowOrigin] == Self.app)
             #expect(made.headers[values: .vary].contains("Origin"))
             let exposed = made.headers[.accessControlExposeHeaders] ?? ""
@@ -79,18 +84,20 @@ import Testing
             let delete = try await client.send(.delete, "/v1/gems/\(id)", token: bob, headers: origin)
             #expect(delete.status == .forbidden)
             let gem = try await client.send(.get, "/v1/gems/\(id)", headers: origin)
-            #expect(((gem.json["places"] as? [[String: Any]])?.first?["name"] as? String) == "Quiet cove")
+            #expect(gem.json["name"] as? String == "Quiet cove")
         }
     }
 
     @Test func anotherOriginGetsNoHeadersAndNoPreflight() async throws {
         try await ServerFixture.service { $0.allowedOrigins = .only([Self.app]) }.makeApplication().test(.router) { client in
-            let answer = try await client.execute(uri: "/v1/places/near?lat=43.7396&lon=7.4276&radius=1km", method: .get,
-                                                  headers: [.origin: Self.other])
+            let answer = try await client.execute(
+                uri: "/v1/places/near?lat=43.7396&lon=7.4276&radius=1km", method: .get,
+                headers: [.origin: Self.other])
             #expect(answer.status == .ok && answer.headers[.accessControlAllowOrigin] == nil)
             #expect(answer.headers[values: .vary].contains("Origin"), "the answer depends on the origin")
-            let asked = try await client.execute(uri: "/v1/places/near", method: .options,
-                                                 headers: [.origin: Self.other, .accessControlRequestMethod: "GET"])
+            let asked = try await client.execute(
+                uri: "/v1/places/near", method: .options,
+                headers: [.origin: Self.other, .accessControlRequestMethod: "GET"])
             #expect(asked.status == .methodNotAllowed && asked.headers[.accessControlAllowOrigin] == nil)
             let nullOrigin = try await client.execute(uri: "/healthz", method: .get, headers: [.origin: "null"])
             #expect(nullOrigin.headers[.accessControlAllowOrigin] == nil)
@@ -110,8 +117,9 @@ import Testing
             let answer = try await client.execute(uri: "/healthz", method: .get, headers: [.origin: Self.other])
             #expect(answer.headers[.accessControlAllowOrigin] == "*")
             #expect(!answer.headers[values: .vary].contains("Origin"), "one answer for every origin")
-            let asked = try await client.execute(uri: "/v1/places/near", method: .options,
-                                                 headers: [.origin: Self.other, .accessControlRequestMethod: "GET"])
+            let asked = try await client.execute(
+                uri: "/v1/places/near", method: .options,
+                headers: [.origin: Self.other, .accessControlRequestMethod: "GET"])
             #expect(asked.status == .noContent && asked.headers[.accessControlAllowOrigin] == "*")
         }
     }

@@ -17,8 +17,12 @@ import Testing
     /// Every provider at a closed port, so no test leaves the machine.
     static func offline(_ extra: [String: String] = [:]) -> ProviderSettings {
         var variables: [String: String] = [:]
-        for name in ProviderName.allCases { if let variable = ProviderEnvironment.baseURLVariable(for: name) { variables[variable] = "http://127.0.0.1:9" } }
-        return ProviderSettings(environment: ProviderEnvironment(variables.merging(extra) { $1 }), retry: .init(maxAttempts: 1, baseDelay: 0.01, maxDelay: 0.01), timeout: 30)
+        for name in ProviderName.allCases {
+            if let variable = ProviderEnvironment.baseURLVariable(for: name) { variables[variable] = "http://127.0.0.1:9" }
+        }
+        return ProviderSettings(
+            environment: ProviderEnvironment(variables.merging(extra) { $1 }), retry: .init(maxAttempts: 1, baseDelay: 0.01, maxDelay: 0.01),
+            timeout: 30)
     }
 
     @Test func imagesFromALoopbackCommonsWithLicences() async throws {
@@ -73,7 +77,8 @@ import Testing
             #expect(failed.contains("wikimedia-commons") && failed.contains("open-meteo"))
 
             for seed in 0..<12 {
-                let answer = try await client.execute(uri: "/v1/discover/random-city?continent=AS&weighting=population&per_group=1&seed=\(seed)", method: .get)
+                let answer = try await client.execute(
+                    uri: "/v1/discover/random-city?continent=AS&weighting=population&per_group=1&seed=\(seed)", method: .get)
                 #expect((answer.json["city"] as? [String: Any])?["continent"] as? String == "AS", "seed \(seed)")
             }
             let french = try await client.execute(uri: "/v1/discover/random-city?country=France&min_population=500000&seed=7", method: .get)
@@ -97,8 +102,10 @@ import Testing
             let airports = try #require(monaco.json["airports"] as? [[String: Any]])
             #expect(airports.first?["id"] as? String == "airport:NCE" || (airports.first?["name"] as? String)?.contains("Nice") == true)
 
-            for (uri, words) in [("continent=Atlantis", "continent 'Atlantis' is invalid"), ("weighting=heavy", "use uniform or population"),
-                                 ("seed=-1", "seed"), ("country=Atlantis", "country 'Atlantis' is invalid")] {
+            for (uri, words) in [
+                ("continent=Atlantis", "continent 'Atlantis' is invalid"), ("weighting=heavy", "use uniform or population"),
+                ("seed=-1", "seed"), ("country=Atlantis", "country 'Atlantis' is invalid"),
+            ] {
                 let bad = try await client.execute(uri: "/v1/discover/random-city?" + uri, method: .get)
                 #expect(bad.status == .badRequest && (bad.json["detail"] as? String)?.contains(words) == true, "\(uri): \(bad.text)")
             }
@@ -115,15 +122,22 @@ import Testing
             // Draw big US cities until San Francisco comes up (the recorded Yelp answer is at Mint Plaza).
             var answer: [String: Any]?
             for seed in 0..<400 {
-                let drawn = try await client.execute(uri: "/v1/discover/random-city?country=US&min_population=800000&weighting=population&per_group=3&seed=\(seed)", method: .get)
-                if (drawn.json["city"] as? [String: Any])?["name"] as? String == "San Francisco" { answer = drawn.json; break }
+                let drawn = try await client.execute(
+                    uri: "/v1/discover/random-city?country=US&min_population=800000&weighting=population&per_group=3&seed=\(seed)", method: .get)
+                if (drawn.json["city"] as? [String: Any])?["name"] as? String == "San Francisco" {
+                    answer = drawn.json
+                    break
+                }
             }
             let found = try #require(answer, "some seed draws San Francisco")
             let groups = try #require(found["suggestions"] as? [[String: Any]])
             let yelpPlaces = groups.flatMap { group in ((group["places"] as? [[String: Any]]) ?? []).map { (group["group"] as? String ?? "", $0) } }
                 .filter { (($0.1["id"] as? String) ?? "").hasPrefix("yelp:") }
             #expect(!yelpPlaces.isEmpty, "Yelp's places join the groups: \(groups.map { $0["group"] ?? "" })")
-            #expect(yelpPlaces.allSatisfy { group, place in ((place["categories"] as? [String]) ?? []).contains { $0 == group || $0.hasPrefix(group + ".") } })
+            #expect(
+                yelpPlaces.allSatisfy { group, place in
+                    ((place["categories"] as? [String]) ?? []).contains { $0 == group || $0.hasPrefix(group + ".") }
+                })
             #expect(!yelpPlaces.contains { ($0.1["name"] as? String) == "Gone For Good Bakery" }, "closed places are not suggested")
             #expect(groups.allSatisfy { (($0["places"] as? [Any]) ?? []).count <= 3 }, "groups stay capped")
             #expect(await yelp.requests.first?.headers["authorization"] == "Bearer yelp-key-0123456789")
@@ -185,10 +199,13 @@ import Testing
             let secret = try await client.gem(other, name: "Not Yours", lat: 43.7384, lon: 7.4246, visibility: "private")
             let plansBefore = try await client.send(.get, "/v1/itineraries", token: token).text
             for suggestion in [secret, "geonames:1"] {
-                let refused = try await client.send(.post, "/v1/me/favorites", token: token,
-                                                    json: #"{"place_id":"\#(city)","suggestions":["\#(suggestions[0])","\#(suggestion)"]}"#)
-                #expect(refused.status == .badRequest && (refused.json["detail"] as? String)?.contains("\(suggestion) is not a place you can see") == true,
-                        "\(refused.text)")
+                let refused = try await client.send(
+                    .post, "/v1/me/favorites", token: token,
+                    json: #"{"place_id":"\#(city)","suggestions":["\#(suggestions[0])","\#(suggestion)"]}"#)
+                #expect(
+                    refused.status == .badRequest
+                        && (refused.json["detail"] as? String)?.contains("\(suggestion) is not a place you can see") == true,
+                    "\(refused.text)")
             }
             #expect(try await client.send(.get, "/v1/itineraries", token: token).text == plansBefore, "no plan saved")
         }
@@ -199,19 +216,24 @@ import Testing
     @Test func regionsAgreeWithBruteForceOverTheBoundaries() async throws {
         try await app().test(.router) { client in
             // Around Monaco's border: every place near, then the ones the boundaries put in MC.
-            let all = try await client.execute(uri: "/v1/places/near?lat=43.7384&lon=7.4246&radius=30km&category=city&category=transport&limit=500", method: .get)
+            let all = try await client.execute(
+                uri: "/v1/places/near?lat=43.7384&lon=7.4246&radius=30km&category=city&category=transport&limit=500", method: .get)
             let everything = try #require(all.json["places"] as? [[String: Any]])
             #expect(all.json["next_cursor"] is NSNull, "one page holds the circle")
-            let inMonaco = everything.filter { $0["country"] as? String == "MC" }.compactMap { $0["id"] as? String }
+            let inMonaco = everything.filter { $0["country_code"] as? String == "MC" }.compactMap { $0["id"] as? String }
             #expect(!inMonaco.isEmpty && inMonaco.count < everything.count, "the circle crosses into France and Italy")
             for region in ["MC", "mc", "Monaco", "country:MC"] {
-                let answer = try await client.execute(uri: "/v1/places/near?lat=43.7384&lon=7.4246&radius=30km&category=city&category=transport&limit=500&region=\(region)", method: .get)
+                let answer = try await client.execute(
+                    uri: "/v1/places/near?lat=43.7384&lon=7.4246&radius=30km&category=city&category=transport&limit=500&region=\(region)",
+                    method: .get)
                 #expect(((answer.json["places"] as? [[String: Any]]) ?? []).compactMap { $0["id"] as? String } == inMonaco, "\(region)")
             }
             let european = try await client.execute(uri: "/v1/places/bbox?bbox=7.40,43.72,7.45,43.76&limit=500&region=Europe", method: .get)
             let byContinent = try await client.execute(uri: "/v1/places/bbox?bbox=7.40,43.72,7.45,43.76&limit=500&continent=EU", method: .get)
             #expect(european.status == .ok)
-            #expect(((european.json["places"] as? [[String: Any]]) ?? []).map { $0["id"] as? String } == ((byContinent.json["places"] as? [[String: Any]]) ?? []).map { $0["id"] as? String })
+            #expect(
+                ((european.json["places"] as? [[String: Any]]) ?? []).map { $0["id"] as? String }
+                    == ((byContinent.json["places"] as? [[String: Any]]) ?? []).map { $0["id"] as? String })
 
             // A city sets the centre and a radius that fits it.
             let city = try await client.execute(uri: "/v1/places/near?region=Nice&limit=50", method: .get)
@@ -220,11 +242,13 @@ import Testing
             #expect(abs((query["lat"] as? Double ?? 0) - 43.70) < 0.05 && (query["radius_m"] as? Double ?? 0) >= 2_000)
             #expect(((city.json["places"] as? [[String: Any]]) ?? []).isEmpty == false)
 
-            for (uri, words) in [("/v1/places/near?region=SA&lat=0&lon=0&radius=1km", "write continent:SA or country:SA"),
-                                 ("/v1/places/near?region=Qwxzzy", "is not a country, continent or city"),
-                                 ("/v1/places/near?region=Nice&lat=43.7&lon=7.4", "leave out lat and lon"),
-                                 ("/v1/places/bbox?bbox=7.40,43.72,7.45,43.76&region=Nice", "is a city"),
-                                 ("/v1/places/near?region=FR&country=MC&lat=43.7&lon=7.4&radius=1km", "give one")] {
+            for (uri, words) in [
+                ("/v1/places/near?region=SA&lat=0&lon=0&radius=1km", "write continent:SA or country:SA"),
+                ("/v1/places/near?region=Qwxzzy", "is not a country, continent or city"),
+                ("/v1/places/near?region=Nice&lat=43.7&lon=7.4", "leave out lat and lon"),
+                ("/v1/places/bbox?bbox=7.40,43.72,7.45,43.76&region=Nice", "is a city"),
+                ("/v1/places/near?region=FR&country=MC&lat=43.7&lon=7.4&radius=1km", "give one"),
+            ] {
                 let bad = try await client.execute(uri: uri, method: .get)
                 #expect(bad.status == .badRequest && (bad.json["detail"] as? String)?.contains(words) == true, "\(uri): \(bad.text)")
             }
@@ -256,8 +280,10 @@ import Testing
             let answer = try await client.send(.get, "/v1/places?region=Europe&category=transport&limit=3")
             #expect(answer.status == .ok && (answer.json["query"] as? [String: Any])?["kind"] as? String == "region", "\(answer.text)")
             #expect(((answer.json["places"] as? [[String: Any]]) ?? []).count == 3 && answer.json["next_cursor"] is String)
-            for (uri, words) in [("/v1/places?category=food", "need a region"), ("/v1/places?region=Nice", "is a city"),
-                                 ("/v1/places?region=MC&cursor=AAAAAAAAAAAAAAAAAAAAAAAAAAA", "cursor")] {
+            for (uri, words) in [
+                ("/v1/places?category=food", "need a region"), ("/v1/places?region=Nice", "is a city"),
+                ("/v1/places?region=MC&cursor=AAAAAAAAAAAAAAAAAAAAAAAAAAA", "cursor"),
+            ] {
                 let bad = try await client.send(.get, uri)
                 #expect(bad.status == .badRequest && (bad.json["detail"] as? String)?.contains(words) == true, "\(uri): \(bad.text)")
             }
@@ -269,7 +295,8 @@ import Testing
     @Test func suggestedItineraryKeepsHoursAndBudgetAndSaves() async throws {
         let fixture = try await AccountFixture { $0.providers = Self.offline() }
         try await fixture.test { client in
-            let body = #"{"destination":{"lat":43.7384,"lon":7.4246},"days":2,"start_date":"2027-05-03","day_start":"10:00","day_end":"17:00","budget":{"amount":40,"currency":"EUR"},"preferred":["culture"],"mode":"walk"}"#
+            let body =
+                #"{"destination":{"lat":43.7384,"lon":7.4246},"days":2,"start_date":"2027-05-03","day_start":"10:00","day_end":"17:00","budget":{"amount":40,"currency":"EUR"},"preferred":["culture"],"mode":"walk"}"#
             let answer = try await client.send(.post, "/v1/discover/itinerary", json: body)
             #expect(answer.status == .ok, "\(answer.text)")
             let days = try #require(answer.json["days"] as? [[String: Any]])
@@ -277,7 +304,9 @@ import Testing
             // In the Sahara the shipped data has nothing to visit: no days, and the reason.
             let empty = try await client.send(.post, "/v1/discover/itinerary", json: #"{"destination":{"lat":23.5,"lon":12.5},"radius":"2km"}"#)
             #expect(empty.status == .ok && (empty.json["days"] as? [Any])?.isEmpty == true, "\(empty.text)")
-            #expect(empty.json["note"] as? String == "no places to visit within 2km of the destination in this index: give a larger radius (at most 100km)")
+            #expect(
+                empty.json["note"] as? String
+                    == "no places to visit within 2km of the destination in this index: give a larger radius (at most 100km)")
             #expect(days.count == 2 && days.map { $0["date"] as? String } == ["2027-05-03", "2027-05-04"])
             var total = 0.0
             for day in days {
@@ -306,10 +335,13 @@ import Testing
             let other = try await client.account("nosy")
             #expect(try await client.send(.get, "/v1/itineraries/\(id)", token: other).status == .notFound)
 
-            for (json, words) in [(#"{"days":2}"#, "destination"), (#"{"destination":"Monaco","days":40}"#, "days is the number 40; it must be a whole number from 1 to 14"),
-                                  (#"{"destination":"Monaco","pace":"frantic"}"#, "pace 'frantic'"),
-                                  (#"{"destination":"Monaco","day_start":"18:00","day_end":"09:00"}"#, "must be after"),
-                                  (#"{"destination":"Monaco","save":true}"#, "start_date")] {
+            for (json, words) in [
+                (#"{"days":2}"#, "destination"),
+                (#"{"destination":"Monaco","days":40}"#, "days is the number 40; it must be a whole number from 1 to 14"),
+                (#"{"destination":"Monaco","pace":"frantic"}"#, "pace 'frantic'"),
+                (#"{"destination":"Monaco","day_start":"18:00","day_end":"09:00"}"#, "must be after"),
+                (#"{"destination":"Monaco","save":true}"#, "start_date"),
+            ] {
                 let bad = try await client.send(.post, "/v1/discover/itinerary", token: token, json: json)
                 #expect(bad.status == .badRequest && (bad.json["detail"] as? String)?.contains(words) == true, "\(json): \(bad.text)")
             }
@@ -348,10 +380,12 @@ import Testing
             }
             // Favouriting again is not a new action.
             #expect(try await client.send(.put, "/v1/me/favorites/geonames:2988507", token: ben).status == .ok)
-            let plan = try await client.send(.post, "/v1/itineraries", token: cai, json: """
-                {"title":"South","destination":{"place_id":"geonames:2988507"},"start_date":"2027-05-03","end_date":"2027-05-04",
-                 "stops":[{"location":{"place_id":"geonames:2988507"},"day":1},{"location":{"place_id":"airport:LFMN"},"day":2}]}
-                """)
+            let plan = try await client.send(
+                .post, "/v1/itineraries", token: cai,
+                json: """
+                    {"title":"South","destination":{"place_id":"geonames:2988507"},"start_date":"2027-05-03","end_date":"2027-05-04",
+                     "stops":[{"location":{"place_id":"geonames:2988507"},"day":1},{"location":{"place_id":"airport:LFMN"},"day":2}]}
+                    """)
             #expect(plan.status == .created, "\(plan.text)")
             // The same place again on the same itinerary is not a new action.
             let planID = plan.json["id"] as? String ?? ""
@@ -376,12 +410,16 @@ import Testing
             #expect(try await ranked("region=FR") == ["geonames:2988507", "airport:LFPG", "airport:LFMN"])
             #expect(try await ranked("region=MC") == [gem])
             #expect(try await ranked("category=transport") == ["airport:LFPG", "airport:LFMN"])
-            #expect(try await ranked("region=Nice") == ["airport:LFMN"], "a city: within its reach (8 km for Nice; the rock pool in Monaco is 13 km away)")
+            #expect(
+                try await ranked("region=Nice") == ["airport:LFMN"], "a city: within its reach (8 km for Nice; the rock pool in Monaco is 13 km away)"
+            )
             let top = try await client.send(.get, "/v1/discover/popular?limit=1")
             let first = try #require((top.json["results"] as? [[String: Any]])?.first)
             #expect(first["events"] as? Int == 3 && abs((first["activity"] as? Double ?? 0) - 8) < 0.01)
             let transport = try await client.send(.get, "/v1/discover/popular?category=transport")
-            let nice = ((transport.json["results"] as? [[String: Any]]) ?? []).first { ($0["place"] as? [String: Any])?["id"] as? String == "airport:LFMN" }
+            let nice = ((transport.json["results"] as? [[String: Any]]) ?? []).first {
+                ($0["place"] as? [String: Any])?["id"] as? String == "airport:LFMN"
+            }
             #expect(nice?["events"] as? Int == 1, "one stop, counted once though added twice")
 
             // Pages of one continue exactly.
@@ -389,7 +427,9 @@ import Testing
             while let uri = next {
                 let answer = try await client.send(.get, uri)
                 paged += ((answer.json["results"] as? [[String: Any]]) ?? []).compactMap { ($0["place"] as? [String: Any])?["id"] as? String }
-                next = (answer.json["next_cursor"] as? String).map { "/v1/discover/popular?period=7d&limit=1&cursor=" + ($0.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? $0) }
+                next = (answer.json["next_cursor"] as? String).map {
+                    "/v1/discover/popular?period=7d&limit=1&cursor=" + ($0.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? $0)
+                }
             }
             #expect(paged == everyone)
 
@@ -405,8 +445,10 @@ import Testing
             let paris = try #require((viewed.json["results"] as? [[String: Any]])?.first)
             #expect(paris["events"] as? Int == 4 && abs((paris["activity"] as? Double ?? 0) - 9) < 0.01, "\(paris)")
 
-            for (query, words) in [("period=2d", "use 7d, 30d or 365d"), ("kind=things", "use places or destinations"),
-                                   ("kind=destinations&category=food", "category applies to kind=places"), ("cursor=zzz", "cursor")] {
+            for (query, words) in [
+                ("period=2d", "use 7d, 30d or 365d"), ("kind=things", "use places or destinations"),
+                ("kind=destinations&category=food", "category applies to kind=places"), ("cursor=zzz", "cursor"),
+            ] {
                 let bad = try await client.send(.get, "/v1/discover/popular?" + query)
                 #expect(bad.status == .badRequest && (bad.json["detail"] as? String)?.contains(words) == true, "\(query): \(bad.text)")
             }

@@ -17,12 +17,13 @@ extension GemRouteTests {
             let gem = try await client.gem(owner, name: "Tide Pools", lat: Self.lat, lon: Self.lon, visibility: "public")
             func read() async throws -> (etag: String?, name: String?, photos: Int) {
                 let answer = try await client.send(.get, "/v1/gems/\(gem)", token: owner)
-                let place = (answer.json["places"] as? [[String: Any]])?.first
+                let place: [String: Any]? = answer.json
                 return (answer.headers[.eTag], place?["name"] as? String, (place?["photos"] as? [Any])?.count ?? 0)
             }
             func patch(_ json: String, ifMatch: String?, token: String? = nil) async throws -> TestResponse {
-                try await client.send(.patch, "/v1/gems/\(gem)", token: token ?? owner, json: json,
-                                      headers: ifMatch.map { [.ifMatch: $0] } ?? [:])
+                try await client.send(
+                    .patch, "/v1/gems/\(gem)", token: token ?? owner, json: json,
+                    headers: ifMatch.map { [.ifMatch: $0] } ?? [:])
             }
             let first = try await read()
             let tag = try #require(first.etag)
@@ -56,15 +57,19 @@ extension GemRouteTests {
             #expect(untouched.name == "Tide Pools at Low Water" && untouched.etag == current)
 
             // A photo added over an old version: 412, no photo on the gem and none kept.
-            let photo = try await client.send(.post, "/v1/gems/\(gem)/photos", token: owner, bytes: TestImages.png(grey: 33),
-                                              headers: [.ifMatch: tag])
+            let photo = try await client.send(
+                .post, "/v1/gems/\(gem)/photos", token: owner, bytes: TestImages.png(grey: 33),
+                headers: [.ifMatch: tag])
             #expect(photo.status == .preconditionFailed, "\(photo.text)")
             let id = StoredPhoto.id(TestImages.png(grey: 33))
             #expect(try await read().photos == 0)
             #expect(try await client.send(.get, "/v1/photos/\(id)").status == .notFound)
             #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("photos/\(id.prefix(2))/\(id)").path))
-            #expect(try await client.send(.post, "/v1/gems/\(gem)/photos", token: owner, bytes: TestImages.png(grey: 33),
-                                          headers: [.ifMatch: current]).status == .created)
+            #expect(
+                try await client.send(
+                    .post, "/v1/gems/\(gem)/photos", token: owner, bytes: TestImages.png(grey: 33),
+                    headers: [.ifMatch: current]
+                ).status == .created)
         }
     }
 
@@ -88,10 +93,11 @@ extension GemRouteTests {
                 return try await group.reduce(into: [HTTPResponse.Status]()) { $0.append($1) }
             }
             #expect(statuses.filter { $0 == .created }.count == 18 && statuses.filter { $0 == .ok }.count == 2, "\(statuses.map(\.code))")
-            let place = (try await client.send(.get, "/v1/gems/\(gem)", token: owner).json["places"] as? [[String: Any]])?.first
+            let place: [String: Any]? = try await client.send(.get, "/v1/gems/\(gem)", token: owner).json
             let urls = Set((place?["photos"] as? [[String: Any]] ?? []).compactMap { $0["url"] as? String })
-            #expect(urls == Set((40..<58).map { "/v1/photos/\(StoredPhoto.id(TestImages.png(grey: UInt8($0))))" }),
-                    "all 18 photos are on the gem, got \(urls.count)")
+            #expect(
+                urls == Set((40..<58).map { "/v1/photos/\(StoredPhoto.id(TestImages.png(grey: UInt8($0))))" }),
+                "all 18 photos are on the gem, got \(urls.count)")
             #expect((place?["gem"] as? [String: Any])?["description"] as? String == "fish on Fridays", "\(String(describing: place?["gem"]))")
             #expect((place?["tags"] as? [String: String]) == ["roof": "covered"], "\(String(describing: place?["tags"]))")
         }
@@ -112,16 +118,19 @@ extension GemRouteTests {
                         try await server.send(.post, "/v1/gems/\(gem)/photos", token: owner, bytes: TestImages.png(grey: UInt8(grey))).status
                     }
                 }
-                group.addTask { try await first.send(.patch, "/v1/gems/\(gem)", token: owner, json: #"{"description":"steps down to the water"}"#).status }
+                group.addTask {
+                    try await first.send(.patch, "/v1/gems/\(gem)", token: owner, json: #"{"description":"steps down to the water"}"#).status
+                }
                 group.addTask { try await second.send(.patch, "/v1/gems/\(gem)", token: owner, json: #"{"tags":{"step":"worn"}}"#).status }
                 return try await group.reduce(into: [HTTPResponse.Status]()) { $0.append($1) }
             }
             #expect(statuses.filter { $0 == .created }.count == 16 && statuses.filter { $0 == .ok }.count == 2, "\(statuses.map(\.code))")
             for server in [first, second] {
-                let place = (try await server.send(.get, "/v1/gems/\(gem)", token: owner).json["places"] as? [[String: Any]])?.first
+                let place: [String: Any]? = try await server.send(.get, "/v1/gems/\(gem)", token: owner).json
                 let urls = Set((place?["photos"] as? [[String: Any]] ?? []).compactMap { $0["url"] as? String })
-                #expect(urls == Set((60..<76).map { "/v1/photos/\(StoredPhoto.id(TestImages.png(grey: UInt8($0))))" }),
-                        "all 16 photos are on the gem, got \(urls.count)")
+                #expect(
+                    urls == Set((60..<76).map { "/v1/photos/\(StoredPhoto.id(TestImages.png(grey: UInt8($0))))" }),
+                    "all 16 photos are on the gem, got \(urls.count)")
                 #expect((place?["gem"] as? [String: Any])?["description"] as? String == "steps down to the water")
                 #expect((place?["tags"] as? [String: String]) == ["step": "worn"], "\(String(describing: place?["tags"]))")
             }

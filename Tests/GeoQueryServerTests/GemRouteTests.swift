@@ -3,9 +3,9 @@ import Foundation
 import GeoQueryServer
 import HTTPTypes
 import Hummingbird
+import HummingbirdTesting
 import PlaceModel
 import PlaceQuery
-import HummingbirdTesting
 import ProviderTestSupport
 import Providers
 import Testing
@@ -27,16 +27,20 @@ import Testing
             #expect(try await client.send(.post, "/v1/me/friends/router.friend", token: owner).status == .ok)
             var gems: [String: String] = [:]
             for (n, visibility) in ["public", "unlisted", "friends", "private"].enumerated() {
-                gems[visibility] = try await client.gem(owner, name: "Stop \(visibility)", lat: Self.lat + Double(n) * 0.01, lon: Self.lon,
-                                                        visibility: visibility)
+                gems[visibility] = try await client.gem(
+                    owner, name: "Stop \(visibility)", lat: Self.lat + Double(n) * 0.01, lon: Self.lon,
+                    visibility: visibility)
             }
             func route(_ visibility: String, token: String?) async throws -> TestResponse {
-                try await client.send(.post, "/v1/route?start=\(gems["public"]!)", token: token,
-                                      json: #"{"places":["\#(gems["public"]!)","\#(gems[visibility]!)","geonames:2988507"]}"#)
+                try await client.send(
+                    .post, "/v1/route?start=\(gems["public"]!)", token: token,
+                    json: #"{"places":["\#(gems["public"]!)","\#(gems[visibility]!)","geonames:2988507"]}"#)
             }
-            let seen: [(String, String?, Set<String>)] = [("owner", owner, ["public", "unlisted", "friends", "private"]),
-                                                          ("friend", friend, ["public", "unlisted", "friends"]),
-                                                          ("stranger", stranger, ["public", "unlisted"]), ("anonymous", nil, ["public", "unlisted"])]
+            let seen: [(String, String?, Set<String>)] = [
+                ("owner", owner, ["public", "unlisted", "friends", "private"]),
+                ("friend", friend, ["public", "unlisted", "friends"]),
+                ("stranger", stranger, ["public", "unlisted"]), ("anonymous", nil, ["public", "unlisted"]),
+            ]
             for (who, token, visible) in seen {
                 for visibility in ["unlisted", "friends", "private"] {
                     let answer = try await route(visibility, token: token)
@@ -46,14 +50,19 @@ import Testing
                         #expect(order.first == gems["public"] && Set(order) == [gems["public"]!, gems[visibility]!, "geonames:2988507"])
                     } else {
                         #expect(answer.status == .unprocessableContent, "\(who), \(visibility): \(answer.text)")
-                        #expect(answer.json["detail"] as? String
+                        #expect(
+                            answer.json["detail"] as? String
                                 == "no place with id \(gems[visibility]!); route stops must be places of the index or gems you may see")
                     }
                 }
             }
-            let unknown = try await client.send(.post, "/v1/route", token: stranger, json: #"{"places":["gem:000000000000000000000000","geonames:2988507"]}"#)
-            #expect(unknown.json["detail"] as? String == "no place with id gem:000000000000000000000000; route stops must be places of the index or gems you may see")
-            #expect(try await client.send(.post, "/v1/route", token: "not-a-token", json: #"{"places":["geonames:2988507"]}"#).status == .unauthorized)
+            let unknown = try await client.send(
+                .post, "/v1/route", token: stranger, json: #"{"places":["gem:000000000000000000000000","geonames:2988507"]}"#)
+            #expect(
+                unknown.json["detail"] as? String
+                    == "no place with id gem:000000000000000000000000; route stops must be places of the index or gems you may see")
+            #expect(
+                try await client.send(.post, "/v1/route", token: "not-a-token", json: #"{"places":["geonames:2988507"]}"#).status == .unauthorized)
         }
     }
 
@@ -64,7 +73,8 @@ import Testing
             let other = try await client.account("other")
             var publicGems: [String] = []
             for n in 0..<4 {
-                publicGems.append(try await client.gem(owner, name: "Dune \(n)", lat: Self.lat + Double(n) * 0.001, lon: Self.lon, visibility: "public"))
+                publicGems.append(
+                    try await client.gem(owner, name: "Dune \(n)", lat: Self.lat + Double(n) * 0.001, lon: Self.lon, visibility: "public"))
             }
             let unlisted = try await client.gem(owner, name: "Dune unlisted", lat: Self.lat + 0.0005, lon: Self.lon, visibility: "unlisted")
             let secret = try await client.gem(owner, name: "Dune secret", lat: Self.lat + 0.0015, lon: Self.lon, visibility: "private")
@@ -102,7 +112,7 @@ import Testing
                 #expect(try await client.send(.get, "/v1/gems/\(id)", token: owner).status == .ok)
             }
             let shown = try await client.send(.get, "/v1/gems/\(secret)", token: owner).json
-            let gem = try #require((shown["places"] as? [[String: Any]])?.first)
+            let gem = shown
             #expect(gem["source"] as? String == "gem" && gem["categories"] as? [String] == ["landmark.viewpoint"])
             #expect((gem["gem"] as? [String: Any])?["owner"] as? String == "owner")
             #expect((gem["gem"] as? [String: Any])?["description"] as? String == "quiet at dawn")
@@ -113,6 +123,51 @@ import Testing
 
     /// A JSON body sent as another media type is a 415 that says what to send (with curl's
     /// default named); JSON with parameters or a `+json` type is read; no Content-Type is read as JSON.
+    /// A create retried with its `Idempotency-Key` (a phone that lost the answer) answers the
+    /// first answer again and creates nothing; the key is the account's, and bound to the
+    /// request it first came with.
+    @Test func aRetriedCreateWithItsIdempotencyKeyCreatesOnce() async throws {
+        let fixture = try await AccountFixture()
+        try await fixture.test { client in
+            let owner = try await client.account("retrier")
+            let other = try await client.account("retrier.other")
+            let key = HTTPField.Name("Idempotency-Key")!
+            let gem = #"{"name":"Once only","lat":23.5,"lon":12.5,"visibility":"public"}"#
+            let first = try await client.send(.post, "/v1/gems", token: owner, json: gem, headers: [key: "7f9c-once"])
+            #expect(first.status == .created && first.headers[HTTPField.Name("Idempotent-Replayed")!] == nil, "\(first.text)")
+            let again = try await client.send(.post, "/v1/gems", token: owner, json: gem, headers: [key: "7f9c-once"])
+            #expect(again.status == .created && again.text == first.text, "\(again.text)")
+            #expect(again.headers[.location] == first.headers[.location] && again.headers[.eTag] == first.headers[.eTag])
+            #expect(again.headers[HTTPField.Name("Idempotent-Replayed")!] == "true")
+            func count(_ token: String) async throws -> Int {
+                (try await client.send(.get, "/v1/me/gems", token: token).json["places"] as? [Any])?.count ?? -1
+            }
+            #expect(try await count(owner) == 1, "the retry created nothing")
+
+            // The same key with another body is refused; another account's same key is its own.
+            let changed = try await client.send(
+                .post, "/v1/gems", token: owner, json: #"{"name":"Twice","lat":23.5,"lon":12.5}"#, headers: [key: "7f9c-once"])
+            #expect(changed.status == .unprocessableContent && (changed.json["detail"] as? String)?.contains("7f9c-once") == true)
+            let theirs = try await client.send(.post, "/v1/gems", token: other, json: gem, headers: [key: "7f9c-once"])
+            #expect(theirs.status == .created && theirs.json["id"] as? String != first.json["id"] as? String)
+            #expect(try await count(other) == 1)
+            #expect(try await count(owner) == 1)
+
+            // A failed request frees its key: the corrected retry is done.
+            let bad = try await client.send(.post, "/v1/gems", token: owner, json: #"{"name":"x","lat":91,"lon":1}"#, headers: [key: "k-2"])
+            #expect(bad.status == .badRequest)
+            let fixed = try await client.send(.post, "/v1/gems", token: owner, json: #"{"name":"x","lat":23.6,"lon":12.5}"#, headers: [key: "k-2"])
+            #expect(fixed.status == .created && fixed.headers[HTTPField.Name("Idempotent-Replayed")!] == nil)
+            // Without a key, two creates are two gems; a key that is not text is named.
+            for _ in 0..<2 { #expect(try await client.send(.post, "/v1/gems", token: owner, json: gem).status == .created) }
+            #expect(try await count(owner) == 4)
+            let spaced = try await client.send(.post, "/v1/gems", token: owner, json: gem, headers: [key: "two words"])
+            #expect(spaced.status == .badRequest && (spaced.json["detail"] as? String)?.contains("'two words'") == true)
+            // Without a session the key changes nothing: 401 as before.
+            #expect(try await client.send(.post, "/v1/gems", json: gem, headers: [key: "7f9c-once"]).status == .unauthorized)
+        }
+    }
+
     @Test func aBodyThatIsNotSentAsJSONIs415() async throws {
         let fixture = try await AccountFixture()
         try await fixture.test { client in
@@ -122,7 +177,9 @@ import Testing
                 let refused = try await client.send(.post, "/v1/gems", token: token, bytes: Array(gem.utf8), headers: [.contentType: type])
                 #expect(refused.status == .unsupportedMediaType, "\(type): \(refused.text)")
                 let essence = String(type.split(separator: ";")[0])
-                #expect((refused.json["detail"] as? String)?.hasPrefix("Content-Type '\(essence)' is not accepted; send a JSON object as application/json") == true)
+                #expect(
+                    (refused.json["detail"] as? String)?.hasPrefix(
+                        "Content-Type '\(essence)' is not accepted; send a JSON object as application/json") == true)
                 #expect(((refused.json["detail"] as? String)?.contains("-H 'Content-Type: application/json'") == true) == hint)
             }
             for type in ["application/json; charset=utf-8", "Application/JSON", "application/merge-patch+json"] {
@@ -157,24 +214,37 @@ import Testing
                     #expect(try await client.send(method, uri, token: intruder, json: json, bytes: bytes).status == status, "\(method) \(uri)")
                 }
                 let after = try await client.send(.get, "/v1/gems/\(id)", token: owner).json
-                let place = try #require((after["places"] as? [[String: Any]])?.first)
+                let place = after
                 #expect((place["name"] as? String)?.hasSuffix("Spring") == true && place["photos"] == nil, "unchanged")
-                #expect(try await client.send(.put, "/v1/gems/\(id)/rating", token: intruder, json: #"{"stars":1}"#).status
+                #expect(
+                    try await client.send(.put, "/v1/gems/\(id)/rating", token: intruder, json: #"{"stars":1}"#).status
                         == (status == .forbidden ? .ok : .notFound))
-                #expect(try await client.send(.put, "/v1/me/favorites/\(id)", token: intruder).status
+                #expect(
+                    try await client.send(.put, "/v1/me/favorites/\(id)", token: intruder).status
                         == (status == .forbidden ? .created : .notFound))
             }
             // The owner edits: name, visibility; bad fields are named.
-            let edited = try await client.send(.patch, "/v1/gems/\(open)", token: owner, json: #"{"name":"Open Spring (east)","visibility":"unlisted"}"#)
+            let edited = try await client.send(
+                .patch, "/v1/gems/\(open)", token: owner, json: #"{"name":"Open Spring (east)","visibility":"unlisted"}"#)
             #expect(edited.status == .ok)
-            #expect(((edited.json["places"] as? [[String: Any]])?.first?["gem"] as? [String: Any])?["visibility"] as? String == "unlisted")
+            #expect((edited.json["gem"] as? [String: Any])?["visibility"] as? String == "unlisted")
             let bad = try await client.send(.patch, "/v1/gems/\(open)", token: owner, json: #"{"visibility":"everyone"}"#)
             #expect(bad.json["detail"] as? String == "visibility 'everyone' is invalid: use public, unlisted, friends or private")
             let badCategory = try await client.send(.post, "/v1/gems", token: owner, json: #"{"name":"x","lat":1,"lon":1,"categories":["shiny"]}"#)
-            #expect(badCategory.status == .badRequest && (badCategory.json["detail"] as? String)?.hasPrefix("category 'shiny' is not in the taxonomy: the top levels are food, ") == true)
-            let nearMiss = try await client.send(.post, "/v1/gems", token: owner, json: #"{"name":"x","lat":1,"lon":1,"categories":["nature.viewpoint"]}"#)
-            #expect(nearMiss.status == .badRequest && (nearMiss.json["detail"] as? String)?
-                .hasPrefix("category 'nature.viewpoint' is not in the taxonomy: did you mean landmark.viewpoint? Under nature there are nature.arch, ") == true)
+            #expect(
+                badCategory.status == .badRequest
+                    && (badCategory.json["detail"] as? String)?.hasPrefix("category 'shiny' is not in the taxonomy: the top levels are food, ")
+                        == true
+            )
+            let nearMiss = try await client.send(
+                .post, "/v1/gems", token: owner, json: #"{"name":"x","lat":1,"lon":1,"categories":["nature.viewpoint"]}"#)
+            #expect(
+                nearMiss.status == .badRequest
+                    && (nearMiss.json["detail"] as? String)?
+                        .hasPrefix(
+                            "category 'nature.viewpoint' is not in the taxonomy: did you mean landmark.viewpoint? Under nature there are nature.arch, "
+                        ) == true
+            )
             let badLat = try await client.send(.post, "/v1/gems", token: owner, json: #"{"name":"x","lat":91,"lon":1}"#)
             #expect(badLat.status == .badRequest && (badLat.json["detail"] as? String)?.contains("91") == true)
             #expect(try await client.send(.post, "/v1/gems", json: #"{"name":"x","lat":1,"lon":1}"#).status == .unauthorized)
@@ -196,8 +266,10 @@ import Testing
             let own = try await client.send(.put, "/v1/gems/\(gem)/rating", token: owner, json: #"{"stars":5}"#)
             #expect(own.status == .forbidden)
             #expect(try await client.send(.put, "/v1/gems/\(gem)/rating", json: #"{"stars":5}"#).status == .unauthorized)
-            for (stars, given) in [("0", "the number 0"), ("6", "the number 6"), ("4.5", "the number 4.5"), ("\"five\"", "the string \"five\""),
-                                   ("true", "true"), ("[5]", "an array of 1 entry")] {
+            for (stars, given) in [
+                ("0", "the number 0"), ("6", "the number 6"), ("4.5", "the number 4.5"), ("\"five\"", "the string \"five\""),
+                ("true", "true"), ("[5]", "an array of 1 entry"),
+            ] {
                 let bad = try await client.send(.put, "/v1/gems/\(gem)/rating", token: first, json: #"{"stars":\#(stars)}"#)
                 #expect(bad.status == .badRequest && bad.json["detail"] as? String == "stars is \(given); it must be a whole number from 1 to 5")
             }
@@ -209,7 +281,7 @@ import Testing
             let both = try await client.send(.put, "/v1/gems/\(gem)/rating", token: second, json: #"{"stars":1}"#)
             #expect(both.json["rating"] as? Double == 2.5 && both.json["rating_count"] as? Int == 2)
             let place = try await client.send(.get, "/v1/gems/\(gem)").json
-            let stored = (place["places"] as? [[String: Any]])?.first?["rating"] as? [String: Any]
+            let stored = place["rating"] as? [String: Any]
             #expect(stored?["value"] as? Double == 2.5 && stored?["count"] as? Int == 2 && stored?["scale"] as? Double == 5)
             let near = "/v1/places/near?lat=\(Self.lat)&lon=\(Self.lon)&radius=1km"
             #expect(try await client.ids(near + "&min_rating=2.5") == [gem])
@@ -292,9 +364,10 @@ import Testing
             }
             func statuses() async throws -> [String: String] {
                 let listed = try #require(try await client.send(.get, "/v1/me/favorites?limit=100", token: fan).json["favorites"] as? [[String: Any]])
-                return Dictionary(uniqueKeysWithValues: listed.compactMap { item in
-                    (item["place_id"] as? String).map { ($0, item["status"] as? String ?? "?") }
-                })
+                return Dictionary(
+                    uniqueKeysWithValues: listed.compactMap { item in
+                        (item["place_id"] as? String).map { ($0, item["status"] as? String ?? "?") }
+                    })
             }
             #expect(try await statuses() == Dictionary(uniqueKeysWithValues: favourites.map { ($0, "ok") }))
 
@@ -315,8 +388,10 @@ import Testing
                 : .json(#"{"error":{"code":"BUSINESS_NOT_FOUND","description":"The requested business could not be found."}}"#, status: 404)
         }
         defer { Task { await yelp.stop() } }
-        let environment = ProviderEnvironment([ProviderEnvironment.baseURLVariable(for: .yelp)!: yelp.baseURL.absoluteString,
-                                               ProviderEnvironment.keyVariable(for: .yelp)!: "test-key-0123456789"])
+        let environment = ProviderEnvironment([
+            ProviderEnvironment.baseURLVariable(for: .yelp)!: yelp.baseURL.absoluteString,
+            ProviderEnvironment.keyVariable(for: .yelp)!: "test-key-0123456789",
+        ])
         let fixture = try await AccountFixture { $0.providers = ProviderSettings(environment: environment, retry: .none, timeout: 30) }
         try await fixture.test { client in
             let fan = try await client.account("yelp.fan")
@@ -345,7 +420,9 @@ import Testing
             variables[ProviderEnvironment.baseURLVariable(for: provider)!] = stand.baseURL.absoluteString
             variables[ProviderEnvironment.keyVariable(for: provider)!] = "dummy-key-0123456789"
         }
-        let fixture = try await AccountFixture { $0.providers = ProviderSettings(environment: ProviderEnvironment(variables), retry: .none, timeout: 30) }
+        let fixture = try await AccountFixture {
+            $0.providers = ProviderSettings(environment: ProviderEnvironment(variables), retry: .none, timeout: 30)
+        }
         try await fixture.test { client in
             let fan = try await client.account("id.fan")
             for bad in ["google:a%20b", "google:a%2Fb", "google:x%0Ay", "yelp:a%3Fb", "here:here:pds%20x", "foursquare:4b0%25"] {
@@ -362,16 +439,21 @@ import Testing
             let statuses = ((listed.json["favorites"] as? [[String: Any]]) ?? []).map { "\($0["place_id"] ?? "")=\($0["status"] ?? "")" }
             #expect(Set(statuses) == ["google:a b=gone", "google:ChIJLU7jZClu5kcR4PcOOO6p3I0=gone", "yelp:café-de-flore=gone"], "\(statuses)")
             let paths = await stand.requests.map(\.path)
-            #expect(Set(paths.map { $0.removingPercentEncoding ?? $0 }) == ["/v1/places/ChIJLU7jZClu5kcR4PcOOO6p3I0", "/v3/businesses/café-de-flore"],
-                    "\(paths)")
+            #expect(
+                Set(paths.map { $0.removingPercentEncoding ?? $0 }) == ["/v1/places/ChIJLU7jZClu5kcR4PcOOO6p3I0", "/v3/businesses/café-de-flore"],
+                "\(paths)")
             // The same ids through a plan's place.
-            let itinerary = try await client.send(.post, "/v1/itineraries", token: fan, json: """
-                {"title":"x","destination":{"place_id":"google:a b"},"start_date":"2027-04-10","end_date":"2027-04-12"}
-                """)
+            let itinerary = try await client.send(
+                .post, "/v1/itineraries", token: fan,
+                json: """
+                    {"title":"x","destination":{"place_id":"google:a b"},"start_date":"2027-04-10","end_date":"2027-04-12"}
+                    """)
             #expect(itinerary.status == .badRequest && itinerary.text.contains("destination.place_id"), "\(itinerary.text)")
-            let trip = try await client.send(.post, "/v1/trips", token: fan, json: """
-                {"title":"x","place":{"place_id":"yelp:a/b"},"start":"2030-06-12T12:00:00+02:00","end":"2030-06-12T16:00:00+02:00"}
-                """)
+            let trip = try await client.send(
+                .post, "/v1/trips", token: fan,
+                json: """
+                    {"title":"x","place":{"place_id":"yelp:a/b"},"start":"2030-06-12T12:00:00+02:00","end":"2030-06-12T16:00:00+02:00"}
+                    """)
             #expect(trip.status == .badRequest && trip.text.contains("place.place_id"), "\(trip.text)")
         }
     }
@@ -385,22 +467,27 @@ import Testing
     /// A 16×16 JPEG whose EXIF holds a GPS position, from Pillow (installed by `make test`).
     static func jpegWithGPS(in directory: URL) throws -> [UInt8] {
         let output = directory.appendingPathComponent("gps.jpg")
-        try run(["-c", """
+        try run([
+            "-c",
+            """
             import sys
             from PIL import Image, ExifTags
             exif = Image.Exif()
             exif[ExifTags.Base.Make] = "PhoneMaker"
             exif[ExifTags.IFD.GPSInfo] = {1: "N", 2: (48.0, 51.0, 29.0), 3: "E", 4: (2.0, 17.0, 40.0)}
             Image.new("RGB", (16, 16), (200, 100, 50)).save(sys.argv[1], "JPEG", exif=exif.tobytes())
-            """, output.path])
+            """, output.path,
+        ])
         return [UInt8](try Data(contentsOf: output))
     }
 
     /// A plain JPEG of the given size, from Pillow.
     static func jpeg(width: Int, height: Int, in directory: URL) throws -> [UInt8] {
         let output = directory.appendingPathComponent("plain-\(width)x\(height).jpg")
-        try run(["-c", "import sys\nfrom PIL import Image\nImage.new('RGB', (\(width), \(height)), (20, 120, 200)).save(sys.argv[1], 'JPEG')",
-                 output.path])
+        try run([
+            "-c", "import sys\nfrom PIL import Image\nImage.new('RGB', (\(width), \(height)), (20, 120, 200)).save(sys.argv[1], 'JPEG')",
+            output.path,
+        ])
         return [UInt8](try Data(contentsOf: output))
     }
 
@@ -408,12 +495,15 @@ import Testing
     static func describe(_ bytes: [UInt8], in directory: URL) throws -> String {
         let file = directory.appendingPathComponent("served.jpg")
         try Data(bytes).write(to: file)
-        return try run(["-c", """
+        return try run([
+            "-c",
+            """
             import sys
             from PIL import Image, ExifTags
             image = Image.open(sys.argv[1]); image.load()
             print(image.width, image.height, len(image.getexif().get_ifd(ExifTags.IFD.GPSInfo)))
-            """, file.path]).trimmingCharacters(in: .whitespacesAndNewlines)
+            """, file.path,
+        ]).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     @discardableResult
@@ -440,8 +530,9 @@ import Testing
             let owner = try await client.account("photographer")
             let gem = try await client.gem(owner, name: "Photo Spot", lat: GemRouteTests.lat, lon: GemRouteTests.lon, visibility: "public")
             // Declared as PNG, sniffed as JPEG.
-            let uploaded = try await client.send(.post, "/v1/gems/\(gem)/photos", token: owner, bytes: original,
-                                                 headers: [.contentType: "image/png"])
+            let uploaded = try await client.send(
+                .post, "/v1/gems/\(gem)/photos", token: owner, bytes: original,
+                headers: [.contentType: "image/png"])
             #expect(uploaded.status == .created && uploaded.json["content_type"] as? String == "image/jpeg")
             let id = try #require(uploaded.json["id"] as? String)
             let served = try await client.send(.get, "/v1/photos/\(id)")
@@ -452,7 +543,7 @@ import Testing
             #expect(try Self.describe(bytes, in: directory) == "16 16 0", "the image decodes, without GPS")
             #expect(try await client.send(.get, "/v1/photos/\(id)", headers: [.ifNoneMatch: "\"\(id)\""]).status == .notModified)
             let shown = try await client.send(.get, "/v1/gems/\(gem)").json
-            let photos = (shown["places"] as? [[String: Any]])?.first?["photos"] as? [[String: Any]]
+            let photos = shown["photos"] as? [[String: Any]]
             #expect(photos?.first?["url"] as? String == "/v1/photos/\(id)")
 
             // PNG text chunks go too; other types and oversized bodies are refused.
@@ -467,8 +558,10 @@ import Testing
             #expect(huge.status == .contentTooLarge)
             // More than 40 megapixels is refused from the header, before a pixel is decoded: a
             // 30 000 × 30 000 PNG and a 65 535² JPEG were once stored and served to every viewer.
-            let bomb = try await client.send(.post, "/v1/gems/\(gem)/photos", token: owner, bytes: TestImages.png(declaredWidth: 30_000, height: 30_000))
-            #expect(bomb.status == .unprocessableContent && (bomb.json["detail"] as? String)?.contains("30000 × 30000 pixels") == true, "\(bomb.text)")
+            let bomb = try await client.send(
+                .post, "/v1/gems/\(gem)/photos", token: owner, bytes: TestImages.png(declaredWidth: 30_000, height: 30_000))
+            #expect(
+                bomb.status == .unprocessableContent && (bomb.json["detail"] as? String)?.contains("30000 × 30000 pixels") == true, "\(bomb.text)")
             var giant = try Self.jpeg(width: 16, height: 16, in: directory)
             // The frame header's height and width (after its marker, length and precision), found
             // by walking the segments.
@@ -492,7 +585,9 @@ import Testing
             let small = try await client.send(.get, "/v1/photos/\(wideID)?w=160")
             #expect(small.status == .ok && small.headers[.contentType] == "image/jpeg" && small.headers[.eTag] == "\"\(wideID)-w160\"")
             #expect(try Self.describe(Array(small.body.readableBytesView), in: directory) == "160 120 0")
-            #expect(try Self.describe(Array(try await client.send(.get, "/v1/photos/\(wideID)?w=640").body.readableBytesView), in: directory) == "400 300 0")
+            #expect(
+                try Self.describe(Array(try await client.send(.get, "/v1/photos/\(wideID)?w=640").body.readableBytesView), in: directory)
+                    == "400 300 0")
             #expect(try await client.send(.get, "/v1/photos/\(wideID)?w=161").status == .badRequest)
             #expect(FileManager.default.fileExists(atPath: directory.appendingPathComponent("photos/\(wideID.prefix(2))/\(wideID).w160").path))
 
@@ -522,7 +617,7 @@ import Testing
             #expect(try await client.send(.put, "/v1/me/avatar", token: owner, bytes: TestImages.png(grey: 20)).json["id"] as? String == ids[1])
             func photoURLs(_ gem: String) async throws -> [String] {
                 let shown = try await client.send(.get, "/v1/gems/\(gem)", token: owner).json
-                let photos = (shown["places"] as? [[String: Any]])?.first?["photos"] as? [[String: Any]] ?? []
+                let photos = shown["photos"] as? [[String: Any]] ?? []
                 return photos.compactMap { $0["url"] as? String }
             }
             func file(_ id: String) -> String { directory.appendingPathComponent("photos/\(id.prefix(2))/\(id)").path }
@@ -545,8 +640,9 @@ import Testing
             #expect(again.status == .notFound && (again.json["detail"] as? String)?.contains("is not a photo of gem \(gem)") == true)
             #expect(try await client.send(.delete, "/v1/gems/\(gem)/photos/\(ids[1])", token: owner).status == .noContent)
             #expect(try await photoURLs(gem).isEmpty)
-            #expect(try await client.send(.get, "/v1/photos/\(ids[1])").status == .ok && FileManager.default.fileExists(atPath: file(ids[1])),
-                    "the avatar still uses it")
+            #expect(
+                try await client.send(.get, "/v1/photos/\(ids[1])").status == .ok && FileManager.default.fileExists(atPath: file(ids[1])),
+                "the avatar still uses it")
         }
     }
     @Test func anAccountStoresPhotosUpToItsLimitAndAStoredPhotoCostsNothing() async throws {
@@ -579,12 +675,17 @@ import Testing
             #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("photos/\(thirdID.prefix(2))/\(thirdID)").path))
             #expect(try await client.send(.put, "/v1/me/avatar", token: owner, bytes: TestImages.png(grey: 30)).status == .forbidden)
             let shown = try await client.send(.get, "/v1/gems/\(gem)").json
-            #expect(((shown["places"] as? [[String: Any]])?.first?["photos"] as? [[String: Any]])?.count == 2)
+            #expect((shown["photos"] as? [[String: Any]])?.count == 2)
             #expect(try await storage(owner) == (2 * size, size * 5 / 2), "a refusal takes nothing")
 
             // Someone else's storage is their own; a photo they stored costs the collector nothing.
-            #expect(try await upload(30, by: other, to: try await client.gem(other, name: "Theirs", lat: GemRouteTests.lat,
-                                                                               lon: GemRouteTests.lon, visibility: "public")).status == .created)
+            #expect(
+                try await upload(
+                    30, by: other,
+                    to: try await client.gem(
+                        other, name: "Theirs", lat: GemRouteTests.lat,
+                        lon: GemRouteTests.lon, visibility: "public")
+                ).status == .created)
             #expect(try await upload(30, by: owner, to: gem).status == .created)
             #expect(try await storage(owner).used == 2 * size)
             #expect(try await storage(other).used == size)
@@ -607,7 +708,9 @@ import Testing
             #expect(Set(mine.map(\.id)) == Set([20, 40].map { StoredPhoto.id(TestImages.png(grey: $0)) }), "the two photos it uploaded first")
             #expect(mine.allSatisfy { $0.uses == ["gem:\(gem)"] }, "\(mine)")
             let theirs = try await listed(other)
-            #expect(theirs.map(\.id) == [thirdID] && theirs.first?.uses.count == 1, "the collector's gem showing the same photo is not theirs to see: \(theirs)")
+            #expect(
+                theirs.map(\.id) == [thirdID] && theirs.first?.uses.count == 1,
+                "the collector's gem showing the same photo is not theirs to see: \(theirs)")
             #expect(try await client.send(.get, "/v1/me/photos").status == .unauthorized)
         }
     }

@@ -1,13 +1,14 @@
-import Foundation
 import Accounts
+import Foundation
 import GeoCore
 import GeoQueryServer
+import Hummingbird
+import HummingbirdTesting
 import PlaceModel
 import PlaceQuery
 import ProviderTestSupport
-import Hummingbird
-import HummingbirdTesting
 import Testing
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -103,7 +104,9 @@ import Glibc
                 try await onAThreadOfItsOwn {
                     let socket = try RawSocket.connect(port: port)
                     defer { close(socket) }
-                    try RawSocket.send(socket, "POST \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 1000000000000\r\n\r\n{")
+                    try RawSocket.send(
+                        socket, "POST \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 1000000000000\r\n\r\n{"
+                    )
                     let answer = try RawSocket.receive(socket, atMost: 4096)
                     return (answer, RawSocket.closedByPeer(socket))
                 }
@@ -145,12 +148,20 @@ import Glibc
             #expect(dom.contains("data-id=\"geonames:2988507\""), "Paris itself is listed")
             #expect(dom.contains("<div id=\"where\" aria-live=\"polite\">Near Paris, France · Europe/Paris</div>"), "the circle's centre in words")
             let screenshot = repositoryRoot.appendingPathComponent(".build/map-page.png").path
-            _ = try await run(chromium, ["--headless", "--no-sandbox", "--disable-gpu", "--virtual-time-budget=15000",
-                                   "--window-size=1200,800", "--screenshot=\(screenshot)", url])
+            _ = try await run(
+                chromium,
+                [
+                    "--headless", "--no-sandbox", "--disable-gpu", "--virtual-time-budget=15000",
+                    "--window-size=1200,800", "--screenshot=\(screenshot)", url,
+                ])
             #expect(FileManager.default.fileExists(atPath: screenshot))
             // A city-state is named once.
-            let monaco = try await run(chromium, ["--headless", "--no-sandbox", "--disable-gpu", "--virtual-time-budget=15000", "--dump-dom",
-                                                  "http://127.0.0.1:\(port)/?q=Monaco"])
+            let monaco = try await run(
+                chromium,
+                [
+                    "--headless", "--no-sandbox", "--disable-gpu", "--virtual-time-budget=15000", "--dump-dom",
+                    "http://127.0.0.1:\(port)/?q=Monaco",
+                ])
             #expect(monaco.contains("<div id=\"where\" aria-live=\"polite\">Near Monaco · Europe/Monaco</div>"), "the caption of Monaco")
         }
     }
@@ -161,8 +172,12 @@ import Glibc
         let chromium = try #require(Self.chromium, "Debian's chromium must be installed (make deps)")
         let service = try ServerFixture.service { $0.tilesURL = "http://127.0.0.1:9/{z}/{x}/{y}.png" }
         try await withLiveServer(service) { port in
-            let dom = try await run(chromium, ["--headless", "--no-sandbox", "--disable-gpu", "--virtual-time-budget=15000", "--dump-dom",
-                                               "http://127.0.0.1:\(port)/?q=Paris&category=transport"])
+            let dom = try await run(
+                chromium,
+                [
+                    "--headless", "--no-sandbox", "--disable-gpu", "--virtual-time-budget=15000", "--dump-dom",
+                    "http://127.0.0.1:\(port)/?q=Paris&category=transport",
+                ])
             #expect(dom.components(separatedBy: "<option").count - 1 == Category.taxonomy.count + 1, "every category and 'All categories'")
             let items = dom.components(separatedBy: "class=\"place\"").dropFirst()
             #expect(items.count >= 3, "the airports within 20 miles of Paris are listed")
@@ -180,16 +195,24 @@ import Glibc
         defer { fixture.remove() }
         let now = Date()
         try await fixture.store.createUser(UserAccount(username: "ann", email: "ann@example.org", passwordHash: "x", createdAt: now))
-        for (local, name, visibility) in [("publicbeside0paris", "Courtyard of the Lamps", HiddenGem.Visibility.public),
-                                          ("privatebesideparis", "Ann's Secret Garden", .private)] {
+        for (local, name, visibility) in [
+            ("publicbeside0paris", "Courtyard of the Lamps", HiddenGem.Visibility.public),
+            ("privatebesideparis", "Ann's Secret Garden", .private),
+        ] {
             let id = try PlaceID(source: "gem", localID: local)
-            try await fixture.store.createGem(Place(id: id, name: name, coordinate: try Coordinate(latitude: 48.85345, longitude: 2.34885),
-                                                    provenance: Provenance(source: "gem", sourceID: local),
-                                                    gem: HiddenGem(owner: "ann", visibility: visibility, createdAt: now, updatedAt: now)))
+            try await fixture.store.createGem(
+                Place(
+                    id: id, name: name, coordinate: try Coordinate(latitude: 48.85345, longitude: 2.34885),
+                    provenance: Provenance(source: "gem", sourceID: local),
+                    gem: HiddenGem(owner: "ann", visibility: visibility, createdAt: now, updatedAt: now)))
         }
         try await withLiveServer(fixture.service) { port in
-            let dom = try await run(chromium, ["--headless", "--no-sandbox", "--disable-gpu", "--virtual-time-budget=15000", "--dump-dom",
-                                               "http://127.0.0.1:\(port)/?q=Paris"])
+            let dom = try await run(
+                chromium,
+                [
+                    "--headless", "--no-sandbox", "--disable-gpu", "--virtual-time-budget=15000", "--dump-dom",
+                    "http://127.0.0.1:\(port)/?q=Paris",
+                ])
             #expect(dom.contains("places within 20 miles, nearest first"), "the list is filled")
             #expect(dom.contains("data-id=\"gem:publicbeside0paris\"") && dom.contains("Courtyard of the Lamps"), "the public gem is listed")
             #expect(!dom.contains("privatebesideparis") && !dom.contains("Secret Garden"), "the private gem is nowhere on the page")
@@ -212,22 +235,34 @@ import Glibc
                       {"id":"orsay","location":{"lat":48.86,"lon":2.3266,"name":"Orsay"},"day":1,"duration_minutes":90},
                       {"id":"tower","location":{"lat":48.8584,"lon":2.2945,"name":"Eiffel Tower"},"day":2,"duration_minutes":60}]}
             """
-        try await fixture.store.createPlan(PlanRecord(id: "it_0123456789abcdef01234567", kind: .itinerary, owner: "ann", visibility: .private,
-                                                      startsAt: now, endsAt: now, createdAt: now, updatedAt: now, document: Data(document.utf8)))
+        try await fixture.store.createPlan(
+            PlanRecord(
+                id: "it_0123456789abcdef01234567", kind: .itinerary, owner: "ann", visibility: .private,
+                startsAt: now, endsAt: now, createdAt: now, updatedAt: now, document: Data(document.utf8)))
         let token = SessionToken.make()
-        try await fixture.store.createShare(ShareLink(id: "sh_1", tokenHash: SessionToken.hash(token), planID: "it_0123456789abcdef01234567",
-                                                      createdAt: now))
+        try await fixture.store.createShare(
+            ShareLink(
+                id: "sh_1", tokenHash: SessionToken.hash(token), planID: "it_0123456789abcdef01234567",
+                createdAt: now))
         try await withLiveServer(fixture.service) { port in
-            let dom = try await run(chromium, ["--headless", "--no-sandbox", "--disable-gpu", "--virtual-time-budget=15000", "--dump-dom",
-                                               "http://127.0.0.1:\(port)/s/\(token)"])
+            let dom = try await run(
+                chromium,
+                [
+                    "--headless", "--no-sandbox", "--disable-gpu", "--virtual-time-budget=15000", "--dump-dom",
+                    "http://127.0.0.1:\(port)/s/\(token)",
+                ])
             #expect(dom.contains("Itinerary: Paris in spring — 3 stops"), "the status line")
             #expect(dom.components(separatedBy: "class=\"stop\"").count - 1 == 3, "three stops listed")
             #expect(dom.contains(">1.1<") && dom.contains(">1.2<") && dom.contains(">2.1<"), "numbered markers per day")
             #expect(dom.contains("gq-day"), "each day's line is drawn")
             #expect(dom.contains("data-id=\"louvre\""))
             _ = try await fixture.store.revokeShare(id: "sh_1", of: "it_0123456789abcdef01234567", at: Date())
-            let revoked = try await run(chromium, ["--headless", "--no-sandbox", "--disable-gpu", "--virtual-time-budget=15000", "--dump-dom",
-                                                   "http://127.0.0.1:\(port)/s/\(token)"])
+            let revoked = try await run(
+                chromium,
+                [
+                    "--headless", "--no-sandbox", "--disable-gpu", "--virtual-time-budget=15000", "--dump-dom",
+                    "http://127.0.0.1:\(port)/s/\(token)",
+                ])
             #expect(revoked.contains("Could not load the itinerary") && !revoked.contains("class=\"stop\""))
         }
     }
@@ -250,12 +285,16 @@ import Glibc
             }
             defer { fixture.remove() }
             let dom = try await withLiveServer(fixture.service) { port in
-                try await run(chromium, ["--headless", "--no-sandbox", "--disable-gpu", "--virtual-time-budget=15000", "--dump-dom",
-                                         "\(pageOrigin)/?api=http://127.0.0.1:\(port)"])
+                try await run(
+                    chromium,
+                    [
+                        "--headless", "--no-sandbox", "--disable-gpu", "--virtual-time-budget=15000", "--dump-dom",
+                        "\(pageOrigin)/?api=http://127.0.0.1:\(port)",
+                    ])
             }
             // What the script wrote: the text between <pre id="out"> and </pre>.
             let written = dom.components(separatedBy: "<pre id=\"out\">").dropFirst().first?.components(separatedBy: "</pre>").first ?? ""
-            
+
             if allowed {
                 #expect(written.contains("signed up: 201"), "\(written)")
                 #expect(written.contains("gem: 201 Quiet cove"), "\(written)")
@@ -287,7 +326,7 @@ import Glibc
               const request = json({name, lat, lon: 7.4201, visibility: 'public'});
               request.headers = {...request.headers, ...bearer};
               const gem = await fetch(api + '/v1/gems', request);
-              if (name === 'Quiet cove') say('gem: ' + gem.status + ' ' + (await gem.json()).places[0].name);
+              if (name === 'Quiet cove') say('gem: ' + gem.status + ' ' + (await gem.json()).name);
             }
             const near = await fetch(api + '/v1/gems/near?lat=43.73&lon=7.42&limit=1', {headers: bearer});
             say('near: ' + near.status + ' ' + (await near.json()).places[0].name + ', link: ' + (near.headers.get('Link') ? 'yes' : 'no'));
@@ -345,7 +384,10 @@ enum RawSocket {
         let result = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
-        guard result == 0 else { close(socket); throw Failure(what: "connect to \(port)") }
+        guard result == 0 else {
+            close(socket)
+            throw Failure(what: "connect to \(port)")
+        }
         return socket
     }
 

@@ -51,11 +51,14 @@ import Testing
             let replaced = try await client.send(.put, "/v1/gems/\(rude)/report", token: walker, json: #"{"reason":"offensive","note":"rude words"}"#)
             #expect(replaced.status == .ok && replaced.json["note"] as? String == "rude words")
             #expect(try await client.send(.put, "/v1/gems/\(rude)/report", token: runner, json: #"{"reason":"offensive"}"#).status == .created)
-            #expect(try await client.send(.put, "/v1/gems/\(misplaced)/report", token: runner, json: #"{"reason":"wrong_location"}"#).status == .created)
+            #expect(
+                try await client.send(.put, "/v1/gems/\(misplaced)/report", token: runner, json: #"{"reason":"wrong_location"}"#).status == .created)
             let own = try await client.send(.put, "/v1/gems/\(rude)/report", token: owner, json: #"{"reason":"spam"}"#)
             #expect(own.status == .forbidden)
             let badReason = try await client.send(.put, "/v1/gems/\(rude)/report", token: walker, json: #"{"reason":"ugly"}"#)
-            #expect(badReason.status == .badRequest && (badReason.json["detail"] as? String)?.contains("reason 'ugly' is invalid: it must be one of spam, offensive") == true)
+            #expect(
+                badReason.status == .badRequest
+                    && (badReason.json["detail"] as? String)?.contains("reason 'ugly' is invalid: it must be one of spam, offensive") == true)
             #expect(try await client.send(.put, "/v1/gems/\(secret)/report", token: walker, json: #"{"reason":"spam"}"#).status == .notFound)
             #expect(try await client.send(.put, "/v1/gems/\(rude)/report", json: #"{"reason":"spam"}"#).status == .unauthorized)
 
@@ -86,7 +89,8 @@ import Testing
             #expect(try await client.send(.post, "/v1/moderation/gems/\(rude)/hide", token: nosy, json: #"{"reason":"no"}"#).status == .forbidden)
             #expect(try await client.send(.post, "/v1/moderation/gems/\(rude)/hide", token: owner, json: #"{"reason":"no"}"#).status == .forbidden)
             #expect(try await client.ids(near).contains(rude), "still listed after refused attempts")
-            let hidden = try await client.send(.post, "/v1/moderation/gems/\(rude)/hide", token: moderator, json: #"{"reason":"Insults in the description"}"#)
+            let hidden = try await client.send(
+                .post, "/v1/moderation/gems/\(rude)/hide", token: moderator, json: #"{"reason":"Insults in the description"}"#)
             #expect(hidden.status == .ok && hidden.json["hidden"] as? Bool == true && hidden.json["moderator"] as? String == "mod")
             #expect(try await !client.ids(near).contains(rude))
             #expect(try await !client.ids(near, token: walker).contains(rude))
@@ -100,21 +104,24 @@ import Testing
 
             // The owner edits it but cannot publish it again.
             let publish = try await client.send(.patch, "/v1/gems/\(rude)", token: owner, json: #"{"visibility":"public"}"#)
-            #expect(publish.status == .forbidden && (publish.json["detail"] as? String)?.contains("hidden by a moderator (Insults in the description)") == true)
+            #expect(
+                publish.status == .forbidden
+                    && (publish.json["detail"] as? String)?.contains("hidden by a moderator (Insults in the description)") == true)
             let renamed = try await client.send(.patch, "/v1/gems/\(rude)", token: owner, json: #"{"name":"Rock"}"#)
             #expect(renamed.status == .ok)
             // The owner's view of the gem says why it is hidden; nobody else's answer has it.
             func moderationNote(_ answer: TestResponse) -> [String: Any]? {
-                (answer.json["places"] as? [[String: Any]])?.first?["moderation"] as? [String: Any]
+                answer.json["moderation"] as? [String: Any]
             }
             #expect(moderationNote(renamed)?["reason"] as? String == "Insults in the description")
             let ownView = try await client.send(.get, "/v1/gems/\(rude)", token: owner)
             #expect(moderationNote(ownView)?["hidden"] as? Bool == true && moderationNote(ownView)?["hidden_at"] is String, "\(ownView.text)")
             #expect(moderationNote(try await client.send(.get, "/v1/gems/\(misplaced)", token: owner)) == nil, "only a hidden gem has a note")
             let mine = try await client.send(.get, "/v1/me/gems?limit=50", token: owner).json["places"] as? [[String: Any]] ?? []
-            let listed = Dictionary(uniqueKeysWithValues: mine.compactMap { place in
-                (place["id"] as? String).map { ($0, (place["moderation"] as? [String: Any])?["reason"] as? String ?? "") }
-            })
+            let listed = Dictionary(
+                uniqueKeysWithValues: mine.compactMap { place in
+                    (place["id"] as? String).map { ($0, (place["moderation"] as? [String: Any])?["reason"] as? String ?? "") }
+                })
             #expect(listed[rude] == "Insults in the description" && listed[misplaced] == "", "the owner's list marks the hidden gem alone: \(listed)")
             #expect(try await !client.ids(near).contains(rude), "an edit keeps it private")
 
@@ -131,12 +138,16 @@ import Testing
             #expect(try await client.send(.post, "/v1/moderation/gems/\(misplaced)/dismiss", token: moderator).json["dismissed"] as? Int == 1)
             #expect(try await client.send(.put, "/v1/gems/\(misplaced)/report", token: walker, json: #"{"reason":"closed"}"#).status == .created)
             let exported = try await client.send(.get, "/v1/me/export", token: walker).json["reports"] as? [[String: Any]] ?? []
-            #expect(exported.compactMap { $0["gem_id"] as? String } == [misplaced] && exported.first?["reason"] as? String == "closed",
-                    "a report is the reporter's data: in their export")
+            #expect(
+                exported.compactMap { $0["gem_id"] as? String } == [misplaced] && exported.first?["reason"] as? String == "closed",
+                "a report is the reporter's data: in their export")
             #expect(try await client.send(.delete, "/v1/me", token: walker).status == .noContent)
             #expect(try await client.send(.get, "/v1/moderation/reports", token: moderator).json["count"] as? Int == 0)
-            #expect(try await client.send(.post, "/v1/moderation/gems/gem:000000000000000000000000/hide", token: moderator,
-                                          json: #"{"reason":"x"}"#).status == .notFound)
+            #expect(
+                try await client.send(
+                    .post, "/v1/moderation/gems/gem:000000000000000000000000/hide", token: moderator,
+                    json: #"{"reason":"x"}"#
+                ).status == .notFound)
         }
     }
 
@@ -158,7 +169,10 @@ import Testing
             let blocked = try await client.send(.put, "/v1/me/blocks/bob", token: ann)
             #expect(blocked.status == .created && blocked.json["username"] as? String == "bob")
             #expect(try await client.send(.put, "/v1/me/blocks/bob", token: ann).status == .ok)
-            #expect((try await client.send(.get, "/v1/me/blocks", token: ann).json["blocks"] as? [[String: Any]])?.compactMap { $0["username"] as? String } == ["bob"])
+            #expect(
+                (try await client.send(.get, "/v1/me/blocks", token: ann).json["blocks"] as? [[String: Any]])?.compactMap {
+                    $0["username"] as? String
+                } == ["bob"])
             for token in [ann, bob] {
                 #expect((try await client.send(.get, "/v1/me/friends", token: token).json["friends"] as? [[String: Any]])?.isEmpty == true)
             }
@@ -168,14 +182,24 @@ import Testing
             let ask = try await client.send(.post, "/v1/me/friends/ann", token: bob)
             #expect(ask.status == .notFound && (ask.json["detail"] as? String)?.contains("no user named 'ann'") == true)
             #expect(try await client.send(.post, "/v1/me/friends/bob", token: ann).status == .notFound)
-            #expect(try await client.send(.post, "/v1/trips", token: bob,
-                                          json: TripRouteTests.trip(start: "2027-06-12T18:00:00+02:00", end: "2027-06-12T23:00:00+02:00", invitees: ["ann"])).status == .notFound)
+            #expect(
+                try await client.send(
+                    .post, "/v1/trips", token: bob,
+                    json: TripRouteTests.trip(start: "2027-06-12T18:00:00+02:00", end: "2027-06-12T23:00:00+02:00", invitees: ["ann"])
+                ).status == .notFound)
             let itinerary = try await client.send(.post, "/v1/itineraries", token: ann, json: PlanRouteTests.itinerary)
             let itineraryID = try #require(itinerary.json["id"] as? String)
-            #expect(try await client.send(.put, "/v1/itineraries/\(itineraryID)/collaborators/bob", token: ann, json: #"{"role":"viewer"}"#).status == .notFound)
-            #expect(try await client.send(.put, "/v1/itineraries/\(itineraryID)/collaborators/cat", token: ann, json: #"{"role":"viewer"}"#).status == .ok)
-            #expect(try await client.send(.post, "/v1/trips", token: cat,
-                                          json: TripRouteTests.trip(start: "2027-06-12T18:00:00+02:00", end: "2027-06-12T23:00:00+02:00", invitees: ["ann", "bob"])).status == .created)
+            #expect(
+                try await client.send(.put, "/v1/itineraries/\(itineraryID)/collaborators/bob", token: ann, json: #"{"role":"viewer"}"#).status
+                    == .notFound)
+            #expect(
+                try await client.send(.put, "/v1/itineraries/\(itineraryID)/collaborators/cat", token: ann, json: #"{"role":"viewer"}"#).status == .ok
+            )
+            #expect(
+                try await client.send(
+                    .post, "/v1/trips", token: cat,
+                    json: TripRouteTests.trip(start: "2027-06-12T18:00:00+02:00", end: "2027-06-12T23:00:00+02:00", invitees: ["ann", "bob"])
+                ).status == .created)
 
             // Only the blocker lifts it; bad targets are refused.
             #expect(try await client.send(.delete, "/v1/me/blocks/ann", token: bob).status == .notFound)

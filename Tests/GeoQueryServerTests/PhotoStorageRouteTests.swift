@@ -45,7 +45,9 @@ extension PhotoRouteTests {
 
             // Pages of the list: newest first, each photo once, a Link to the next page.
             for grey in stride(from: 20, through: 60, by: 10) {
-                #expect(try await client.send(.post, "/v1/gems/\(mine)/photos", token: second, bytes: TestImages.png(grey: UInt8(grey))).status == .created)
+                #expect(
+                    try await client.send(.post, "/v1/gems/\(mine)/photos", token: second, bytes: TestImages.png(grey: UInt8(grey))).status
+                        == .created)
                 try await Task.sleep(for: .milliseconds(5))
             }
             var seen: [String] = []
@@ -53,7 +55,9 @@ extension PhotoRouteTests {
             for page in 1...3 {
                 let answer = try await client.send(.get, uri, token: second)
                 #expect(answer.status == .ok, "\(answer.text)")
-                #expect(answer.json["photo_storage"].flatMap { ($0 as? [String: Any])?["used_bytes"] as? Int } == 5 * size, "all photos count, not the page's")
+                #expect(
+                    answer.json["photo_storage"].flatMap { ($0 as? [String: Any])?["used_bytes"] as? Int } == 5 * size,
+                    "all photos count, not the page's")
                 let photos = answer.json["photos"] as? [[String: Any]] ?? []
                 #expect(photos.count == (page < 3 ? 2 : 1) && answer.json["count"] as? Int == photos.count)
                 seen += photos.compactMap { $0["id"] as? String }
@@ -65,8 +69,9 @@ extension PhotoRouteTests {
                 #expect(link.hasPrefix("</v1/me/photos?") && link.contains("limit=2") && link.hasSuffix(">; rel=\"next\""), "\(link)")
                 uri = "/v1/me/photos?limit=2&cursor=\(cursor.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? cursor)"
             }
-            #expect(seen == stride(from: 60, through: 20, by: -10).map { StoredPhoto.id(TestImages.png(grey: UInt8($0))) },
-                    "newest first, each once: \(seen.map { $0.prefix(8) })")
+            #expect(
+                seen == stride(from: 60, through: 20, by: -10).map { StoredPhoto.id(TestImages.png(grey: UInt8($0))) },
+                "newest first, each once: \(seen.map { $0.prefix(8) })")
             let bad = try await client.send(.get, "/v1/me/photos?cursor=yesterday", token: second)
             #expect(bad.status == .badRequest && (bad.json["detail"] as? String)?.contains("cursor 'yesterday' is invalid") == true, "\(bad.text)")
             #expect(try await client.send(.get, "/v1/me/photos?limit=0", token: second).status == .badRequest)
@@ -90,8 +95,10 @@ extension PhotoRouteTests {
                 files[id] = directory.appendingPathComponent("photos/\(id.prefix(2))/\(id)").path
                 try FileManager.default.createDirectory(atPath: (files[id]! as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
                 try Data(bytes).write(to: URL(fileURLWithPath: files[id]!))
-                try await fixture.store.savePhoto(PhotoRecord(id: id, contentType: "image/png", byteCount: bytes.count, owner: "half_uploader",
-                                                              createdAt: now.addingTimeInterval(-age)))
+                try await fixture.store.savePhoto(
+                    PhotoRecord(
+                        id: id, contentType: "image/png", byteCount: bytes.count, owner: "half_uploader",
+                        createdAt: now.addingTimeInterval(-age)))
             }
             let old = StoredPhoto.id(TestImages.png(grey: 80)), young = StoredPhoto.id(TestImages.png(grey: 90))
             let avatar = StoredPhoto.id(TestImages.png(grey: 70))

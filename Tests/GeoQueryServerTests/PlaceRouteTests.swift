@@ -1,10 +1,10 @@
 import Discovery
 import Foundation
+import GeoCore
 import GeoQueryServer
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
-import GeoCore
 import PlaceModel
 import PlaceQuery
 import PlaceStore
@@ -53,13 +53,15 @@ import Testing
 
     @Test func geoJSONAndCSVFormats() async throws {
         try await app().test(.router) { client in
-            let geo = try await client.execute(uri: "/v1/places/near?lat=43.7396&lon=7.4276&radius=300m&category=food&limit=3&format=geojson", method: .get)
+            let geo = try await client.execute(
+                uri: "/v1/places/near?lat=43.7396&lon=7.4276&radius=300m&category=food&limit=3&format=geojson", method: .get)
             #expect(geo.headers[.contentType] == "application/geo+json")
             let features = try #require(geo.json["features"] as? [[String: Any]])
             #expect(features.count == 3)
             let coordinates = (features[0]["geometry"] as? [String: Any])?["coordinates"] as? [Double]
             #expect(coordinates.map { $0[0] > 7 && $0[1] > 43 } == true, "longitude first")
-            let csv = try await client.execute(uri: "/v1/places/near?lat=43.7396&lon=7.4276&radius=300m&category=food&limit=3&format=csv", method: .get)
+            let csv = try await client.execute(
+                uri: "/v1/places/near?lat=43.7396&lon=7.4276&radius=300m&category=food&limit=3&format=csv", method: .get)
             #expect(csv.text.hasPrefix("id,name,lat,lon,distance_m,categories,source\n"))
             #expect(csv.text.split(separator: "\n").count == 4)
         }
@@ -74,7 +76,10 @@ import Testing
             ("/v1/places/near?lat=48&lon=2&radius=1km&limit=all", "limit 'all' is invalid"),
             ("/v1/places/near?lat=48&lon=2&radius=1km&radus=2", "unknown query parameter 'radus'"),
             ("/v1/places/near?lat=48&lon=2&radius=1km&category=foood", "category 'foood' is not in the taxonomy: the top levels are food, drink, "),
-            ("/v1/places/near?lat=48&lon=2&radius=1km&category=food.ramen", "category 'food.ramen' is not in the taxonomy: under food there are food.bakery, food.cafe, "),
+            (
+                "/v1/places/near?lat=48&lon=2&radius=1km&category=food.ramen",
+                "category 'food.ramen' is not in the taxonomy: under food there are food.bakery, food.cafe, "
+            ),
             ("/v1/search?lat=48&lon=2&radius=1km&category=Food", "category 'Food' is not in the taxonomy: did you mean food? "),
             ("/v1/discover/popular?category=food.nope", "category 'food.nope' is not in the taxonomy: under food there are "),
             ("/v1/places/near?lat=1e400&lon=2&radius=1km", "lat '1e400' is not a finite number, e.g. lat="),
@@ -126,7 +131,8 @@ import Testing
         try await app().test(.router) { client in
             let plus = try await client.execute(uri: "/v1/cities?q=sao+paul&limit=1", method: .get).json
             #expect(((plus["cities"] as? [[String: Any]])?.first?["name"] as? String) == "São Paulo")
-            let empty = try await client.execute(uri: "/v1/places/near?lat=48.8584&lon=2.2945&radius=1km&cursor=&source=&format=&limit=", method: .get)
+            let empty = try await client.execute(
+                uri: "/v1/places/near?lat=48.8584&lon=2.2945&radius=1km&cursor=&source=&format=&limit=", method: .get)
             #expect(empty.status == .ok && (empty.json["query"] as? [String: Any])?["limit"] as? Int == 50)
             let encoded = try await client.execute(uri: "/v1/places/airport%3ALFPG", method: .get)
             #expect(encoded.status == .ok)
@@ -156,7 +162,8 @@ import Testing
 
     @Test func nearestAndPlaceByID() async throws {
         try await app().test(.router) { client in
-            let nearest = try await client.execute(uri: "/v1/places/nearest?lat=37.7749&lon=-122.4194&k=3&category=transport.airport", method: .get).json
+            let nearest = try await client.execute(uri: "/v1/places/nearest?lat=37.7749&lon=-122.4194&k=3&category=transport.airport", method: .get)
+                .json
             #expect((nearest["places"] as? [[String: Any]])?.compactMap { $0["id"] as? String } == ["airport:KSFO", "airport:KOAK", "airport:CA35"])
             let place = try await client.execute(uri: "/v1/places/airport:LFPG", method: .get)
             #expect(place.status == .ok)
@@ -173,7 +180,7 @@ import Testing
             let sao = try await client.execute(uri: "/v1/cities?q=sao%20paul&limit=3", method: .get).json
             let first = try #require((sao["cities"] as? [[String: Any]])?.first)
             #expect(first["name"] as? String == "São Paulo")
-            #expect(first["country"] as? String == "Brazil" && first["continent"] as? String == "SA" && first["country_code"] as? String == "BR")
+            #expect(first["country_name"] as? String == "Brazil" && first["continent"] as? String == "SA" && first["country_code"] as? String == "BR")
             let zurich = try await client.execute(uri: "/v1/cities?q=ZURI", method: .get).json
             #expect(((zurich["cities"] as? [[String: Any]])?.first?["name"] as? String) == "Zürich")
             let par = try await client.execute(uri: "/v1/cities?q=par&limit=10", method: .get).json
@@ -197,8 +204,8 @@ import Testing
             let eiffel = try await client.execute(uri: "/v1/where?lat=48.8584&lon=2.2945", method: .get)
             #expect(eiffel.status == .ok)
             let json = eiffel.json
-            #expect(json["country_code"] as? String == "FR" && json["country"] as? String == "France")
-            #expect(json["continent"] as? String == "EU" && json["timezone"] as? String == "Europe/Paris")
+            #expect(json["country_code"] as? String == "FR" && json["country_name"] as? String == "France")
+            #expect(json["continent"] as? String == "EU" && json["time_zone"] as? String == "Europe/Paris")
             let city = try #require(json["city"] as? [String: Any])
             #expect(city["id"] as? String == "geonames:2988507" && city["name"] as? String == "Paris")
             let paris = try #require(city["distance_m"] as? Double)
@@ -216,10 +223,12 @@ import Testing
                 let near = (fiji["cities"] as? [[String: Any]]) ?? []
                 #expect(near.map { $0["name"] as? String } == ["Labasa"], "\(longitude)")
                 #expect(abs((near.first?["distance_m"] as? Double ?? 0) - expected) < 1, "\(longitude)")
-                #expect(near.first?["country"] as? String == "Fiji")
+                #expect(near.first?["country_name"] as? String == "Fiji")
             }
-            for (uri, country) in [("/v1/where?lat=30&lon=-40", nil), ("/v1/where?lat=90&lon=0&radius=500km", nil),
-                                   ("/v1/where?lat=-90&lon=0&radius=500km", "AQ" as String?)] {
+            for (uri, country) in [
+                ("/v1/where?lat=30&lon=-40", nil), ("/v1/where?lat=90&lon=0&radius=500km", nil),
+                ("/v1/where?lat=-90&lon=0&radius=500km", "AQ" as String?),
+            ] {
                 let far = try await client.execute(uri: uri, method: .get)
                 #expect(far.status == .ok, "\(uri)")
                 #expect(far.json["city"] is NSNull && (far.json["cities"] as? [Any])?.isEmpty == true, "\(uri)")
@@ -229,8 +238,8 @@ import Testing
             // ones decided at import are shown.
             let monaco = try await client.execute(uri: "/v1/where?lat=43.7311&lon=7.4197&radius=1km", method: .get).json
             let osmMonaco = (monaco["cities"] as? [[String: Any]])?.first { $0["id"] as? String == "osm:n1790048269" }
-            #expect(osmMonaco?["country_code"] as? String == "MC" && osmMonaco?["country"] as? String == "Monaco", "\(monaco)")
-            #expect(osmMonaco?["continent"] as? String == "EU" && osmMonaco?["timezone"] as? String == "Europe/Monaco")
+            #expect(osmMonaco?["country_code"] as? String == "MC" && osmMonaco?["country_name"] as? String == "Monaco", "\(monaco)")
+            #expect(osmMonaco?["continent"] as? String == "EU" && osmMonaco?["time_zone"] as? String == "Europe/Monaco")
             let zero = try await client.execute(uri: "/v1/where?lat=40.71427&lon=-74.00597&radius=0m", method: .get).json
             #expect((zero["cities"] as? [[String: Any]])?.map { $0["name"] as? String } == ["New York City"], "a city exactly on the point is in")
         }
@@ -261,9 +270,13 @@ import Testing
         // Points near cities, where most lookups are.
         for _ in 0..<200 {
             let city = all[Int(random.next() % UInt64(all.count))].coordinate
-            cases.append((try Coordinate(latitude: max(-90, min(90, city.latitude + unit() - 0.5)),
-                                         longitude: Coordinate.normalizedLongitude(city.longitude + unit() - 0.5)),
-                          Distance(uncheckedMeters: unit() * 100_000)))
+            cases.append(
+                (
+                    try Coordinate(
+                        latitude: max(-90, min(90, city.latitude + unit() - 0.5)),
+                        longitude: Coordinate.normalizedLongitude(city.longitude + unit() - 0.5)),
+                    Distance(uncheckedMeters: unit() * 100_000)
+                ))
         }
         var found = 0
         for (center, radius) in cases {
@@ -278,11 +291,15 @@ import Testing
         // Whereabouts asks an index as the CLI does, or the cities in memory as the service does: the same answer.
         let regions = try ServerFixture.regions.get()
         for (center, radius) in cases.prefix(40) {
-            let fromIndex = try await Whereabouts.find(at: center, within: radius, cityCount: 5, index: store, regions: regions,
-                                                       countries: CountryTable())
-            let fromMemory = try await Whereabouts.find(at: center, within: radius, cityCount: 5, regions: regions,
-                                                        countries: CountryTable()) { center, count, radius, _ in nearby.nearest(center, count: count, within: radius) }
-            #expect(fromIndex.cities.map(\.place.id) == fromMemory.cities.map(\.place.id) && fromIndex.city?.place.id == fromMemory.city?.place.id
+            let fromIndex = try await Whereabouts.find(
+                at: center, within: radius, cityCount: 5, index: store, regions: regions,
+                countries: CountryTable())
+            let fromMemory = try await Whereabouts.find(
+                at: center, within: radius, cityCount: 5, regions: regions,
+                countries: CountryTable()
+            ) { center, count, radius, _ in nearby.nearest(center, count: count, within: radius) }
+            #expect(
+                fromIndex.cities.map(\.place.id) == fromMemory.cities.map(\.place.id) && fromIndex.city?.place.id == fromMemory.city?.place.id
                     && fromIndex.region == fromMemory.region && fromIndex.timeZone == fromMemory.timeZone, "\(center) \(radius)")
         }
     }
@@ -295,7 +312,8 @@ import Testing
         let path = directory.appendingPathComponent("c.sqlite").path
         let writer = try SpatiaLitePlaceIndex(path: path, mode: .createIfMissing)
         @Sendable func city(_ id: String, _ name: String) throws -> Place {
-            var place = try Place(id: PlaceID(id), name: name, coordinate: Coordinate(latitude: 35.14, longitude: -116.1), categories: [Category("city")])
+            var place = try Place(
+                id: PlaceID(id), name: name, coordinate: Coordinate(latitude: 35.14, longitude: -116.1), categories: [Category("city")])
             place.tags["population"] = "1000"
             return place
         }
@@ -337,8 +355,8 @@ import Testing
             let german = try #require(try await client.execute(uri: base + "&country=de", method: .get).json["places"] as? [[String: Any]])
             let french = try #require(try await client.execute(uri: base + "&country=FR", method: .get).json["places"] as? [[String: Any]])
             #expect(!german.isEmpty && !french.isEmpty)
-            #expect(german.allSatisfy { $0["country"] as? String == "DE" && $0["continent"] as? String == "EU" })
-            #expect(french.allSatisfy { $0["country"] as? String == "FR" })
+            #expect(german.allSatisfy { $0["country_code"] as? String == "DE" && $0["continent"] as? String == "EU" })
+            #expect(french.allSatisfy { $0["country_code"] as? String == "FR" })
             #expect(german.contains { $0["name"] as? String == "Kehl" } && french.contains { $0["name"] as? String == "Strasbourg" })
             #expect(german.count + french.count == all.count)
             let both = try await client.execute(uri: base + "&country=DE,FR", method: .get).json["places"] as? [[String: Any]]
@@ -347,9 +365,10 @@ import Testing
             // Cayenne is drawn inside France's polygon but is French Guiana, in South America.
             let guiana = try await client.execute(uri: "/v1/places/nearest?lat=4.93&lon=-52.33&k=3&continent=SA&source=geonames", method: .get).json
             let first = try #require((guiana["places"] as? [[String: Any]])?.first)
-            #expect(first["name"] as? String == "Cayenne" && first["country"] as? String == "GF")
+            #expect(first["name"] as? String == "Cayenne" && first["country_code"] as? String == "GF")
             #expect(first["time_zone"] as? String == "America/Cayenne")
-            let europe = try await client.execute(uri: "/v1/places/nearest?lat=4.93&lon=-52.33&k=1&continent=europe&source=geonames", method: .get).json
+            let europe = try await client.execute(uri: "/v1/places/nearest?lat=4.93&lon=-52.33&k=1&continent=europe&source=geonames", method: .get)
+                .json
             let nearestEuropean = try #require((europe["places"] as? [[String: Any]])?.first)
             #expect((nearestEuropean["distance_m"] as? Double ?? 0) > 3_000_000, "the nearest European city is across the Atlantic")
             #expect((europe["query"] as? [String: Any])?["continents"] as? [String] == ["EU"])
@@ -365,17 +384,21 @@ import Testing
             let withHours = all.filter { (($0["opening_hours"] as? [String: Any])?["periods"] as? [Any])?.isEmpty == false }
             #expect(withHours.count >= 10, "Monaco's OSM places with readable opening_hours")
             // Monaco's own places, and the French towns around it in Paris's zone.
-            #expect(all.allSatisfy { place in
-                switch place["country"] as? String {
-                case "MC": place["time_zone"] as? String == "Europe/Monaco"
-                case "FR": place["time_zone"] as? String == "Europe/Paris"
-                default: false
-                }
-            })
+            #expect(
+                all.allSatisfy { place in
+                    switch place["country_code"] as? String {
+                    case "MC": place["time_zone"] as? String == "Europe/Monaco"
+                    case "FR": place["time_zone"] as? String == "Europe/Paris"
+                    default: false
+                    }
+                })
             // Wednesday 2026-11-25 at 10:30 in Monaco (UTC+1) is 09:30Z; 03:30 local is 02:30Z.
             for (instant, localMinute) in [("2026-11-25T09:30:00Z", 2 * 1440 + 630), ("2026-11-25T03:30:00+01:00", 2 * 1440 + 210)] {
-                let open = try #require(try await client.execute(uri: base + "&open_at=" + instant.replacingOccurrences(of: "+", with: "%2B"),
-                                                                 method: .get).json["places"] as? [[String: Any]])
+                let open = try #require(
+                    try await client.execute(
+                        uri: base + "&open_at=" + instant.replacingOccurrences(of: "+", with: "%2B"),
+                        method: .get
+                    ).json["places"] as? [[String: Any]])
                 let expected = withHours.filter { place in
                     let periods = ((place["opening_hours"] as? [String: Any])?["periods"] as? [[String: Int]]) ?? []
                     return periods.contains { period in

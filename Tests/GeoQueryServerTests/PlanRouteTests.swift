@@ -35,7 +35,8 @@ import Testing
         #expect(made.status == .created, "\(made.text)")
         let id = made.json["id"] as? String ?? ""
         for (name, role) in [("bob", "editor"), ("cat", "viewer")] {
-            let added = try await client.send(.put, "/v1/itineraries/\(id)/collaborators/\(name)", token: tokens["ann"], json: #"{"role":"\#(role)"}"#)
+            let added = try await client.send(
+                .put, "/v1/itineraries/\(id)/collaborators/\(name)", token: tokens["ann"], json: #"{"role":"\#(role)"}"#)
             #expect(added.status == .ok, "\(added.text)")
         }
         return (tokens, id)
@@ -52,26 +53,32 @@ import Testing
             for visibility in ["private", "friends", "public"] {
                 #expect(try await status(.patch, "/v1/itineraries/\(id)", "ann", json: #"{"visibility":"\#(visibility)"}"#) == 200)
                 // Who may read: owner, collaborators; friends when friends or public; anyone when public.
-                let readers: Set<String?> = visibility == "private" ? ["ann", "bob", "cat"]
+                let readers: Set<String?> =
+                    visibility == "private"
+                    ? ["ann", "bob", "cat"]
                     : visibility == "friends" ? ["ann", "bob", "cat", "dan"] : Set(viewers)
                 for viewer in viewers {
                     let canRead = readers.contains(viewer)
                     let signedIn = viewer != nil
                     let notSeen = signedIn ? 404 : 401
-                    #expect(try await status(.get, "/v1/itineraries/\(id)", viewer) == (canRead ? 200 : 404), "\(visibility) GET by \(viewer ?? "anonymous")")
+                    #expect(
+                        try await status(.get, "/v1/itineraries/\(id)", viewer) == (canRead ? 200 : 404),
+                        "\(visibility) GET by \(viewer ?? "anonymous")")
                     #expect(try await status(.get, "/v1/itineraries/\(id)?format=geojson", viewer) == (canRead ? 200 : 404))
                     // Editing: owner and editor; readers who may not edit get 403; the rest 404 (or 401).
                     let edit = viewer == "ann" || viewer == "bob" ? 200 : !signedIn ? 401 : canRead ? 403 : 404
-                    #expect(try await status(.patch, "/v1/itineraries/\(id)", viewer, json: #"{"notes":"by \#(viewer ?? "-")"}"#) == edit,
-                            "\(visibility) PATCH by \(viewer ?? "anonymous")")
+                    #expect(
+                        try await status(.patch, "/v1/itineraries/\(id)", viewer, json: #"{"notes":"by \#(viewer ?? "-")"}"#) == edit,
+                        "\(visibility) PATCH by \(viewer ?? "anonymous")")
                     let added = try await status(.post, "/v1/itineraries/\(id)/stops", viewer, json: #"{"place_id":"geonames:2988507","day":1}"#)
                     #expect(added == (edit == 200 ? 201 : edit), "\(visibility) add stop by \(viewer ?? "anonymous")")
                     #expect(try await status(.post, "/v1/itineraries/\(id)/days/3/optimize", viewer) == edit)
                     // Owner only: visibility, collaborators, links, deleting.
                     let own = viewer == "ann" ? 200 : !signedIn ? 401 : canRead ? 403 : notSeen
                     if viewer != "ann" {
-                        #expect(try await status(.patch, "/v1/itineraries/\(id)", viewer, json: #"{"visibility":"public"}"#) == own,
-                                "\(visibility) visibility by \(viewer ?? "anonymous")")
+                        #expect(
+                            try await status(.patch, "/v1/itineraries/\(id)", viewer, json: #"{"visibility":"public"}"#) == own,
+                            "\(visibility) visibility by \(viewer ?? "anonymous")")
                         #expect(try await status(.put, "/v1/itineraries/\(id)/collaborators/eve", viewer, json: #"{"role":"editor"}"#) == own)
                         #expect(try await status(.post, "/v1/itineraries/\(id)/shares", viewer) == (own == 200 ? 201 : own))
                         #expect(try await status(.get, "/v1/itineraries/\(id)/shares", viewer) == own)
@@ -135,8 +142,11 @@ import Testing
             #expect(try await client.send(.delete, "/v1/itineraries/\(id)/shares/\(shareID)", token: tokens["ann"]).status == .noContent)
             #expect(try await client.send(.get, "/v1/shared/\(token)").status == .notFound)
             #expect(try await client.send(.get, "/v1/shared/not-a-token").status == .notFound)
-            #expect(try await client.send(.post, "/v1/itineraries/\(id)/shares", token: tokens["ann"],
-                                          json: #"{"expires_at":"2001-01-01T00:00:00Z"}"#).status == .badRequest)
+            #expect(
+                try await client.send(
+                    .post, "/v1/itineraries/\(id)/shares", token: tokens["ann"],
+                    json: #"{"expires_at":"2001-01-01T00:00:00Z"}"#
+                ).status == .badRequest)
         }
     }
 
@@ -166,8 +176,9 @@ import Testing
             let lines = features.filter { ($0["geometry"] as? [String: Any])?["type"] as? String == "LineString" }
             let dayTwo = lines.first { ($0["properties"] as? [String: Any])?["day"] as? Int == 2 }
             let coordinates = ((dayTwo?["geometry"] as? [String: Any])?["coordinates"] as? [[Double]]) ?? []
-            #expect(coordinates.count == 5 && coordinates.first == [2.362, 48.859] && coordinates.last == [2.362, 48.859],
-                    "lodging, three stops, lodging; longitude first")
+            #expect(
+                coordinates.count == 5 && coordinates.first == [2.362, 48.859] && coordinates.last == [2.362, 48.859],
+                "lodging, three stops, lodging; longitude first")
 
             // Day 2: Orsay fixed at 15:00; the rest ordered around it with the least walking.
             let ordered = try await client.send(.post, "/v1/itineraries/\(id)/days/2/optimize", token: ann, json: #"{"mode":"walk"}"#)
@@ -182,9 +193,11 @@ import Testing
             #expect(Array(stored.prefix(3)) == order && stored.last == "tower", "the day is saved in its new order, other days kept")
 
             // A day that cannot hold a stop says which and why, and changes nothing.
-            let late = try await client.send(.post, "/v1/itineraries/\(id)/stops", token: ann, json: """
-                {"location":{"lat":48.8530,"lon":2.3499,"name":"Notre-Dame"},"day":3,"fixed_start":"22:30","duration_minutes":30}
-                """)
+            let late = try await client.send(
+                .post, "/v1/itineraries/\(id)/stops", token: ann,
+                json: """
+                    {"location":{"lat":48.8530,"lon":2.3499,"name":"Notre-Dame"},"day":3,"fixed_start":"22:30","duration_minutes":30}
+                    """)
             #expect(late.status == .created)
             let refused = try await client.send(.post, "/v1/itineraries/\(id)/days/3/optimize", token: ann)
             #expect(refused.status == .unprocessableContent, "\(refused.text)")
@@ -202,14 +215,21 @@ import Testing
             for (json, detail) in [
                 (#"{"destination":"Paris"}"#, #"destination is the string "Paris"; it must be a JSON object with place_id, lat, lon, name"#),
                 (#"{"stops":{"id":"x"}}"#, "stops is an object with id; it must be an array of objects"),
-                (#"{"stops":[3]}"#, "stops[0] is the number 3; it must be a JSON object with id, location, day, fixed_start, duration_minutes, notes, price"),
+                (
+                    #"{"stops":[3]}"#,
+                    "stops[0] is the number 3; it must be a JSON object with id, location, day, fixed_start, duration_minutes, notes, price"
+                ),
                 (#"{"title":["a","b"]}"#, "title is an array of 2 entries; it must be a string"),
                 (#"{"budget":{"amount":"5","currency":"EUR"}}"#, #"budget.amount is the string "5"; it must be a number from 0 to 1e12"#),
                 (#"{"budget":{"amount":-1,"currency":"EUR"}}"#, "budget.amount is the number -1; it must be a number from 0 to 1e12"),
-                (#"{"transport":[{"mode":"train","from":{"lat":51.5,"lon":-0.1},"to":{"lat":48.9,"lon":2.4},"departure":"tomorrow","arrival":"2027-04-10T11:20:00+02:00"}]}"#,
-                 "transport[0].departure 'tomorrow' is invalid: give an RFC 3339 time with an offset, e.g. 2027-05-02T09:40:00+02:00"),
-                (#"{"transport":[{"from":{"lat":51.5,"lon":-0.1},"to":{"lat":48.9,"lon":2.4}}]}"#,
-                 "field 'transport[0].mode' is required: flight, train, bus, car, ferry, taxi, walk, bike, other"),
+                (
+                    #"{"transport":[{"mode":"train","from":{"lat":51.5,"lon":-0.1},"to":{"lat":48.9,"lon":2.4},"departure":"tomorrow","arrival":"2027-04-10T11:20:00+02:00"}]}"#,
+                    "transport[0].departure 'tomorrow' is invalid: give an RFC 3339 time with an offset, e.g. 2027-05-02T09:40:00+02:00"
+                ),
+                (
+                    #"{"transport":[{"from":{"lat":51.5,"lon":-0.1},"to":{"lat":48.9,"lon":2.4}}]}"#,
+                    "field 'transport[0].mode' is required: flight, train, bus, car, ferry, taxi, walk, bike, other"
+                ),
             ] {
                 let wrong = try await client.send(.patch, "/v1/itineraries/\(id)", token: ann, json: json)
                 #expect(wrong.status == .badRequest && wrong.json["detail"] as? String == detail, "\(json): \(wrong.text)")
@@ -225,8 +245,11 @@ import Testing
                 for n in 0..<12 {
                     let token = n % 2 == 0 ? tokens["ann"] : tokens["bob"]
                     group.addTask {
-                        Int(try await client.send(.post, "/v1/itineraries/\(id)/stops", token: token,
-                                                  json: #"{"location":{"lat":48.85,"lon":2.3\#(n)},"day":1}"#).status.code)
+                        Int(
+                            try await client.send(
+                                .post, "/v1/itineraries/\(id)/stops", token: token,
+                                json: #"{"location":{"lat":48.85,"lon":2.3\#(n)},"day":1}"#
+                            ).status.code)
                     }
                 }
                 for try await status in group { #expect(status == 201) }
@@ -234,11 +257,13 @@ import Testing
             let now = try await client.send(.get, "/v1/itineraries/\(id)", token: tokens["ann"])
             #expect(((now.json["stops"] as? [Any]) ?? []).count == 4 + 12, "no edit lost")
             let revision = now.json["revision"] as? Int ?? 0
-            let stale = try await client.send(.patch, "/v1/itineraries/\(id)", token: tokens["bob"], json: #"{"notes":"x"}"#,
-                                              headers: [.ifMatch: "\"\(revision - 1)\""])
+            let stale = try await client.send(
+                .patch, "/v1/itineraries/\(id)", token: tokens["bob"], json: #"{"notes":"x"}"#,
+                headers: [.ifMatch: "\"\(revision - 1)\""])
             #expect(stale.status == .preconditionFailed)
-            let fresh = try await client.send(.patch, "/v1/itineraries/\(id)", token: tokens["bob"], json: #"{"notes":"x"}"#,
-                                              headers: [.ifMatch: "\"\(revision)\""])
+            let fresh = try await client.send(
+                .patch, "/v1/itineraries/\(id)", token: tokens["bob"], json: #"{"notes":"x"}"#,
+                headers: [.ifMatch: "\"\(revision)\""])
             #expect(fresh.status == .ok && fresh.json["revision"] as? Int == revision + 1)
         }
     }

@@ -27,10 +27,13 @@ final class ServerFixture: Sendable {
         let geodata = repositoryRoot.appendingPathComponent("geodata")
         var options = ImportOptions()
         options.regions = try RegionLocator(dataDirectory: geodata.path)
-        for (file, format, source) in [("cities15000.csv", ImportFormat.geonamesCSV, nil), ("airports.csv", .airportsCSV, nil),
-                                       ("monaco.osm.pbf", .osm, "osm-monaco")] {
-            _ = try PlaceImporter.importFile(geodata.appendingPathComponent(file).path, format: format, into: index, source: source,
-                                             options: options)
+        for (file, format, source) in [
+            ("cities15000.csv", ImportFormat.geonamesCSV, nil), ("airports.csv", .airportsCSV, nil),
+            ("monaco.osm.pbf", .osm, "osm-monaco"),
+        ] {
+            _ = try PlaceImporter.importFile(
+                geodata.appendingPathComponent(file).path, format: format, into: index, source: source,
+                options: options)
         }
         store = try SpatiaLitePlaceStore(path: path)
     }

@@ -4,8 +4,8 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import NIOCore
-import ProviderTestSupport
 import PlaceModel
+import ProviderTestSupport
 import Providers
 import Testing
 
@@ -19,29 +19,39 @@ import Testing
 
     @Test func routesOrderPlacesPointsAndMatrices() async throws {
         try await app().test(.router) { client in
-            let places = try await client.execute(uri: "/v1/route?closed=true&start=airport:LFPG", method: .post, headers: Self.json,
-                                                  body: ByteBuffer(string: #"{"places":["airport:LFPG","airport:LFPO","airport:LFPB","geonames:2988507"]}"#)).json
+            let places = try await client.execute(
+                uri: "/v1/route?closed=true&start=airport:LFPG", method: .post, headers: Self.json,
+                body: ByteBuffer(string: #"{"places":["airport:LFPG","airport:LFPO","airport:LFPB","geonames:2988507"]}"#)
+            ).json
             #expect(places["order"] as? [String] == ["airport:LFPG", "airport:LFPB", "geonames:2988507", "airport:LFPO"])
             #expect(places["proven_optimal"] as? Bool == true && places["closed"] as? Bool == true && places["unit"] as? String == "m")
 
-            let points = #"{"type":"FeatureCollection","features":["# + [("a", 2.35, 48.85), ("b", 2.29, 48.86), ("c", 2.40, 48.84), ("d", 2.33, 48.87)].map { id, lon, lat in
-                #"{"type":"Feature","id":"\#(id)","geometry":{"type":"Point","coordinates":[\#(lon),\#(lat)]},"properties":{"name":"\#(id)"}}"#
-            }.joined(separator: ",") + "]}"
-            let geo = try await client.execute(uri: "/v1/route?start=a&end=c&format=geojson", method: .post,
-                                               headers: [.contentType: "application/geo+json"], body: ByteBuffer(string: points))
+            let points =
+                #"{"type":"FeatureCollection","features":["#
+                + [("a", 2.35, 48.85), ("b", 2.29, 48.86), ("c", 2.40, 48.84), ("d", 2.33, 48.87)].map { id, lon, lat in
+                    #"{"type":"Feature","id":"\#(id)","geometry":{"type":"Point","coordinates":[\#(lon),\#(lat)]},"properties":{"name":"\#(id)"}}"#
+                }.joined(separator: ",") + "]}"
+            let geo = try await client.execute(
+                uri: "/v1/route?start=a&end=c&format=geojson", method: .post,
+                headers: [.contentType: "application/geo+json"], body: ByteBuffer(string: points))
             #expect(geo.status == .ok && geo.headers[.contentType] == "application/geo+json")
             let features = try #require(geo.json["features"] as? [[String: Any]])
             #expect((features.first?["geometry"] as? [String: Any])?["type"] as? String == "LineString")
             #expect(features.count == 5)
 
-            let matrix = try await client.execute(uri: "/v1/route?closed=true", method: .post, headers: Self.json,
-                                                  body: ByteBuffer(string: #"{"ids":["x","y","z"],"distances":[[0,1,10],[10,0,1],[1,10,0]]}"#)).json
+            let matrix = try await client.execute(
+                uri: "/v1/route?closed=true", method: .post, headers: Self.json,
+                body: ByteBuffer(string: #"{"ids":["x","y","z"],"distances":[[0,1,10],[10,0,1],[1,10,0]]}"#)
+            ).json
             #expect(matrix["length"] as? Double == 3 && matrix["unit"] as? String == "matrix")
         }
     }
 
     @Test func routeErrors() async throws {
-        try await app { $0.maximumBodyBytes = 4096; $0.maximumRouteStops = 50 }.test(.router) { client in
+        try await app {
+            $0.maximumBodyBytes = 4096
+            $0.maximumRouteStops = 50
+        }.test(.router) { client in
             func send(_ query: String, _ body: String, type: String = "application/json") async throws -> TestResponse {
                 try await client.execute(uri: "/v1/route" + query, method: .post, headers: [.contentType: type], body: ByteBuffer(string: body))
             }
@@ -51,9 +61,13 @@ import Testing
             let large = try await send("", "[" + String(repeating: "0,", count: 5000) + "0]")
             #expect(large.status == .contentTooLarge && large.headers[.contentType] == "application/problem+json")
             let notJSON = try await send("", "stops please")
-            #expect(notJSON.status == .unprocessableContent && (notJSON.json["detail"] as? String)?.hasPrefix("request body: expected a JSON object") == true)
+            #expect(
+                notJSON.status == .unprocessableContent
+                    && (notJSON.json["detail"] as? String)?.hasPrefix("request body: expected a JSON object") == true)
             let rows = try await send("", #"{"ids":["a","b"],"distances":[[0,1]]}"#)
-            #expect(rows.status == .unprocessableContent && rows.json["detail"] as? String == "request body: 2 ids for 1 matrix rows; give one id per row")
+            #expect(
+                rows.status == .unprocessableContent && rows.json["detail"] as? String == "request body: 2 ids for 1 matrix rows; give one id per row"
+            )
             let unknown = try await send("?start=zz", #"{"ids":["a","b"],"distances":[[0,1],[1,0]]}"#)
             #expect(unknown.status == .badRequest && (unknown.json["detail"] as? String)?.hasPrefix("start 'zz' is not one of the 2 stops") == true)
             let missing = try await send("", #"{"places":["airport:LFPG","airport:NOPE"]}"#)
@@ -69,10 +83,14 @@ import Testing
 
     @Test func searchAsksTheLocalIndexAndSaysWhenNoSourceAnswers() async throws {
         try await app { $0.providers = ProviderSettings(environment: ProviderEnvironment([:])) }.test(.router) { client in
-            let local = try await client.execute(uri: "/v1/search?lat=43.7396&lon=7.4276&radius=300m&category=food&provider=local&limit=5", method: .get)
+            let local = try await client.execute(
+                uri: "/v1/search?lat=43.7396&lon=7.4276&radius=300m&category=food&provider=local&limit=5", method: .get)
             #expect(local.status == .ok)
             let places = try #require(local.json["places"] as? [[String: Any]])
-            #expect(places.count == 5 && places.allSatisfy { ($0["sources"] as? [String])?.first?.hasPrefix("osm:") == true && $0["source"] as? String == "osm-monaco" })
+            #expect(
+                places.count == 5
+                    && places.allSatisfy { ($0["sources"] as? [String])?.first?.hasPrefix("osm:") == true && $0["source"] as? String == "osm-monaco" }
+            )
             #expect(((local.json["providers"] as? [String: Any])?["local"] as? [String: Any])?["status"] as? String == "ok")
             let keyless = try await client.execute(uri: "/v1/search?lat=43.7396&lon=7.4276&radius=300m&provider=yelp", method: .get)
             #expect(keyless.status == .serviceUnavailable)
@@ -125,8 +143,11 @@ import Testing
                 #expect(response.status == .ok, "\(id)")
             }
             let typo = try await client.execute(uri: "/v1/places/near?lat=43.73&lon=7.42&radius=1km&category=water.beech", method: .get)
-            #expect(typo.status == .badRequest && typo.json["detail"] as? String
-                    == "category 'water.beech' is not in the taxonomy: under water there are " + waterSubs.joined(separator: ", "))
+            #expect(
+                typo.status == .badRequest
+                    && typo.json["detail"] as? String
+                        == "category 'water.beech' is not in the taxonomy: under water there are " + waterSubs.joined(separator: ", ")
+            )
             #expect(try await client.execute(uri: "/v1/categories?lang=fr", method: .get).status == .badRequest)
             // A client holding it revalidates by its tag: 304 and no body; another tag gets it again.
             let tag = try #require(answer.headers[.eTag])
@@ -168,7 +189,9 @@ import Testing
             #expect(get.status == .ok && head.status == .ok)
             #expect(head.body.readableBytes == 0 && get.body.readableBytes > 0)
             #expect(head.headers[.contentLength] == String(get.body.readableBytes))
-            #expect(head.headers[.contentType] == "application/json" && head.headers[HTTPField.Name("Link")!] == get.headers[HTTPField.Name("Link")!] && get.headers[HTTPField.Name("Link")!] != nil)
+            #expect(
+                head.headers[.contentType] == "application/json" && head.headers[HTTPField.Name("Link")!] == get.headers[HTTPField.Name("Link")!]
+                    && get.headers[HTTPField.Name("Link")!] != nil)
             let health = try await client.execute(uri: "/healthz", method: .head)
             #expect(health.status == .ok && health.body.readableBytes == 0)
             let bad = try await client.execute(uri: "/v1/places/near?lat=91&lon=0&radius=1km", method: .head)
@@ -233,20 +256,59 @@ import Testing
         let document = try #require(try JSONSerialization.jsonObject(with: Data(try ServiceResources.openAPI())) as? [String: Any])
         #expect(document["openapi"] as? String == "3.1.0")
         let paths = try #require(document["paths"] as? [String: [String: Any]])
-        let described = Set(paths.flatMap { path, operations in
-            operations.keys.filter { ["get", "post", "put", "patch", "delete"].contains($0) }.map { "\($0.uppercased()) \(path)" }
-        })
+        let described = Set(
+            paths.flatMap { path, operations in
+                operations.keys.filter { ["get", "post", "put", "patch", "delete"].contains($0) }.map { "\($0.uppercased()) \(path)" }
+            })
         let served = Set(table.entries.map { "\($0.method.rawValue) \($0.path)" })
         #expect(served.subtracting(described).isEmpty, "routes missing from openapi.json: \(served.subtracting(described).sorted())")
         #expect(described.subtracting(served).isEmpty, "described but not served: \(described.subtracting(served).sorted())")
         // Every query parameter a route reads is described (the handlers refuse unknown ones).
         let near = try #require((paths["/v1/places/near"]?["get"] as? [String: Any])?["parameters"] as? [[String: Any]])
-        #expect(Set(near.compactMap { $0["name"] as? String }) ==
-                Set(["lat", "lon", "radius", "region", "limit", "cursor", "format"] + GeoQueryService.filterParameters))
+        #expect(
+            Set(near.compactMap { $0["name"] as? String })
+                == Set(["lat", "lon", "radius", "region", "limit", "cursor", "format"] + GeoQueryService.filterParameters))
         // The categories a request may name are the taxonomy, no more and no fewer.
         let schemas = try #require((document["components"] as? [String: Any])?["schemas"] as? [String: Any])
         let categoryEnum = try #require((schemas["Category"] as? [String: Any])?["enum"] as? [String])
         #expect(categoryEnum == Category.taxonomy.map(\.identifier))
+    }
+
+    /// The names docs/api-conventions.md decides, over every schema and parameter of the
+    /// description (which schemathesis holds the answers to): snake_case everywhere, `time_zone`
+    /// and never `timezone`, `country_code`/`country_name` and never a bare `country` member.
+    @Test func everyNameInTheDescriptionFollowsTheConventions() throws {
+        let document = try #require(try JSONSerialization.jsonObject(with: Data(try ServiceResources.openAPI())) as? [String: Any])
+        var members: [(name: String, at: String)] = []
+        func walk(_ value: Any, at path: String) {
+            if let object = value as? [String: Any] {
+                if let properties = object["properties"] as? [String: Any] {
+                    members += properties.keys.map { ($0, path) }
+                }
+                for (key, child) in object { walk(child, at: path + "/" + key) }
+            } else if let array = value as? [Any] {
+                for child in array { walk(child, at: path) }
+            }
+        }
+        walk(document, at: "")
+        #expect(members.count > 300, "the walk reached the schemas")
+        func isSnakeCase(_ name: String) -> Bool {
+            guard let first = name.unicodeScalars.first, ("a"..."z").contains(first) else { return false }
+            return name.unicodeScalars.allSatisfy { ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "_" }
+        }
+        for member in members {
+            #expect(isSnakeCase(member.name), "\(member.name) at \(member.at)")
+            #expect(!["timezone", "country", "timeZone", "countryCode"].contains(member.name), "\(member.name) at \(member.at)")
+        }
+        let paths = try #require(document["paths"] as? [String: [String: Any]])
+        for (path, operations) in paths {
+            for case let (method, operation as [String: Any]) in operations {
+                for parameter in operation["parameters"] as? [[String: Any]] ?? [] where parameter["in"] as? String == "query" {
+                    let name = parameter["name"] as? String ?? ""
+                    #expect(isSnakeCase(name), "\(method) \(path): query parameter \(name)")
+                }
+            }
+        }
     }
 
     /// The committed description is what `scripts/make_openapi.py` writes: an edit of the JSON

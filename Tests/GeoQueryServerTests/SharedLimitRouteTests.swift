@@ -20,7 +20,8 @@ extension AccountRouteTests {
             _ = try await first.account("spare.one")
             _ = try await second.account("spare.two")
             for server in [first, second] {
-                let fourth = try await server.send(.post, "/v1/users", json: #"{"username":"spare.three","email":"s3@example.org","password":"a long enough secret"}"#)
+                let fourth = try await server.send(
+                    .post, "/v1/users", json: #"{"username":"spare.three","email":"s3@example.org","password":"a long enough secret"}"#)
                 #expect(fourth.status == .tooManyRequests && fourth.headers[.retryAfter] != nil, "\(fourth.text)")
             }
 
@@ -46,7 +47,8 @@ extension AccountRouteTests {
         let fixture = try await AccountFixture()
         try await fixture.test { client in
             _ = try await client.account("hashed.keys")
-            #expect(try await client.send(.post, "/v1/sessions", json: #"{"username":"hashed.keys","password":"wrong wrong wrong"}"#).status
+            #expect(
+                try await client.send(.post, "/v1/sessions", json: #"{"username":"hashed.keys","password":"wrong wrong wrong"}"#).status
                     == .unauthorized)
             let since = Date().addingTimeInterval(-3_600)
             let byLogin = try await fixture.store.attempts(scope: "sign-in account", key: "hashed.keys", since: since, limit: 10)

@@ -64,7 +64,8 @@ extension TripRouteTests {
             let firstNames = (first.json["blocks"] as? [[String: Any]] ?? []).compactMap { $0["username"] as? String }
             #expect(firstNames == ["zed_three", "zed_two"], "\(first.text)")
             let cursor = try #require(first.json["next_cursor"] as? String)
-            let second = try await client.send(.get, "/v1/me/blocks?limit=2&cursor=\(cursor.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)", token: hub)
+            let second = try await client.send(
+                .get, "/v1/me/blocks?limit=2&cursor=\(cursor.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)", token: hub)
             #expect((second.json["blocks"] as? [[String: Any]] ?? []).compactMap { $0["username"] as? String } == ["zed_one"])
             #expect(second.json["next_cursor"] is NSNull || second.json["next_cursor"] == nil)
             #expect(try await client.send(.get, "/v1/me/blocks?cursor=zed", token: hub).status == .badRequest)
@@ -103,8 +104,10 @@ extension AccountRouteTests {
         try await fixture.test { client in
             let token = try await client.account("many_devices")
             let other = try await client.account("bystander")
-            let changes = [#"{"display_name":"Many Devices"}"#, #"{"bio":"walks a lot"}"#, #"{"language":"pt-BR"}"#,
-                           #"{"units":"imperial"}"#, #"{"home_location":{"lat":38.72,"lon":-9.14}}"#]
+            let changes = [
+                #"{"display_name":"Many Devices"}"#, #"{"bio":"walks a lot"}"#, #"{"language":"pt-BR"}"#,
+                #"{"units":"imperial"}"#, #"{"home_location":{"lat":38.72,"lon":-9.14}}"#,
+            ]
             let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
                 for change in changes {
                     group.addTask { Int(try await client.send(.patch, "/v1/me", token: token, json: change).status.code) }

@@ -25,8 +25,9 @@ import Testing
 
     @Test func theShippedDataWritesTheSameBothWays() async throws {
         let store = try ServerFixture.shared.get().store
-        let monaco = try await store.near(Coordinate(latitude: 43.7384, longitude: 7.4246), radius: Distance(meters: 40_000),
-                                          filter: .none, limit: nil, cursor: nil)
+        let monaco = try await store.near(
+            Coordinate(latitude: 43.7384, longitude: 7.4246), radius: Distance(meters: 40_000),
+            filter: .none, limit: nil, cursor: nil)
         let world = try await store.within(.world, filter: PlaceFilter(sources: ["geonames", "airport"]), limit: 20_000, cursor: nil)
         #expect(monaco.matches.count + world.matches.count > 20_000)
         // Every OSM place of Monaco (the richest rows) and every fourth city and airport: enough
@@ -45,32 +46,39 @@ import Testing
         let index = try SpatiaLitePlaceIndex(path: directory.appendingPathComponent("p.sqlite").path, mode: .createIfMissing)
         let at = try Coordinate(latitude: 35.6895, longitude: 139.69171)
         var places: [Place] = [
-            try Place(id: PlaceID("t:1"), name: "Quote \" back\\slash\ttab \u{1}ctl 東京 🍣", coordinate: at,
-                      categories: [Category("food.restaurant"), Category("drink.bar")],
-                      address: Address(street: "1 Rue \"A\"", postcode: "", countryCode: "JP"),
-                      rating: Rating(sourceValue: 8.6, scale: 10, count: 1234), priceLevel: PriceLevel(3),
-                      phone: "+81 3", website: "https://example.org/?a=1&b=\"2\"",
-                      openingHours: OpeningHours(text: "Mo-Fr 09:00-18:00", periods: []),
-                      provenance: Provenance(source: "other", sourceID: "x1", fetchedAt: Date(timeIntervalSince1970: 1_790_000_000.75),
-                                             importedAt: Date(timeIntervalSince1970: -86_401.5)),
-                      tags: ["amenity": "restaurant", "name:ja": "東京", "a\"b": "c\\d", "z": ""],
-                      region: PlaceRegion(countryCode: "JP", continent: .asia), timeZone: "Asia/Tokyo"),
-            try Place(id: PlaceID("gem:abc"), name: "Cove", coordinate: at, categories: [Category("water.beach")],
-                      rating: Rating(sourceValue: 4.25, count: nil),
-                      gem: HiddenGem(owner: "ann", visibility: .friends, description: "at dawn \"quiet\"",
-                                     createdAt: Date(timeIntervalSince1970: 1_790_000_000), updatedAt: Date(timeIntervalSince1970: 1_790_000_001)),
-                      region: PlaceRegion(countryCode: nil, continent: .asia)),
+            try Place(
+                id: PlaceID("t:1"), name: "Quote \" back\\slash\ttab \u{1}ctl 東京 🍣", coordinate: at,
+                categories: [Category("food.restaurant"), Category("drink.bar")],
+                address: Address(street: "1 Rue \"A\"", postcode: "", countryCode: "JP"),
+                rating: Rating(sourceValue: 8.6, scale: 10, count: 1234), priceLevel: PriceLevel(3),
+                phone: "+81 3", website: "https://example.org/?a=1&b=\"2\"",
+                openingHours: OpeningHours(text: "Mo-Fr 09:00-18:00", periods: []),
+                provenance: Provenance(
+                    source: "other", sourceID: "x1", fetchedAt: Date(timeIntervalSince1970: 1_790_000_000.75),
+                    importedAt: Date(timeIntervalSince1970: -86_401.5)),
+                tags: ["amenity": "restaurant", "name:ja": "東京", "a\"b": "c\\d", "z": ""],
+                region: PlaceRegion(countryCode: "JP", continent: .asia), timeZone: "Asia/Tokyo"),
+            try Place(
+                id: PlaceID("gem:abc"), name: "Cove", coordinate: at, categories: [Category("water.beach")],
+                rating: Rating(sourceValue: 4.25, count: nil),
+                gem: HiddenGem(
+                    owner: "ann", visibility: .friends, description: "at dawn \"quiet\"",
+                    createdAt: Date(timeIntervalSince1970: 1_790_000_000), updatedAt: Date(timeIntervalSince1970: 1_790_000_001)),
+                region: PlaceRegion(countryCode: nil, continent: .asia)),
             try Place(id: PlaceID("t:2"), name: "", coordinate: at),
             try Place(id: PlaceID("t:3"), name: "Tags not ASCII", coordinate: at, tags: ["é": "1", "e": "2"]),
-            try Place(id: PlaceID("t:4"), name: "Hours", coordinate: at,
-                      openingHours: OpeningHours(text: nil, periods: [.init(openDay: 1, openMinute: 540, closeDay: 1, closeMinute: 1080)]),
-                      photos: [PhotoReference(url: "https://example.org/p.jpg", width: 10, height: 20, attribution: "me")]),
+            try Place(
+                id: PlaceID("t:4"), name: "Hours", coordinate: at,
+                openingHours: OpeningHours(text: nil, periods: [.init(openDay: 1, openMinute: 540, closeDay: 1, closeMinute: 1080)]),
+                photos: [PhotoReference(url: "https://example.org/p.jpg", width: 10, height: 20, attribution: "me")]),
         ]
         for n in 0..<200 {
-            places.append(try Place(id: PlaceID("t:r\(n)"), name: "R\(n)", coordinate: at, categories: [Category("landmark")],
-                                    rating: n % 3 == 0 ? nil : Rating(sourceValue: Double(n % 51) / 10, count: n % 2 == 0 ? n : nil),
-                                    priceLevel: n % 5 == 0 ? nil : PriceLevel(n % 4 + 1),
-                                    tags: n % 4 == 0 ? [:] : ["k\(n % 7)": "v\(n)", "k": "\(n)"]))
+            places.append(
+                try Place(
+                    id: PlaceID("t:r\(n)"), name: "R\(n)", coordinate: at, categories: [Category("landmark")],
+                    rating: n % 3 == 0 ? nil : Rating(sourceValue: Double(n % 51) / 10, count: n % 2 == 0 ? n : nil),
+                    priceLevel: n % 5 == 0 ? nil : PriceLevel(n % 4 + 1),
+                    tags: n % 4 == 0 ? [:] : ["k\(n % 7)": "v\(n)", "k": "\(n)"]))
         }
         try index.upsert(places)
         let matches = try index.near(at, radius: Distance(meters: 10), filter: PlaceFilter(viewer: "ann")).matches

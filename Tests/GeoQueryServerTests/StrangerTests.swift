@@ -3,8 +3,8 @@ import Foundation
 import GeoQueryServer
 import HTTPTypes
 import Hummingbird
-import ProviderTestSupport
 import HummingbirdTesting
+import ProviderTestSupport
 import Testing
 
 /// Every write route of the service, tried by a signed-in stranger on someone else's things,
@@ -62,8 +62,10 @@ import Testing
 
         /// Names, ids and the email address the stranger must never be shown.
         var secrets: [String] {
-            ["Hidden Spring Zq", privateGem, "Friends Cove Zq", friendsGem, "Secret Weekend Zq", itinerary,
-             "Secret Picnic Zq", trip, "ann@example.org"]
+            [
+                "Hidden Spring Zq", privateGem, "Friends Cove Zq", friendsGem, "Secret Weekend Zq", itinerary,
+                "Secret Picnic Zq", trip, "ann@example.org",
+            ]
         }
 
         static func make(_ client: Client) async throws -> AnnsThings {
@@ -77,15 +79,28 @@ import Testing
             let gemImage = TestImages.png(grey: 61)
             #expect(try await client.send(.post, "/v1/gems/\(things.publicGem)/photos", token: ann, bytes: gemImage).status == .created)
             things.gemPhoto = StoredPhoto.id(gemImage)
-            things.itinerary = try #require(try await client.send(.post, "/v1/itineraries", token: ann, json: PlanRouteTests.itinerary
-                .replacingOccurrences(of: "Paris in spring", with: "Secret Weekend Zq")).json["id"] as? String)
-            things.itineraryShare = try #require(try await client.send(.post, "/v1/itineraries/\(things.itinerary)/shares", token: ann)
-                .json["id"] as? String)
-            things.trip = try #require(try await client.send(.post, "/v1/trips", token: ann, json: TripRouteTests.trip(
-                start: "2030-06-12T12:00:00+02:00", end: "2030-06-12T16:00:00+02:00", invitees: [])
-                .replacingOccurrences(of: "Picnic", with: "Secret Picnic Zq")).json["id"] as? String)
-            things.tripPhoto = try #require(try await client.send(.post, "/v1/trips/\(things.trip)/photos", token: ann,
-                                                                  bytes: TestImages.png(grey: 62)).json["photo_id"] as? String)
+            things.itinerary = try #require(
+                try await client.send(
+                    .post, "/v1/itineraries", token: ann,
+                    json: PlanRouteTests.itinerary
+                        .replacingOccurrences(of: "Paris in spring", with: "Secret Weekend Zq")
+                ).json["id"] as? String)
+            things.itineraryShare = try #require(
+                try await client.send(.post, "/v1/itineraries/\(things.itinerary)/shares", token: ann)
+                    .json["id"] as? String)
+            things.trip = try #require(
+                try await client.send(
+                    .post, "/v1/trips", token: ann,
+                    json: TripRouteTests.trip(
+                        start: "2030-06-12T12:00:00+02:00", end: "2030-06-12T16:00:00+02:00", invitees: []
+                    )
+                    .replacingOccurrences(of: "Picnic", with: "Secret Picnic Zq")
+                ).json["id"] as? String)
+            things.tripPhoto = try #require(
+                try await client.send(
+                    .post, "/v1/trips/\(things.trip)/photos", token: ann,
+                    bytes: TestImages.png(grey: 62)
+                ).json["photo_id"] as? String)
             things.tripShare = try #require(try await client.send(.post, "/v1/trips/\(things.trip)/shares", token: ann).json["id"] as? String)
             #expect(try await client.send(.put, "/v1/me/favorites/\(things.privateGem)", token: ann).status.code < 300)
             let sessions = try await client.send(.get, "/v1/me/sessions", token: ann).json["sessions"] as? [[String: Any]] ?? []
@@ -110,24 +125,32 @@ import Testing
             let photo = TestImages.png(grey: 63)
             let probes: [String: [Probe]] = [
                 "DELETE /v1/me/sessions/{sessionId}": [Probe(path: "/v1/me/sessions/\(annSession)")],
-                "PATCH /v1/gems/{id}": [Probe(path: "/v1/gems/\(privateGem)", json: #"{"name":"Mine now"}"#),
-                                        Probe(path: "/v1/gems/\(publicGem)", json: #"{"name":"Mine now"}"#)],
+                "PATCH /v1/gems/{id}": [
+                    Probe(path: "/v1/gems/\(privateGem)", json: #"{"name":"Mine now"}"#),
+                    Probe(path: "/v1/gems/\(publicGem)", json: #"{"name":"Mine now"}"#),
+                ],
                 "DELETE /v1/gems/{id}": [Probe(path: "/v1/gems/\(privateGem)"), Probe(path: "/v1/gems/\(publicGem)")],
                 // Rating and reporting a public gem is everyone's right (their own rating or
                 // report); a private one the stranger may not even see.
                 "PUT /v1/gems/{id}/rating": [Probe(path: "/v1/gems/\(privateGem)/rating", json: #"{"stars":1}"#)],
                 "DELETE /v1/gems/{id}/rating": [Probe(path: "/v1/gems/\(privateGem)/rating")],
                 "PUT /v1/gems/{id}/report": [Probe(path: "/v1/gems/\(privateGem)/report", json: #"{"reason":"spam"}"#)],
-                "POST /v1/gems/{id}/photos": [Probe(path: "/v1/gems/\(privateGem)/photos", bytes: photo),
-                                              Probe(path: "/v1/gems/\(publicGem)/photos", bytes: photo)],
+                "POST /v1/gems/{id}/photos": [
+                    Probe(path: "/v1/gems/\(privateGem)/photos", bytes: photo),
+                    Probe(path: "/v1/gems/\(publicGem)/photos", bytes: photo),
+                ],
                 "DELETE /v1/gems/{id}/photos/{photoId}": [Probe(path: "/v1/gems/\(publicGem)/photos/\(gemPhoto)")],
                 "POST /v1/moderation/gems/{id}/hide": [Probe(path: "/v1/moderation/gems/\(publicGem)/hide", json: #"{"reason":"mine"}"#)],
                 "POST /v1/moderation/gems/{id}/restore": [Probe(path: "/v1/moderation/gems/\(publicGem)/restore", json: "{}")],
                 "POST /v1/moderation/gems/{id}/dismiss": [Probe(path: "/v1/moderation/gems/\(publicGem)/dismiss", json: "{}")],
                 "PATCH /v1/itineraries/{id}": [Probe(path: "/v1/itineraries/\(itinerary)", json: #"{"title":"Mine now"}"#)],
                 "DELETE /v1/itineraries/{id}": [Probe(path: "/v1/itineraries/\(itinerary)")],
-                "POST /v1/itineraries/{id}/stops": [Probe(path: "/v1/itineraries/\(itinerary)/stops", json: #"{"place_id":"geonames:2988507","day":1}"#)],
-                "PUT /v1/itineraries/{id}/collaborators/{username}": [Probe(path: "/v1/itineraries/\(itinerary)/collaborators/mal", json: #"{"role":"editor"}"#)],
+                "POST /v1/itineraries/{id}/stops": [
+                    Probe(path: "/v1/itineraries/\(itinerary)/stops", json: #"{"place_id":"geonames:2988507","day":1}"#)
+                ],
+                "PUT /v1/itineraries/{id}/collaborators/{username}": [
+                    Probe(path: "/v1/itineraries/\(itinerary)/collaborators/mal", json: #"{"role":"editor"}"#)
+                ],
                 "DELETE /v1/itineraries/{id}/collaborators/{username}": [Probe(path: "/v1/itineraries/\(itinerary)/collaborators/ann")],
                 "POST /v1/itineraries/{id}/days/{day}/optimize": [Probe(path: "/v1/itineraries/\(itinerary)/days/2/optimize")],
                 "POST /v1/itineraries/{id}/shares": [Probe(path: "/v1/itineraries/\(itinerary)/shares")],
@@ -143,8 +166,10 @@ import Testing
             ]
 
             // What ann reads of her things, before and after.
-            let reads = ["/v1/gems/\(privateGem)", "/v1/gems/\(publicGem)", "/v1/itineraries/\(itinerary)",
-                         "/v1/itineraries/\(itinerary)/shares", "/v1/trips/\(trip)", "/v1/me"]
+            let reads = [
+                "/v1/gems/\(privateGem)", "/v1/gems/\(publicGem)", "/v1/itineraries/\(itinerary)",
+                "/v1/itineraries/\(itinerary)/shares", "/v1/trips/\(trip)", "/v1/me",
+            ]
             func snapshot() async throws -> [String: String] {
                 var texts: [String: String] = [:]
                 for path in reads {
@@ -170,8 +195,12 @@ import Testing
                     #expect(probe.refused.contains(Int(answer.status.code)), "\(key) as a stranger on \(probe.path): \(answer.status) \(answer.text)")
                 }
             }
-            for key in probes.keys { #expect(writes.contains { "\($0.method.rawValue) \($0.path)" == key }, "a probe for a route the router lacks: \(key)") }
-            for key in Self.ownDataOnly.keys { #expect(writes.contains { "\($0.method.rawValue) \($0.path)" == key }, "listed but not served: \(key)") }
+            for key in probes.keys {
+                #expect(writes.contains { "\($0.method.rawValue) \($0.path)" == key }, "a probe for a route the router lacks: \(key)")
+            }
+            for key in Self.ownDataOnly.keys {
+                #expect(writes.contains { "\($0.method.rawValue) \($0.path)" == key }, "listed but not served: \(key)")
+            }
 
             // Nobody signed in: every write route but signing up, signing in and the two that
             // store nothing answers 401, whatever the path names.
@@ -201,13 +230,17 @@ import Testing
             let secrets = things.secrets
 
             // Values for the parameters a route may take, all aimed at ann's things.
-            let values: [String: String] = ["lat": "43.7301", "lon": "7.4219", "radius": "20km", "bbox": "7.3,43.6,7.6,43.9",
-                                            "k": "50", "max_distance": "50km", "q": "ann", "limit": "50"]
+            let values: [String: String] = [
+                "lat": "43.7301", "lon": "7.4219", "radius": "20km", "bbox": "7.3,43.6,7.6,43.9",
+                "k": "50", "max_distance": "50km", "q": "ann", "limit": "50",
+            ]
             let document = try #require(try JSONSerialization.jsonObject(with: Data(try ServiceResources.openAPI())) as? [String: Any])
             let paths = try #require(document["paths"] as? [String: [String: Any]])
             let pathValues = ["id": privateGem, "username": "ann", "token": "not-a-real-token"]
-            let skipped: Set<String> = ["/", "/openapi.json", "/metrics", "/healthz", "/leaflet/{file}", "/leaflet/images/{file}",
-                                        "/v1/photos/{id}", "/v1/weather", "/v1/images"]
+            let skipped: Set<String> = [
+                "/", "/openapi.json", "/metrics", "/healthz", "/leaflet/{file}", "/leaflet/images/{file}",
+                "/v1/photos/{id}", "/v1/weather", "/v1/images",
+            ]
             var asked = 0
             for route in table.entries where route.method == .get && !skipped.contains(route.path) {
                 var path = route.path

@@ -1,6 +1,5 @@
 import Accounts
 import Foundation
-@testable import GeoQueryServer
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
@@ -9,6 +8,8 @@ import ProviderTestSupport
 import Providers
 import Testing
 
+@testable import GeoQueryServer
+
 /// Webhooks: a notification reaches the user's URL signed with the secret they were given,
 /// a failed delivery is retried, and URLs into the service's own network are refused.
 @Suite(.ownThreads) struct WebhookTests {
@@ -16,7 +17,12 @@ import Testing
         // @unchecked Sendable: every field is touched only under `lock`.
         let lock = NSLock()
         var requests: [LoopbackServer.Request] = []
-        func add(_ request: LoopbackServer.Request) -> Int { lock.withLock { requests.append(request); return requests.count } }
+        func add(_ request: LoopbackServer.Request) -> Int {
+            lock.withLock {
+                requests.append(request)
+                return requests.count
+            }
+        }
         var all: [LoopbackServer.Request] { lock.withLock { requests } }
     }
 
@@ -46,10 +52,11 @@ import Testing
             #expect(last.method == "POST" && last.path == "/hook")
             #expect((last.jsonBody?["kind"] as? String) == "friend_request" && (last.jsonBody?["username"] as? String) == "bob")
             let header = last.headers.first { $0.key.lowercased() == "x-geoquery-signature" }?.value ?? ""
-            let parts = Dictionary(uniqueKeysWithValues: header.split(separator: ",").compactMap { part -> (String, String)? in
-                let pair = part.split(separator: "=", maxSplits: 1)
-                return pair.count == 2 ? (String(pair[0]), String(pair[1])) : nil
-            })
+            let parts = Dictionary(
+                uniqueKeysWithValues: header.split(separator: ",").compactMap { part -> (String, String)? in
+                    let pair = part.split(separator: "=", maxSplits: 1)
+                    return pair.count == 2 ? (String(pair[0]), String(pair[1])) : nil
+                })
             let timestamp = try #require(parts["t"].flatMap { Int($0) })
             #expect(parts["v1"] == WebhookSigner.signature(secret: secret, timestamp: timestamp, body: last.body), "signed with the user's secret")
             #expect(parts["v1"] != WebhookSigner.signature(secret: secret + "x", timestamp: timestamp, body: last.body))
@@ -79,20 +86,25 @@ import Testing
             configuration.webhookRetryDelays = [.milliseconds(50)]
         }
         let store = fixture.store
-        let second = GeoQueryService(index: fixture.service.index, userData: store, configuration: fixture.service.configuration,
-                                     logger: fixture.service.logger)
+        let second = GeoQueryService(
+            index: fixture.service.index, userData: store, configuration: fixture.service.configuration,
+            logger: fixture.service.logger)
         try await fixture.test { client in
             let bob = try await client.account("bob"), cat = try await client.account("cat")
             let set = try await client.send(.put, "/v1/me/webhook", token: bob, json: #"{"url":"\#(receiver.baseURL.absoluteString)/hook"}"#)
             let secret = try #require(set.json["secret"] as? String)
-            #expect(try await client.send(.put, "/v1/me/webhook", token: cat, json: #"{"url":"\#(receiver.baseURL.absoluteString)/cat"}"#).status == .created)
+            #expect(
+                try await client.send(.put, "/v1/me/webhook", token: cat, json: #"{"url":"\#(receiver.baseURL.absoluteString)/cat"}"#).status
+                    == .created)
             #expect(try await client.send(.delete, "/v1/me/webhook", token: cat).status == .noContent)
             // As a server that stopped mid-way leaves them: leased until a moment ago.
             let past = Date().addingTimeInterval(-1)
             for n in 0..<12 {
-                try await store.queueDelivery(PendingDelivery(notificationID: "n_left\(n)", username: "bob",
-                                                              body: #"{"id":"n_left\#(n)","kind":"friend_request"}"#, failedAttempts: n % 2),
-                                              leaseUntil: past)
+                try await store.queueDelivery(
+                    PendingDelivery(
+                        notificationID: "n_left\(n)", username: "bob",
+                        body: #"{"id":"n_left\#(n)","kind":"friend_request"}"#, failedAttempts: n % 2),
+                    leaseUntil: past)
             }
             try await store.queueDelivery(PendingDelivery(notificationID: "n_cat", username: "cat", body: "{}", failedAttempts: 0), leaseUntil: past)
             async let one = fixture.service.deliverDueWebhooks()
@@ -107,8 +119,9 @@ import Testing
             var left: [PendingDelivery] = []
             repeat {
                 try await Task.sleep(for: .milliseconds(100))
-                left = try await store.claimDeliveries(dueBy: Date().addingTimeInterval(3_600), leaseUntil: Date().addingTimeInterval(3_600),
-                                                       only: nil, limit: 50)
+                left = try await store.claimDeliveries(
+                    dueBy: Date().addingTimeInterval(3_600), leaseUntil: Date().addingTimeInterval(3_600),
+                    only: nil, limit: 50)
             } while !left.isEmpty && ContinuousClock.now < deadline
             #expect(left.isEmpty, "nothing left to deliver: \(left.map(\.notificationID))")
             try await Task.sleep(for: .milliseconds(300))
@@ -130,9 +143,11 @@ import Testing
         let fixture = try await AccountFixture { $0.webhookKey = WebhookSigner.makeKey() }
         try await fixture.test { client in
             let ann = try await client.account("ann")
-            for url in ["http://127.0.0.1:9/x", "http://10.1.2.3/x", "http://[::1]/x", "http://169.254.169.254/latest/meta-data",
-                        "http://192.168.0.1/", "http://[fd00::1]/", "http://[::ffff:127.0.0.1]/", "http://localhost:8080/",
-                        "http://[::127.0.0.1]/", "http://[2002:7f00:1::1]/", "http://[64:ff9b::a00:1]/", "http://[2001:0:4136:e378:8000:63bf:80ff:fffe]/"] {
+            for url in [
+                "http://127.0.0.1:9/x", "http://10.1.2.3/x", "http://[::1]/x", "http://169.254.169.254/latest/meta-data",
+                "http://192.168.0.1/", "http://[fd00::1]/", "http://[::ffff:127.0.0.1]/", "http://localhost:8080/",
+                "http://[::127.0.0.1]/", "http://[2002:7f00:1::1]/", "http://[64:ff9b::a00:1]/", "http://[2001:0:4136:e378:8000:63bf:80ff:fffe]/",
+            ] {
                 let answer = try await client.send(.put, "/v1/me/webhook", token: ann, json: #"{"url":"\#(url)"}"#)
                 #expect(answer.status == .badRequest && answer.text.contains("not a public address"), "\(url): \(answer.text)")
             }
@@ -141,10 +156,14 @@ import Testing
             }
             #expect(try await client.send(.get, "/v1/me/webhook", token: ann).status == .notFound)
         }
-        for address in ["8.8.8.8", "2606:4700::1111", "1.1.1.1", "2002:808:808::1", "64:ff9b::808:808"] { #expect(NetworkAddress.isPublic(address), "\(address)") }
-        for address in ["100.64.0.1", "172.16.5.4", "0.0.0.0", "224.0.0.1", "fe80::1", "2001:db8::1",
-                        "::127.0.0.1", "::10.0.0.1", "2002:7f00:1::1", "2002:c0a8:101::1", "64:ff9b::7f00:1", "64:ff9b:1::808:808",
-                        "2001:0:4136:e378:8000:63bf:80ff:fffe", "2001:0:7f00:1::1", "fec0::1"] {
+        for address in ["8.8.8.8", "2606:4700::1111", "1.1.1.1", "2002:808:808::1", "64:ff9b::808:808"] {
+            #expect(NetworkAddress.isPublic(address), "\(address)")
+        }
+        for address in [
+            "100.64.0.1", "172.16.5.4", "0.0.0.0", "224.0.0.1", "fe80::1", "2001:db8::1",
+            "::127.0.0.1", "::10.0.0.1", "2002:7f00:1::1", "2002:c0a8:101::1", "64:ff9b::7f00:1", "64:ff9b:1::808:808",
+            "2001:0:4136:e378:8000:63bf:80ff:fffe", "2001:0:7f00:1::1", "fec0::1",
+        ] {
             #expect(!NetworkAddress.isPublic(address), "\(address)")
         }
     }

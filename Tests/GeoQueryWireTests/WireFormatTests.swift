@@ -7,8 +7,9 @@ import Testing
 
 @Suite struct WireFormatTests {
     func place() throws -> Place {
-        var place = try Place(id: PlaceID("osm:n1"), name: "Caf\u{e9} \"Le\\Bon\"\n\u{1}", coordinate: Coordinate(latitude: 48.5, longitude: -2.25),
-                              categories: [Category("food.cafe")], rating: Rating(sourceValue: 8.6, scale: 10, count: 12))
+        var place = try Place(
+            id: PlaceID("osm:n1"), name: "Caf\u{e9} \"Le\\Bon\"\n\u{1}", coordinate: Coordinate(latitude: 48.5, longitude: -2.25),
+            categories: [Category("food.cafe")], rating: Rating(sourceValue: 8.6, scale: 10, count: 12))
         place.tags = ["z": "last", "a": "first"]
         place.provenance.importedAt = Date(timeIntervalSince1970: 1_795_327_866.75)
         return place
@@ -17,9 +18,11 @@ import Testing
     /// The writer's JSON parses back to the same values, with escapes for quotes, backslashes
     /// and control characters, and members in contract order.
     @Test func answersParseBackInContractOrder() throws {
-        let answer = PlaceAnswer(query: QueryDescription(kind: "near", lat: 48.5, lon: -2.25, radiusMeters: 1000, limit: 10),
-                                 page: PlacePage(matches: [PlaceMatch(place: try place(), distance: Distance(uncheckedMeters: 12.34567))],
-                                                 nextCursor: "abc"))
+        let answer = PlaceAnswer(
+            query: QueryDescription(kind: "near", lat: 48.5, lon: -2.25, radiusMeters: 1000, limit: 10),
+            page: PlacePage(
+                matches: [PlaceMatch(place: try place(), distance: Distance(uncheckedMeters: 12.34567))],
+                nextCursor: "abc"))
         for pretty in [false, true] {
             let bytes = answer.json(pretty: pretty)
             let object = try #require(try JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any])
@@ -42,8 +45,9 @@ import Testing
 
     /// GeoJSON is RFC 7946: longitude first, the place's fields as properties, foreign members.
     @Test func geoJSONIsLongitudeFirst() throws {
-        let answer = PlaceAnswer(query: QueryDescription(kind: "bbox", bbox: [-3, 48, -2, 49]),
-                                 page: PlacePage(matches: [PlaceMatch(place: try place(), distance: nil)], nextCursor: nil))
+        let answer = PlaceAnswer(
+            query: QueryDescription(kind: "bbox", bbox: [-3, 48, -2, 49]),
+            page: PlacePage(matches: [PlaceMatch(place: try place(), distance: nil)], nextCursor: nil))
         let object = try #require(try JSONSerialization.jsonObject(with: Data(answer.geoJSON())) as? [String: Any])
         let feature = try #require((object["features"] as? [[String: Any]])?.first)
         #expect((feature["geometry"] as? [String: Any])?["coordinates"] as? [Double] == [-2.25, 48.5])
@@ -110,8 +114,10 @@ import Testing
     @Test func shortDecimalsMatchDescription() {
         var random = SplitMix64(seed: 13)
         func unit() -> Double { Double(random.next() >> 11) / Double(1 << 53) }
-        var values: [Double] = [1e-4, 0.0001, 0.00012, 999_999.5, 999_999.999999999, 1e6 - 1e-9, 0.1, 0.2, 0.3,
-                                0.1 + 0.2, 1.5, -0.5, 35.6895, 139.69171, -179.999999999, 89.123456789, 1551.064]
+        var values: [Double] = [
+            1e-4, 0.0001, 0.00012, 999_999.5, 999_999.999999999, 1e6 - 1e-9, 0.1, 0.2, 0.3,
+            0.1 + 0.2, 1.5, -0.5, 35.6895, 139.69171, -179.999999999, 89.123456789, 1551.064,
+        ]
         for _ in 0..<200_000 {
             let decimals = Double(Int(random.next() % 10))
             let scale = Double(sign: .plus, exponent: 0, significand: 1) * pow(10, decimals)
@@ -135,12 +141,20 @@ import Testing
     @Test func numbersAndEmptyContainers() {
         var json = JSONWriter(pretty: true)
         json.beginObject()
-        json.key("a"); json.double(3)
-        json.key("b"); json.double(0.1)
-        json.key("c"); json.double(.nan)
-        json.key("d"); json.int(-42)
-        json.key("e"); json.beginArray(); json.endArray()
-        json.key("f"); json.beginObject(); json.endObject()
+        json.key("a")
+        json.double(3)
+        json.key("b")
+        json.double(0.1)
+        json.key("c")
+        json.double(.nan)
+        json.key("d")
+        json.int(-42)
+        json.key("e")
+        json.beginArray()
+        json.endArray()
+        json.key("f")
+        json.beginObject()
+        json.endObject()
         json.endObject()
         #expect(json.text == "{\n  \"a\": 3,\n  \"b\": 0.1,\n  \"c\": null,\n  \"d\": -42,\n  \"e\": [],\n  \"f\": {}\n}")
     }
@@ -151,10 +165,14 @@ import Testing
         let scalarKey: StaticString = "\u{E9}"  // one scalar, not ASCII
         var json = JSONWriter()
         json.beginObject()
-        json.key("k"); json.string("plain")
-        json.key("a longer key"); json.string("tab\there \"quoted\" back\\slash \u{1}")
-        json.key(scalarKey); json.string("")
-        json.key(dynamic: "d\"k"); json.string("é")
+        json.key("k")
+        json.string("plain")
+        json.key("a longer key")
+        json.string("tab\there \"quoted\" back\\slash \u{1}")
+        json.key(scalarKey)
+        json.string("")
+        json.key(dynamic: "d\"k")
+        json.string("é")
         json.endObject()
         #expect(json.text == #"{"k":"plain","a longer key":"tab\there \"quoted\" back\\slash \u0001","é":"","d\"k":"é"}"#)
         let parsed = try JSONSerialization.jsonObject(with: Data(json.bytes)) as? [String: String]
@@ -167,13 +185,20 @@ import Testing
     @Test func drainedPiecesJoinUpToTheWholeDocument() throws {
         func write(_ json: inout JSONWriter, drainingAfter every: Int?, into pieces: inout [UInt8]) {
             json.beginObject()
-            json.key("items"); json.beginArray()
+            json.key("items")
+            json.beginArray()
             for number in 0..<25 {
-                json.beginObject(); json.key("n"); json.int(number); json.key("name"); json.string("item \(number)"); json.endObject()
+                json.beginObject()
+                json.key("n")
+                json.int(number)
+                json.key("name")
+                json.string("item \(number)")
+                json.endObject()
                 if let every, number % every == every - 1 { json.drain { pieces.append(contentsOf: $0) } }
             }
             json.endArray()
-            json.key("done"); json.bool(true)
+            json.key("done")
+            json.bool(true)
             json.endObject()
             json.drain { pieces.append(contentsOf: $0) }
         }

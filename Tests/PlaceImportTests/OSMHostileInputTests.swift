@@ -1,8 +1,9 @@
 import CZlib
 import Foundation
 import GeoCore
-@testable import PlaceImport
 import Testing
+
+@testable import PlaceImport
 
 /// OSM files as a hostile user would send them: every one is read to the end or refused with a
 /// reason, never a crash. (Before the Swift reader, readosm segfaulted on about 1.5 % of
@@ -12,11 +13,19 @@ import Testing
     final class CountingSink: OSMElementSink {
         var nodes = 0, ways = 0, relations = 0, tags = 0
         func node(id: Int64, latitude: Double, longitude: Double, tags: [(String, String)]) -> Bool {
-            nodes += 1; self.tags += tags.count; return true
+            nodes += 1
+            self.tags += tags.count
+            return true
         }
-        func way(id: Int64, refs: [Int64], tags: [(String, String)]) -> Bool { ways += 1; self.tags += tags.count; return true }
+        func way(id: Int64, refs: [Int64], tags: [(String, String)]) -> Bool {
+            ways += 1
+            self.tags += tags.count
+            return true
+        }
         func relation(id: Int64, members: [OSMMember], tags: [(String, String)]) -> Bool {
-            relations += 1; self.tags += tags.count; return true
+            relations += 1
+            self.tags += tags.count
+            return true
         }
     }
 
@@ -30,8 +39,13 @@ import Testing
             try bytes[(offset + 4)..<(offset + 4 + headerLength)].withUnsafeBytes { header in
                 var reader = ProtobufReader(header)
                 while let (number, wire) = try reader.nextField() {
-                    if number == 1 { type = String(decoding: try reader.lengthDelimited(), as: UTF8.self) }
-                    else if number == 3 { size = Int(try reader.varint()) } else { try reader.skip(wire) }
+                    if number == 1 {
+                        type = String(decoding: try reader.lengthDelimited(), as: UTF8.self)
+                    } else if number == 3 {
+                        size = Int(try reader.varint())
+                    } else {
+                        try reader.skip(wire)
+                    }
                 }
             }
             let start = offset + 4 + headerLength
@@ -45,7 +59,10 @@ import Testing
     static func file(of blobs: [(type: String, data: [UInt8])]) -> [UInt8] {
         func varint(_ value: Int) -> [UInt8] {
             var v = UInt64(value), out: [UInt8] = []
-            while v >= 0x80 { out.append(UInt8(v & 0x7F) | 0x80); v >>= 7 }
+            while v >= 0x80 {
+                out.append(UInt8(v & 0x7F) | 0x80)
+                v >>= 7
+            }
             return out + [UInt8(v)]
         }
         var out: [UInt8] = []
@@ -67,8 +84,9 @@ import Testing
 
     @Test func theSwiftReaderReadsMonacoWhole() throws {
         let sink = CountingSink()
-        try OSMPBFReader.read(path: repositoryRoot.appendingPathComponent("geodata/monaco.osm.pbf").path,
-                              kinds: [.nodes, .ways, .relations], sink: sink)
+        try OSMPBFReader.read(
+            path: repositoryRoot.appendingPathComponent("geodata/monaco.osm.pbf").path,
+            kinds: [.nodes, .ways, .relations], sink: sink)
         // The extract's element counts (geodata/README.md).
         #expect(sink.nodes == 25_423 && sink.ways == 4_106 && sink.relations == 243)
         // Re-framed by this test's own writer, it reads the same.
@@ -165,7 +183,9 @@ import Testing
             try OSMXMLReader.read(path: path, kinds: [.nodes, .ways, .relations], sink: sink)
             return sink
         }
-        let skipped = try read("<?xml version=\"1.0\"?>\n<osm version=\"0.6\">\n<node id=\"1\" lat=\"43.7\" lon=\"7.4\"><tag v=\"bar\"/><tag k=\"name\"/><tag k=\"a\" v=\"b\"/></node>\n</osm>\n")
+        let skipped = try read(
+            "<?xml version=\"1.0\"?>\n<osm version=\"0.6\">\n<node id=\"1\" lat=\"43.7\" lon=\"7.4\"><tag v=\"bar\"/><tag k=\"name\"/><tag k=\"a\" v=\"b\"/></node>\n</osm>\n"
+        )
         #expect(skipped.nodes == 1 && skipped.tags == 1)
         #expect { try read("<osm><node id=\"1\" lat=\"1\" lon=\"2\"></osm>") } throws: { error in
             (error as? OSMFormatError)?.reason.contains("line 1") == true

@@ -4,6 +4,7 @@ import PlaceModel
 import PlaceQuery
 import PlaceStore
 import Testing
+
 @testable import PlaceImport
 
 /// Haversine with R = 6371.0088 km, as `shared/data/README.md` counts its distances.
@@ -15,24 +16,25 @@ func haversineKilometres(_ a: Coordinate, _ b: Coordinate) -> Double {
 }
 
 @Suite struct OSMTagMappingTests {
-    @Test(arguments: [
-        (["amenity": "restaurant"], ["food.restaurant"]),
-        (["natural": "beach"], ["water.beach"]),
-        (["historic": "castle"], ["historic.castle"]),
-        (["tourism": "hotel"], ["lodging.hotel"]),
-        (["aeroway": "aerodrome"], ["transport.airport"]),
-        (["railway": "station"], ["transport.station"]),
-        (["waterway": "waterfall"], ["water.waterfall"]),
-        (["place": "village"], ["city.village"]),
-        (["amenity": "place_of_worship", "religion": "muslim"], ["religious.mosque"]),
-        (["amenity": "place_of_worship", "religion": "pastafarian"], ["religious"]),
-        (["shop": "surfboards"], ["shopping"]),                  // unlisted value: the key's default
-        (["tourism": "attraction", "historic": "castle"], ["landmark.attraction", "historic.castle"]),
-        (["natural": "tree"], []),                               // natural: listed values only
-        (["railway": "rail"], []),
-        (["amenity": "no"], []),
-        (["highway": "bus_stop"], []),
-    ] as [([String: String], [String])])
+    @Test(
+        arguments: [
+            (["amenity": "restaurant"], ["food.restaurant"]),
+            (["natural": "beach"], ["water.beach"]),
+            (["historic": "castle"], ["historic.castle"]),
+            (["tourism": "hotel"], ["lodging.hotel"]),
+            (["aeroway": "aerodrome"], ["transport.airport"]),
+            (["railway": "station"], ["transport.station"]),
+            (["waterway": "waterfall"], ["water.waterfall"]),
+            (["place": "village"], ["city.village"]),
+            (["amenity": "place_of_worship", "religion": "muslim"], ["religious.mosque"]),
+            (["amenity": "place_of_worship", "religion": "pastafarian"], ["religious"]),
+            (["shop": "surfboards"], ["shopping"]),  // unlisted value: the key's default
+            (["tourism": "attraction", "historic": "castle"], ["landmark.attraction", "historic.castle"]),
+            (["natural": "tree"], []),  // natural: listed values only
+            (["railway": "rail"], []),
+            (["amenity": "no"], []),
+            (["highway": "bus_stop"], []),
+        ] as [([String: String], [String])])
     func tagsMapToTheTaxonomy(tags: [String: String], expected: [String]) throws {
         #expect(OSMTags.categories(tags).map(\.identifier) == expected)
         // Every category the table yields is a valid taxonomy id.
@@ -51,8 +53,9 @@ func haversineKilometres(_ a: Coordinate, _ b: Coordinate) -> Double {
 
     func importSample(_ path: String, into directory: URL) throws -> (ImportSummary, SpatiaLitePlaceIndex) {
         let index = try SpatiaLitePlaceIndex(path: directory.appendingPathComponent("i.sqlite").path, mode: .createIfMissing)
-        let summary = try PlaceImporter.importFile(path, format: try ImportFormat.detect(path: path), into: index,
-                                                   options: ImportOptions(maximumRejectRatio: 0.5))
+        let summary = try PlaceImporter.importFile(
+            path, format: try ImportFormat.detect(path: path), into: index,
+            options: ImportOptions(maximumRejectRatio: 0.5))
         return (summary, index)
     }
 
@@ -61,7 +64,8 @@ func haversineKilometres(_ a: Coordinate, _ b: Coordinate) -> Double {
             let (summary, index) = try importSample(Self.fixture.path, into: directory)
             #expect(summary.format == "osm" && summary.source == "osm")
             #expect(summary.rowsRead == 12 && summary.added == 7 && summary.rejected == 2 && summary.skipped == 3)
-            #expect(summary.problems.contains("node 4: latitude 95.0 is out of range: valid latitudes are -90…90")
+            #expect(
+                summary.problems.contains("node 4: latitude 95.0 is out of range: valid latitudes are -90…90")
                     || summary.problems.contains { $0.hasPrefix("node 4: ") && $0.contains("95") })
             #expect(summary.problems.contains("way 102: none of its 2 nodes is in the file"))
 
@@ -134,7 +138,8 @@ func haversineKilometres(_ a: Coordinate, _ b: Coordinate) -> Double {
             #expect(counts == [96, 160, 283, 495])
             // Ways are there too, placed inside Monaco.
             let ways = all.filter { $0.id.localID.hasPrefix("w") }
-            #expect(!ways.isEmpty && ways.allSatisfy { (43.5...43.8).contains($0.coordinate.latitude) && (7.3...7.5).contains($0.coordinate.longitude) })
+            #expect(
+                !ways.isEmpty && ways.allSatisfy { (43.5...43.8).contains($0.coordinate.latitude) && (7.3...7.5).contains($0.coordinate.longitude) })
             #expect(all.allSatisfy { $0.provenance.source == "osm-monaco" && !$0.categories.isEmpty })
             // The same dump again changes nothing.
             let again = try PlaceImporter.importFile(path, format: .osm, into: index, source: "osm-monaco")
@@ -205,7 +210,8 @@ func haversineKilometres(_ a: Coordinate, _ b: Coordinate) -> Double {
     func parse(_ text: String) throws -> JSONValue { try JSONScanner.parse(Array(text.utf8)) }
 
     @Test func parsesWhatRFC8259Allows() throws {
-        #expect(try parse(#" {"a": [1, -2.5e3, true, false, null, "x"], "b": {}} "#)
+        #expect(
+            try parse(#" {"a": [1, -2.5e3, true, false, null, "x"], "b": {}} "#)
                 == .object(["a": .array([.int(1), .double(-2500), .bool(true), .bool(false), .null, .string("x")]), "b": .object([:])]))
         #expect(try parse(#""tab\there \"q\" \\ \/ \u00e9 \ud83d\ude00""#) == .string("tab\there \"q\" \\ / é 😀"))
         #expect(try parse("[]") == .array([]) && parse("0") == .int(0) && parse("-0.0") == .double(-0.0))

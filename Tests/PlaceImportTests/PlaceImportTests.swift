@@ -4,6 +4,7 @@ import PlaceModel
 import PlaceQuery
 import PlaceStore
 import Testing
+
 @testable import PlaceImport
 
 /// The repository root, found from this file's path (Tests/PlaceImportTests/…).
@@ -11,7 +12,8 @@ let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
 
 /// The project's shared real data: `$GEOQUERY_SHARED_DATA`, else `../shared/data` beside the
 /// repository (where CI puts it).
-let sharedData: URL = ProcessInfo.processInfo.environment["GEOQUERY_SHARED_DATA"].map { URL(fileURLWithPath: $0) }
+let sharedData: URL =
+    ProcessInfo.processInfo.environment["GEOQUERY_SHARED_DATA"].map { URL(fileURLWithPath: $0) }
     ?? repositoryRoot.deletingLastPathComponent().appendingPathComponent("shared/data")
 
 /// Tests of samples that live only in the project's shared data (not shipped in `geodata/`) run
@@ -36,9 +38,12 @@ func write(_ text: String, to url: URL) throws -> String {
 @Suite struct CSVReaderTests {
     @Test func readsQuotedFieldsEmbeddedNewlinesBOMAndCRLF() throws {
         try withTemporaryDirectory { directory in
-            let path = try write("\u{FEFF}a,b,c\r\n1,\"x, y\",\"say \"\"hi\"\"\"\r\n\r\n2,\"multi\nline\",3\n4,,\n5,last", to: directory.appendingPathComponent("t.csv"))
+            let path = try write(
+                "\u{FEFF}a,b,c\r\n1,\"x, y\",\"say \"\"hi\"\"\"\r\n\r\n2,\"multi\nline\",3\n4,,\n5,last",
+                to: directory.appendingPathComponent("t.csv"))
             let records = Array(try CSVReader(path: path))
-            #expect(records.map(\.fields) == [["a", "b", "c"], ["1", "x, y", "say \"hi\""], ["2", "multi\nline", "3"], ["4", "", ""], ["5", "last"]])
+            #expect(
+                records.map(\.fields) == [["a", "b", "c"], ["1", "x, y", "say \"hi\""], ["2", "multi\nline", "3"], ["4", "", ""], ["5", "last"]])
             #expect(records.map(\.line) == [1, 2, 4, 6, 7])
         }
     }
@@ -57,7 +62,10 @@ func write(_ text: String, to url: URL) throws -> String {
     }
 
     @Test func unreadableFilesAreErrorsNamingThePath() {
-        do { _ = try CSVReader(path: "/nonexistent/x.csv"); Issue.record("opened") } catch {
+        do {
+            _ = try CSVReader(path: "/nonexistent/x.csv")
+            Issue.record("opened")
+        } catch {
             #expect(String(describing: error).contains("/nonexistent/x.csv"))
         }
         #expect(throws: ImportError.self) { try CSVReader(path: "/tmp") }
@@ -68,11 +76,13 @@ func write(_ text: String, to url: URL) throws -> String {
     @Test func importsTheShippedCitiesAndAirports() throws {
         try withTemporaryDirectory { directory in
             let index = try SpatiaLitePlaceIndex(path: directory.appendingPathComponent("i.sqlite").path, mode: .createIfMissing)
-            let cities = try PlaceImporter.importFile(repositoryRoot.appendingPathComponent("geodata/cities15000.csv").path,
-                                                      format: .geonamesCSV, into: index)
+            let cities = try PlaceImporter.importFile(
+                repositoryRoot.appendingPathComponent("geodata/cities15000.csv").path,
+                format: .geonamesCSV, into: index)
             #expect(cities.rowsRead == 34_006 && cities.added == 34_006 && cities.rejected == 0)
-            let airports = try PlaceImporter.importFile(repositoryRoot.appendingPathComponent("geodata/airports.csv").path,
-                                                        format: .airportsCSV, into: index)
+            let airports = try PlaceImporter.importFile(
+                repositoryRoot.appendingPathComponent("geodata/airports.csv").path,
+                format: .airportsCSV, into: index)
             #expect(airports.rowsRead == 28_298 && airports.rejected == 0)
             #expect(try index.count(source: "geonames") == 34_006 && index.count(source: "airport") == 28_298)
 
@@ -83,12 +93,15 @@ func write(_ text: String, to url: URL) throws -> String {
             #expect(cdg.tags["iata"] == "CDG" && cdg.tags["icao"] == "LFPG" && cdg.tags["elevation_ft"] != nil)
             #expect(cdg.categories == [.airport] && cdg.address?.countryCode == "FR")
             // Namibia stays Namibia: "NA" is read as text.
-            let windhoek = try index.near(try Coordinate(latitude: -22.5594, longitude: 17.0832), radius: try Distance(parsing: "10km"),
-                                          filter: PlaceFilter(categories: [.city])).matches.first
+            let windhoek = try index.near(
+                try Coordinate(latitude: -22.5594, longitude: 17.0832), radius: try Distance(parsing: "10km"),
+                filter: PlaceFilter(categories: [.city])
+            ).matches.first
             #expect(windhoek?.place.address?.countryCode == "NA")
             // Re-importing the same file changes nothing, and says so.
-            let again = try PlaceImporter.importFile(repositoryRoot.appendingPathComponent("geodata/cities15000.csv").path,
-                                                     format: .geonamesCSV, into: index)
+            let again = try PlaceImporter.importFile(
+                repositoryRoot.appendingPathComponent("geodata/cities15000.csv").path,
+                format: .geonamesCSV, into: index)
             #expect(again.unchanged == 34_006 && !again.changedAnything && again.line.contains("nothing changed"))
             #expect(try index.count() == 34_006 + 28_298)
             #expect(try index.statistics().sources.map(\.name) == ["airport", "geonames"])
@@ -99,8 +112,8 @@ func write(_ text: String, to url: URL) throws -> String {
         try withTemporaryDirectory { directory in
             var text = "geonameid,name,lat,lon,country_code,admin1,population,timezone\n"
             for n in 1...300 { text += "\(n),Town \(n),\(Double(n) / 10),\(Double(n) / 20),FR,11,1000,Europe/Paris\n" }
-            text += "301,Bad lat,91.5,0,FR,11,1,Europe/Paris\n"     // line 302
-            text += "302,Short,1,2\n"                                  // line 303
+            text += "301,Bad lat,91.5,0,FR,11,1,Europe/Paris\n"  // line 302
+            text += "302,Short,1,2\n"  // line 303
             let path = try write(text, to: directory.appendingPathComponent("c.csv"))
             let index = try SpatiaLitePlaceIndex(path: directory.appendingPathComponent("i.sqlite").path, mode: .createIfMissing)
             let summary = try PlaceImporter.importFile(path, format: .geonamesCSV, into: index)
@@ -115,11 +128,13 @@ func write(_ text: String, to url: URL) throws -> String {
     @Test func tooManyBadRowsOrStrictModeChangeNothing() throws {
         try withTemporaryDirectory { directory in
             let index = try SpatiaLitePlaceIndex(path: directory.appendingPathComponent("i.sqlite").path, mode: .createIfMissing)
-            let good = try write("icao,iata,name,city,subd,country,elevation,lat,lon,tz,lid\nAAAA,AAA,A,,,FR,10,1,1,,\n",
-                                 to: directory.appendingPathComponent("good.csv"))
+            let good = try write(
+                "icao,iata,name,city,subd,country,elevation,lat,lon,tz,lid\nAAAA,AAA,A,,,FR,10,1,1,,\n",
+                to: directory.appendingPathComponent("good.csv"))
             _ = try PlaceImporter.importFile(good, format: .airportsCSV, into: index)
-            let bad = try write("icao,iata,name,city,subd,country,elevation,lat,lon,tz,lid\nBBBB,,B,,,FR,10,2,2,,\nCCCC,,C,,,FR,high,3,3,,\n",
-                                to: directory.appendingPathComponent("bad.csv"))
+            let bad = try write(
+                "icao,iata,name,city,subd,country,elevation,lat,lon,tz,lid\nBBBB,,B,,,FR,10,2,2,,\nCCCC,,C,,,FR,high,3,3,,\n",
+                to: directory.appendingPathComponent("bad.csv"))
             do {
                 _ = try PlaceImporter.importFile(bad, format: .airportsCSV, into: index)
                 Issue.record("imported")
@@ -141,7 +156,10 @@ func write(_ text: String, to url: URL) throws -> String {
         try withTemporaryDirectory { directory in
             let index = try SpatiaLitePlaceIndex(path: directory.appendingPathComponent("i.sqlite").path, mode: .createIfMissing)
             let airports = repositoryRoot.appendingPathComponent("geodata/airports.csv").path
-            do { _ = try PlaceImporter.importFile(airports, format: .geonamesCSV, into: index); Issue.record("imported") } catch {
+            do {
+                _ = try PlaceImporter.importFile(airports, format: .geonamesCSV, into: index)
+                Issue.record("imported")
+            } catch {
                 #expect(String(describing: error).contains("missing column(s) geonameid"))
             }
             let empty = try write("", to: directory.appendingPathComponent("empty.csv"))
@@ -164,8 +182,9 @@ func write(_ text: String, to url: URL) throws -> String {
         try withTemporaryDirectory { directory in
             let index = try SpatiaLitePlaceIndex(path: directory.appendingPathComponent("i.sqlite").path, mode: .createIfMissing)
             // Another source that must survive every geonames import untouched.
-            let airports = try write("icao,iata,name,city,subd,country,elevation,lat,lon,tz,lid\nAAAA,AAA,A,,,FR,10,1,1,,\n",
-                                     to: directory.appendingPathComponent("airports.csv"))
+            let airports = try write(
+                "icao,iata,name,city,subd,country,elevation,lat,lon,tz,lid\nAAAA,AAA,A,,,FR,10,1,1,,\n",
+                to: directory.appendingPathComponent("airports.csv"))
             _ = try PlaceImporter.importFile(airports, format: .airportsCSV, into: index)
             let a = try write(Self.header + (1...5).map { Self.row($0, "Town \($0)") }.joined(), to: directory.appendingPathComponent("a.csv"))
             let first = try PlaceImporter.importFile(a, format: .geonamesCSV, into: index)
@@ -182,8 +201,11 @@ func write(_ text: String, to url: URL) throws -> String {
             #expect(try index.place(PlaceID("geonames:5")) == nil)
             #expect(try index.place(PlaceID("geonames:3"))?.name == "Renamed")
             #expect(try index.near(try Coordinate(latitude: 0.05, longitude: 0.1), radius: try Distance(parsing: "1km")).matches.isEmpty)
-            #expect(try index.near(try Coordinate(latitude: 0.03, longitude: 0.06), radius: try Distance(parsing: "1km"),
-                                   filter: PlaceFilter(text: "renamed")).matches.count == 1)
+            #expect(
+                try index.near(
+                    try Coordinate(latitude: 0.03, longitude: 0.06), radius: try Distance(parsing: "1km"),
+                    filter: PlaceFilter(text: "renamed")
+                ).matches.count == 1)
             // Unchanged rows were not rewritten: they keep the import time of the first import.
             #expect(try index.place(PlaceID("geonames:2"))?.provenance.importedAt == keptTime)
 
@@ -197,14 +219,16 @@ func write(_ text: String, to url: URL) throws -> String {
     @Test func anIdRepeatedInADumpIsOnePlaceAndTheLastRowWins() throws {
         try withTemporaryDirectory { directory in
             let index = try SpatiaLitePlaceIndex(path: directory.appendingPathComponent("i.sqlite").path, mode: .createIfMissing)
-            let dump = try write(Self.header + Self.row(1, "First") + Self.row(2, "Other") + Self.row(1, "Second"),
-                                 to: directory.appendingPathComponent("a.csv"))
+            let dump = try write(
+                Self.header + Self.row(1, "First") + Self.row(2, "Other") + Self.row(1, "Second"),
+                to: directory.appendingPathComponent("a.csv"))
             // A fresh source (written straight away) and a re-import (compared row by row) agree.
             let fresh = try PlaceImporter.importFile(dump, format: .geonamesCSV, into: index)
             #expect(fresh.rowsRead == 3 && fresh.added == 2 && fresh.updated == 1)
             #expect(try index.place(PlaceID("geonames:1"))?.name == "Second" && index.count() == 2)
-            let changed = try write(Self.header + Self.row(1, "Third") + Self.row(2, "Other") + Self.row(3, "New") + Self.row(3, "Newer"),
-                                    to: directory.appendingPathComponent("b.csv"))
+            let changed = try write(
+                Self.header + Self.row(1, "Third") + Self.row(2, "Other") + Self.row(3, "New") + Self.row(3, "Newer"),
+                to: directory.appendingPathComponent("b.csv"))
             let again = try PlaceImporter.importFile(changed, format: .geonamesCSV, into: index)
             #expect(again.added == 1 && again.updated == 2 && again.unchanged == 1 && again.removed == 0)
             #expect(try index.place(PlaceID("geonames:3"))?.name == "Newer" && index.place(PlaceID("geonames:1"))?.name == "Third")
@@ -251,10 +275,10 @@ func write(_ text: String, to url: URL) throws -> String {
             var text = ""
             for n in 1...200 { text += line(String(n), "Town \(n)", "45.\(n)", "5.\(n)") }
             text += line("201", "Lake", "45", "6", "H", "LK")
-            text += "\n"                                            // line 202: blank, skipped
-            text += line("x9", "Bad id", "45", "6")                  // line 203
-            text += line("204", "Bad lat", "95", "6")                // line 204
-            text += "205\tshort\tline\n"                            // line 205
+            text += "\n"  // line 202: blank, skipped
+            text += line("x9", "Bad id", "45", "6")  // line 203
+            text += line("204", "Bad lat", "95", "6")  // line 204
+            text += "205\tshort\tline\n"  // line 205
             let path = try write(text, to: directory.appendingPathComponent("dump.txt"))
             let index = try SpatiaLitePlaceIndex(path: directory.appendingPathComponent("i.sqlite").path, mode: .createIfMissing)
             let summary = try PlaceImporter.importFile(path, format: .geonames, into: index, options: ImportOptions(maximumRejectRatio: 0.05))
@@ -264,9 +288,11 @@ func write(_ text: String, to url: URL) throws -> String {
         }
     }
 
-    @Test(arguments: [("P", "PPLC", "city"), ("H", "LK", "water.lake"), ("S", "MUS", "culture.museum"),
-                      ("T", "BCH", "water.beach"), ("S", "CSTL", "historic.castle"), ("S", "AIRP", "transport.airport"),
-                      ("H", "XYZ", "water"), ("S", "XYZ", "landmark")])
+    @Test(arguments: [
+        ("P", "PPLC", "city"), ("H", "LK", "water.lake"), ("S", "MUS", "culture.museum"),
+        ("T", "BCH", "water.beach"), ("S", "CSTL", "historic.castle"), ("S", "AIRP", "transport.airport"),
+        ("H", "XYZ", "water"), ("S", "XYZ", "landmark"),
+    ])
     func featureCodesMapToTheTaxonomy(featureClass: String, featureCode: String, category: String) throws {
         #expect(GeoNamesDumpReader.category(featureClass: featureClass, featureCode: featureCode) == (try Category(category)))
     }
@@ -285,14 +311,15 @@ func write(_ text: String, to url: URL) throws -> String {
         try withTemporaryDirectory { directory in
             var text = ""
             for n in 1...300 { text += "\u{1E}" + Self.feature(n, name: "Cafe \(n)", lon: 2 + Double(n) / 1000, lat: 48.8) + "\n" }
-            text += "\n"                                                                     // 301 blank
-            text += "{not json\n"                                                            // 302
+            text += "\n"  // 301 blank
+            text += "{not json\n"  // 302
             text += #"{"type":"Feature","geometry":{"type":"Polygon","coordinates":[]},"properties":{"name":"Park","id":"p"}}"# + "\n"  // 303
             text += #"{"type":"Feature","id":"x","geometry":{"type":"Point","coordinates":[2,48]},"properties":{}}"# + "\n"  // 304 no name
             let path = try write(text, to: directory.appendingPathComponent("cafes.geojsonl"))
             let index = try SpatiaLitePlaceIndex(path: directory.appendingPathComponent("i.sqlite").path, mode: .createIfMissing)
-            let summary = try PlaceImporter.importFile(path, format: .geojsonseq, into: index, source: "cafes",
-                                                       options: ImportOptions(maximumRejectRatio: 0.05))
+            let summary = try PlaceImporter.importFile(
+                path, format: .geojsonseq, into: index, source: "cafes",
+                options: ImportOptions(maximumRejectRatio: 0.05))
             #expect(summary.added == 300 && summary.rejected == 3)
             #expect(summary.problems.count == 3)
             #expect(summary.problems[0].hasPrefix("line 302:"))
@@ -323,9 +350,10 @@ func write(_ text: String, to url: URL) throws -> String {
             #expect(place.name == "Place 12345" && place.tags["note"] == #"a } tricky ] "quoted" {value"#)
             #expect(place.tags["rating_src"] == "5" && place.tags["open"] == "true" && place.tags["tags"] == nil)
             // Same features as GeoJSONSeq give the same places: a re-import in the other format changes nothing.
-            let seq = try write(text.split(separator: "\n").dropFirst().dropLast()
-                .map { $0.hasSuffix(",") ? String($0.dropLast()) : String($0) }.joined(separator: "\n"),
-                                to: directory.appendingPathComponent("big.geojsonl"))
+            let seq = try write(
+                text.split(separator: "\n").dropFirst().dropLast()
+                    .map { $0.hasSuffix(",") ? String($0.dropLast()) : String($0) }.joined(separator: "\n"),
+                to: directory.appendingPathComponent("big.geojsonl"))
             let again = try PlaceImporter.importFile(seq, format: .geojsonseq, into: index)
             #expect(!again.changedAnything && again.unchanged == count)
         }
@@ -333,7 +361,8 @@ func write(_ text: String, to url: URL) throws -> String {
 
     @Test func propertyMappingAndCollectionsWithoutFeatures() throws {
         try withTemporaryDirectory { directory in
-            let text = #"{"type":"FeatureCollection","features":[{"type":"Feature","geometry":{"type":"Point","coordinates":[1.52,42.5]},"properties":{"ref":"AD-1","title":"Casa","kind":["lodging.hotel","boutique"]}},{"type":"Feature","geometry":{"type":"Point","coordinates":[1.53,42.5]},"properties":{"ref":"AD-2","title":"Ramen-ya","kind":["food.ramen","food.noodles"]}}]}"#
+            let text =
+                #"{"type":"FeatureCollection","features":[{"type":"Feature","geometry":{"type":"Point","coordinates":[1.52,42.5]},"properties":{"ref":"AD-1","title":"Casa","kind":["lodging.hotel","boutique"]}},{"type":"Feature","geometry":{"type":"Point","coordinates":[1.53,42.5]},"properties":{"ref":"AD-2","title":"Ramen-ya","kind":["food.ramen","food.noodles"]}}]}"#
             let path = try write(text, to: directory.appendingPathComponent("m.geojson"))
             let index = try SpatiaLitePlaceIndex(path: directory.appendingPathComponent("i.sqlite").path, mode: .createIfMissing)
             var options = ImportOptions()
@@ -371,7 +400,10 @@ func write(_ text: String, to url: URL) throws -> String {
         let text = "[Dining and Drinking > Cafe, Coffee, and Tea House > Café, Retail > Fireworks Store]"
         #expect(FoursquareCategories.labels(text) == ["Dining and Drinking > Cafe, Coffee, and Tea House > Café", "Retail > Fireworks Store"])
         #expect(try FoursquareCategories.categories(text) == [Category("food.cafe"), Category("shopping")])
-        #expect(try FoursquareCategories.categories("[Travel and Transportation > Transport Hub > Airport > Airport Terminal]") == [Category("transport.airport")])
+        #expect(
+            try FoursquareCategories.categories("[Travel and Transportation > Transport Hub > Airport > Airport Terminal]") == [
+                Category("transport.airport")
+            ])
         #expect(FoursquareCategories.categories("[Something New > Else]").isEmpty)
         #expect(FoursquareCategories.categories("").isEmpty)
     }
@@ -393,10 +425,9 @@ func write(_ text: String, to url: URL) throws -> String {
 
     @Test func anyCSVWithChosenColumnsDelimiterBOMAndQuotes() throws {
         try withTemporaryDirectory { directory in
-            let text = "\u{FEFF}ref;titre;Y;X;kind;stars\r\n" +
-                "a1;\"Plage; du \"\"Nord\"\"\";43.7;7.42;water.beach;4\r\n" +
-                "a2;\"Two\nlines\";43.71;7.43;food.cafe|terrace;\r\n" +
-                "a3;Far;91;7;landmark;1\r\n"
+            let text =
+                "\u{FEFF}ref;titre;Y;X;kind;stars\r\n" + "a1;\"Plage; du \"\"Nord\"\"\";43.7;7.42;water.beach;4\r\n"
+                + "a2;\"Two\nlines\";43.71;7.43;food.cafe|terrace;\r\n" + "a3;Far;91;7;landmark;1\r\n"
             let path = try write(text, to: directory.appendingPathComponent("p.csv"))
             let index = try SpatiaLitePlaceIndex(path: directory.appendingPathComponent("i.sqlite").path, mode: .createIfMissing)
             var options = ImportOptions(maximumRejectRatio: 0.5)
@@ -409,7 +440,10 @@ func write(_ text: String, to url: URL) throws -> String {
             #expect(try cafe.name == "Two\nlines" && cafe.categories == [Category("food.cafe")] && cafe.tags["source_category"] == "terrace")
             var wrong = ImportOptions()
             wrong.columns = CSVColumns(latitude: "breite", delimiter: ";")
-            do { _ = try PlaceImporter.importFile(path, format: .csv, into: index, options: wrong); Issue.record("imported") } catch {
+            do {
+                _ = try PlaceImporter.importFile(path, format: .csv, into: index, options: wrong)
+                Issue.record("imported")
+            } catch {
                 #expect(String(describing: error).contains("breite"))
             }
         }
@@ -421,8 +455,12 @@ func write(_ text: String, to url: URL) throws -> String {
         try withTemporaryDirectory { (directory: URL) throws in
             let feature = #"{"type":"Feature","id":1,"geometry":{"type":"Point","coordinates":[1,2]},"properties":{"name":"x"}}"#
             #expect(try ImportFormat.detect(path: write(feature + "\n" + feature, to: directory.appendingPathComponent("a.json"))) == .geojsonseq)
-            #expect(try ImportFormat.detect(path: write(#"{"type":"FeatureCollection","features":[]}"#, to: directory.appendingPathComponent("b.json"))) == .geojson)
-            #expect(try ImportFormat.detect(path: write("{\n \"type\": \"FeatureCollection\"}", to: directory.appendingPathComponent("c.geojson"))) == .geojson)
+            #expect(
+                try ImportFormat.detect(path: write(#"{"type":"FeatureCollection","features":[]}"#, to: directory.appendingPathComponent("b.json")))
+                    == .geojson)
+            #expect(
+                try ImportFormat.detect(path: write("{\n \"type\": \"FeatureCollection\"}", to: directory.appendingPathComponent("c.geojson")))
+                    == .geojson)
             #expect(try ImportFormat.detect(path: write("\u{1E}" + feature, to: directory.appendingPathComponent("d.txt"))) == .geojsonseq)
             #expect(try ImportFormat.detect(path: write("id,name,lat,lon\n1,a,1,1\n", to: directory.appendingPathComponent("e.csv"))) == .csv)
             #expect(throws: ImportError.self) { try ImportFormat.detect(path: write("", to: directory.appendingPathComponent("f.csv"))) }
@@ -432,7 +470,9 @@ func write(_ text: String, to url: URL) throws -> String {
 
 @Suite struct CentroidTests {
     func centre(_ json: String) throws -> Coordinate {
-        guard case .object(let geometry) = try JSONScanner.parse(Array(json.utf8)) else { throw JSONScanner.SyntaxError(offset: 0, expected: "an object") }
+        guard case .object(let geometry) = try JSONScanner.parse(Array(json.utf8)) else {
+            throw JSONScanner.SyntaxError(offset: 0, expected: "an object")
+        }
         return try Centroid.of(geometry).mapError { $0 as any Error }.get()
     }
 
@@ -458,7 +498,8 @@ func write(_ text: String, to url: URL) throws -> String {
 
     @Test func importedPolygonsArePlacedAtTheirCentroid() throws {
         try withTemporaryDirectory { directory in
-            let text = #"{"type":"Feature","id":"park","geometry":{"type":"Polygon","coordinates":[[[7.40,43.70],[7.42,43.70],[7.42,43.72],[7.40,43.72],[7.40,43.70]]]},"properties":{"name":"Jardin","category":"nature.park"}}"#
+            let text =
+                #"{"type":"Feature","id":"park","geometry":{"type":"Polygon","coordinates":[[[7.40,43.70],[7.42,43.70],[7.42,43.72],[7.40,43.72],[7.40,43.70]]]},"properties":{"name":"Jardin","category":"nature.park"}}"#
             let path = try write(text + "\n", to: directory.appendingPathComponent("parks.geojsonl"))
             let index = try SpatiaLitePlaceIndex(path: directory.appendingPathComponent("i.sqlite").path, mode: .createIfMissing)
             _ = try PlaceImporter.importFile(path, format: .geojsonseq, into: index)
@@ -470,7 +511,10 @@ func write(_ text: String, to url: URL) throws -> String {
 
     @Test func unsupportedGeometriesAreRejectedWithTheirType() throws {
         let geometry: [String: JSONValue] = ["type": .string("GeometryCollection"), "geometries": .array([])]
-        guard case .failure(let reason) = Centroid.of(geometry) else { Issue.record("accepted"); return }
+        guard case .failure(let reason) = Centroid.of(geometry) else {
+            Issue.record("accepted")
+            return
+        }
         #expect(reason.text.contains("GeometryCollection"))
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import GeoCore
 import Testing
+
 @testable import PlaceImport
 @testable import PlaceStore
 

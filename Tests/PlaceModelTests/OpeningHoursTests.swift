@@ -40,10 +40,12 @@ import Testing
         #expect(OpeningHours(osm: "off").periods.isEmpty)
     }
 
-    @Test("Forms not read leave no periods, never a guess", arguments: [
-        "Jan-Mar Mo-Fr 09:00-17:00", "Mo-Fr 09:00+", "sunrise-sunset", "Mo[1] 10:00-12:00", "\"by appointment\"",
-        "Mo-Fr 25:00-26:00", "Mx 09:00-10:00", "", "Mo-Fr", "week 01-10 Mo 09:00-10:00",
-    ])
+    @Test(
+        "Forms not read leave no periods, never a guess",
+        arguments: [
+            "Jan-Mar Mo-Fr 09:00-17:00", "Mo-Fr 09:00+", "sunrise-sunset", "Mo[1] 10:00-12:00", "\"by appointment\"",
+            "Mo-Fr 25:00-26:00", "Mx 09:00-10:00", "", "Mo-Fr", "week 01-10 Mo 09:00-10:00",
+        ])
     func unreadFormsHaveNoPeriods(_ text: String) {
         let hours = OpeningHours(osm: text)
         #expect(hours.periods.isEmpty, "\(text)")
@@ -53,8 +55,9 @@ import Testing
 
     @Test func openAtReadsTheHoursInThePlacesTimeZone() throws {
         let coordinate = try Coordinate(latitude: 35.68, longitude: 139.69)
-        var shop = Place(id: try PlaceID("osm:1"), name: "Shop", coordinate: coordinate,
-                         openingHours: OpeningHours(osm: "Mo-Fr 09:00-18:00"), timeZone: "Asia/Tokyo")
+        var shop = Place(
+            id: try PlaceID("osm:1"), name: "Shop", coordinate: coordinate,
+            openingHours: OpeningHours(osm: "Mo-Fr 09:00-18:00"), timeZone: "Asia/Tokyo")
         // Monday 2026-11-23 01:00Z is 10:00 in Tokyo (open) and 02:00 in Paris.
         let instant = try #require(ISO8601DateFormatter().date(from: "2026-11-23T01:00:00Z"))
         #expect(shop.isOpen(at: instant) == true)

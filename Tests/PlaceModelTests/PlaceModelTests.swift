@@ -1,6 +1,7 @@
 import Foundation
 import GeoCore
 import Testing
+
 @testable import PlaceModel
 
 @Suite struct PlaceIDTests {
@@ -27,7 +28,8 @@ import Testing
     }
 
     @Test func ordersByUTF8BytesLikeSQLite() throws {
-        let ids = ["b:1", "a:2", "a:10", "a:1", "é:1", "Z:1".lowercased()].map { PlaceID(trustedRawValue: $0) }  // trusted: "é:1" is not a valid id, but the order holds for any bytes
+        // Trusted: "é:1" is not a valid id, but the order holds for any bytes.
+        let ids = ["b:1", "a:2", "a:10", "a:1", "é:1", "Z:1".lowercased()].map { PlaceID(trustedRawValue: $0) }
         #expect(ids.sorted().map(\.rawValue) == ["a:1", "a:10", "a:2", "b:1", "z:1", "é:1"])
         #expect(PlaceID.utf8Precedes("a", "ab") && !PlaceID.utf8Precedes("ab", "a") && !PlaceID.utf8Precedes("a", "a"))
     }
@@ -57,12 +59,14 @@ import Testing
 
 @Suite struct PlaceTests {
     func sample() throws -> Place {
-        try Place(id: PlaceID("yelp:abc"), name: "Café Été", coordinate: Coordinate(latitude: 48.85, longitude: 2.35),
-                  categories: [Category("food.cafe")], address: Address(locality: "Paris", countryCode: "FR"),
-                  rating: Rating(sourceValue: 8.6, scale: 10, count: 120), priceLevel: PriceLevel(2),
-                  openingHours: OpeningHours(text: "Mo-Fr 08:00-18:00",
-                                             periods: [.init(openDay: 1, openMinute: 480, closeDay: 1, closeMinute: 1080)]),
-                  tags: ["wifi": "yes"])
+        try Place(
+            id: PlaceID("yelp:abc"), name: "Café Été", coordinate: Coordinate(latitude: 48.85, longitude: 2.35),
+            categories: [Category("food.cafe")], address: Address(locality: "Paris", countryCode: "FR"),
+            rating: Rating(sourceValue: 8.6, scale: 10, count: 120), priceLevel: PriceLevel(2),
+            openingHours: OpeningHours(
+                text: "Mo-Fr 08:00-18:00",
+                periods: [.init(openDay: 1, openMinute: 480, closeDay: 1, closeMinute: 1080)]),
+            tags: ["wifi": "yes"])
     }
 
     @Test func missingValuesAreNilNotDefaults() throws {

@@ -1,6 +1,7 @@
 import Foundation
 import GeoCore
 import Testing
+
 @testable import PlaceModel
 
 @Suite struct TaxonomyTests {
@@ -23,13 +24,23 @@ import Testing
 
     @Test func outsideTheTaxonomyTheErrorSaysWhatIsValid() {
         func message(_ text: String) -> String {
-            do { _ = try Category(text); return "accepted" } catch { return String(describing: error) }
+            do {
+                _ = try Category(text)
+                return "accepted"
+            } catch { return String(describing: error) }
         }
-        #expect(message("food.ramen") == "category 'food.ramen' is not in the taxonomy: under food there are food.bakery, food.cafe, food.dessert, food.fast_food, food.restaurant")
-        #expect(message("nature.viewpoint").hasPrefix("category 'nature.viewpoint' is not in the taxonomy: did you mean landmark.viewpoint? Under nature there are nature.arch, "))
+        #expect(
+            message("food.ramen")
+                == "category 'food.ramen' is not in the taxonomy: under food there are food.bakery, food.cafe, food.dessert, food.fast_food, food.restaurant"
+        )
+        #expect(
+            message("nature.viewpoint").hasPrefix(
+                "category 'nature.viewpoint' is not in the taxonomy: did you mean landmark.viewpoint? Under nature there are nature.arch, "))
         #expect(message("beach").hasPrefix("category 'beach' is not in the taxonomy: did you mean water.beach? The top levels are food, drink, "))
         #expect(message("Water.Beach").hasPrefix("category 'Water.Beach' is not in the taxonomy: did you mean water.beach? "))
-        #expect(message("spaceship") == "category 'spaceship' is not in the taxonomy: the top levels are " + Category.topLevelIdentifiers.joined(separator: ", ") + ", each with subcategories such as water.beach")
+        #expect(
+            message("spaceship") == "category 'spaceship' is not in the taxonomy: the top levels are "
+                + Category.topLevelIdentifiers.joined(separator: ", ") + ", each with subcategories such as water.beach")
     }
 
     @Test func theNearestCategoryInTheTaxonomy() {
@@ -59,8 +70,9 @@ import Testing
     /// A place from before: each category outside the taxonomy filed under its nearest (none for
     /// an unknown top level), each original kept once in `source_category` after what was there.
     @Test func aPlaceFromBeforeIsFiledUnderTheTaxonomy() throws {
-        let inside = Place(id: try PlaceID("gem:a"), name: "A", coordinate: try Coordinate(latitude: 0, longitude: 0),
-                           categories: [.beach, .food])
+        let inside = Place(
+            id: try PlaceID("gem:a"), name: "A", coordinate: try Coordinate(latitude: 0, longitude: 0),
+            categories: [.beach, .food])
         #expect(inside.filedUnderTheTaxonomy() == nil)
         var before = inside
         before.categories = ["water.beach.nudist", "food", "food.ramen", "spaceship.dock"].map { Category(trustedIdentifier: $0) }

@@ -13,9 +13,10 @@ public enum EditVersionConformance {
         var failures = Disagreements()
         let created = Date(timeIntervalSince1970: 1_800_000_000.123_456)
         let id = try PlaceID(source: "gem", localID: "versioned")
-        let gem = Place(id: id, name: "First", coordinate: try Coordinate(latitude: 43.7, longitude: 7.4),
-                        provenance: Provenance(source: "gem", sourceID: id.localID),
-                        gem: HiddenGem(owner: "ann", visibility: .public, createdAt: created, updatedAt: created))
+        let gem = Place(
+            id: id, name: "First", coordinate: try Coordinate(latitude: 43.7, longitude: 7.4),
+            provenance: Provenance(source: "gem", sourceID: id.localID),
+            gem: HiddenGem(owner: "ann", visibility: .public, createdAt: created, updatedAt: created))
         try await store.createGem(gem)
         let read = try await store.place(id)
         failures.expect(read?.gem?.updatedAt == created, "the version reads back exactly: \(String(describing: read?.gem?.updatedAt))")
@@ -34,8 +35,9 @@ public enum EditVersionConformance {
             if case .conflict = error {} else { failures.append("a stale edit is refused as a conflict, got \(error)") }
         }
         let now = try await store.place(id)
-        failures.expect(now?.name == "Edited by the phone" && now?.gem?.updatedAt == created.addingTimeInterval(10),
-               "the first edit stays: \(String(describing: now?.name)) at \(String(describing: now?.gem?.updatedAt))")
+        failures.expect(
+            now?.name == "Edited by the phone" && now?.gem?.updatedAt == created.addingTimeInterval(10),
+            "the first edit stays: \(String(describing: now?.name)) at \(String(describing: now?.gem?.updatedAt))")
 
         // A clock that went back still makes a new version, past the stored one.
         var skewed = try Self.require(now)
@@ -43,8 +45,9 @@ public enum EditVersionConformance {
         skewed.gem?.updatedAt = created
         try await store.updateGem(skewed, expectedUpdatedAt: created.addingTimeInterval(10))
         let after = try await store.place(id)
-        failures.expect((after?.gem?.updatedAt).map { $0 > created.addingTimeInterval(10) } == true,
-               "a write's version moves forward: \(String(describing: after?.gem?.updatedAt))")
+        failures.expect(
+            (after?.gem?.updatedAt).map { $0 > created.addingTimeInterval(10) } == true,
+            "a write's version moves forward: \(String(describing: after?.gem?.updatedAt))")
         // Without an expected version, whatever is stored is replaced.
         var blind = gem
         blind.name = "Unconditional"
@@ -52,9 +55,10 @@ public enum EditVersionConformance {
         failures.expect(try await store.place(id)?.name == "Unconditional", "an unconditional write replaces what is stored")
         let missing = try PlaceID(source: "gem", localID: "missing")
         do {
-            let absent = Place(id: missing, name: "Nowhere", coordinate: try Coordinate(latitude: 1, longitude: 1),
-                               provenance: Provenance(source: "gem", sourceID: missing.localID),
-                               gem: HiddenGem(owner: "ann", visibility: .public, createdAt: created, updatedAt: created))
+            let absent = Place(
+                id: missing, name: "Nowhere", coordinate: try Coordinate(latitude: 1, longitude: 1),
+                provenance: Provenance(source: "gem", sourceID: missing.localID),
+                gem: HiddenGem(owner: "ann", visibility: .public, createdAt: created, updatedAt: created))
             try await store.updateGem(absent, expectedUpdatedAt: created)
             failures.append("an update of a gem that does not exist was accepted")
         } catch let error as UserDataError {

@@ -29,14 +29,16 @@ public enum FriendLimitConformance {
         // A third, accepted either way, is refused, and the request stays unanswered.
         _ = try await store.requestFriendship(from: "dan", to: "ann", at: now, friendLimit: 2)
         try await refused({ _ = try await store.requestFriendship(from: "ann", to: "dan", at: now, friendLimit: 2) }, "ann", "asking back")
-        try await refused({ _ = try await store.answerFriendship(of: "ann", from: "dan", accept: true, at: now, friendLimit: 2) },
-                          "ann", "accepting")
+        try await refused(
+            { _ = try await store.answerFriendship(of: "ann", from: "dan", accept: true, at: now, friendLimit: 2) },
+            "ann", "accepting")
         let waiting = try await store.friendships(of: "ann").first { $0.username == "dan" }
         failures.expect(waiting?.state == .incoming, "dan's request still waits: \(String(describing: waiting))")
         // Someone with room cannot accept a request from someone without.
         _ = try await store.requestFriendship(from: "ann", to: "eve", at: now, friendLimit: 2)
-        try await refused({ _ = try await store.answerFriendship(of: "eve", from: "ann", accept: true, at: now, friendLimit: 2) },
-                          "ann", "eve accepting ann's request")
+        try await refused(
+            { _ = try await store.answerFriendship(of: "eve", from: "ann", accept: true, at: now, friendLimit: 2) },
+            "ann", "eve accepting ann's request")
         // Accepting a request that does not exist finds nothing, whoever is full.
         let none = try await store.answerFriendship(of: "ann", from: "zoe", accept: true, at: now, friendLimit: 2)
         failures.expect(!none, "no request from zoe: nothing to accept")
@@ -53,7 +55,10 @@ public enum FriendLimitConformance {
         let outcomes = try await withThrowingTaskGroup(of: Bool.self) { group in
             for name in askers {
                 group.addTask {
-                    do { _ = try await store.requestFriendship(from: name, to: "kim", at: now, friendLimit: 2); return true } catch UserDataError.friendLimit {
+                    do {
+                        _ = try await store.requestFriendship(from: name, to: "kim", at: now, friendLimit: 2)
+                        return true
+                    } catch UserDataError.friendLimit {
                         return false
                     }
                 }

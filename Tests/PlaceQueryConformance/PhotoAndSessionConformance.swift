@@ -52,14 +52,19 @@ public enum PhotoAndSessionConformance {
         let outcomes = try await withThrowingTaskGroup(of: Bool.self) { group in
             for number in 10..<22 {
                 group.addTask {
-                    do { try await store.savePhoto(photo(number, owner: "bob"), storageLimit: 250); return true } catch UserDataError.storageFull {
+                    do {
+                        try await store.savePhoto(photo(number, owner: "bob"), storageLimit: 250)
+                        return true
+                    } catch UserDataError.storageFull {
                         return false
                     }
                 }
             }
             return try await group.reduce(into: [Bool]()) { $0.append($1) }
         }
-        failures.expect(outcomes.filter { $0 }.count == 1, "one of twelve concurrent uploads fits bob's 150 free bytes, \(outcomes.filter { $0 }.count) were recorded")
+        failures.expect(
+            outcomes.filter { $0 }.count == 1,
+            "one of twelve concurrent uploads fits bob's 150 free bytes, \(outcomes.filter { $0 }.count) were recorded")
         failures.expect(try await store.photoBytes(ownedBy: "bob") == 200, "bob ends at 200 bytes")
 
         // A deleted account's photos count for no one: not for a later account of the same name.
@@ -71,8 +76,10 @@ public enum PhotoAndSessionConformance {
         // Expired sessions of every account go; open ones stay.
         let sessions = [("a1", "ann", -10.0), ("a2", "ann", 3_600.0), ("b1", "bob", -1.0), ("b2", "bob", 0.0)]
         for (hash, name, offset) in sessions {
-            try await store.createSession(SessionRecord(tokenHash: hash, username: name, createdAt: now.addingTimeInterval(-86_400),
-                                                        expiresAt: now.addingTimeInterval(offset)))
+            try await store.createSession(
+                SessionRecord(
+                    tokenHash: hash, username: name, createdAt: now.addingTimeInterval(-86_400),
+                    expiresAt: now.addingTimeInterval(offset)))
         }
         failures.expect(try await store.deleteExpiredSessions(asOf: now) == 3, "three sessions had expired by now (one exactly at it)")
         failures.expect(try await store.session(tokenHash: "a2") != nil, "an open session stays")
@@ -83,12 +90,15 @@ public enum PhotoAndSessionConformance {
 
         // Notifications past the retention go, read or not, whoever they are for; younger ones stay.
         for (id, name, daysAgo) in [("n1", "ann", 100.0), ("n2", "bob", 91.0), ("n3", "ann", 89.0), ("n4", "ann", 90.0)] {
-            try await store.addNotification(UserNotification(id: id, username: name, kind: "friend_request", data: ["from": "cat"],
-                                                             createdAt: now.addingTimeInterval(-daysAgo * 86_400)))
+            try await store.addNotification(
+                UserNotification(
+                    id: id, username: name, kind: "friend_request", data: ["from": "cat"],
+                    createdAt: now.addingTimeInterval(-daysAgo * 86_400)))
         }
         _ = try await store.markNotificationsRead(of: "ann", ids: ["n1"], at: now)
-        failures.expect(try await store.deleteNotifications(createdBefore: now.addingTimeInterval(-90 * 86_400)) == 2,
-               "two notifications are older than 90 days (one exactly 90 days old stays)")
+        failures.expect(
+            try await store.deleteNotifications(createdBefore: now.addingTimeInterval(-90 * 86_400)) == 2,
+            "two notifications are older than 90 days (one exactly 90 days old stays)")
         let kept = try await store.notifications(of: "ann", unreadOnly: false, after: nil, limit: 10).map(\.id)
         failures.expect(kept == ["n3", "n4"], "ann keeps the younger two: \(kept)")
         failures.expect(try await store.notifications(of: "bob", unreadOnly: false, after: nil, limit: 10).isEmpty, "bob's old one went")

@@ -30,8 +30,9 @@ public enum PhotoOwnershipConformance {
         try await setAvatar("ann", 1)
         try await store.savePhoto(photo(1, owner: "bob", bytes: 300), storageLimit: 1_000)
         let gemID = try PlaceID(source: "gem", localID: "photo-owner")
-        var gem = Place(id: gemID, name: "Shared view", coordinate: try Coordinate(latitude: 43.7, longitude: 7.4),
-                        provenance: Provenance(source: "gem", sourceID: gemID.localID), gem: HiddenGem(owner: "bob", visibility: .public))
+        var gem = Place(
+            id: gemID, name: "Shared view", coordinate: try Coordinate(latitude: 43.7, longitude: 7.4),
+            provenance: Provenance(source: "gem", sourceID: gemID.localID), gem: HiddenGem(owner: "bob", visibility: .public))
         gem.photos = [PhotoReference(url: "/v1/photos/\(id(1))", reference: "photo:" + id(1))]
         try await store.createGem(gem)
         failures.expect(try await owner(1) == "ann", "a photo stored already keeps its first uploader")
@@ -44,10 +45,12 @@ public enum PhotoOwnershipConformance {
         failures.expect(annBytes == 0 && bobBytes == 300, "storage follows the photo: ann 0 and bob 300 bytes, got \(annBytes) and \(bobBytes)")
 
         // Shown by two others (a trip album and an avatar): the first by code point order gets it.
-        try await store.createPlan(PlanRecord(id: "trip_photo", kind: .trip, owner: "dan", visibility: .private,
-                                              members: [],
-                                              startsAt: now, endsAt: now.addingTimeInterval(3_600), createdAt: now, updatedAt: now,
-                                              document: Data("{}".utf8)))
+        try await store.createPlan(
+            PlanRecord(
+                id: "trip_photo", kind: .trip, owner: "dan", visibility: .private,
+                members: [],
+                startsAt: now, endsAt: now.addingTimeInterval(3_600), createdAt: now, updatedAt: now,
+                document: Data("{}".utf8)))
         _ = try await store.addAlbumPhoto(AlbumPhoto(photoID: id(1), uploader: "dan", addedAt: now), to: "trip_photo")
         try await setAvatar("cat", 1)
         let unused = try await store.deleteGem(gemID)
@@ -72,12 +75,15 @@ public enum PhotoOwnershipConformance {
             try await store.savePhoto(photo(2, owner: "bob", bytes: 400), storageLimit: 300)
             failures.append("taking over an unused photo of 400 bytes ignored bob's limit of 300")
         } catch let error as UserDataError {
-            failures.expect(error == .storageFull(owner: "bob", used: 0, adding: 400, limit: 300), "the take-over is refused like a new photo: \(error)")
+            failures.expect(
+                error == .storageFull(owner: "bob", used: 0, adding: 400, limit: 300), "the take-over is refused like a new photo: \(error)")
         }
         failures.expect(try await owner(2) == "ann", "a refused take-over leaves the photo as it was")
         try await store.savePhoto(photo(2, owner: "dan", bytes: 400), storageLimit: 500)
         let taken = try await store.photo(id: id(2))
-        failures.expect(taken?.owner == "dan" && taken?.createdAt == now, "an unused photo uploaded again is the new uploader's, now: \(String(describing: taken))")
+        failures.expect(
+            taken?.owner == "dan" && taken?.createdAt == now,
+            "an unused photo uploaded again is the new uploader's, now: \(String(describing: taken))")
         try await store.savePhoto(photo(3, owner: "ann", at: earlier), storageLimit: nil)
         try await store.savePhoto(photo(4, owner: "ann", at: earlier), storageLimit: nil)
         try await setAvatar("ann", 4)
@@ -109,12 +115,14 @@ public enum PhotoOwnershipConformance {
         try await store.savePhoto(photo(20, owner: "ann"), storageLimit: nil)
         try await store.savePhoto(photo(21, owner: "ann"), storageLimit: nil)
         let annGemID = try PlaceID(source: "gem", localID: "photo-uses")
-        var annGem = Place(id: annGemID, name: "Two photos", coordinate: try Coordinate(latitude: 43.7, longitude: 7.4),
-                           provenance: Provenance(source: "gem", sourceID: annGemID.localID), gem: HiddenGem(owner: "ann", visibility: .private))
+        var annGem = Place(
+            id: annGemID, name: "Two photos", coordinate: try Coordinate(latitude: 43.7, longitude: 7.4),
+            provenance: Provenance(source: "gem", sourceID: annGemID.localID), gem: HiddenGem(owner: "ann", visibility: .private))
         annGem.photos = [20, 21].map { PhotoReference(url: "/v1/photos/\(id($0))", reference: "photo:" + id($0)) }
         try await store.createGem(annGem)
         func described(_ uses: [PhotoUse]) -> [String] {
-            uses.map { "\($0.photoID == id(4) ? "4" : $0.photoID == id(20) ? "20" : $0.photoID == id(21) ? "21" : $0.photoID) \($0.kind.rawValue)" }.sorted()
+            uses.map { "\($0.photoID == id(4) ? "4" : $0.photoID == id(20) ? "20" : $0.photoID == id(21) ? "21" : $0.photoID) \($0.kind.rawValue)" }
+                .sorted()
         }
         let every = described(try await store.photoUses(by: "ann", among: nil))
         failures.expect(every == ["20 gem", "21 gem", "4 avatar"], "ann shows her avatar and two photos on her gem: \(every)")

@@ -12,10 +12,14 @@ import PlaceQuery
 /// a seeded random mix of 20 000: clusters, a uniform spread, both poles, the antimeridian, and
 /// duplicate coordinates so that ties on distance are broken by id.
 public struct PlaceIndexConformance: Sendable {
-    public static let categories = ["food.restaurant", "food.cafe", "drink.bar", "water.beach", "water.lake",
-                                    "historic.castle", "transport.airport", "city", "landmark"]
-    static let regions: [(String?, Continent?)] = [("FR", .europe), ("JP", .asia), ("US", .northAmerica), ("NZ", .oceania),
-                                                   (nil, .africa), (nil, nil)]
+    public static let categories = [
+        "food.restaurant", "food.cafe", "drink.bar", "water.beach", "water.lake",
+        "historic.castle", "transport.airport", "city", "landmark",
+    ]
+    static let regions: [(String?, Continent?)] = [
+        ("FR", .europe), ("JP", .asia), ("US", .northAmerica), ("NZ", .oceania),
+        (nil, .africa), (nil, nil),
+    ]
     static let zones = ["Europe/Paris", "Asia/Tokyo", "America/Los_Angeles", "Pacific/Auckland", "Not/AZone"]
 
     /// The places to load into the index under test.
@@ -27,7 +31,8 @@ public struct PlaceIndexConformance: Sendable {
         self.queriesPerCheck = queriesPerCheck
         var random = SplitMix64(seed: seed)
         func unit() -> Double { Double(random.next() >> 11) / Double(1 << 53) }
-        let clusters = (0..<25).map { _ in (asin(unit() * 2 - 1) * 180 / .pi, unit() * 360 - 180) }
+        let clusters =
+            (0..<25).map { _ in (asin(unit() * 2 - 1) * 180 / .pi, unit() * 360 - 180) }
             + [(0.0, 179.9), (0.0, -179.9), (89.8, 0.0), (-89.8, 0.0), (65, 179.99)]
         var places: [Place] = []
         for n in 0..<placeCount {
@@ -53,16 +58,24 @@ public struct PlaceIndexConformance: Sendable {
             let (country, continent) = Self.regions[Int(random.next() % UInt64(Self.regions.count))]
             let zone = n % 7 == 0 ? nil : Self.zones[Int(random.next() % UInt64(Self.zones.count))]
             let open = Int(random.next() % 1440), length = 60 + Int(random.next() % 900)
-            let hours = n % 5 == 0 ? nil : OpeningHours(text: nil, periods: (1...7).filter { _ in random.next() % 4 != 0 }.map { day in
-                OpeningHours.Period(openDay: day, openMinute: open, closeDay: open + length >= 1440 ? day % 7 + 1 : day,
-                                    closeMinute: (open + length) % 1440)
-            })
-            places.append(try Place(id: PlaceID("\(source):\(n)"), name: "P\(n)", coordinate: coordinate,
-                                    categories: [Category(category)], rating: rating.map { try Rating(sourceValue: $0, count: ratingCount) },
-                                    openingHours: hours,
-                                    gem: isGem ? HiddenGem(owner: ["ann", "bob"][n % 2], visibility: [.public, .unlisted, .private, .friends][n / 13 % 4]) : nil,
-                                    region: country == nil && continent == nil ? nil : PlaceRegion(countryCode: country, continent: continent),
-                                    timeZone: zone))
+            let hours =
+                n % 5 == 0
+                ? nil
+                : OpeningHours(
+                    text: nil,
+                    periods: (1...7).filter { _ in random.next() % 4 != 0 }.map { day in
+                        OpeningHours.Period(
+                            openDay: day, openMinute: open, closeDay: open + length >= 1440 ? day % 7 + 1 : day,
+                            closeMinute: (open + length) % 1440)
+                    })
+            places.append(
+                try Place(
+                    id: PlaceID("\(source):\(n)"), name: "P\(n)", coordinate: coordinate,
+                    categories: [Category(category)], rating: rating.map { try Rating(sourceValue: $0, count: ratingCount) },
+                    openingHours: hours,
+                    gem: isGem ? HiddenGem(owner: ["ann", "bob"][n % 2], visibility: [.public, .unlisted, .private, .friends][n / 13 % 4]) : nil,
+                    region: country == nil && continent == nil ? nil : PlaceRegion(countryCode: country, continent: continent),
+                    timeZone: zone))
         }
         self.places = places
     }
@@ -83,8 +96,9 @@ public struct PlaceIndexConformance: Sendable {
             let center: Coordinate
             if n % 2 == 0 {
                 let place = places[Int(random.next() % UInt64(places.count))]
-                center = try Coordinate(latitude: min(90, max(-90, place.coordinate.latitude + (unit() - 0.5) * 0.05)),
-                                        normalizingLongitude: place.coordinate.longitude + (unit() - 0.5) * 0.05)
+                center = try Coordinate(
+                    latitude: min(90, max(-90, place.coordinate.latitude + (unit() - 0.5) * 0.05)),
+                    normalizingLongitude: place.coordinate.longitude + (unit() - 0.5) * 0.05)
             } else {
                 center = try Coordinate(latitude: asin(unit() * 2 - 1) * 180 / .pi, longitude: unit() * 360 - 180)
             }
@@ -178,9 +192,12 @@ public struct PlaceIndexConformance: Sendable {
                     .sorted { PlaceRank.precedes($0.key, $0.id, $1.key, $1.id) }.map(\.id)
                 let whole = try await index.ranked(filter: filter, limit: nil, cursor: nil)
                 if whole.matches.map(\.id.rawValue) != expected {
-                    let firstDifference = zip(whole.matches.map(\.id.rawValue), expected).enumerated().first { $0.element.0 != $0.element.1 }?.offset
+                    let firstDifference =
+                        zip(whole.matches.map(\.id.rawValue), expected).enumerated().first { $0.element.0 != $0.element.1 }?.offset
                         ?? min(whole.matches.count, expected.count)
-                    failures.append("ranked \(filter.canonicalDescription): \(whole.matches.count) places, brute force \(expected.count), first difference at \(firstDifference)")
+                    failures.append(
+                        "ranked \(filter.canonicalDescription): \(whole.matches.count) places, brute force \(expected.count), first difference at \(firstDifference)"
+                    )
                     continue
                 }
                 if whole.nextCursor != nil { failures.append("ranked without a limit gave a cursor") }
@@ -228,7 +245,9 @@ public struct PlaceIndexConformance: Sendable {
             let limit = [1, 5, 50][nonEmpty % 3]
             let first = try await index.near(query.center, radius: query.radius, filter: query.filter, limit: limit, cursor: nil)
             if first.matches.map(\.id.rawValue) != expected.prefix(limit).map(\.id) || (first.nextCursor != nil) != (expected.count > limit) {
-                failures.append("near \(query.center) r=\(query.radius.meters) m, first \(limit): \(first.matches.count) places, brute force \(min(limit, expected.count))")
+                failures.append(
+                    "near \(query.center) r=\(query.radius.meters) m, first \(limit): \(first.matches.count) places, brute force \(min(limit, expected.count))"
+                )
             }
             if !expected.isEmpty { nonEmpty += 1 }
         }

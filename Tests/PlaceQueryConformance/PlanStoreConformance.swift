@@ -17,8 +17,9 @@ public enum PlanStoreConformance {
         // Friends: a request, seen from both sides; the reverse request accepts it; a decline forgets it.
         let asked = try await store.requestFriendship(from: "ann", to: "bob", at: now)
         failures.expect(asked.state == .requested, "a new request is 'requested' to its sender, got \(asked.state)")
-        failures.expect(try await store.friendships(of: "bob") == [Friendship(username: "ann", state: .incoming, since: now)],
-               "the addressee sees the request as incoming")
+        failures.expect(
+            try await store.friendships(of: "bob") == [Friendship(username: "ann", state: .incoming, since: now)],
+            "the addressee sees the request as incoming")
         failures.expect(try await !store.areFriends("ann", "bob"), "a request alone does not make friends")
         let again = try await store.requestFriendship(from: "ann", to: "bob", at: now.addingTimeInterval(5))
         failures.expect(again == Friendship(username: "bob", state: .requested, since: now), "asking twice keeps the first request, got \(again)")
@@ -27,8 +28,9 @@ public enum PlanStoreConformance {
         let annSeesBob = try await store.areFriends("ann", "bob"), bobSeesAnn = try await store.areFriends("bob", "ann")
         failures.expect(annSeesBob && bobSeesAnn, "friendship is symmetric")
         _ = try await store.requestFriendship(from: "cat", to: "ann", at: now)
-        failures.expect(try await store.answerFriendship(of: "bob", from: "cat", accept: true, at: now) == false,
-               "only the addressee answers a request")
+        failures.expect(
+            try await store.answerFriendship(of: "bob", from: "cat", accept: true, at: now) == false,
+            "only the addressee answers a request")
         failures.expect(try await store.answerFriendship(of: "ann", from: "cat", accept: false, at: now), "the addressee declines")
         failures.expect(try await store.friendships(of: "cat").isEmpty, "a declined request is gone")
         _ = try await store.requestFriendship(from: "dan", to: "ann", at: now)
@@ -40,12 +42,14 @@ public enum PlanStoreConformance {
 
         // Plans: round trip, revisions, listings.
         func plan(_ id: String, _ kind: PlanKind, owner: String, day: Double, members: [PlanMember] = []) -> PlanRecord {
-            PlanRecord(id: id, kind: kind, owner: owner, visibility: .private, members: members,
-                       startsAt: now.addingTimeInterval(day * 86_400), endsAt: now.addingTimeInterval(day * 86_400 + 7_200),
-                       createdAt: now, updatedAt: now, document: Data("{\"title\":\"\(id)\"}".utf8))
+            PlanRecord(
+                id: id, kind: kind, owner: owner, visibility: .private, members: members,
+                startsAt: now.addingTimeInterval(day * 86_400), endsAt: now.addingTimeInterval(day * 86_400 + 7_200),
+                createdAt: now, updatedAt: now, document: Data("{\"title\":\"\(id)\"}".utf8))
         }
-        let first = plan("it_a", .itinerary, owner: "ann", day: 0,
-                         members: [PlanMember(username: "cat", role: .viewer), PlanMember(username: "bob", role: .editor)])
+        let first = plan(
+            "it_a", .itinerary, owner: "ann", day: 0,
+            members: [PlanMember(username: "cat", role: .viewer), PlanMember(username: "bob", role: .editor)])
         try await store.createPlan(first)
         failures.expect(try await store.plan(id: "it_a") == first, "a plan reads back as written, members sorted")
         var edited = first
@@ -53,8 +57,9 @@ public enum PlanStoreConformance {
         edited.members = [PlanMember(username: "bob", role: .viewer)]
         try await store.updatePlan(edited, expectedRevision: 1)
         let stored = try await store.plan(id: "it_a")
-        failures.expect(stored?.revision == 2 && stored?.document == edited.document && stored?.members == edited.members,
-               "an update writes the document and members and counts the revision, got \(String(describing: stored))")
+        failures.expect(
+            stored?.revision == 2 && stored?.document == edited.document && stored?.members == edited.members,
+            "an update writes the document and members and counts the revision, got \(String(describing: stored))")
         do {
             try await store.updatePlan(edited, expectedRevision: 1)
             failures.append("a write from a stale revision is refused")
@@ -88,21 +93,27 @@ public enum PlanStoreConformance {
                 guard page.count == 4, let last = page.last else { break }
                 position = PlanListPosition(startsAt: last.startsAt, id: last.id)
             }
-            failures.expect(paged.map(\.id) == expected.map(\.id), "\(user)'s trips \(window) in pages of 4: \(paged.map(\.id)) ≠ \(expected.map(\.id))")
+            failures.expect(
+                paged.map(\.id) == expected.map(\.id), "\(user)'s trips \(window) in pages of 4: \(paged.map(\.id)) ≠ \(expected.map(\.id))")
         }
-        failures.expect(try await store.plans(of: .itinerary, involving: "bob", window: .all, after: nil, limit: 10).map(\.id) == ["it_a"],
-               "a member lists the itinerary")
-        failures.expect(try await store.plans(of: .itinerary, involving: "cat", window: .all, after: nil, limit: 10).isEmpty,
-               "a removed member no longer lists it")
+        failures.expect(
+            try await store.plans(of: .itinerary, involving: "bob", window: .all, after: nil, limit: 10).map(\.id) == ["it_a"],
+            "a member lists the itinerary")
+        failures.expect(
+            try await store.plans(of: .itinerary, involving: "cat", window: .all, after: nil, limit: 10).isEmpty,
+            "a removed member no longer lists it")
         let soon = try await store.plans(of: .trip, startingFrom: now, to: now.addingTimeInterval(86_400), limit: 10)
         failures.expect(soon.map(\.id) == ["tr_12", "tr_13"], "trips starting within a day, got \(soon.map(\.id))")
 
         // Share links.
-        let link = ShareLink(id: "sh_1", tokenHash: String(repeating: "a", count: 64), planID: "it_a", createdAt: now,
-                             expiresAt: now.addingTimeInterval(3_600))
+        let link = ShareLink(
+            id: "sh_1", tokenHash: String(repeating: "a", count: 64), planID: "it_a", createdAt: now,
+            expiresAt: now.addingTimeInterval(3_600))
         try await store.createShare(link)
-        try await store.createShare(ShareLink(id: "sh_2", tokenHash: String(repeating: "b", count: 64), planID: "it_a",
-                                              createdAt: now.addingTimeInterval(1)))
+        try await store.createShare(
+            ShareLink(
+                id: "sh_2", tokenHash: String(repeating: "b", count: 64), planID: "it_a",
+                createdAt: now.addingTimeInterval(1)))
         failures.expect(try await store.share(tokenHash: link.tokenHash) == link, "a link reads back by its token's hash")
         failures.expect(try await store.recordShareView(id: "sh_1", at: now) == 1, "the first view counts 1")
         failures.expect(try await store.recordShareView(id: "sh_1", at: now.addingTimeInterval(60)) == 2, "the second view counts 2")
@@ -121,7 +132,8 @@ public enum PlanStoreConformance {
         try await store.setAvailability(of: "bob", for: "tr_00", busy: busy + busy, at: now)
         failures.expect(try await store.availability(for: "tr_00") == ["bob": busy + busy, "ann": []], "availability is replaced per member")
         try await store.savePhoto(PhotoRecord(id: "p1", contentType: "image/png", byteCount: 10, owner: "bob", createdAt: now))
-        failures.expect(try await store.addAlbumPhoto(AlbumPhoto(photoID: "p1", uploader: "bob", addedAt: now), to: "tr_00"), "a photo joins the album")
+        failures.expect(
+            try await store.addAlbumPhoto(AlbumPhoto(photoID: "p1", uploader: "bob", addedAt: now), to: "tr_00"), "a photo joins the album")
         failures.expect(try await !store.addAlbumPhoto(AlbumPhoto(photoID: "p1", uploader: "ann", addedAt: now), to: "tr_00"), "only once")
         failures.expect(try await store.album(of: "tr_00") == [AlbumPhoto(photoID: "p1", uploader: "bob", addedAt: now)], "the album lists it")
         failures.expect(try await store.removeAlbumPhoto("p1", from: "tr_00") == ["p1"], "removing the last use frees the photo")
@@ -130,12 +142,15 @@ public enum PlanStoreConformance {
 
         // Notifications: dedupe by id, newest first, paging, read marks.
         for n in 0..<7 {
-            let added = try await store.addNotification(UserNotification(id: "n\(n)", username: "ann", kind: "friend_request",
-                                                                         data: ["from": "u\(n)"], createdAt: now.addingTimeInterval(Double(n / 2))))
+            let added = try await store.addNotification(
+                UserNotification(
+                    id: "n\(n)", username: "ann", kind: "friend_request",
+                    data: ["from": "u\(n)"], createdAt: now.addingTimeInterval(Double(n / 2))))
             failures.expect(added, "notification n\(n) is added")
         }
-        failures.expect(try await !store.addNotification(UserNotification(id: "n3", username: "ann", kind: "x", data: [:], createdAt: now)),
-               "a notification id is made once")
+        failures.expect(
+            try await !store.addNotification(UserNotification(id: "n3", username: "ann", kind: "x", data: [:], createdAt: now)),
+            "a notification id is made once")
         var ids: [String] = []
         var after: String?
         while true {
@@ -145,8 +160,9 @@ public enum PlanStoreConformance {
             after = page.last?.id
         }
         failures.expect(ids == ["n6", "n4", "n5", "n2", "n3", "n0", "n1"], "newest first, ties by id, paged: \(ids)")
-        failures.expect(try await store.notifications(of: "ann", unreadOnly: false, after: nil, limit: 1).first?.data == ["from": "u6"],
-               "the data reads back")
+        failures.expect(
+            try await store.notifications(of: "ann", unreadOnly: false, after: nil, limit: 1).first?.data == ["from": "u6"],
+            "the data reads back")
         failures.expect(try await store.markNotificationsRead(of: "ann", ids: ["n1", "n2", "nx"], at: now) == 2, "two are marked read")
         failures.expect(try await store.markNotificationsRead(of: "bob", ids: ["n3"], at: now) == 0, "only one's own notifications")
         failures.expect(try await store.notifications(of: "ann", unreadOnly: true, after: nil, limit: 10).count == 5, "five stay unread")

@@ -19,8 +19,9 @@ public enum PopularityConformance {
         history += [(4, .rating, 3), (5, .rating, 3)]
         history.append((6, .planStop, 40))  // outside the month
         for (place, activity, ago) in history {
-            try await store.recordActivity(activity, subjects: [(.place, id(place)), (.destination, id(100 + place % 2))],
-                                           at: now.addingTimeInterval(-ago * day))
+            try await store.recordActivity(
+                activity, subjects: [(.place, id(place)), (.destination, id(100 + place % 2))],
+                at: now.addingTimeInterval(-ago * day))
         }
         for period in [PopularityPeriod.week, .month] {
             // Brute force: every action's weight halved per half-life, places active in the period.
@@ -33,10 +34,13 @@ public enum PopularityConformance {
                 .sorted { abs($0.value - $1.value) > 1e-9 ? $0.value > $1.value : $0.key.rawValue < $1.key.rawValue }
             let since = now.addingTimeInterval(-period.seconds)
             let found = try await store.popular(.place, period: period, activeSince: since, after: nil, limit: 50)
-            failures.expect(found.map(\.subject) == expected.map(\.key), "\(period): order \(found.map(\.subject.rawValue)) != \(expected.map(\.key.rawValue))")
+            failures.expect(
+                found.map(\.subject) == expected.map(\.key), "\(period): order \(found.map(\.subject.rawValue)) != \(expected.map(\.key.rawValue))")
             for (entry, truth) in zip(found, expected) {
                 let value = PopularityMath.value(entry.key, at: now, period: period)
-                failures.expect(abs(value - truth.value) < 1e-6 * max(1, truth.value), "\(period): \(entry.subject) is worth \(value), brute force \(truth.value)")
+                failures.expect(
+                    abs(value - truth.value) < 1e-6 * max(1, truth.value), "\(period): \(entry.subject) is worth \(value), brute force \(truth.value)"
+                )
             }
             // Pages of two continue exactly.
             var paged: [PlaceID] = [], after: PopularEntry?
@@ -51,7 +55,8 @@ public enum PopularityConformance {
         let week = try await store.popular(.place, period: .week, activeSince: now.addingTimeInterval(-7 * day), after: nil, limit: 50)
         failures.expect(!week.contains { $0.subject == id(1) }, "a burst three weeks ago is not popular this week")
         let month = try await store.popular(.place, period: .month, activeSince: now.addingTimeInterval(-30 * day), after: nil, limit: 50)
-        failures.expect(month.first?.subject == id(1), "over the month the old burst (15 favourites) leads, got \(month.first?.subject.rawValue ?? "none")")
+        failures.expect(
+            month.first?.subject == id(1), "over the month the old burst (15 favourites) leads, got \(month.first?.subject.rawValue ?? "none")")
         failures.expect(month.first(where: { $0.subject == id(1) })?.events == 15, "events are counted")
         let destinations = try await store.popular(.destination, period: .month, activeSince: now.addingTimeInterval(-30 * day), after: nil, limit: 5)
         failures.expect(Set(destinations.map(\.subject)) == [id(100), id(101)], "destinations are counted apart from places")
@@ -62,7 +67,8 @@ public enum PopularityConformance {
             try await group.waitForAll()
         }
         let busy = try await store.popular(.place, period: .week, activeSince: now.addingTimeInterval(-7 * day), after: nil, limit: 1)
-        failures.expect(busy.first?.subject == id(9) && busy.first?.events == 16, "16 concurrent favourites all count, got \(busy.first?.events ?? 0)")
+        failures.expect(
+            busy.first?.subject == id(9) && busy.first?.events == 16, "16 concurrent favourites all count, got \(busy.first?.events ?? 0)")
         if let key = busy.first?.key {
             failures.expect(abs(PopularityMath.value(key, at: now, period: .week) - 48) < 1e-6, "16 × 3 = 48")
         }

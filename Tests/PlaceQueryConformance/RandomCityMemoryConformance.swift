@@ -23,7 +23,8 @@ public enum RandomCityMemoryConformance {
         var failures = try await check(store)
         let lease = Date(timeIntervalSince1970: 0)
         for user in ["ann", "bob"] {
-            try await store.queueDelivery(PendingDelivery(notificationID: "n_\(user)", username: user, body: "{}", failedAttempts: 0), leaseUntil: lease)
+            try await store.queueDelivery(
+                PendingDelivery(notificationID: "n_\(user)", username: user, body: "{}", failedAttempts: 0), leaseUntil: lease)
         }
         _ = try await store.deleteUser(named: "ann")
         if let left = try await store.lastRandomCity(of: "ann") { failures.append("a deleted account's city is forgotten: \(left)") }

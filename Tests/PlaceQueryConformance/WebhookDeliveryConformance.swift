@@ -10,8 +10,9 @@ public enum WebhookDeliveryConformance {
         let now = Date(timeIntervalSince1970: 1_800_000_000)
         func at(_ seconds: Double) -> Date { now.addingTimeInterval(seconds) }
         func delivery(_ n: Int, _ user: String = "ann") -> PendingDelivery {
-            PendingDelivery(notificationID: "n_\(n)", username: user, body: #"{"id":"n_\#(n)","kind":"friend_request","text":"é \"q\""}"#,
-                            failedAttempts: 0)
+            PendingDelivery(
+                notificationID: "n_\(n)", username: user, body: #"{"id":"n_\#(n)","kind":"friend_request","text":"é \"q\""}"#,
+                failedAttempts: 0)
         }
 
         // Three deliveries whose first attempts are under way (leased for a minute).
@@ -49,7 +50,9 @@ public enum WebhookDeliveryConformance {
             for try await ids in group { all += ids }
             return all
         }
-        failures.expect(claims.count == 20 && Set(claims).count == 20, "each of 20 deliveries taken once by 8 claims at once: \(claims.count) taken, \(Set(claims).count) distinct")
+        failures.expect(
+            claims.count == 20 && Set(claims).count == 20,
+            "each of 20 deliveries taken once by 8 claims at once: \(claims.count) taken, \(Set(claims).count) distinct")
         for n in 10..<30 { try await store.finishDelivery(of: "n_\(n)") }
         return failures.list
     }

@@ -3,6 +3,7 @@ import GeoCore
 import PlaceModel
 import PlaceQuery
 import Testing
+
 @testable import PlaceStore
 
 /// `SQLiteUserStore.backUp`: a copy of the user data file as of one moment, taken while the
@@ -16,9 +17,10 @@ import Testing
 
     static func gem(_ n: Int, owner: String = "writer") throws -> Place {
         let id = try PlaceID(source: "gem", localID: String(format: "bk%06d", n))
-        return Place(id: id, name: "Backup gem \(n)", coordinate: try Coordinate(latitude: Double(n % 160) - 80, longitude: Double(n % 350) - 175),
-                     provenance: Provenance(source: "gem", sourceID: id.localID),
-                     gem: HiddenGem(owner: owner, visibility: n % 3 == 0 ? .private : .public))
+        return Place(
+            id: id, name: "Backup gem \(n)", coordinate: try Coordinate(latitude: Double(n % 160) - 80, longitude: Double(n % 350) - 175),
+            provenance: Provenance(source: "gem", sourceID: id.localID),
+            gem: HiddenGem(owner: owner, visibility: n % 3 == 0 ? .private : .public))
     }
 
     /// Gems go on being written while the copy is taken: the copy holds a prefix of them, each
@@ -29,8 +31,10 @@ import Testing
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = directory.appendingPathComponent("users.sqlite").path
         let store = try SQLiteUserStore(path: path, threads: 2)
-        try await store.createUser(UserAccount(username: "writer", email: "w@example.org", passwordHash: "$2b$11$abcdefghijklmnopqrstuv",
-                                               profile: UserProfile(), createdAt: Date()))
+        try await store.createUser(
+            UserAccount(
+                username: "writer", email: "w@example.org", passwordHash: "$2b$11$abcdefghijklmnopqrstuv",
+                profile: UserProfile(), createdAt: Date()))
         for n in 0..<300 { try await store.createGem(try Self.gem(n)) }
         let writing = Task {
             var n = 300
@@ -58,8 +62,10 @@ import Testing
         let copy = try SQLiteUserStore(path: destination, threads: 2)
         // The gems written first are there; each gem row has its place row, and the reverse.
         let (placeRows, gemsWithoutPlaces) = try await copy.reading { connection in
-            (try connection.scalarInt("SELECT count(*) FROM places"),
-             try connection.scalarInt("SELECT count(*) FROM gems g WHERE NOT EXISTS (SELECT 1 FROM places p WHERE p.id = g.id)"))
+            (
+                try connection.scalarInt("SELECT count(*) FROM places"),
+                try connection.scalarInt("SELECT count(*) FROM gems g WHERE NOT EXISTS (SELECT 1 FROM places p WHERE p.id = g.id)")
+            )
         }
         #expect(placeRows == Int64(backup.gems) && gemsWithoutPlaces == 0)
         #expect(try await copy.reading { try $0.scalarText("PRAGMA integrity_check") } == "ok")

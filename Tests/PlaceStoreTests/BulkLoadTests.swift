@@ -3,6 +3,7 @@ import GeoCore
 import PlaceModel
 import PlaceQuery
 import Testing
+
 @testable import PlaceStore
 
 /// A bulk load (the first large write to an empty index) sets SpatiaLite's triggers aside and
@@ -44,10 +45,12 @@ import Testing
                 // Geometries written in Swift are byte for byte what MakePoint makes.
                 #expect(try c.scalarInt("SELECT count(*) FROM places WHERE geom = MakePoint(lon, lat, 4326)") == 6_000)
                 // Every point's box holds the point exactly.
-                #expect(try c.scalarInt("""
-                    SELECT count(*) FROM places p JOIN idx_places_geom r ON r.pkid = p.pk
-                    WHERE r.xmin <= p.lon AND r.xmax >= p.lon AND r.ymin <= p.lat AND r.ymax >= p.lat
-                    """) == 6_000)
+                #expect(
+                    try c.scalarInt(
+                        """
+                        SELECT count(*) FROM places p JOIN idx_places_geom r ON r.pkid = p.pk
+                        WHERE r.xmin <= p.lon AND r.xmax >= p.lon AND r.ymin <= p.lat AND r.ymax >= p.lat
+                        """) == 6_000)
                 #expect(try Self.triggers(c) == before)
                 #expect(try c.scalarInt("SELECT count(*) FROM place_categories") == 6_000)
                 #expect(try c.scalarInt("SELECT count(*) FROM places_fts WHERE places_fts MATCH 'place'") == 6_000)

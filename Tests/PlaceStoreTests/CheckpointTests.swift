@@ -3,6 +3,7 @@ import GeoCore
 import PlaceModel
 import PlaceQuery
 import Testing
+
 @testable import PlaceStore
 
 /// The async store's writes leave checkpoints to a thread of their own: a commit never copies
@@ -79,8 +80,9 @@ import Testing
                 var reads = 0
                 while !Task.isCancelled {
                     do {
-                        _ = try await store.near(Coordinate(uncheckedLatitude: 0, longitude: 0), radius: Distance(uncheckedMeters: 300_000),
-                                                 filter: .none, limit: 20, cursor: nil)
+                        _ = try await store.near(
+                            Coordinate(uncheckedLatitude: 0, longitude: 0), radius: Distance(uncheckedMeters: 300_000),
+                            filter: .none, limit: 20, cursor: nil)
                         reads += 1
                     } catch is CancellationError {
                         break  // the store refuses calls from a cancelled task: the writes are done

@@ -3,6 +3,7 @@ import GeoCore
 import PlaceModel
 import PlaceQuery
 import Testing
+
 @testable import PlaceStore
 
 /// The fast paths of filling an empty index — names indexed on a side thread and copied in, a
@@ -11,9 +12,10 @@ import Testing
     static func places(_ count: Int, prefix: String = "t") throws -> [Place] {
         var generator = SplitMix64(seed: 5)
         return try (0..<count).map { n in
-            try makePlace("\(prefix):\(n)", Double.random(in: -80...80, using: &generator), Double.random(in: -180...180, using: &generator),
-                          name: n % 2 == 0 ? "Café Mercado \(n)" : "Harbour Tower \(n)",
-                          categories: n % 3 == 0 ? ["food.cafe", "culture"] : ["transport.station"])
+            try makePlace(
+                "\(prefix):\(n)", Double.random(in: -80...80, using: &generator), Double.random(in: -180...180, using: &generator),
+                name: n % 2 == 0 ? "Café Mercado \(n)" : "Harbour Tower \(n)",
+                categories: n % 3 == 0 ? ["food.cafe", "culture"] : ["transport.station"])
         }
     }
 
@@ -55,7 +57,9 @@ import Testing
                 let c = index.connection
                 try c.execute("INSERT INTO places_fts (places_fts) VALUES ('integrity-check')")
                 #expect(try c.scalarInt("SELECT count(*) FROM places_fts WHERE places_fts MATCH 'seven'") == 1)
-                #expect(try c.scalarText("SELECT group_concat(category) FROM place_categories WHERE pk = (SELECT pk FROM places WHERE id = 't:7')") == "nature")
+                #expect(
+                    try c.scalarText("SELECT group_concat(category) FROM place_categories WHERE pk = (SELECT pk FROM places WHERE id = 't:7')")
+                        == "nature")
                 #expect(try c.scalarInt("SELECT count(*) FROM places") == 3_000)
             }
         }
@@ -108,7 +112,8 @@ import Testing
             try index.upsert([try makePlace("t:1", 1, 1, name: "São Bento"), try makePlace("t:2", 2, 2, name: "Porto Tower")])
             // Make it a version 1 file: the name index as version 1 defined it.
             try index.locked { () throws in
-                try index.connection.execute("""
+                try index.connection.execute(
+                    """
                     DROP TABLE places_fts;
                     CREATE VIRTUAL TABLE places_fts USING fts5(
                         name, content = 'places', content_rowid = 'pk', tokenize = 'unicode61 remove_diacritics 2'
@@ -142,13 +147,17 @@ extension FillTests {
         try withTemporaryIndex { index, path in
             let france = PlaceRegion(countryCode: "FR", continent: .europe)
             func place(_ id: String, _ stars: Double?, count: Int?, region: PlaceRegion? = france) throws -> Place {
-                try Place(id: PlaceID(id), name: id, coordinate: Coordinate(latitude: 45, longitude: 2),
-                          rating: stars.map { try Rating(sourceValue: $0, count: count) }, region: region)
+                try Place(
+                    id: PlaceID(id), name: id, coordinate: Coordinate(latitude: 45, longitude: 2),
+                    rating: stars.map { try Rating(sourceValue: $0, count: count) }, region: region)
             }
-            try index.upsert([try place("t:a", 4, count: 3), try place("t:b", nil, count: nil), try place("t:c", 4, count: 900),
-                              try place("t:d", 4.5, count: 1), try place("t:e", 5, count: 9, region: nil)])
+            try index.upsert([
+                try place("t:a", 4, count: 3), try place("t:b", nil, count: nil), try place("t:c", 4, count: 900),
+                try place("t:d", 4.5, count: 1), try place("t:e", 5, count: 9, region: nil),
+            ])
             try index.locked { () throws in
-                try index.connection.execute("""
+                try index.connection.execute(
+                    """
                     DROP INDEX places_country_rank;
                     DROP INDEX places_continent_rank;
                     ALTER TABLE places DROP COLUMN country;

@@ -3,6 +3,7 @@ import GeoCore
 import PlaceModel
 import PlaceQuery
 import Testing
+
 @testable import PlaceStore
 
 @Suite struct SchemaAndStorageTests {
@@ -22,7 +23,8 @@ import Testing
                 #expect(abs((Double(metres ?? "") ?? 0) - 1112) < 5)
                 #expect(try c.scalarText("PRAGMA journal_mode") == "wal")
                 // A category filter is an index range probe, never a scan of places.
-                let plan = try c.prepare("EXPLAIN QUERY PLAN SELECT pk FROM place_categories WHERE category = 'food' OR (category > 'food.' AND category < 'food/')")
+                let plan = try c.prepare(
+                    "EXPLAIN QUERY PLAN SELECT pk FROM place_categories WHERE category = 'food' OR (category > 'food.' AND category < 'food/')")
                 var details: [String] = []
                 while try plan.step() { details.append(plan.text(3) ?? "") }
                 #expect(details.allSatisfy { !$0.hasPrefix("SCAN") }, "\(details)")
@@ -40,12 +42,14 @@ import Testing
             var place = try Place(
                 id: PlaceID("yelp:café-1"), name: "Café \"Été\"", coordinate: Coordinate(latitude: -0.000001, longitude: -179.999999),
                 categories: [Category("food.cafe"), Category("drink.bar")],
-                address: Address(street: "1 rue X", locality: "Paris", region: "IDF", postcode: "75001", countryCode: "NA", formatted: "1 rue X, Paris"),
+                address: Address(
+                    street: "1 rue X", locality: "Paris", region: "IDF", postcode: "75001", countryCode: "NA", formatted: "1 rue X, Paris"),
                 rating: Rating(sourceValue: 8.6, scale: 10, count: 120), priceLevel: PriceLevel(2), phone: "+33 1", website: "https://x.example",
                 openingHours: OpeningHours(text: "Mo 08:00-18:00", periods: [.init(openDay: 1, openMinute: 480, closeDay: 1, closeMinute: 1080)]),
                 photos: [PhotoReference(url: "https://p.example/1.jpg", width: 10, height: 20, attribution: "me")],
-                provenance: Provenance(source: "yelp", sourceID: "other-id", fetchedAt: Date(timeIntervalSince1970: 1_700_000_000.5),
-                                       importedAt: Date(timeIntervalSince1970: 1_800_000_000)),
+                provenance: Provenance(
+                    source: "yelp", sourceID: "other-id", fetchedAt: Date(timeIntervalSince1970: 1_700_000_000.5),
+                    importedAt: Date(timeIntervalSince1970: 1_800_000_000)),
                 tags: ["wifi": "yes", "ключ": "значение", "quote\"": "line\nbreak"],
                 gem: HiddenGem(owner: "user-7", visibility: .friends))
             try index.upsert([place])
@@ -102,7 +106,10 @@ import Testing
         try withTemporaryIndex { index, path in
             try index.locked { try index.connection.execute("PRAGMA user_version = 99") }
             for mode in [SpatiaLitePlaceIndex.OpenMode.readOnly, .readWrite] {
-                do { _ = try SpatiaLitePlaceIndex(path: path, mode: mode); Issue.record("opened") } catch {
+                do {
+                    _ = try SpatiaLitePlaceIndex(path: path, mode: mode)
+                    Issue.record("opened")
+                } catch {
                     #expect(String(describing: error).contains("schema version 99"))
                 }
             }
@@ -111,9 +118,13 @@ import Testing
 
     @Test func bulkLoadsBuildEveryIndexAndRestoreTheTriggers() throws {
         try withTemporaryIndex { index, _ in
-            let first = try (0..<1500).map { try makePlace("t:\($0)", Double($0 % 30), Double($0 / 30), name: "Bulk \($0)", categories: ["food.cafe"]) }
+            let first = try (0..<1500).map {
+                try makePlace("t:\($0)", Double($0 % 30), Double($0 / 30), name: "Bulk \($0)", categories: ["food.cafe"])
+            }
             // The second batch updates 100 rows of the first, moving them and changing categories.
-            let second = try (0..<100).map { try makePlace("t:\($0)", -10, -10 - Double($0) * 0.001, name: "Moved \($0)", categories: ["water.beach"]) }
+            let second = try (0..<100).map {
+                try makePlace("t:\($0)", -10, -10 - Double($0) * 0.001, name: "Moved \($0)", categories: ["water.beach"])
+            }
             try index.write { writer in
                 try writer.upsert(first)
                 #expect(writer.isBulkLoad)
@@ -124,19 +135,29 @@ import Testing
                 let c = index.connection
                 #expect(try c.scalarInt("SELECT count(*) FROM idx_places_geom") == 1500)
                 #expect(try c.scalarInt("SELECT count(*) FROM place_categories") == 1500)
-                #expect(try c.scalarInt("SELECT count(*) FROM sqlite_master WHERE type = 'trigger' AND name IN ('gii_places_geom', 'giu_places_geom', 'gid_places_geom', 'places_fts_after_insert', 'places_fts_after_delete', 'places_fts_after_rename', 'places_after_delete')") == 7)
+                #expect(
+                    try c.scalarInt(
+                        "SELECT count(*) FROM sqlite_master WHERE type = 'trigger' AND name IN ('gii_places_geom', 'giu_places_geom', 'gid_places_geom', 'places_fts_after_insert', 'places_fts_after_delete', 'places_fts_after_rename', 'places_after_delete')"
+                    ) == 7)
                 #expect(try c.scalarText("PRAGMA integrity_check") == "ok")
                 try c.execute("INSERT INTO places_fts (places_fts) VALUES ('integrity-check')")
             }
-            let moved = try index.near(try Coordinate(latitude: -10, longitude: -10.05), radius: try Distance(parsing: "10km"),
-                                       filter: PlaceFilter(categories: [.beach], text: "moved"))
+            let moved = try index.near(
+                try Coordinate(latitude: -10, longitude: -10.05), radius: try Distance(parsing: "10km"),
+                filter: PlaceFilter(categories: [.beach], text: "moved"))
             #expect(moved.matches.count == 100)
-            #expect(try index.near(try Coordinate(latitude: 0, longitude: 0), radius: try Distance(parsing: "1km"),
-                                   filter: PlaceFilter(categories: [.food])).matches.isEmpty, "t:0 moved away")
+            #expect(
+                try index.near(
+                    try Coordinate(latitude: 0, longitude: 0), radius: try Distance(parsing: "1km"),
+                    filter: PlaceFilter(categories: [.food])
+                ).matches.isEmpty, "t:0 moved away")
             // After the bulk load, ordinary writes keep every index in step again.
             try index.upsert([try makePlace("t:new", 50, 50, name: "Fresh cafe", categories: ["food.cafe"])])
-            #expect(try index.near(try Coordinate(latitude: 50, longitude: 50), radius: try Distance(parsing: "1km"),
-                                   filter: PlaceFilter(categories: [.food], text: "fresh")).matches.count == 1)
+            #expect(
+                try index.near(
+                    try Coordinate(latitude: 50, longitude: 50), radius: try Distance(parsing: "1km"),
+                    filter: PlaceFilter(categories: [.food], text: "fresh")
+                ).matches.count == 1)
         }
     }
 
@@ -161,7 +182,10 @@ import Testing
 
     @Test func openingErrorsSayWhatToDo() throws {
         let missing = FileManager.default.temporaryDirectory.appendingPathComponent("absent-\(UUID()).sqlite").path
-        do { _ = try SpatiaLitePlaceIndex(path: missing); Issue.record("opened") } catch {
+        do {
+            _ = try SpatiaLitePlaceIndex(path: missing)
+            Issue.record("opened")
+        } catch {
             #expect(String(describing: error).contains("import a dump"))
         }
         let other = FileManager.default.temporaryDirectory.appendingPathComponent("other-\(UUID()).sqlite").path
@@ -181,7 +205,9 @@ import Testing
             try index.upsert([try makePlace("t:west", 0, -179.95), try makePlace("t:east", 0, 179.9), try makePlace("t:far", 0, 170)])
             let answer = try index.near(try Coordinate(latitude: 0, longitude: 179.95), radius: try Distance(parsing: "20km"))
             #expect(answer.matches.map(\.place.id.rawValue) == ["t:east", "t:west"])
-            #expect(abs(answer.matches[1].distance!.meters - Geodesic.distance(latitude1: 0, longitude1: 179.95, latitude2: 0, longitude2: -179.95)) < 1e-9)
+            #expect(
+                abs(answer.matches[1].distance!.meters - Geodesic.distance(latitude1: 0, longitude1: 179.95, latitude2: 0, longitude2: -179.95))
+                    < 1e-9)
             let box = try index.within(try BoundingBox(west: 179, south: -1, east: -179, north: 1))
             #expect(box.matches.map(\.place.id.rawValue) == ["t:east", "t:west"])
         }
@@ -196,15 +222,18 @@ import Testing
             var random = SplitMix64(seed: 21)
             func unit() -> Double { Double(random.next() >> 11) / Double(1 << 53) }
             let places = try (0..<3000).map { n in
-                try makePlace("t:\(n)", n % 3 == 0 ? 89.9 + unit() * 0.1 : unit() * 180 - 90,
-                              n % 3 == 1 ? 179.9 + unit() * 0.1 : unit() * 360 - 180)
+                try makePlace(
+                    "t:\(n)", n % 3 == 0 ? 89.9 + unit() * 0.1 : unit() * 180 - 90,
+                    n % 3 == 1 ? 179.9 + unit() * 0.1 : unit() * 360 - 180)
             }
             try index.upsert(places)
             var coordinates: [Int64: Coordinate] = [:]
             let rows = try index.connection.prepare("SELECT pk, lat, lon FROM places")
             while try rows.step() { coordinates[rows.int64(0)] = try Coordinate(latitude: rows.double(1), longitude: rows.double(2)) }
             var centres = places.prefix(40).map(\.coordinate)
-            centres += try places.prefix(40).map { try Coordinate(latitude: max(-90, $0.coordinate.latitude - 0.000009), normalizingLongitude: $0.coordinate.longitude + 0.000009) }
+            centres += try places.prefix(40).map {
+                try Coordinate(latitude: max(-90, $0.coordinate.latitude - 0.000009), normalizingLongitude: $0.coordinate.longitude + 0.000009)
+            }
             centres += try (0..<20).map { _ in try Coordinate(latitude: unit() * 180 - 90, longitude: unit() * 360 - 180) }
             var worst = Double.infinity
             for centre in centres {
@@ -212,8 +241,9 @@ import Testing
                 #expect(candidates.count == places.count)
                 for candidate in candidates {
                     let exact = try #require(coordinates[candidate.pk])
-                    let distance = Geodesic.distance(latitude1: centre.latitude, longitude1: centre.longitude,
-                                                     latitude2: exact.latitude, longitude2: exact.longitude)
+                    let distance = Geodesic.distance(
+                        latitude1: centre.latitude, longitude1: centre.longitude,
+                        latitude2: exact.latitude, longitude2: exact.longitude)
                     worst = min(worst, distance - candidate.bound)
                 }
             }
@@ -232,9 +262,10 @@ import Testing
             var random = SplitMix64(seed: 5)
             func offset() -> Double { (Double(random.next() >> 11) / Double(1 << 53) - 0.5) * 0.16 }
             func add(_ count: Int, from first: Int) throws {
-                try index.upsert((first..<first + count).map { n in
-                    try makePlace("t:\(n)", 10 + offset(), (179.95 + offset() + 180).truncatingRemainder(dividingBy: 360) - 180)
-                })
+                try index.upsert(
+                    (first..<first + count).map { n in
+                        try makePlace("t:\(n)", 10 + offset(), (179.95 + offset() + 180).truncatingRemainder(dividingBy: 360) - 180)
+                    })
             }
             func firstDisc(_ filter: PlaceFilter = .none) throws -> Double {
                 try index.reading { try index.firstProbeRadius(centre, radius: radius, filter: filter, wanted: 51) }
@@ -275,8 +306,9 @@ import Testing
             #expect(everything.matches.map(\.place.id.rawValue) == ["t:a", "t:n"] && everything.nextCursor != nil)
             let rest = try index.near(try Coordinate(latitude: 0, longitude: 0), radius: planet, cursor: everything.nextCursor)
             #expect(rest.matches.map(\.place.id.rawValue) == ["t:b"])
-            let none = try index.near(try Coordinate(latitude: 0, longitude: 0), radius: planet,
-                                      filter: PlaceFilter(minimumRating: 1), limit: 10)
+            let none = try index.near(
+                try Coordinate(latitude: 0, longitude: 0), radius: planet,
+                filter: PlaceFilter(minimumRating: 1), limit: 10)
             #expect(none.matches.isEmpty && none.nextCursor == nil)
         }
     }
@@ -297,8 +329,10 @@ import Testing
             let french = PlaceFilter(countries: ["FR"])
             let first = try index.near(center, radius: try Distance(parsing: "10km"), filter: french, limit: 1)
             let cursor = try #require(first.nextCursor)
-            for other in [PlaceFilter(countries: ["DE"]), PlaceFilter(continents: [.europe]),
-                          PlaceFilter(countries: ["FR"], openAt: Date()), PlaceFilter()] {
+            for other in [
+                PlaceFilter(countries: ["DE"]), PlaceFilter(continents: [.europe]),
+                PlaceFilter(countries: ["FR"], openAt: Date()), PlaceFilter(),
+            ] {
                 #expect(throws: PlaceQueryError.self) {
                     try index.near(center, radius: try Distance(parsing: "10km"), filter: other, limit: 1, cursor: cursor)
                 }
@@ -306,16 +340,19 @@ import Testing
             // open_now pages are each decided at their own time: the same filter at a later instant
             // continues the pages.
             let open = try index.near(center, radius: try Distance(parsing: "10km"), filter: PlaceFilter(openAt: Date()), limit: 4)
-            let rest = try index.near(center, radius: try Distance(parsing: "10km"),
-                                      filter: PlaceFilter(openAt: Date().addingTimeInterval(60)), limit: 4, cursor: open.nextCursor)
+            let rest = try index.near(
+                center, radius: try Distance(parsing: "10km"),
+                filter: PlaceFilter(openAt: Date().addingTimeInterval(60)), limit: 4, cursor: open.nextCursor)
             #expect((open.matches + rest.matches).map(\.id.rawValue) == (0..<6).map { "t:\($0)" })
         }
     }
 
     @Test func circlesAroundThePolesAndThePoleItself() throws {
         try withTemporaryIndex { index, _ in
-            try index.upsert([try makePlace("t:pole", 90, 0), try makePlace("t:a", 89.9, 0), try makePlace("t:b", 89.9, 180),
-                              try makePlace("t:c", 89.5, -90), try makePlace("t:south", -90, 0)])
+            try index.upsert([
+                try makePlace("t:pole", 90, 0), try makePlace("t:a", 89.9, 0), try makePlace("t:b", 89.9, 180),
+                try makePlace("t:c", 89.5, -90), try makePlace("t:south", -90, 0),
+            ])
             let answer = try index.near(try Coordinate(latitude: 89.95, longitude: 45), radius: try Distance(parsing: "30km"))
             #expect(Set(answer.matches.map(\.place.id.rawValue)) == ["t:pole", "t:a", "t:b"])
             let fromPole = try index.near(try Coordinate(latitude: 90, longitude: 0), radius: try Distance(parsing: "56km"))
@@ -326,8 +363,10 @@ import Testing
     @Test func zeroRadiusAndExactlyOnTheRadius() throws {
         try withTemporaryIndex { index, _ in
             let center = try Coordinate(latitude: 48.8584, longitude: 2.2945)
-            try index.upsert([try makePlace("t:here", 48.8584, 2.2945), try makePlace("t:near", 48.8584001, 2.2945),
-                              try makePlace("t:ring", 48.9, 2.3)])
+            try index.upsert([
+                try makePlace("t:here", 48.8584, 2.2945), try makePlace("t:near", 48.8584001, 2.2945),
+                try makePlace("t:ring", 48.9, 2.3),
+            ])
             #expect(try index.near(center, radius: .zero).matches.map(\.place.id.rawValue) == ["t:here"])
             let ring = Geodesic.distance(center, try Coordinate(latitude: 48.9, longitude: 2.3))
             let onRadius = try index.near(center, radius: try Distance(meters: ring))
@@ -345,15 +384,18 @@ import Testing
             try index.upsert(places)
             let answer = try index.near(try Coordinate(latitude: 12, longitude: -34), radius: .halfMeridian)
             #expect(answer.matches.count == places.count)
-            #expect(try index.near(try Coordinate(latitude: 12, longitude: -34), radius: try Distance(parsing: "25000km")).matches.count == places.count)
+            #expect(
+                try index.near(try Coordinate(latitude: 12, longitude: -34), radius: try Distance(parsing: "25000km")).matches.count == places.count)
             #expect(try index.nearest(try Coordinate(latitude: 0, longitude: 179.99), count: 2).map(\.place.id.rawValue) == ["t:2", "t:3"])
         }
     }
 
     @Test func textSearchIgnoresCaseAndAccentsAndMatchesWordPrefixes() throws {
         try withTemporaryIndex { index, _ in
-            try index.upsert([try makePlace("t:1", -23.55, -46.63, name: "São Paulo"), try makePlace("t:2", -23.56, -46.64, name: "Parque Ibirapuera"),
-                              try makePlace("t:3", -23.57, -46.65, name: "Museu de Arte de São Paulo")])
+            try index.upsert([
+                try makePlace("t:1", -23.55, -46.63, name: "São Paulo"), try makePlace("t:2", -23.56, -46.64, name: "Parque Ibirapuera"),
+                try makePlace("t:3", -23.57, -46.65, name: "Museu de Arte de São Paulo"),
+            ])
             let center = try Coordinate(latitude: -23.56, longitude: -46.64)
             let radius = try Distance(parsing: "10km")
             func ids(_ text: String) throws -> [String] {
@@ -373,9 +415,11 @@ import Testing
 
     @Test func categoriesMatchBySegmentNotByPrefix() throws {
         try withTemporaryIndex { index, _ in
-            try index.upsert([try makePlace("t:cafe", 0, 0, categories: ["food.cafe"]),
-                              try makePlace("t:cafeteria", 0, 0.001, categories: ["food.cafeteria"]),
-                              try makePlace("t:both", 0, 0.002, categories: ["drink.bar", "food.cafe.internet"])])
+            try index.upsert([
+                try makePlace("t:cafe", 0, 0, categories: ["food.cafe"]),
+                try makePlace("t:cafeteria", 0, 0.001, categories: ["food.cafeteria"]),
+                try makePlace("t:both", 0, 0.002, categories: ["drink.bar", "food.cafe.internet"]),
+            ])
             let center = try Coordinate(latitude: 0, longitude: 0)
             func ids(_ category: String) throws -> [String] {
                 try index.near(center, radius: try Distance(parsing: "1km"), filter: PlaceFilter(categories: [Category(category)]))
@@ -436,7 +480,9 @@ import Testing
         let rest = try await index.near(center, radius: try Distance(parsing: "5km"), filter: .none, limit: 1, cursor: page.nextCursor)
         #expect(rest.matches.map(\.id.rawValue) == ["t:b"] && rest.nextCursor == nil)
         #expect(try await index.nearest(center, count: 1, maxDistance: nil, filter: .none).first?.id.rawValue == "t:a")
-        #expect(try await index.within(try BoundingBox(west: 9, south: 9, east: 11, north: 11), filter: .none, limit: nil, cursor: nil).matches.count == 2)
+        #expect(
+            try await index.within(try BoundingBox(west: 9, south: 9, east: 11, north: 11), filter: .none, limit: nil, cursor: nil).matches.count == 2
+        )
         #expect(try await index.place(try PlaceID("t:b"))?.name == "Place t:b")
         #expect(try await index.delete([try PlaceID("t:a")]) == 1)
         #expect(try await index.count(source: "t") == 1)

@@ -5,6 +5,7 @@ import PlaceQuery
 import PlaceQueryConformance
 import ProviderTestSupport
 import Testing
+
 @testable import PlaceStore
 
 /// The SpatiaLite store against the backend-neutral conformance suite (brute force on 20 000
@@ -62,14 +63,15 @@ import Testing
     @Test(arguments: ["near", "within", "nearest", "paging", "ranked", "byID"])
     func conformsToBruteForce(_ check: String) async throws {
         let fixture = try Self.fixture.get()
-        let failures: [String] = switch check {
-        case "near": try await fixture.suite.checkNear(fixture.store)
-        case "within": try await fixture.suite.checkWithin(fixture.store)
-        case "nearest": try await fixture.suite.checkNearest(fixture.store)
-        case "ranked": try await fixture.suite.checkRanked(fixture.store)
-        case "byID": try await fixture.suite.checkPlacesByID(fixture.store)
-        default: try await fixture.suite.checkPaging(fixture.store)
-        }
+        let failures: [String] =
+            switch check {
+            case "near": try await fixture.suite.checkNear(fixture.store)
+            case "within": try await fixture.suite.checkWithin(fixture.store)
+            case "nearest": try await fixture.suite.checkNearest(fixture.store)
+            case "ranked": try await fixture.suite.checkRanked(fixture.store)
+            case "byID": try await fixture.suite.checkPlacesByID(fixture.store)
+            default: try await fixture.suite.checkPaging(fixture.store)
+            }
         #expect(failures.isEmpty, "\(failures.prefix(5))")
     }
 
@@ -78,14 +80,15 @@ import Testing
     @Test(arguments: ["near", "within", "nearest", "paging", "ranked", "byID"])
     func aMergedIndexConformsToo(_ check: String) async throws {
         let fixture = try Self.fixture.get()
-        let failures: [String] = switch check {
-        case "near": try await fixture.suite.checkNear(fixture.merged)
-        case "within": try await fixture.suite.checkWithin(fixture.merged)
-        case "nearest": try await fixture.suite.checkNearest(fixture.merged)
-        case "ranked": try await fixture.suite.checkRanked(fixture.merged)
-        case "byID": try await fixture.suite.checkPlacesByID(fixture.merged)
-        default: try await fixture.suite.checkPaging(fixture.merged)
-        }
+        let failures: [String] =
+            switch check {
+            case "near": try await fixture.suite.checkNear(fixture.merged)
+            case "within": try await fixture.suite.checkWithin(fixture.merged)
+            case "nearest": try await fixture.suite.checkNearest(fixture.merged)
+            case "ranked": try await fixture.suite.checkRanked(fixture.merged)
+            case "byID": try await fixture.suite.checkPlacesByID(fixture.merged)
+            default: try await fixture.suite.checkPaging(fixture.merged)
+            }
         #expect(failures.isEmpty, "\(failures.prefix(5))")
     }
 
@@ -94,11 +97,12 @@ import Testing
     @Test(arguments: ["near", "paging", "byID"])
     func placesAndGemsReadAsOneConformToBruteForce(_ check: String) async throws {
         let fixture = try Self.fixture.get()
-        let failures: [String] = switch check {
-        case "near": try await fixture.suite.checkNear(fixture.combined)
-        case "byID": try await fixture.suite.checkPlacesByID(fixture.combined)
-        default: try await fixture.suite.checkPaging(fixture.combined)
-        }
+        let failures: [String] =
+            switch check {
+            case "near": try await fixture.suite.checkNear(fixture.combined)
+            case "byID": try await fixture.suite.checkPlacesByID(fixture.combined)
+            default: try await fixture.suite.checkPaging(fixture.combined)
+            }
         #expect(failures.isEmpty, "\(failures.prefix(5))")
     }
 
@@ -121,8 +125,9 @@ import Testing
             repeat {
                 let one = try await fixture.combined.near(centre, radius: radius, filter: filter, limit: limit, cursor: cursor)
                 let merged = try await fixture.combined.merged.near(centre, radius: radius, filter: filter, limit: limit, cursor: cursor)
-                #expect(one.matches.map(\.id) == merged.matches.map(\.id) && one.matches.map(\.distance) == merged.matches.map(\.distance),
-                        "near \(centre) r=\(radius.meters) limit \(limit) viewer \(filter.viewer ?? "none"), page \(pages)")
+                #expect(
+                    one.matches.map(\.id) == merged.matches.map(\.id) && one.matches.map(\.distance) == merged.matches.map(\.distance),
+                    "near \(centre) r=\(radius.meters) limit \(limit) viewer \(filter.viewer ?? "none"), page \(pages)")
                 #expect(one.nextCursor == merged.nextCursor)
                 gemsAnswered += one.matches.filter { $0.id.source == "gem" }.count
                 cursor = one.nextCursor
@@ -152,9 +157,10 @@ import Testing
 
         let centre = try Coordinate(latitude: 47.5, longitude: 8.5)
         func gem(_ name: String, owner: String) throws -> Place {
-            Place(id: try PlaceID("gem:\(name)"), name: name, coordinate: centre,
-                  provenance: Provenance(source: "gem", sourceID: name),
-                  gem: HiddenGem(owner: owner, visibility: .public, createdAt: Date(), updatedAt: Date()))
+            Place(
+                id: try PlaceID("gem:\(name)"), name: name, coordinate: centre,
+                provenance: Provenance(source: "gem", sourceID: name),
+                gem: HiddenGem(owner: owner, visibility: .public, createdAt: Date(), updatedAt: Date()))
         }
         let placesPath = directory.appendingPathComponent("shared-places.sqlite").path
         try SpatiaLitePlaceIndex(path: placesPath, mode: .createIfMissing).upsert([])

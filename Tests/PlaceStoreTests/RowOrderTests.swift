@@ -3,6 +3,7 @@ import GeoCore
 import PlaceModel
 import PlaceQuery
 import Testing
+
 @testable import PlaceStore
 
 /// Rows written one at a time (gems, a nightly import's new places) are stored by their
@@ -34,8 +35,12 @@ import Testing
             let stored = try Self.storedOrder(index)
             #expect(stored.count == places.count)
             #expect(zip(stored, stored.dropFirst()).allSatisfy { $0.hilbert <= $1.hilbert }, "pk order is Hilbert order")
-            let sameCell = stored.filter { $0.hilbert == HilbertCurve.index(latitude: places[10].coordinate.latitude,
-                                                                            longitude: places[10].coordinate.longitude) }
+            let sameCell = stored.filter {
+                $0.hilbert
+                    == HilbertCurve.index(
+                        latitude: places[10].coordinate.latitude,
+                        longitude: places[10].coordinate.longitude)
+            }
             #expect(sameCell.count == 2 && sameCell[1].pk == sameCell[0].pk + 1, "two places of one cell get consecutive pks")
 
             // An update keeps the row's pk and replaces its categories; the count is unchanged.
@@ -44,8 +49,9 @@ import Testing
             let counts = try index.write { try $0.upsertCounting(try EncodedBatch([renamed])) }
             #expect(counts.inserted == 0 && counts.updated == 1)
             #expect(try Self.storedOrder(index).first { $0.id == "t:7" }?.pk == before.pk)
-            let page = try index.near(places[7].coordinate, radius: try Distance(parsing: "1m"),
-                                      filter: PlaceFilter(categories: [Category("nature")]))
+            let page = try index.near(
+                places[7].coordinate, radius: try Distance(parsing: "1m"),
+                filter: PlaceFilter(categories: [Category("nature")]))
             #expect(page.matches.map(\.id.rawValue) == ["t:7"])
             let food = try index.near(places[7].coordinate, radius: try Distance(parsing: "1m"), filter: PlaceFilter(categories: [Category("food")]))
             #expect(food.matches.isEmpty, "the old category is gone")
@@ -65,7 +71,8 @@ import Testing
             let cell = HilbertCurve.index(latitude: 48.8566, longitude: 2.3522)
             let lastKey = PlaceWriter.positionKeyBase + Int64(cell) * PlaceWriter.keysPerCell + PlaceWriter.keysPerCell - 1
             try index.locked {
-                try index.connection.execute("""
+                try index.connection.execute(
+                    """
                     INSERT INTO places (pk, id, source, name, lat, lon, geom) VALUES
                     (\(lastKey), 't:louvre', 't', 'Louvre', 48.8606, 2.3376, MakePoint(2.3376, 48.8606, 4326))
                     """)

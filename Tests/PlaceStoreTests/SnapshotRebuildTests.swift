@@ -3,6 +3,7 @@ import GeoCore
 import PlaceModel
 import PlaceQuery
 import Testing
+
 @testable import PlaceStore
 
 /// A snapshot that changes a large share of a non-empty index rebuilds its indexes in one pass
@@ -11,9 +12,10 @@ import Testing
 @Suite struct SnapshotRebuildTests {
     static func place(_ n: Int, source: String = "t", renamed: Bool = false) throws -> Place {
         var generator = SplitMix64(seed: UInt64(n) &* 7_919 &+ (source == "t" ? 0 : 1))
-        return try makePlace("\(source):\(n)", Double.random(in: -80...80, using: &generator), Double.random(in: -180...180, using: &generator),
-                             name: renamed ? "Renamed Spot \(n)" : (n % 2 == 0 ? "Café Mercado \(n)" : "Harbour Tower \(n)"),
-                             categories: n % 3 == 0 ? ["food.cafe", "culture"] : ["transport.station"])
+        return try makePlace(
+            "\(source):\(n)", Double.random(in: -80...80, using: &generator), Double.random(in: -180...180, using: &generator),
+            name: renamed ? "Renamed Spot \(n)" : (n % 2 == 0 ? "Café Mercado \(n)" : "Harbour Tower \(n)"),
+            categories: n % 3 == 0 ? ["food.cafe", "culture"] : ["transport.station"])
     }
 
     /// Imports `places` as the snapshot of source `t`; answers the counts, the removals and
@@ -66,12 +68,14 @@ import Testing
             try index.locked { () throws in
                 let c = index.connection
                 #expect(try c.scalarInt("SELECT count(*) FROM places") == 56_000)
-                let expectedCategories = (5_000..<60_000).reduce(0) { $0 + ($1 % 3 == 0 ? 2 : 1) } + (0..<1_000).reduce(0) { $0 + ($1 % 3 == 0 ? 2 : 1) }
+                let expectedCategories =
+                    (5_000..<60_000).reduce(0) { $0 + ($1 % 3 == 0 ? 2 : 1) } + (0..<1_000).reduce(0) { $0 + ($1 % 3 == 0 ? 2 : 1) }
                 #expect(try c.scalarInt("SELECT count(*) FROM place_categories") == Int64(expectedCategories))
                 #expect(try c.scalarInt("SELECT count(*) FROM places_fts WHERE places_fts MATCH 'renamed'") == 1_500)
             }
             // Queries answer as brute force over what the snapshot says.
-            let expected = try (5_000..<60_000).map { try Self.place($0, renamed: $0 < 20_000 && $0 % 10 == 0) }
+            let expected =
+                try (5_000..<60_000).map { try Self.place($0, renamed: $0 < 20_000 && $0 % 10 == 0) }
                 + (0..<1_000).map { try Self.place($0, source: "u") }
             for (latitude, longitude) in [(10.0, 20.0), (-45.0, 170.0), (60.0, -100.0)] {
                 let center = try Coordinate(latitude: latitude, longitude: longitude)
@@ -107,9 +111,11 @@ import Testing
                     throw Boom()
                 }
             }
-            try Self.checkIndexes(index, triggers: try index.locked { () throws in
-                Int(try index.connection.scalarInt("SELECT count(*) FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'places'") ?? 0)
-            })
+            try Self.checkIndexes(
+                index,
+                triggers: try index.locked { () throws in
+                    Int(try index.connection.scalarInt("SELECT count(*) FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'places'") ?? 0)
+                })
             try index.locked { () throws in
                 #expect(try index.connection.scalarInt("SELECT count(*) FROM places") == 8_000)
                 #expect(try index.connection.scalarInt("SELECT count(*) FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'places'") ?? 0 > 3)

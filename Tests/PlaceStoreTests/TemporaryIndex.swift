@@ -2,6 +2,7 @@ import Foundation
 import GeoCore
 import PlaceModel
 import PlaceQuery
+
 @testable import PlaceStore
 
 /// Runs `body` with a new index in a temporary directory that is always removed.
@@ -14,8 +15,11 @@ func withTemporaryIndex<T>(_ body: (SpatiaLitePlaceIndex, String) throws -> T) t
     return try body(index, path)
 }
 
-func makePlace(_ id: String, _ latitude: Double, _ longitude: Double, name: String? = nil,
-               categories: [String] = ["landmark"], rating: Double? = nil) throws -> Place {
-    try Place(id: PlaceID(id), name: name ?? "Place \(id)", coordinate: Coordinate(latitude: latitude, longitude: longitude),
-              categories: categories.map(Category.init), rating: rating.map { try Rating(sourceValue: $0) })
+func makePlace(
+    _ id: String, _ latitude: Double, _ longitude: Double, name: String? = nil,
+    categories: [String] = ["landmark"], rating: Double? = nil
+) throws -> Place {
+    try Place(
+        id: PlaceID(id), name: name ?? "Place \(id)", coordinate: Coordinate(latitude: latitude, longitude: longitude),
+        categories: categories.map(Category.init), rating: rating.map { try Rating(sourceValue: $0) })
 }

@@ -4,6 +4,7 @@ import PlaceModel
 import PlaceQuery
 import PlaceQueryConformance
 import Testing
+
 @testable import PlaceStore
 
 /// The user data store's schema: versioned migrations, an upgrade that keeps the data, and
@@ -22,15 +23,19 @@ import Testing
         do {
             let index = try SpatiaLitePlaceIndex(path: path, mode: .createIfMissing)
             try SQLiteUserStore.migrate(index, upTo: 1)
-            try index.connection.execute("""
+            try index.connection.execute(
+                """
                 INSERT INTO users VALUES ('old', 'old@example.org', '$2b$11$abcdefghijklmnopqrstuv', '{"displayName":"Old Timer"}', 1700000000);
                 INSERT INTO users VALUES ('rater', 'rater@example.org', '$2b$11$abcdefghijklmnopqrstuv', '{}', 1700000000);
                 INSERT INTO sessions VALUES ('hash', 'old', 1700000000, 4000000000);
                 INSERT INTO gems VALUES ('gem:aa', 'old', 'public', 1700000000);
                 INSERT INTO ratings VALUES ('gem:aa', 'rater', 4, 1700000000);
                 """)
-            try index.upsert([Place(id: try PlaceID("gem:aa"), name: "Old Gem", coordinate: try Coordinate(latitude: 1, longitude: 2),
-                                    gem: HiddenGem(owner: "old", visibility: .public))])
+            try index.upsert([
+                Place(
+                    id: try PlaceID("gem:aa"), name: "Old Gem", coordinate: try Coordinate(latitude: 1, longitude: 2),
+                    gem: HiddenGem(owner: "old", visibility: .public))
+            ])
             #expect(try index.connection.scalarInt("SELECT count(*) FROM sqlite_master WHERE name = 'photos'") == 0)
         }
         let store = try SQLiteUserStore(path: path, threads: 2)
@@ -42,8 +47,10 @@ import Testing
         #expect(try await store.gems(ownedBy: "old", after: nil, limit: 10).map(\.name) == ["Old Gem"])
         #expect(try await store.rating(of: try PlaceID("gem:aa"), by: "rater") == 4)
         // What version 2 added works on the upgraded file.
-        try await store.savePhoto(PhotoRecord(id: String(repeating: "ab", count: 32), contentType: "image/png", byteCount: 10,
-                                              owner: "old", createdAt: Date()))
+        try await store.savePhoto(
+            PhotoRecord(
+                id: String(repeating: "ab", count: 32), contentType: "image/png", byteCount: 10,
+                owner: "old", createdAt: Date()))
         #expect(try await store.photo(id: String(repeating: "ab", count: 32))?.owner == "old")
         // Opening it again changes nothing.
         _ = try SQLiteUserStore(path: path, threads: 2)
@@ -57,19 +64,23 @@ import Testing
         defer { try? FileManager.default.removeItem(at: directory) }
         let edited = Date(timeIntervalSince1970: 1_750_000_000)
         func gem(_ id: String, _ categories: [String], tags: [String: String] = [:]) throws -> Place {
-            try Place(id: PlaceID(id), name: id, coordinate: Coordinate(latitude: 48.85, longitude: 2.35),
-                      categories: categories.map { Category(trustedIdentifier: $0) }, tags: tags,
-                      gem: HiddenGem(owner: "old", visibility: .public, description: "kept", createdAt: edited, updatedAt: edited))
+            try Place(
+                id: PlaceID(id), name: id, coordinate: Coordinate(latitude: 48.85, longitude: 2.35),
+                categories: categories.map { Category(trustedIdentifier: $0) }, tags: tags,
+                gem: HiddenGem(owner: "old", visibility: .public, description: "kept", createdAt: edited, updatedAt: edited))
         }
         do {
             let index = try SpatiaLitePlaceIndex(path: path, mode: .createIfMissing)
             try SQLiteUserStore.migrate(index, upTo: 12)
-            try index.connection.execute("""
+            try index.connection.execute(
+                """
                 INSERT INTO gems VALUES ('gem:old', 'old', 'public', 1700000000);
                 INSERT INTO gems VALUES ('gem:fine', 'old', 'public', 1700000000);
                 """)
-            try index.upsert([try gem("gem:old", ["nature.viewpoint", "food.cafe", "food.ramen", "food"], tags: ["wheelchair": "yes"]),
-                              try gem("gem:fine", ["water.beach"])])
+            try index.upsert([
+                try gem("gem:old", ["nature.viewpoint", "food.cafe", "food.ramen", "food"], tags: ["wheelchair": "yes"]),
+                try gem("gem:fine", ["water.beach"]),
+            ])
         }
         let store = try SQLiteUserStore(path: path, threads: 2)
         defer { Task { try? await store.shutdown() } }
@@ -80,8 +91,9 @@ import Testing
         let fine = try #require(try await store.place(PlaceID("gem:fine")))
         #expect(fine.categories.map(\.identifier) == ["water.beach"] && fine.tags.isEmpty)
         // A filter finds the gem by what it is filed under; no category outside is left to find.
-        let nature = try await store.near(try Coordinate(latitude: 48.85, longitude: 2.35), radius: Distance(meters: 10),
-                                          filter: PlaceFilter(categories: [try Category("nature")], viewer: "old"), limit: nil, cursor: nil)
+        let nature = try await store.near(
+            try Coordinate(latitude: 48.85, longitude: 2.35), radius: Distance(meters: 10),
+            filter: PlaceFilter(categories: [try Category("nature")], viewer: "old"), limit: nil, cursor: nil)
         #expect(nature.matches.map(\.id.rawValue) == ["gem:old"])
         let left = try await store.reading { connection in
             var found: [String] = []
@@ -112,8 +124,10 @@ import Testing
         let store = try SQLiteUserStore(path: path, threads: 2)
         defer { Task { try? await store.shutdown() } }
         let id = try PlaceID("gem:bb")
-        try await store.createGem(Place(id: id, name: "Rated", coordinate: try Coordinate(latitude: 0, longitude: 0),
-                                        gem: HiddenGem(owner: "a", visibility: .public)))
+        try await store.createGem(
+            Place(
+                id: id, name: "Rated", coordinate: try Coordinate(latitude: 0, longitude: 0),
+                gem: HiddenGem(owner: "a", visibility: .public)))
         _ = try await store.rate(id, by: "b", stars: 5)
         _ = try await store.rate(id, by: "c", stars: 2)
         let rating = try #require(try await store.place(id)?.rating)
@@ -134,10 +148,15 @@ import Testing
         // The usual umask, which leaves new files readable by everyone (0644).
         let previous = umask(0o022)
         let store: SQLiteUserStore
-        do { defer { umask(previous) }; store = try SQLiteUserStore(path: path, threads: 2) }
+        do {
+            defer { umask(previous) }
+            store = try SQLiteUserStore(path: path, threads: 2)
+        }
         defer { Task { try? await store.shutdown() } }
-        try await store.createGem(Place(id: try PlaceID("gem:dd"), name: "Written", coordinate: try Coordinate(latitude: 0, longitude: 0),
-                                        gem: HiddenGem(owner: "a", visibility: .public)))
+        try await store.createGem(
+            Place(
+                id: try PlaceID("gem:dd"), name: "Written", coordinate: try Coordinate(latitude: 0, longitude: 0),
+                gem: HiddenGem(owner: "a", visibility: .public)))
         for file in [path, path + "-wal", path + "-shm"] {
             let mode = try #require(try FileManager.default.attributesOfItem(atPath: file)[.posixPermissions] as? Int, "\(file) exists")
             #expect(mode == 0o600, "\(file) has mode \(String(mode, radix: 8))")
@@ -175,7 +194,9 @@ import Testing
 
     @Test func conformsToTheWebhookDeliverySuite() async throws { try await Self.conforms { try await WebhookDeliveryConformance.check($0) } }
 
-    @Test func conformsToTheRandomCityMemorySuite() async throws { try await Self.conforms { try await RandomCityMemoryConformance.checkWithAccountDeletion($0) } }
+    @Test func conformsToTheRandomCityMemorySuite() async throws {
+        try await Self.conforms { try await RandomCityMemoryConformance.checkWithAccountDeletion($0) }
+    }
 
     @Test func conformsToThePopularitySuite() async throws { try await Self.conforms(PopularityConformance.check) }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import PostGISStore
 
 /// The watchdog that bounds waits for a pooled connection: it cancels only waiters still

@@ -3,6 +3,7 @@ import PlaceQuery
 import PostgresNIO
 import PostgresTestSupport
 import Testing
+
 @testable import PostGISStore
 
 /// A statement whose pooled connection the server closed under it fails as unavailable instead
@@ -29,7 +30,10 @@ struct PooledConnectionCloseTests {
         // pool, which still lends that connection, unclosed).
         let outcome = OneShot<Int>()
         Task { outcome.complete(await statement.result) }
-        Task { try? await Task.sleep(for: .seconds(30)); outcome.complete(.failure(StillWaiting())) }
+        Task {
+            try? await Task.sleep(for: .seconds(30))
+            outcome.complete(.failure(StillWaiting()))
+        }
         let result = await outcome.value
         if case .failure(let error) = result, error is StillWaiting {
             Issue.record("the statement still waited 30 s after its connection closed")

@@ -6,6 +6,7 @@ import PlaceQueryConformance
 import PostgresTestSupport
 import ProviderTestSupport
 import Testing
+
 @testable import PostGISStore
 
 /// The PostGIS place index against the same conformance suite as SpatiaLite (brute force on
@@ -32,14 +33,15 @@ struct PostGISConformanceTests {
     @Test(arguments: ["near", "within", "nearest", "paging", "ranked", "byID"])
     func conformsToBruteForce(_ check: String) async throws {
         let fixture = try await Self.fixture.value()
-        let failures: [String] = switch check {
-        case "near": try await fixture.suite.checkNear(fixture.index)
-        case "within": try await fixture.suite.checkWithin(fixture.index)
-        case "nearest": try await fixture.suite.checkNearest(fixture.index)
-        case "ranked": try await fixture.suite.checkRanked(fixture.index)
-        case "byID": try await fixture.suite.checkPlacesByID(fixture.index)
-        default: try await fixture.suite.checkPaging(fixture.index)
-        }
+        let failures: [String] =
+            switch check {
+            case "near": try await fixture.suite.checkNear(fixture.index)
+            case "within": try await fixture.suite.checkWithin(fixture.index)
+            case "nearest": try await fixture.suite.checkNearest(fixture.index)
+            case "ranked": try await fixture.suite.checkRanked(fixture.index)
+            case "byID": try await fixture.suite.checkPlacesByID(fixture.index)
+            default: try await fixture.suite.checkPaging(fixture.index)
+            }
         #expect(failures.isEmpty, "\(failures.prefix(5))")
     }
 
@@ -99,8 +101,9 @@ struct PostGISConformanceTests {
                 let one = try await fixture.combined.near(centre, radius: radius, filter: filter, limit: limit, cursor: cursor)
                 let tookOnePath = fixture.combined.oneStatementPages.value > before
                 let merged = try await fixture.combined.merged.near(centre, radius: radius, filter: filter, limit: limit, cursor: cursor)
-                #expect(one.matches.map(\.id) == merged.matches.map(\.id) && one.matches.map(\.distance) == merged.matches.map(\.distance),
-                        "near \(centre) r=\(radius.meters) limit \(limit) viewer \(viewer), page \(pages)")
+                #expect(
+                    one.matches.map(\.id) == merged.matches.map(\.id) && one.matches.map(\.distance) == merged.matches.map(\.distance),
+                    "near \(centre) r=\(radius.meters) limit \(limit) viewer \(viewer), page \(pages)")
                 #expect(one.nextCursor == merged.nextCursor)
                 #expect(!tookOnePath || filter.minimumRating == nil, "a rating filter is a condition on a column")
                 if tookOnePath {
@@ -126,7 +129,8 @@ struct PostGISConformanceTests {
                 filter.viewer = viewer
                 filter.viewerFriends = friends
                 let before = fixture.combined.oneStatementPages.value
-                let page = try await fixture.combined.near(gem.coordinate, radius: Distance(uncheckedMeters: 100), filter: filter, limit: 50, cursor: nil)
+                let page = try await fixture.combined.near(
+                    gem.coordinate, radius: Distance(uncheckedMeters: 100), filter: filter, limit: 50, cursor: nil)
                 #expect(fixture.combined.oneStatementPages.value > before)
                 #expect(page.matches.contains { $0.id == gem.id } == listed, "\(gem.id) (\(gem.gem!.visibility)) for \(viewer)")
             }

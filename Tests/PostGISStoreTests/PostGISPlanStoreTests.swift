@@ -4,6 +4,7 @@ import PlaceQueryConformance
 import PostgresTestSupport
 import ProviderTestSupport
 import Testing
+
 @testable import PostGISStore
 
 /// Friends, plans, share links, availability, albums and notifications on PostgreSQL: the same
@@ -33,9 +34,13 @@ struct PostGISPlanStoreTests {
 
     @Test func conformsToTheBudgetSuite() async throws { try await Self.conforms("budgets") { try await BudgetConformance.check($0) } }
 
-    @Test func conformsToTheWebhookDeliverySuite() async throws { try await Self.conforms("deliveries") { try await WebhookDeliveryConformance.check($0) } }
+    @Test func conformsToTheWebhookDeliverySuite() async throws {
+        try await Self.conforms("deliveries") { try await WebhookDeliveryConformance.check($0) }
+    }
 
-    @Test func conformsToTheRandomCityMemorySuite() async throws { try await Self.conforms("random_cities") { try await RandomCityMemoryConformance.checkWithAccountDeletion($0) } }
+    @Test func conformsToTheRandomCityMemorySuite() async throws {
+        try await Self.conforms("random_cities") { try await RandomCityMemoryConformance.checkWithAccountDeletion($0) }
+    }
 
     @Test func conformsToThePopularitySuite() async throws { try await Self.conforms("popular", PopularityConformance.check) }
 }

@@ -5,6 +5,7 @@ import PlaceQuery
 import PostgresTestSupport
 import ProviderTestSupport
 import Testing
+
 @testable import PostGISStore
 
 /// The PostgreSQL schema's migrations: servers that start together migrate it once, a
@@ -20,7 +21,8 @@ struct PostGISSchemaTests {
             return try await group.reduce(into: []) { $0.append($1) }
         }
         let name = String(url.split(separator: "/").last!)
-        #expect(try cluster.psql(database: name, "SELECT count(*) || ':' || max(version) FROM geoquery_schema")
+        #expect(
+            try cluster.psql(database: name, "SELECT count(*) || ':' || max(version) FROM geoquery_schema")
                 == "1:\(PostGISSchema.migrations.count)")
         for index in indexes { await index.close() }
     }
@@ -45,13 +47,18 @@ struct PostGISSchemaTests {
         let index = try await PostGISPlaceIndex.open(url, maximumConnections: 2, timeout: .seconds(60))
         let france = PlaceRegion(countryCode: "FR", continent: .europe)
         func place(_ id: String, _ stars: Double?, count: Int?) throws -> Place {
-            try Place(id: PlaceID(id), name: id, coordinate: .init(latitude: 45, longitude: 2),
-                      rating: stars.map { try Rating(sourceValue: $0, count: count) }, region: france)
+            try Place(
+                id: PlaceID(id), name: id, coordinate: .init(latitude: 45, longitude: 2),
+                rating: stars.map { try Rating(sourceValue: $0, count: count) }, region: france)
         }
-        try await index.upsert([try place("t:a", 4, count: 3), try place("t:b", nil, count: nil), try place("t:c", 4, count: 900),
-                                try place("t:d", 4.5, count: 1)])
+        try await index.upsert([
+            try place("t:a", 4, count: 3), try place("t:b", nil, count: nil), try place("t:c", 4, count: 900),
+            try place("t:d", 4.5, count: 1),
+        ])
         await index.close()
-        try cluster.psql(database: name, """
+        try cluster.psql(
+            database: name,
+            """
             ALTER TABLE places DROP COLUMN rank_key; ALTER TABLE gems DROP COLUMN rank_key; UPDATE geoquery_schema SET version = 4
             """)
         let migrated = try await PostGISPlaceIndex.open(url, maximumConnections: 2, timeout: .seconds(60))
@@ -71,16 +78,23 @@ struct PostGISSchemaTests {
         let index = try await PostGISPlaceIndex.open(url, maximumConnections: 2, timeout: .seconds(60))
         var places: [Place] = []
         for n in 0..<3_000 {
-            places.append(try Place(id: PlaceID("t:\(n)"), name: "P\(n)",
-                                    coordinate: .init(latitude: -60 + Double(n % 120), longitude: -170 + Double(n / 120) * 13)))
+            places.append(
+                try Place(
+                    id: PlaceID("t:\(n)"), name: "P\(n)",
+                    coordinate: .init(latitude: -60 + Double(n % 120), longitude: -170 + Double(n / 120) * 13)))
         }
         try await index.upsert(places)
         await index.close()
         _ = try cluster.psql(database: name, "ANALYZE places")
-        #expect(try cluster.psql(database: name, """
-            SELECT string_agg(indexname, ',' ORDER BY indexname) FROM pg_indexes WHERE tablename IN ('places', 'gems') AND indexdef LIKE '%gist%'
-            """) == "gems_geom,places_geom")
-        let plan = try cluster.psql(database: name, """
+        #expect(
+            try cluster.psql(
+                database: name,
+                """
+                SELECT string_agg(indexname, ',' ORDER BY indexname) FROM pg_indexes WHERE tablename IN ('places', 'gems') AND indexdef LIKE '%gist%'
+                """) == "gems_geom,places_geom")
+        let plan = try cluster.psql(
+            database: name,
+            """
             SET plan_cache_mode = force_generic_plan; PREPARE near AS \(NearStatement<PlacesTable>.sql);
             EXPLAIN EXECUTE near(2, 45, 1000, -1, -1, '', 50, 1.9, 44.9, 2.1, 45.1, 1.9, 44.9, 2.1, 45.1)
             """)
@@ -99,21 +113,30 @@ struct PostGISSchemaTests {
         let index = try await PostGISPlaceIndex.open(url, maximumConnections: 2, timeout: .seconds(60))
         await index.close()
         // A version-6 database: its rank indexes keyed by the code as text.
-        try cluster.psql(database: name, """
+        try cluster.psql(
+            database: name,
+            """
             DROP INDEX places_country_rank; CREATE INDEX places_country_rank ON places (country, rank_key, id) WHERE country IS NOT NULL;
             DROP INDEX places_continent_rank; CREATE INDEX places_continent_rank ON places (continent, rank_key, id) WHERE continent IS NOT NULL;
             UPDATE geoquery_schema SET version = 6
             """)
         let migrated = try await PostGISPlaceIndex.open(url, maximumConnections: 2, timeout: .seconds(60))
-        #expect(try cluster.psql(database: name, """
-            SELECT count(*) FROM pg_indexes WHERE indexname LIKE '%_rank' AND indexdef LIKE '%(((ascii(%'
-            """) == "4", "all four rank indexes keyed by the code's bytes")
+        #expect(
+            try cluster.psql(
+                database: name,
+                """
+                SELECT count(*) FROM pg_indexes WHERE indexname LIKE '%_rank' AND indexdef LIKE '%(((ascii(%'
+                """) == "4", "all four rank indexes keyed by the code's bytes")
         var places: [Place] = []
         for n in 0..<4_000 {
-            let region = [PlaceRegion(countryCode: "FR", continent: .europe), PlaceRegion(countryCode: "FI", continent: .europe),
-                          PlaceRegion(countryCode: "NA", continent: .africa), PlaceRegion(countryCode: "AR", continent: .southAmerica)][n % 4]
-            places.append(try Place(id: PlaceID("t:\(n)"), name: "P\(n)", coordinate: .init(latitude: 45, longitude: 2),
-                                    rating: n % 7 == 0 ? nil : try Rating(sourceValue: Double(n % 5) + 0.5, count: n % 13), region: region))
+            let region = [
+                PlaceRegion(countryCode: "FR", continent: .europe), PlaceRegion(countryCode: "FI", continent: .europe),
+                PlaceRegion(countryCode: "NA", continent: .africa), PlaceRegion(countryCode: "AR", continent: .southAmerica),
+            ][n % 4]
+            places.append(
+                try Place(
+                    id: PlaceID("t:\(n)"), name: "P\(n)", coordinate: .init(latitude: 45, longitude: 2),
+                    rating: n % 7 == 0 ? nil : try Rating(sourceValue: Double(n % 5) + 0.5, count: n % 13), region: region))
         }
         try await migrated.upsert(places)
         _ = try cluster.psql(database: name, "ANALYZE places")
@@ -126,7 +149,9 @@ struct PostGISSchemaTests {
         await migrated.close()
         var scans = ""
         for _ in 0..<50 {
-            scans = try cluster.psql(database: name, """
+            scans = try cluster.psql(
+                database: name,
+                """
                 SELECT string_agg(indexrelname || ' ' || (idx_scan > 0)::text, ', ' ORDER BY indexrelname) FROM pg_stat_user_indexes
                 WHERE indexrelname IN ('places_country_rank', 'places_continent_rank')
                 """)
@@ -145,16 +170,20 @@ struct PostGISSchemaTests {
         let index = try await PostGISPlaceIndex.open(url, maximumConnections: 2, timeout: .seconds(60))
         await index.close()
         let definitions = "SELECT string_agg(indexdef, ' | ' ORDER BY indexname) FROM pg_indexes WHERE indexname IN ('places_source', 'gems_source')"
-        #expect(try cluster.psql(database: name, definitions)
+        #expect(
+            try cluster.psql(database: name, definitions)
                 == "CREATE INDEX gems_source ON public.gems USING btree (source) | CREATE INDEX places_source ON public.places USING btree (source)")
         // A version-5 database (its source indexes on (source, id), a geography index) migrates.
-        try cluster.psql(database: name, """
+        try cluster.psql(
+            database: name,
+            """
             DROP INDEX places_source; CREATE INDEX places_source ON places (source, id); CREATE INDEX places_geog ON places USING gist (geog);
             UPDATE geoquery_schema SET version = 5
             """)
         let migrated = try await PostGISPlaceIndex.open(url, maximumConnections: 2, timeout: .seconds(60))
         await migrated.close()
-        #expect(try cluster.psql(database: name, definitions)
+        #expect(
+            try cluster.psql(database: name, definitions)
                 == "CREATE INDEX gems_source ON public.gems USING btree (source) | CREATE INDEX places_source ON public.places USING btree (source)")
         #expect(try cluster.psql(database: name, "SELECT count(*) FROM pg_indexes WHERE indexname LIKE '%_geog'") == "0")
     }
@@ -167,13 +196,16 @@ struct PostGISSchemaTests {
         let name = String(url.split(separator: "/").last!)
         let edited = Date(timeIntervalSince1970: 1_750_000_000)
         func gem(_ id: String, _ categories: [String]) throws -> Place {
-            try Place(id: PlaceID(id), name: id, coordinate: Coordinate(latitude: 48.85, longitude: 2.35),
-                      categories: categories.map { Category(trustedIdentifier: $0) }, tags: ["wheelchair": "yes"],
-                      gem: HiddenGem(owner: "old", visibility: .public, description: "kept", createdAt: edited, updatedAt: edited))
+            try Place(
+                id: PlaceID(id), name: id, coordinate: Coordinate(latitude: 48.85, longitude: 2.35),
+                categories: categories.map { Category(trustedIdentifier: $0) }, tags: ["wheelchair": "yes"],
+                gem: HiddenGem(owner: "old", visibility: .public, description: "kept", createdAt: edited, updatedAt: edited))
         }
         let index = try await PostGISPlaceIndex.open(url, maximumConnections: 2, timeout: .seconds(60))
-        try await PostGISUserStore(sharingPoolsOf: index).createGems([try gem("gem:old", ["nature.viewpoint", "food.cafe", "food.ramen"]),
-                                                                      try gem("gem:fine", ["water.beach"])])
+        try await PostGISUserStore(sharingPoolsOf: index).createGems([
+            try gem("gem:old", ["nature.viewpoint", "food.cafe", "food.ramen"]),
+            try gem("gem:fine", ["water.beach"]),
+        ])
         await index.close()
         try cluster.psql(database: name, "UPDATE geoquery_schema SET version = 15")
         let migrated = try await PostGISPlaceIndex.open(url, maximumConnections: 2, timeout: .seconds(60))
@@ -184,7 +216,8 @@ struct PostGISSchemaTests {
         #expect(old.gem?.description == "kept" && old.gem?.updatedAt == edited)
         let fine = try #require(try await store.place(PlaceID("gem:fine")))
         #expect(fine.categories.map(\.identifier) == ["water.beach"] && fine.tags == ["wheelchair": "yes"])
-        #expect(try cluster.psql(database: name, "SELECT string_agg(DISTINCT c, ',' ORDER BY c) FROM gems, unnest(categories) c")
+        #expect(
+            try cluster.psql(database: name, "SELECT string_agg(DISTINCT c, ',' ORDER BY c) FROM gems, unnest(categories) c")
                 == "food,food.cafe,nature,water,water.beach")
         await migrated.close()
     }
@@ -243,8 +276,9 @@ struct PostGISSchemaTests {
     }
 
     @Test func theContentHashIgnoresOnlyTheImportTime() throws {
-        let place = try Place(id: PlaceID("t:1"), name: "Café", coordinate: .init(latitude: 1, longitude: 2),
-                              categories: [Category("food.cafe")], provenance: Provenance(source: "t", sourceID: "1"))
+        let place = try Place(
+            id: PlaceID("t:1"), name: "Café", coordinate: .init(latitude: 1, longitude: 2),
+            categories: [Category("food.cafe")], provenance: Provenance(source: "t", sourceID: "1"))
         var imported = place
         imported.provenance.importedAt = Date(timeIntervalSince1970: 1_800_000_000)
         var renamed = imported

@@ -5,6 +5,7 @@ import PlaceQuery
 import PostgresTestSupport
 import ProviderTestSupport
 import Testing
+
 @testable import PostGISStore
 
 /// Snapshot imports on PostgreSQL, both ways they are written: a snapshot at least as large as
@@ -15,11 +16,12 @@ import Testing
 @Suite(.serialized, .waitsOnProcesses, .enabled(if: TestCluster.isAvailable, "PostgreSQL is not installed"))
 struct PostGISSnapshotTests {
     static func place(_ source: String, _ n: Int, name: String? = nil, importedAt: Date) throws -> Place {
-        try Place(id: PlaceID("\(source):\(n)"), name: name ?? "Place \(n) café",
-                  coordinate: Coordinate(latitude: Double(n % 170) - 85 + 0.25, longitude: Double(n % 359) - 179.5),
-                  categories: n % 2 == 0 ? [try Category("food.cafe")] : [try Category("nature.park")],
-                  provenance: Provenance(source: source, sourceID: String(n), importedAt: importedAt),
-                  region: n % 3 == 0 ? PlaceRegion(countryCode: "FR", continent: .europe) : nil)
+        try Place(
+            id: PlaceID("\(source):\(n)"), name: name ?? "Place \(n) café",
+            coordinate: Coordinate(latitude: Double(n % 170) - 85 + 0.25, longitude: Double(n % 359) - 179.5),
+            categories: n % 2 == 0 ? [try Category("food.cafe")] : [try Category("nature.park")],
+            provenance: Provenance(source: source, sourceID: String(n), importedAt: importedAt),
+            region: n % 3 == 0 ? PlaceRegion(countryCode: "FR", continent: .europe) : nil)
     }
 
     /// Imports `places` as the snapshot of `source` in batches of 1 000; answers the counts the
@@ -99,7 +101,8 @@ struct PostGISSnapshotTests {
         // The rebuilt table was analysed before the swap: the planner knows its rows and the
         // sources and categories a filter asks for, without waiting for autovacuum.
         #expect(try cluster.psql(database: name, "SELECT reltuples::bigint FROM pg_class WHERE relname = 'places'") == "3201")
-        let analysed = "SELECT string_agg(attname, ',' ORDER BY attname) FROM pg_stats WHERE tablename = 'places' AND attname IN ('source', 'categories', 'geog')"
+        let analysed =
+            "SELECT string_agg(attname, ',' ORDER BY attname) FROM pg_stats WHERE tablename = 'places' AND attname IN ('source', 'categories', 'geog')"
         #expect(try cluster.psql(database: name, analysed) == "categories,geog,source")
 
         let unchanged = try #require(try await index.place(PlaceID("a:2000")))
@@ -114,8 +117,9 @@ struct PostGISSnapshotTests {
         let centre = renamed.coordinate
         let near = try await index.near(centre, radius: Distance(uncheckedMeters: 1_000), filter: .none, limit: 10, cursor: nil)
         #expect(near.matches.map(\.id.rawValue).contains("a:1010"))
-        let words = try await index.near(centre, radius: Distance(uncheckedMeters: 1_000), filter: PlaceFilter(text: "renamed"),
-                                         limit: 10, cursor: nil)
+        let words = try await index.near(
+            centre, radius: Distance(uncheckedMeters: 1_000), filter: PlaceFilter(text: "renamed"),
+            limit: 10, cursor: nil)
         #expect(words.matches.first?.id.rawValue == "a:1010")
         let ranked = try await index.ranked(filter: PlaceFilter(countries: ["FR"]), limit: 5, cursor: nil)
         #expect(ranked.matches.count == 5)
@@ -138,11 +142,16 @@ struct PostGISSnapshotTests {
         let migratedIndexes = try cluster.psql(database: name, indexesQuery)
         let day = Date(timeIntervalSince1970: 1_790_000_000)
         let first = try (0..<1_000).map { try Self.place("a", $0, importedAt: day) }
-        let second = try (1_000..<2_000).map { try Self.place("a", $0, importedAt: day) }
+        let second =
+            try (1_000..<2_000).map { try Self.place("a", $0, importedAt: day) }
             + [try Self.place("a", 5, name: "Five again", importedAt: day)]
-        let third = [try Self.place("a", 2_500, name: "Superseded in its batch", importedAt: day)]
+        let third =
+            [try Self.place("a", 2_500, name: "Superseded in its batch", importedAt: day)]
             + (try (2_000..<3_000).map { try Self.place("a", $0, importedAt: day) })
-            + [try Self.place("a", 5, name: "Five, the last row", importedAt: day), try Self.place("a", 1_500, name: "Fifteen hundred, last", importedAt: day)]
+            + [
+                try Self.place("a", 5, name: "Five, the last row", importedAt: day),
+                try Self.place("a", 1_500, name: "Fifteen hundred, last", importedAt: day),
+            ]
         let (counts, removed) = try index.importSnapshot { writer in
             try writer.beginSnapshot(source: "a")
             for batch in [first, second, third] { _ = try writer.merge(try PostGISBatch(batch)) }
@@ -158,8 +167,9 @@ struct PostGISSnapshotTests {
         #expect(try await index.place(PlaceID("a:999"))?.name == "Place 999 café")
         #expect(try cluster.psql(database: name, indexesQuery) == migratedIndexes, "the filled table has the migrations' indexes")
         #expect(try cluster.psql(database: name, "SELECT count(*) FROM pg_class WHERE relname IN ('places_next', 'places_import')") == "0")
-        let near = try await index.near(Coordinate(latitude: Double(5 % 170) - 85 + 0.25, longitude: Double(5 % 359) - 179.5),
-                                        radius: Distance(uncheckedMeters: 100), filter: .none, limit: 10, cursor: nil)
+        let near = try await index.near(
+            Coordinate(latitude: Double(5 % 170) - 85 + 0.25, longitude: Double(5 % 359) - 179.5),
+            radius: Distance(uncheckedMeters: 100), filter: .none, limit: 10, cursor: nil)
         #expect(near.matches.map(\.id.rawValue) == ["a:5"])
     }
 
@@ -251,15 +261,19 @@ struct PostGISSnapshotTests {
         let day = Date(timeIntervalSince1970: 1_790_000_000)
         _ = try Self.snapshot(try (0..<200).map { try Self.place("a", $0, importedAt: day) }, source: "a", into: index)
         // The transaction is the session idle in one; the work connection holds the import lock.
-        let sessions = ["transaction": "state LIKE 'idle in transaction%'",
-                        "work": "pid IN (SELECT pid FROM pg_locks WHERE locktype = 'advisory')"]
+        let sessions = [
+            "transaction": "state LIKE 'idle in transaction%'",
+            "work": "pid IN (SELECT pid FROM pg_locks WHERE locktype = 'advisory')",
+        ]
         for (connection, condition) in sessions.sorted(by: { $0.key < $1.key }) {
             let started = Date()
             #expect(throws: (any Error).self, "\(connection)") {
                 try index.importSnapshot { writer -> SnapshotCounts in
                     try writer.beginSnapshot(source: "a")
                     _ = try writer.merge(try PostGISBatch(try (0..<300).map { try Self.place("a", $0, name: "New \($0)", importedAt: day) }))
-                    let ended = try cluster.psql(database: name, """
+                    let ended = try cluster.psql(
+                        database: name,
+                        """
                         SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE datname = '\(name)' AND \(condition)
                         """)
                     #expect(ended == "1", "the import's \(connection) connection")
@@ -284,7 +298,9 @@ struct PostGISSnapshotTests {
         let name = String(url.split(separator: "/").last!)
         let role = "limited_" + name.suffix(8)
         try await PostGISPlaceIndex.open(url, maximumConnections: 1, timeout: .seconds(60)).close()
-        try cluster.psql(database: name, """
+        try cluster.psql(
+            database: name,
+            """
             CREATE ROLE \(role) LOGIN CONNECTION LIMIT 2; ALTER SCHEMA public OWNER TO \(role);
             ALTER TABLE places OWNER TO \(role); GRANT ALL ON ALL TABLES IN SCHEMA public TO \(role)
             """)
@@ -307,8 +323,10 @@ struct PostGISSnapshotTests {
         let (_, _, index) = try await Self.database("upsert")
         defer { Task { await index.close() } }
         let day = Date(timeIntervalSince1970: 1_790_000_000)
-        let written = try await index.upsert([try Self.place("u", 1, name: "First", importedAt: day), try Self.place("u", 2, importedAt: day),
-                                              try Self.place("u", 1, name: "Last", importedAt: day)])
+        let written = try await index.upsert([
+            try Self.place("u", 1, name: "First", importedAt: day), try Self.place("u", 2, importedAt: day),
+            try Self.place("u", 1, name: "Last", importedAt: day),
+        ])
         #expect(written == 2)
         #expect(try await index.place(PlaceID("u:1"))?.name == "Last")
         #expect(try await index.place(PlaceID("u:2"))?.name == "Place 2 café")
@@ -342,8 +360,9 @@ struct PostGISSnapshotTests {
     @Test func asciiWordsAreFoundationsWords() {
         var generator = SystemRandomNumberGenerator()
         for _ in 0..<5_000 {
-            let text = String(decoding: (0..<Int.random(in: 0...24, using: &generator)).map { _ in UInt8.random(in: 0...127, using: &generator) },
-                              as: UTF8.self)
+            let text = String(
+                decoding: (0..<Int.random(in: 0...24, using: &generator)).map { _ in UInt8.random(in: 0...127, using: &generator) },
+                as: UTF8.self)
             #expect(PlaceRecord.asciiWords(text) == PlaceRecord.foldedWords(text), "\(Array(text.utf8))")
         }
         #expect(PlaceRecord.asciiWords("Café") == nil)
@@ -356,8 +375,12 @@ struct PostGISSnapshotTests {
         let alphabet = Array("aZ09 \"\\\t\n,{}é東ß-".unicodeScalars)
         var texts = ["", " ", "Rock & Roll \"Café\"", "Zürich HB", "a\\b", "東京タワー"]
         for _ in 0..<3_000 {
-            texts.append(String(String.UnicodeScalarView((0..<Int.random(in: 0...16, using: &generator)).map { _ in
-                alphabet.randomElement(using: &generator)! })))
+            texts.append(
+                String(
+                    String.UnicodeScalarView(
+                        (0..<Int.random(in: 0...16, using: &generator)).map { _ in
+                            alphabet.randomElement(using: &generator)!
+                        })))
         }
         for text in texts {
             var direct = CopyText(), expected = CopyText()

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import PostgresTestSupport
 
 /// The programs the test cluster starts (and the servers `pg_ctl` leaves running) keep none of

@@ -17,12 +17,14 @@ public final class TestCluster: Sendable {
     /// or nil when PostgreSQL is not installed. A cluster that fails to start is a test failure.
     public static let shared: Result<TestCluster, any Error>? = {
         guard let binaries = TestCluster.findBinaries() else {
-            FileHandle.standardError.write(Data("""
+            FileHandle.standardError.write(
+                Data(
+                    """
 
-                ⚠️  SKIPPED: the PostgreSQL/PostGIS suites. PostgreSQL's initdb was not found (install postgresql \
-                and postgresql-15-postgis-3, as `make test` does).
+                    ⚠️  SKIPPED: the PostgreSQL/PostGIS suites. PostgreSQL's initdb was not found (install postgresql \
+                    and postgresql-15-postgis-3, as `make test` does).
 
-                """.utf8))
+                    """.utf8))
             return nil
         }
         return Result { try TestCluster(binaries: binaries) }
@@ -45,9 +47,13 @@ public final class TestCluster: Sendable {
     /// Runs SQL through psql (tests only: set-up and inspection), returning its unaligned output.
     @discardableResult
     public func psql(database: String, _ sql: String, port: Int? = nil) throws -> String {
-        try run(binaries + "/psql", ["-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-h", "127.0.0.1",
-                                    "-p", String(port ?? self.port), "-U", "postgres", "-d", database, "-c", sql],
-                asServerUser: false)
+        try run(
+            binaries + "/psql",
+            [
+                "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-h", "127.0.0.1",
+                "-p", String(port ?? self.port), "-U", "postgres", "-d", database, "-c", sql,
+            ],
+            asServerUser: false)
     }
 
     init(binaries: String) throws {
@@ -64,17 +70,25 @@ public final class TestCluster: Sendable {
     /// tuned for tests (no fsync: a crash loses a throwaway cluster only).
     public func startServer(dataDirectory: String, port: Int, initialise: Bool, extraSettings: [String] = []) throws {
         if initialise {
-            try run(binaries + "/initdb", ["-D", dataDirectory, "-U", "postgres", "-A", "trust", "-E", "UTF8",
-                                           "--locale=C", "--no-sync"], asServerUser: true)
-            let settings = ["listen_addresses = '127.0.0.1'", "port = \(port)", "unix_socket_directories = '\(directory)'",
-                            "fsync = off", "synchronous_commit = off", "full_page_writes = off",
-                            "max_connections = 200", "shared_buffers = 256MB", "wal_level = replica",
-                            "max_wal_senders = 4", "hot_standby = on"] + extraSettings
+            try run(
+                binaries + "/initdb",
+                [
+                    "-D", dataDirectory, "-U", "postgres", "-A", "trust", "-E", "UTF8",
+                    "--locale=C", "--no-sync",
+                ], asServerUser: true)
+            let settings =
+                [
+                    "listen_addresses = '127.0.0.1'", "port = \(port)", "unix_socket_directories = '\(directory)'",
+                    "fsync = off", "synchronous_commit = off", "full_page_writes = off",
+                    "max_connections = 200", "shared_buffers = 256MB", "wal_level = replica",
+                    "max_wal_senders = 4", "hot_standby = on",
+                ] + extraSettings
             try appendToFile(dataDirectory + "/postgresql.conf", settings.joined(separator: "\n") + "\n")
             try appendToFile(dataDirectory + "/pg_hba.conf", "host replication all 127.0.0.1/32 trust\n")
         }
-        try run(binaries + "/pg_ctl", ["-D", dataDirectory, "-l", dataDirectory + ".log", "-o", "-p \(port)", "-w", "-t", "120", "start"],
-                asServerUser: true)
+        try run(
+            binaries + "/pg_ctl", ["-D", dataDirectory, "-l", dataDirectory + ".log", "-o", "-p \(port)", "-w", "-t", "120", "start"],
+            asServerUser: true)
         TestCluster.registerDataDirectory(dataDirectory)
     }
 
@@ -83,8 +97,12 @@ public final class TestCluster: Sendable {
     public func startReplica() throws -> Int {
         let replicaData = directory + "/replica-\(UUID().uuidString.prefix(6))"
         let replicaPort = try Self.freePort()
-        try run(binaries + "/pg_basebackup", ["-h", "127.0.0.1", "-p", String(port), "-U", "postgres", "-D", replicaData,
-                                              "-R", "-X", "stream", "--no-sync", "--checkpoint=fast"], asServerUser: true)
+        try run(
+            binaries + "/pg_basebackup",
+            [
+                "-h", "127.0.0.1", "-p", String(port), "-U", "postgres", "-D", replicaData,
+                "-R", "-X", "stream", "--no-sync", "--checkpoint=fast",
+            ], asServerUser: true)
         try appendToFile(replicaData + "/postgresql.conf", "port = \(replicaPort)\n")
         try startServer(dataDirectory: replicaData, port: replicaPort, initialise: false)
         return replicaPort
@@ -116,7 +134,10 @@ public final class TestCluster: Sendable {
         let argv = asServerUser && isRoot ? ["/usr/sbin/runuser", "-u", "postgres", "--"] + command : command
         let outputPath = NSTemporaryDirectory() + "pgtest-\(UUID().uuidString).out"
         let errorPath = outputPath + ".err"
-        defer { try? FileManager.default.removeItem(atPath: outputPath); try? FileManager.default.removeItem(atPath: errorPath) }
+        defer {
+            try? FileManager.default.removeItem(atPath: outputPath)
+            try? FileManager.default.removeItem(atPath: errorPath)
+        }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -135,8 +156,9 @@ public final class TestCluster: Sendable {
         let err = FileManager.default.contents(atPath: errorPath) ?? Data()
         let exited = status & 0x7f == 0, code = (status >> 8) & 0xff
         guard exited && code == 0 else {
-            throw ClusterError("\((program as NSString).lastPathComponent) \(arguments.joined(separator: " ")) failed "
-                               + "(\(code)): \(String(decoding: err, as: UTF8.self))")
+            throw ClusterError(
+                "\((program as NSString).lastPathComponent) \(arguments.joined(separator: " ")) failed "
+                    + "(\(code)): \(String(decoding: err, as: UTF8.self))")
         }
         return String(decoding: out, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
     }
@@ -210,7 +232,10 @@ final class CleanupList: @unchecked Sendable {
     private var dataDirectories: [String] = []
 
     func set(directory: String, binaries: String) {
-        lock.withLock { self.directory = directory; self.binaries = binaries }
+        lock.withLock {
+            self.directory = directory
+            self.binaries = binaries
+        }
     }
 
     func addDataDirectory(_ path: String) { lock.withLock { if !dataDirectories.contains(path) { dataDirectories.append(path) } } }

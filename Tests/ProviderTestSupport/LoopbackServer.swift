@@ -38,8 +38,10 @@ public final class LoopbackServer: Sendable {
         /// Wait this long before answering (to make a slow server).
         public var delay: TimeInterval
 
-        public init(status: Int = 200, headers: [String: String] = ["Content-Type": "application/json"], body: Data = Data(),
-                    delay: TimeInterval = 0) {
+        public init(
+            status: Int = 200, headers: [String: String] = ["Content-Type": "application/json"], body: Data = Data(),
+            delay: TimeInterval = 0
+        ) {
             self.status = status
             self.headers = headers
             self.body = body
@@ -90,25 +92,28 @@ public final class LoopbackServer: Sendable {
             var query: [String: String] = [:]
             for item in target?.queryItems ?? [] { query[item.name] = item.value ?? "" }
             let body = try await request.body.collect(upTo: 64 << 20)
-            let recorded = Request(method: request.method.rawValue, path: target?.path ?? request.uri.path, query: query,
-                                   rawQuery: target?.percentEncodedQuery ?? "", headers: headers,
-                                   body: Data(body.readableBytesView))
+            let recorded = Request(
+                method: request.method.rawValue, path: target?.path ?? request.uri.path, query: query,
+                rawQuery: target?.percentEncodedQuery ?? "", headers: headers,
+                body: Data(body.readableBytesView))
             let reply = await handler(recorded, await log.append(recorded))
             if reply.delay > 0 { try? await Task.sleep(nanoseconds: UInt64(reply.delay * 1e9)) }
             var fields = HTTPFields()
             for (name, value) in reply.headers {
                 fields[.init(name)!] = value
             }
-            return Response(status: HTTPResponse.Status(code: reply.status), headers: fields,
-                            body: ResponseBody(byteBuffer: ByteBuffer(bytes: reply.body)))
+            return Response(
+                status: HTTPResponse.Status(code: reply.status), headers: fields,
+                body: ResponseBody(byteBuffer: ByteBuffer(bytes: reply.body)))
         }
         let (ports, portContinuation) = AsyncStream<Int>.makeStream()
         var logger = Logger(label: "loopback-server")
         logger.logLevel = .critical
-        let application = Application(responder: responder,
-                                      configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-                                      onServerRunning: { channel in portContinuation.yield(channel.localAddress?.port ?? 0) },
-                                      logger: logger)
+        let application = Application(
+            responder: responder,
+            configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+            onServerRunning: { channel in portContinuation.yield(channel.localAddress?.port ?? 0) },
+            logger: logger)
         let task = Task(executorPreference: OwnThreadsExecutor.shared) {
             defer { portContinuation.finish() }
             try await application.run()

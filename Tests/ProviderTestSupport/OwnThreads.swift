@@ -64,8 +64,10 @@ public struct OwnThreadsTrait: SuiteTrait, TestTrait, TestScoping {
         testCase == nil ? nil : self
     }
 
-    public func provideScope(for test: Test, testCase: Test.Case?,
-                             performing function: @Sendable () async throws -> Void) async throws {
+    public func provideScope(
+        for test: Test, testCase: Test.Case?,
+        performing function: @Sendable () async throws -> Void
+    ) async throws {
         try await withTaskExecutorPreference(executor) { try await function() }
     }
 }

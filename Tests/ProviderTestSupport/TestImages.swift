@@ -33,7 +33,8 @@ public enum TestImages {
     /// a decompression bomb's header (a 30 000 × 30 000 PNG is 854 KB, 900 MB decoded).
     public static func png(declaredWidth width: UInt32, height: UInt32) -> [UInt8] {
         var bytes = png(withText: false)
-        let header = Array("IHDR".utf8) + withUnsafeBytes(of: width.bigEndian, Array.init) + withUnsafeBytes(of: height.bigEndian, Array.init)
+        let header =
+            Array("IHDR".utf8) + withUnsafeBytes(of: width.bigEndian, Array.init) + withUnsafeBytes(of: height.bigEndian, Array.init)
             + [8, 0, 0, 0, 0]
         bytes.replaceSubrange(12..<29, with: header)
         bytes.replaceSubrange(29..<33, with: withUnsafeBytes(of: crc32(header).bigEndian, Array.init))

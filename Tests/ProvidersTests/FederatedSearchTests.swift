@@ -5,25 +5,35 @@ import PlaceQuery
 import PlaceStore
 import ProviderTestSupport
 import Testing
+
 @testable import Providers
 
 /// Merging rules on hand-built answers.
 @Suite struct PlaceMergerTests {
-    func found(_ provider: ProviderName, _ id: String, _ name: String, _ latitude: Double, _ longitude: Double,
-               phone: String? = nil, rating: Rating? = nil, references: [PlaceID] = []) throws -> (ProviderName, ProviderPlace) {
+    func found(
+        _ provider: ProviderName, _ id: String, _ name: String, _ latitude: Double, _ longitude: Double,
+        phone: String? = nil, rating: Rating? = nil, references: [PlaceID] = []
+    ) throws -> (ProviderName, ProviderPlace) {
         let coordinate = Coordinate(uncheckedLatitude: latitude, longitude: longitude)
-        let place = Place(id: try PlaceID(source: provider.rawValue, localID: id), name: name, coordinate: coordinate,
-                          rating: rating, phone: phone)
-        return (provider, ProviderPlace(place: place, distance: Distance(uncheckedMeters: Geodesic.distance(mintPlaza, coordinate)),
-                                        crossReferences: references))
+        let place = Place(
+            id: try PlaceID(source: provider.rawValue, localID: id), name: name, coordinate: coordinate,
+            rating: rating, phone: phone)
+        return (
+            provider,
+            ProviderPlace(
+                place: place, distance: Distance(uncheckedMeters: Geodesic.distance(mintPlaza, coordinate)),
+                crossReferences: references)
+        )
     }
 
     @Test func theSameCafeFromYelpAndFoursquareBecomesOne() throws {
         let merged = PlaceMerger().merge([
-            try found(.yelp, "WavvLdfdP6g8aZTtbBQHTw", "Blue Bottle Coffee", 37.78246, -122.40771, phone: "+15106533394",
-                      rating: try Rating(sourceValue: 4, count: 2812)),
-            try found(.foursquare, "4b5a7b2cf964a520c0c128e3", "Blue Bottle Coffee", 37.78253, -122.40765,
-                      rating: try Rating(sourceValue: 8.6, scale: 10, count: 1021)),
+            try found(
+                .yelp, "WavvLdfdP6g8aZTtbBQHTw", "Blue Bottle Coffee", 37.78246, -122.40771, phone: "+15106533394",
+                rating: try Rating(sourceValue: 4, count: 2812)),
+            try found(
+                .foursquare, "4b5a7b2cf964a520c0c128e3", "Blue Bottle Coffee", 37.78253, -122.40765,
+                rating: try Rating(sourceValue: 8.6, scale: 10, count: 1021)),
         ])
         #expect(merged.count == 1)
         let cafe = try #require(merged.first)
@@ -42,14 +52,16 @@ import Testing
     }
 
     @Test func aChainFarApartStaysApartAndOneProviderIsNeverMergedWithItself() throws {
-        #expect(PlaceMerger().merge([
-            try found(.yelp, "a", "Blue Bottle Coffee", 37.78246, -122.40771),
-            try found(.foursquare, "b", "Blue Bottle Coffee", 37.7925, -122.4075),
-        ]).count == 2, "same name, 1.1 km apart")
-        #expect(PlaceMerger().merge([
-            try found(.yelp, "a", "Starbucks", 37.78246, -122.40771),
-            try found(.yelp, "b", "Starbucks", 37.78250, -122.40775),
-        ]).count == 2, "Yelp knows they are two")
+        #expect(
+            PlaceMerger().merge([
+                try found(.yelp, "a", "Blue Bottle Coffee", 37.78246, -122.40771),
+                try found(.foursquare, "b", "Blue Bottle Coffee", 37.7925, -122.4075),
+            ]).count == 2, "same name, 1.1 km apart")
+        #expect(
+            PlaceMerger().merge([
+                try found(.yelp, "a", "Starbucks", 37.78246, -122.40771),
+                try found(.yelp, "b", "Starbucks", 37.78250, -122.40775),
+            ]).count == 2, "Yelp knows they are two")
     }
 
     @Test func namesAgreeAcrossSpellings() {
@@ -66,8 +78,9 @@ import Testing
     @Test func aCrossReferenceMergesDespiteDifferentNames() throws {
         let merged = PlaceMerger().merge([
             try found(.yelp, "WavvLdfdP6g8aZTtbBQHTw", "Blue Bottle Coffee", 37.78246, -122.40771),
-            try found(.here, "here:pds:place:1", "Blue Bottle Coffee Mint Plaza Kiosk", 37.7830, -122.4083,
-                      references: [try PlaceID("yelp:WavvLdfdP6g8aZTtbBQHTw")]),
+            try found(
+                .here, "here:pds:place:1", "Blue Bottle Coffee Mint Plaza Kiosk", 37.7830, -122.4083,
+                references: [try PlaceID("yelp:WavvLdfdP6g8aZTtbBQHTw")]),
         ])
         #expect(merged.count == 1 && merged[0].sourceIDs.count == 2)
     }
@@ -79,11 +92,13 @@ import Testing
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("federated-\(UUID().uuidString).sqlite").path
         let index = try SpatiaLitePlaceIndex(path: path, mode: .createIfMissing)
         try index.upsert([
-            Place(id: try PlaceID("gem:7"), name: "Blue Bottle Coffee", coordinate: Coordinate(uncheckedLatitude: 37.78248, longitude: -122.40769),
-                  categories: [try Category("food.cafe")], tags: ["note": "ask for the Gibraltar"],
-                  gem: HiddenGem(owner: "ana", visibility: .public)),
-            Place(id: try PlaceID("osm:n42"), name: "Mint Plaza Fountain", coordinate: Coordinate(uncheckedLatitude: 37.78240, longitude: -122.40750),
-                  categories: [try Category("landmark.fountain")]),
+            Place(
+                id: try PlaceID("gem:7"), name: "Blue Bottle Coffee", coordinate: Coordinate(uncheckedLatitude: 37.78248, longitude: -122.40769),
+                categories: [try Category("food.cafe")], tags: ["note": "ask for the Gibraltar"],
+                gem: HiddenGem(owner: "ana", visibility: .public)),
+            Place(
+                id: try PlaceID("osm:n42"), name: "Mint Plaza Fountain", coordinate: Coordinate(uncheckedLatitude: 37.78240, longitude: -122.40750),
+                categories: [try Category("landmark.fountain")]),
         ])
         return (index, path)
     }
@@ -91,17 +106,26 @@ import Testing
     @Test func oneAnswerFromManySourcesWithEveryStatus() async throws {
         let yelp = try await LoopbackServer.start(replies: [.recorded("yelp_search.json")])
         let foursquare = try await LoopbackServer.start(replies: [.recorded("foursquare_places_page1.json")])
-        let google = try await LoopbackServer.start(replies: [.json(#"{"error":{"code":500,"message":"Internal error","status":"INTERNAL"}}"#, status: 500)])
-        defer { Task { await yelp.stop(); await foursquare.stop(); await google.stop() } }
+        let google = try await LoopbackServer.start(replies: [
+            .json(#"{"error":{"code":500,"message":"Internal error","status":"INTERNAL"}}"#, status: 500)
+        ])
+        defer {
+            Task {
+                await yelp.stop()
+                await foursquare.stop()
+                await google.stop()
+            }
+        }
         let (index, path) = try localIndex()
         defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
         let before = try index.count()
-        let search = FederatedSearch(sources: [
-            LocalIndexProvider(index: try SpatiaLitePlaceStore(path: path)),
-            GooglePlacesAdapter(settings: settings(google, .google)),
-            YelpAdapter(settings: settings(yelp, .yelp)),
-            FoursquareAdapter(settings: settings(foursquare, .foursquare)),
-        ], deadline: 30)  // generous: with every suite running at once, three loopback attempts took over 5 s
+        let search = FederatedSearch(
+            sources: [
+                LocalIndexProvider(index: try SpatiaLitePlaceStore(path: path)),
+                GooglePlacesAdapter(settings: settings(google, .google)),
+                YelpAdapter(settings: settings(yelp, .yelp)),
+                FoursquareAdapter(settings: settings(foursquare, .foursquare)),
+            ], deadline: 30)  // generous: with every suite running at once, three loopback attempts took over 5 s
         let answer = await search.search(near: mintPlaza, radius: Distance(uncheckedMeters: 200))
 
         #expect(answer.statuses.map(\.provider) == [.local, .google, .yelp, .foursquare])
@@ -117,8 +141,9 @@ import Testing
         #expect(cafe.place.tags["note"] == "ask for the Gibraltar" && cafe.place.gem?.owner == "ana")
         #expect(cafe.providerURLs[.yelp] != nil && cafe.providerURLs[.foursquare] != nil)
         #expect(answer.places.contains { $0.place.name == "Philz Coffee" && $0.sourceIDs.count == 1 }, "the other café stays apart")
-        #expect(answer.places.map(\.place.name).sorted() == ["Blue Bottle Coffee", "Chez Papa Resto", "Mint Plaza Fountain", "Philz Coffee"],
-                "each real place once; Yelp's permanently closed bakery is not an answer")
+        #expect(
+            answer.places.map(\.place.name).sorted() == ["Blue Bottle Coffee", "Chez Papa Resto", "Mint Plaza Fountain", "Philz Coffee"],
+            "each real place once; Yelp's permanently closed bakery is not an answer")
         #expect(answer.places.map(\.distance) == answer.places.map(\.distance).sorted(), "nearest first")
         #expect(try index.count() == before, "nothing from a provider was written to the index")
     }
@@ -128,10 +153,17 @@ import Testing
         // threads the loopback servers answer on for a few seconds.
         let slow = try await LoopbackServer.start(replies: [LoopbackServer.Reply(body: Recorded.data("here_browse.json"), delay: 90)])
         let yelp = try await LoopbackServer.start(replies: [.recorded("yelp_search.json")])
-        defer { Task { await slow.stop(); await yelp.stop() } }
+        defer {
+            Task {
+                await slow.stop()
+                await yelp.stop()
+            }
+        }
         let started = Date()
-        let answer = await FederatedSearch(sources: [HEREAdapter(settings: settings(slow, .here)), YelpAdapter(settings: settings(yelp, .yelp))],
-                                           deadline: 15).search(near: mintPlaza, radius: Distance(uncheckedMeters: 500))
+        let answer = await FederatedSearch(
+            sources: [HEREAdapter(settings: settings(slow, .here)), YelpAdapter(settings: settings(yelp, .yelp))],
+            deadline: 15
+        ).search(near: mintPlaza, radius: Distance(uncheckedMeters: 500))
         #expect(Date().timeIntervalSince(started) < 75, "did not wait for the 90 s server")
         #expect(answer.statuses.map(\.state) == [.ok, .timedOut])
         #expect(answer.statuses[1].error == .timedOut(provider: .here, seconds: 15))
@@ -141,7 +173,12 @@ import Testing
     @Test func onlyTheProvidersAskedFor() async throws {
         let yelp = try await LoopbackServer.start(replies: [.recorded("yelp_search.json")])
         let here = try await LoopbackServer.start(replies: [.recorded("here_browse.json")])
-        defer { Task { await yelp.stop(); await here.stop() } }
+        defer {
+            Task {
+                await yelp.stop()
+                await here.stop()
+            }
+        }
         let search = FederatedSearch(sources: [YelpAdapter(settings: settings(yelp, .yelp)), HEREAdapter(settings: settings(here, .here))])
         let answer = await search.search(near: mintPlaza, radius: Distance(uncheckedMeters: 500), providers: [.here])
         #expect(answer.statuses.map(\.provider) == [.here])
@@ -159,10 +196,16 @@ import Testing
     @Test func cachingFollowsEachProvidersTerms() async throws {
         let yelp = try await LoopbackServer.start(replies: [.recorded("yelp_search.json")])
         let google = try await LoopbackServer.start(replies: [.recorded("google_searchNearby.json")])
-        defer { Task { await yelp.stop(); await google.stop() } }
+        defer {
+            Task {
+                await yelp.stop()
+                await google.stop()
+            }
+        }
         let clock = Clock(fixedNow)
-        let search = FederatedSearch(sources: [GooglePlacesAdapter(settings: settings(google, .google)), YelpAdapter(settings: settings(yelp, .yelp))],
-                                     cache: ProviderCache(now: { clock.now }))
+        let search = FederatedSearch(
+            sources: [GooglePlacesAdapter(settings: settings(google, .google)), YelpAdapter(settings: settings(yelp, .yelp))],
+            cache: ProviderCache(now: { clock.now }))
         let radius = Distance(uncheckedMeters: 1000)
         _ = await search.search(near: mintPlaza, radius: radius)
         let second = await search.search(near: mintPlaza, radius: radius)

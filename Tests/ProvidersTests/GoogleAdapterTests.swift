@@ -3,6 +3,7 @@ import GeoCore
 import PlaceModel
 import ProviderTestSupport
 import Testing
+
 @testable import Providers
 
 @Suite(.ownThreads) struct GoogleAdapterTests {
@@ -33,15 +34,19 @@ import Testing
         let result = try await withServer([.recorded("google_searchNearby.json")]) { server in
             try await GooglePlacesAdapter(settings: settings(server, .google)).search(try request(radius: 1000))
         }
-        #expect(result.places.map(\.place.id.rawValue) == ["google:ChIJh4s6cIWAhYARv2fJ4EoXbWM", "google:ChIJ0zQtYYiAhYAR2N9H0Jb2Y3Q"],
-                "the diner 1.9 km away is outside the 1 km circle")
+        #expect(
+            result.places.map(\.place.id.rawValue) == ["google:ChIJh4s6cIWAhYARv2fJ4EoXbWM", "google:ChIJ0zQtYYiAhYAR2N9H0Jb2Y3Q"],
+            "the diner 1.9 km away is outside the 1 km circle")
         let cafe = result.places[0]
         let place = cafe.place
         #expect(place.name == "Blue Bottle Coffee")
         #expect(place.coordinate == Coordinate(uncheckedLatitude: 37.7824868, longitude: -122.4077056))
         #expect(place.categories.map(\.identifier) == ["food.cafe", "shopping", "food"], "primary type first, then types in order")
-        #expect(place.address == Address(street: "66 Mint Street", locality: "San Francisco", region: "CA", postcode: "94103",
-                                         countryCode: "US", formatted: "66 Mint St, San Francisco, CA 94103, USA"))
+        #expect(
+            place.address
+                == Address(
+                    street: "66 Mint Street", locality: "San Francisco", region: "CA", postcode: "94103",
+                    countryCode: "US", formatted: "66 Mint St, San Francisco, CA 94103, USA"))
         #expect(place.rating == (try Rating(sourceValue: 4.4, scale: 5, count: 1873)))
         #expect(place.priceLevel == (try PriceLevel(2)))
         #expect(place.phone == "+1 510-653-3394")
@@ -49,14 +54,19 @@ import Testing
         #expect(place.tags["utc_offset_minutes"] == "-480")
         #expect(place.provenance == Provenance(source: "google", sourceID: "ChIJh4s6cIWAhYARv2fJ4EoXbWM", fetchedAt: fixedNow))
         // Google counts days from Sunday = 0; the model from Monday = 1 (ISO).
-        #expect(place.openingHours?.periods == [
-            .init(openDay: 7, openMinute: 420, closeDay: 7, closeMinute: 1080),
-            .init(openDay: 1, openMinute: 390, closeDay: 1, closeMinute: 1080),
-            .init(openDay: 5, openMinute: 1320, closeDay: 6, closeMinute: 120),
-        ])
+        #expect(
+            place.openingHours?.periods == [
+                .init(openDay: 7, openMinute: 420, closeDay: 7, closeMinute: 1080),
+                .init(openDay: 1, openMinute: 390, closeDay: 1, closeMinute: 1080),
+                .init(openDay: 5, openMinute: 1320, closeDay: 6, closeMinute: 120),
+            ])
         #expect(place.openingHours?.text?.hasPrefix("Monday: 6:30 AM – 6:00 PM") == true)
-        #expect(place.photos == [PhotoReference(reference: "places/ChIJh4s6cIWAhYARv2fJ4EoXbWM/photos/AUc7tXW1", width: 4032, height: 3024,
-                                                attribution: "A Visitor")])
+        #expect(
+            place.photos == [
+                PhotoReference(
+                    reference: "places/ChIJh4s6cIWAhYARv2fJ4EoXbWM/photos/AUc7tXW1", width: 4032, height: 3024,
+                    attribution: "A Visitor")
+            ])
         #expect(cafe.isOpenNow == true)
         #expect(cafe.businessStatus == .operational)
         #expect(cafe.timeZone == "America/Los_Angeles")
@@ -86,8 +96,10 @@ import Testing
     }
 
     @Test func textSearchPagesByTokenAndStopsOnTheLastPage() async throws {
-        try await withServer([.recorded("google_searchText_page1.json"), .recorded("google_searchText_page2.json"),
-                              .json(#"{"error":{"code":500,"message":"a third page was asked for"}}"#, status: 500)]) { server in
+        try await withServer([
+            .recorded("google_searchText_page1.json"), .recorded("google_searchText_page2.json"),
+            .json(#"{"error":{"code":500,"message":"a third page was asked for"}}"#, status: 500),
+        ]) { server in
             let result = try await GooglePlacesAdapter(settings: settings(server, .google))
                 .search(try request(radius: 2000, query: "coffee", limit: 40))
             #expect(result.places.map(\.place.name) == ["Réveille Coffee Co.", "Sightglass Coffee"])
@@ -107,8 +119,11 @@ import Testing
             if request.path.hasSuffix("/media") {
                 return .json(#"{"name":"places/X/photos/Y/media","photoUri":"https://lh3.googleusercontent.com/places/short-lived"}"#)
             }
-            return LoopbackServer.Reply(body: try! JSONSerialization.data(withJSONObject:
-                (JSONSerialization.jsonObject(with: Recorded.data("google_searchNearby.json")) as! [String: Any])["places"].map { ($0 as! [Any])[0] }!))
+            return LoopbackServer.Reply(
+                body: try! JSONSerialization.data(
+                    withJSONObject: (JSONSerialization.jsonObject(with: Recorded.data("google_searchNearby.json")) as! [String: Any])["places"].map {
+                        ($0 as! [Any])[0]
+                    }!))
         }
         defer { Task { await server.stop() } }
         let adapter = GooglePlacesAdapter(settings: settings(server, .google))
@@ -148,8 +163,11 @@ import Testing
 
     @Test func legacyErrorStatusesAreTypedAndKeyFree() async throws {
         try await withServer([.recorded("google_legacy_denied.json")]) { server in
-            await #expect(throws: ProviderError.providerStatus(provider: .google, status: "REQUEST_DENIED",
-                                                               message: "The provided API key is invalid.")) {
+            await #expect(
+                throws: ProviderError.providerStatus(
+                    provider: .google, status: "REQUEST_DENIED",
+                    message: "The provided API key is invalid.")
+            ) {
                 try await GooglePlacesAdapter(settings: settings(server, .google, extra: ["GEOQUERY_GOOGLE_API": "legacy"]))
                     .search(try request())
             }
@@ -167,7 +185,10 @@ import Testing
                 _ = try await GooglePlacesAdapter(settings: settings(server, .google)).search(try request())
                 Issue.record("accepted")
             } catch let error as ProviderError {
-                guard case .rejected(.google, 400, "INVALID_ARGUMENT", let message) = error else { Issue.record("\(error)"); return }
+                guard case .rejected(.google, 400, "INVALID_ARGUMENT", let message) = error else {
+                    Issue.record("\(error)")
+                    return
+                }
                 #expect(message.hasPrefix("FieldMask is a required parameter"))
             }
         }

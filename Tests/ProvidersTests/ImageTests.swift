@@ -2,6 +2,7 @@ import Foundation
 import GeoCore
 import ProviderTestSupport
 import Testing
+
 @testable import Providers
 
 @Suite(.ownThreads) struct ImageTests {
@@ -44,8 +45,11 @@ import Testing
 
     @Test func commonsErrorInsideA200IsAnError() async throws {
         try await withServer([.recorded("commons_error.json")]) { server in
-            await #expect(throws: ProviderError.providerStatus(provider: .wikimediaCommons, status: "invalid-coord",
-                                                               message: "Invalid coordinate provided")) {
+            await #expect(
+                throws: ProviderError.providerStatus(
+                    provider: .wikimediaCommons, status: "invalid-coord",
+                    message: "Invalid coordinate provided")
+            ) {
                 try await WikimediaCommonsAdapter(settings: settings(server, .wikimediaCommons)).images(for: try ImageQuery(coordinate: lisbon))
             }
         }

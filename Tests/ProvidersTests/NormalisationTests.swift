@@ -1,5 +1,6 @@
 import PlaceModel
 import Testing
+
 @testable import Providers
 
 /// The category, hours and country-code tables.

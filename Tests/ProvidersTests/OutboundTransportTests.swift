@@ -1,6 +1,7 @@
 import Foundation
 import ProviderTestSupport
 import Testing
+
 @testable import Providers
 
 /// The outbound client's rules, over real HTTP on 127.0.0.1: no redirect followed, nothing
@@ -16,8 +17,10 @@ import Testing
         let target = inside.baseURL.absoluteString + "/x"
         let outside = try await LoopbackServer.start { _ in LoopbackServer.Reply(status: status, headers: ["Location": target]) }
         defer { Task { await outside.stop() } }
-        let answer = try await Self.anywhere.send(ProviderRequest(method: "POST", url: outside.baseURL.appendingPathComponent("hook"),
-                                                                  body: Data("{}".utf8), timeout: 10))
+        let answer = try await Self.anywhere.send(
+            ProviderRequest(
+                method: "POST", url: outside.baseURL.appendingPathComponent("hook"),
+                body: Data("{}".utf8), timeout: 10))
         #expect(answer.status == status)
         #expect(await inside.requests.isEmpty, "the redirect's target was not called")
     }
@@ -25,8 +28,10 @@ import Testing
     /// A compressed answer arrives as sent (not inflated: a 1 MB gzip of 1 GiB once took the
     /// server to 2 GB), and `identity` is what was asked for.
     @Test func answersAreNotDecompressed() async throws {
-        let gzip = Data([0x1f, 0x8b, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0x03, 0xab, 0x56, 0xca, 0xcf, 0x56, 0xb2, 0x2a, 0x29, 0x2a,
-                         0x4d, 0xad, 0x05, 0x00, 0x90, 0x5f, 0xd4, 0xa7, 0x0b, 0x00, 0x00, 0x00])
+        let gzip = Data([
+            0x1f, 0x8b, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0x03, 0xab, 0x56, 0xca, 0xcf, 0x56, 0xb2, 0x2a, 0x29, 0x2a,
+            0x4d, 0xad, 0x05, 0x00, 0x90, 0x5f, 0xd4, 0xa7, 0x0b, 0x00, 0x00, 0x00,
+        ])
         let server = try await LoopbackServer.start { _ in
             LoopbackServer.Reply(headers: ["Content-Type": "application/json", "Content-Encoding": "gzip"], body: gzip)
         }
@@ -59,7 +64,10 @@ import Testing
                 _ = try await publicOnly.send(ProviderRequest(url: url, timeout: 5))
                 Issue.record("\(host) was reached")
             } catch let failure as TransportFailure {
-                guard case .refusedAddress = failure else { Issue.record("\(host): \(failure)"); continue }
+                guard case .refusedAddress = failure else {
+                    Issue.record("\(host): \(failure)")
+                    continue
+                }
             }
         }
         #expect(await server.requests.isEmpty)
@@ -75,7 +83,10 @@ import Testing
             _ = try await Self.anywhere.send(ProviderRequest(url: URL(string: "http://127.0.0.1:9/x")!, timeout: 30))
             Issue.record("a closed port answered")
         } catch let failure as TransportFailure {
-            guard case .connection = failure else { Issue.record("\(failure)"); return }
+            guard case .connection = failure else {
+                Issue.record("\(failure)")
+                return
+            }
         }
     }
 }

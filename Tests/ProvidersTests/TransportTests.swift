@@ -1,13 +1,16 @@
 import Foundation
 import ProviderTestSupport
 import Testing
+
 @testable import Providers
 
 /// Retries, timeouts, typed errors and key hygiene, over real HTTP on 127.0.0.1.
 @Suite(.ownThreads) struct TransportTests {
     @Test func a429ThenA200IsRetriedAndSucceeds() async throws {
-        try await withServer([.recorded("google_error_429.json", status: 429, headers: ["Retry-After": "0"]),
-                              .recorded("yelp_search.json")]) { server in
+        try await withServer([
+            .recorded("google_error_429.json", status: 429, headers: ["Retry-After": "0"]),
+            .recorded("yelp_search.json"),
+        ]) { server in
             let result = try await YelpAdapter(settings: settings(server, .yelp)).search(try request())
             #expect(result.places.count == 2)
             #expect(await server.requests.count == 2)
@@ -34,8 +37,11 @@ import Testing
 
     @Test func otherClientErrorsAreNotRetriedAndCarryTheProvidersMessage() async throws {
         try await withServer([.recorded("yelp_error_400.json", status: 400)]) { server in
-            await #expect(throws: ProviderError.rejected(provider: .yelp, status: 400, code: "VALIDATION_ERROR",
-                                                         message: "Please specify a location or a latitude and longitude")) {
+            await #expect(
+                throws: ProviderError.rejected(
+                    provider: .yelp, status: 400, code: "VALIDATION_ERROR",
+                    message: "Please specify a location or a latitude and longitude")
+            ) {
                 try await YelpAdapter(settings: settings(server, .yelp)).search(try request())
             }
             #expect(await server.requests.count == 1)
@@ -58,7 +64,10 @@ import Testing
                 _ = try await YelpAdapter(settings: settings(server, .yelp)).search(try request())
                 Issue.record("garbage was accepted")
             } catch let error as ProviderError {
-                guard case .malformedResponse(.yelp, let reason) = error else { Issue.record("wrong error \(error)"); return }
+                guard case .malformedResponse(.yelp, let reason) = error else {
+                    Issue.record("wrong error \(error)")
+                    return
+                }
                 #expect(reason.contains("not JSON"))
             }
         }
@@ -72,8 +81,10 @@ import Testing
         }
     }
 
-    @Test(arguments: [(ProviderName.google, "GOOGLE_PLACES_API_KEY"), (.yelp, "YELP_API_KEY"), (.foursquare, "FOURSQUARE_API_KEY"),
-                      (.here, "HERE_API_KEY")])
+    @Test(arguments: [
+        (ProviderName.google, "GOOGLE_PLACES_API_KEY"), (.yelp, "YELP_API_KEY"), (.foursquare, "FOURSQUARE_API_KEY"),
+        (.here, "HERE_API_KEY"),
+    ])
     func aMissingKeyNamesItsVariable(provider: ProviderName, variable: String) async throws {
         let settings = ProviderSettings(environment: ProviderEnvironment(["\(variable)": "  "]))
         let adapter = FederatedSearch.sources([provider], settings: settings, localIndex: nil)[0]
@@ -115,8 +126,11 @@ import Testing
 
     @Test func badSettingsNameTheVariable() throws {
         let environment = ProviderEnvironment(["GEOQUERY_YELP_BASE_URL": "ftp://example", "GEOQUERY_GOOGLE_API": "v2"])
-        #expect(throws: ProviderError.invalidSetting(variable: "GEOQUERY_YELP_BASE_URL", value: "ftp://example",
-                                                     expected: "an absolute http(s) URL such as http://127.0.0.1:8080")) {
+        #expect(
+            throws: ProviderError.invalidSetting(
+                variable: "GEOQUERY_YELP_BASE_URL", value: "ftp://example",
+                expected: "an absolute http(s) URL such as http://127.0.0.1:8080")
+        ) {
             try environment.baseURLOverride(for: .yelp)
         }
         #expect(throws: ProviderError.invalidSetting(variable: "GEOQUERY_GOOGLE_API", value: "v2", expected: "new or legacy")) {

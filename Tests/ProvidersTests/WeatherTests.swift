@@ -2,6 +2,7 @@ import Foundation
 import GeoCore
 import ProviderTestSupport
 import Testing
+
 @testable import Providers
 
 @Suite(.ownThreads) struct WeatherTests {
@@ -35,8 +36,11 @@ import Testing
 
     @Test func openMeteoErrorsCarryItsReason() async throws {
         try await withServer([.recorded("openmeteo_error_400.json", status: 400)]) { server in
-            await #expect(throws: ProviderError.rejected(provider: .openMeteo, status: 400, code: nil,
-                                                         message: "Latitude must be in range of -90 to 90°. Given: 91.0.")) {
+            await #expect(
+                throws: ProviderError.rejected(
+                    provider: .openMeteo, status: 400, code: nil,
+                    message: "Latitude must be in range of -90 to 90°. Given: 91.0.")
+            ) {
                 try await OpenMeteoAdapter(settings: settings(server, .openMeteo)).weather(at: monaco, days: 1)
             }
         }
@@ -64,7 +68,10 @@ import Testing
                 _ = try await OpenWeatherMapAdapter(settings: settings(server, .openWeatherMap)).weather(at: monaco, days: 1)
                 Issue.record("accepted")
             } catch let error as ProviderError {
-                guard case .rejected(.openWeatherMap, 401, "401", let message) = error else { Issue.record("\(error)"); return }
+                guard case .rejected(.openWeatherMap, 401, "401", let message) = error else {
+                    Issue.record("\(error)")
+                    return
+                }
                 #expect(message.hasPrefix("Invalid API key"))
                 #expect(!error.description.contains("test-key-0123456789"))
             }

@@ -3,6 +3,7 @@ import GeoCore
 import PlaceModel
 import ProviderTestSupport
 import Testing
+
 @testable import Providers
 
 @Suite(.ownThreads) struct YelpAdapterTests {
@@ -18,17 +19,22 @@ import Testing
             #expect(sent.query["limit"] == "20" && sent.query["offset"] == "0")
             #expect(Set(sent.query["categories"]?.split(separator: ",").map(String.init) ?? []) == ["cafes", "coffee", "coffeeroasteries", "tea"])
 
-            #expect(result.places.map(\.place.id.rawValue) == ["yelp:WavvLdfdP6g8aZTtbBQHTw", "yelp:Z8Ry2Qk9aJz0Lw6p3TQq1A"],
-                    "Gone For Good Bakery is closed for good")
+            #expect(
+                result.places.map(\.place.id.rawValue) == ["yelp:WavvLdfdP6g8aZTtbBQHTw", "yelp:Z8Ry2Qk9aJz0Lw6p3TQq1A"],
+                "Gone For Good Bakery is closed for good")
             let cafe = result.places[0]
-            #expect(cafe.distance.meters == Geodesic.distance(mintPlaza, cafe.place.coordinate) && cafe.distance.meters != 20.4,
-                    "GeoQuery's own WGS84 distance from the centre, not Yelp's 20.4 m")
+            #expect(
+                cafe.distance.meters == Geodesic.distance(mintPlaza, cafe.place.coordinate) && cafe.distance.meters != 20.4,
+                "GeoQuery's own WGS84 distance from the centre, not Yelp's 20.4 m")
             #expect(cafe.place.rating == (try Rating(sourceValue: 4, scale: 5, count: 2812)))
             #expect(cafe.place.priceLevel == (try PriceLevel(2)))
             #expect(cafe.place.phone == "+15106533394")
-            #expect(cafe.place.address == Address(street: "66 Mint St", locality: "San Francisco", region: "CA", postcode: "94103",
-                                                  countryCode: "US", formatted: "66 Mint St, San Francisco, CA 94103"),
-                    "address2 \"\" and address3 null are both absent")
+            #expect(
+                cafe.place.address
+                    == Address(
+                        street: "66 Mint St", locality: "San Francisco", region: "CA", postcode: "94103",
+                        countryCode: "US", formatted: "66 Mint St, San Francisco, CA 94103"),
+                "address2 \"\" and address3 null are both absent")
             #expect(cafe.place.categories.map(\.identifier) == ["food.cafe"])
             #expect(cafe.place.photos == [PhotoReference(url: "https://s3-media1.fl.yelpcdn.com/bphoto/abc/o.jpg")])
             #expect(cafe.place.tags["yelp_alias"] == "blue-bottle-coffee-san-francisco-8")
@@ -50,12 +56,13 @@ import Testing
             let found = try await YelpAdapter(settings: settings(server, .yelp)).details(id: "yelp:WavvLdfdP6g8aZTtbBQHTw", center: mintPlaza)
             #expect(await server.requests.first?.path == "/v3/businesses/WavvLdfdP6g8aZTtbBQHTw")
             // Yelp's day 0 is Monday; Saturday 22:00 overnight closes Sunday 02:00.
-            #expect(found.place.openingHours?.periods == [
-                .init(openDay: 1, openMinute: 420, closeDay: 1, closeMinute: 1080),
-                .init(openDay: 5, openMinute: 420, closeDay: 5, closeMinute: 1080),
-                .init(openDay: 6, openMinute: 1320, closeDay: 7, closeMinute: 120),
-                .init(openDay: 7, openMinute: 480, closeDay: 7, closeMinute: 1020),
-            ])
+            #expect(
+                found.place.openingHours?.periods == [
+                    .init(openDay: 1, openMinute: 420, closeDay: 1, closeMinute: 1080),
+                    .init(openDay: 5, openMinute: 420, closeDay: 5, closeMinute: 1080),
+                    .init(openDay: 6, openMinute: 1320, closeDay: 7, closeMinute: 120),
+                    .init(openDay: 7, openMinute: 480, closeDay: 7, closeMinute: 1020),
+                ])
             #expect(found.isOpenNow == true)
             #expect(found.place.photos.count == 2)
             #expect(found.place.tags["cross_streets"] == "Jessie St & Mission St")
@@ -68,7 +75,8 @@ import Testing
             let offset = Int(request.query["offset"] ?? "0") ?? 0
             let limit = Int(request.query["limit"] ?? "20") ?? 20
             if offset + limit > 240 {
-                return .json(#"{"error":{"code":"VALIDATION_ERROR","description":"Too many results requested, limit+offset must be <= 240."}}"#, status: 400)
+                return .json(
+                    #"{"error":{"code":"VALIDATION_ERROR","description":"Too many results requested, limit+offset must be <= 240."}}"#, status: 400)
             }
             let businesses = (offset..<min(total, offset + limit)).map { index in
                 #"{"id":"b\#(index)","name":"Business \#(index)","coordinates":{"latitude":\#(37.7825 + Double(index) * 0.00001),"longitude":-122.4075},"distance":\#(Double(index) * 1.11)}"#
@@ -109,8 +117,11 @@ import Testing
     @Test func placesAPIRequestPagingAndFields() async throws {
         let server = try await LoopbackServer.start { request in
             if request.query["cursor"] == "c2" { return .recorded("foursquare_places_page2.json") }
-            return .recorded("foursquare_places_page1.json", headers: [
-                "Link": #"<https://places-api.foursquare.com/places/search?ll=37.7825%2C-122.4075&cursor=c2>; rel="next""#])
+            return .recorded(
+                "foursquare_places_page1.json",
+                headers: [
+                    "Link": #"<https://places-api.foursquare.com/places/search?ll=37.7825%2C-122.4075&cursor=c2>; rel="next""#
+                ])
         }
         defer { Task { await server.stop() } }
         let result = try await FoursquareAdapter(settings: settings(server, .foursquare)).search(try request(radius: 500, query: "coffee", limit: 10))
@@ -123,8 +134,9 @@ import Testing
         #expect(sent[0].query["fields"]?.contains("fsq_place_id") == true)
         #expect(sent[1].path == "/places/search" && sent[1].query["cursor"] == "c2", "the next page went to the same (test) server")
 
-        #expect(result.places.map(\.place.name) == ["Blue Bottle Coffee", "Mint Plaza", "Philz Coffee"],
-                "nearest first; the closed café is left out")
+        #expect(
+            result.places.map(\.place.name) == ["Blue Bottle Coffee", "Mint Plaza", "Philz Coffee"],
+            "nearest first; the closed café is left out")
         let cafe = result.places[0]
         #expect(cafe.place.id.rawValue == "foursquare:4b5a7b2cf964a520c0c128e3")
         #expect(cafe.place.rating == (try Rating(sourceValue: 8.6, scale: 10, count: 1021)))
@@ -133,12 +145,15 @@ import Testing
         #expect(cafe.place.categories.map(\.identifier) == ["food.cafe"])
         #expect(cafe.place.photos.first?.url == "https://fastly.4sqi.net/img/general/original/123_abc.jpg")
         #expect(cafe.place.openingHours?.text == "Mon-Fri 6:30 AM-6:00 PM; Sat-Sun 7:00 AM-6:00 PM")
-        #expect(cafe.place.openingHours?.periods == [
-            .init(openDay: 1, openMinute: 390, closeDay: 1, closeMinute: 1080),
-            .init(openDay: 7, openMinute: 420, closeDay: 7, closeMinute: 1080),
-            .init(openDay: 5, openMinute: 1320, closeDay: 6, closeMinute: 120),
-        ])
-        #expect(cafe.distance.meters == Geodesic.distance(mintPlaza, cafe.place.coordinate) && cafe.isOpenNow == true && cafe.businessStatus == .operational)
+        #expect(
+            cafe.place.openingHours?.periods == [
+                .init(openDay: 1, openMinute: 390, closeDay: 1, closeMinute: 1080),
+                .init(openDay: 7, openMinute: 420, closeDay: 7, closeMinute: 1080),
+                .init(openDay: 5, openMinute: 1320, closeDay: 6, closeMinute: 120),
+            ])
+        #expect(
+            cafe.distance.meters == Geodesic.distance(mintPlaza, cafe.place.coordinate) && cafe.isOpenNow == true
+                && cafe.businessStatus == .operational)
         #expect(cafe.place.address?.countryCode == "US" && cafe.place.phone == "(510) 653-3394")
     }
 
@@ -182,9 +197,12 @@ import Testing
             let cafe = result.places[0]
             #expect(cafe.place.id.rawValue == "here:here:pds:place:840jx7ps-7d3a1b2c3d4e4f5a8b9c0d1e2f3a4b5c")
             #expect(cafe.place.categories.map(\.identifier) == ["food.cafe", "food.restaurant"], "the primary category first")
-            #expect(cafe.place.address == Address(street: "66 Mint St", locality: "San Francisco", region: "CA", postcode: "94103",
-                                                  countryCode: "US", formatted: "Blue Bottle Coffee, 66 Mint St, San Francisco, CA 94103, United States"),
-                    "alpha-3 USA becomes US")
+            #expect(
+                cafe.place.address
+                    == Address(
+                        street: "66 Mint St", locality: "San Francisco", region: "CA", postcode: "94103",
+                        countryCode: "US", formatted: "Blue Bottle Coffee, 66 Mint St, San Francisco, CA 94103, United States"),
+                "alpha-3 USA becomes US")
             #expect(cafe.place.phone == "+15106533394" && cafe.place.website == "https://bluebottlecoffee.com")
             #expect(cafe.place.rating == nil && cafe.place.priceLevel == nil, "HERE has neither")
             #expect(cafe.crossReferences == [try PlaceID("yelp:WavvLdfdP6g8aZTtbBQHTw")])

@@ -1,8 +1,9 @@
 import Foundation
 import GeoCore
 import PlaceModel
-@testable import Regions
 import Testing
+
+@testable import Regions
 
 /// The shipped `geodata/` files, loaded once for the suite (half a second).
 private let geodata = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
@@ -17,28 +18,30 @@ private func point(_ latitude: Double, _ longitude: Double) -> Coordinate {
 
 @Suite("Country, continent and time zone from the boundaries")
 struct RegionLocatorTests {
-    @Test("Known places get their country and GeoNames' continent", arguments: [
-        (48.8566, 2.3522, "FR", Continent.europe),          // Paris
-        (4.9333, -52.3333, "GF", .southAmerica),            // Cayenne: drawn inside France, its own code
-        (-20.8789, 55.4481, "RE", .africa),                 // Saint-Denis, Réunion
-        (12.15, -68.27, "BQ", .northAmerica),               // Kralendijk, Bonaire
-        (78.22, 15.65, "SJ", .europe),                      // Longyearbyen
-        (25.0330, 121.5654, "TW", .asia),                   // Taipei: ISO_A2 is CN-TW
-        (42.6629, 21.1655, "XK", .europe),                  // Pristina: only ISO_A2_EH
-        (59.9139, 10.7522, "NO", .europe),                  // Oslo: ISO_A2 is -99
-        (35.1856, 33.3823, "CY", .europe),                  // Nicosia: Natural Earth says Asia
-        (43.1155, 131.8855, "RU", .europe),                 // Vladivostok: all of Russia is EU in GeoNames
-        (-18.1416, 178.4419, "FJ", .oceania),               // Suva, west of the antimeridian
-        (-16.80, -179.95, "FJ", .oceania),                  // Taveuni, east of it
-        (65.58, -170.99, "RU", .europe),                    // Lavrentiya, Chukotka: east of the antimeridian
-        (-29.3167, 27.4833, "LS", .africa),                 // Maseru: an enclave, a hole in South Africa
-        (-29.1211, 26.2140, "ZA", .africa),                 // Bloemfontein
-        (43.7384, 7.4246, "MC", .europe),                   // Monaco
-        (41.9029, 12.4534, "VA", .europe),                  // Vatican
-        (-89.99, 0.0, "AQ", .antarctica),                   // near the South Pole
-        (-90.0, 45.0, "AQ", .antarctica),                   // the South Pole itself
-        (21.3069, -157.8583, "US", .northAmerica),          // Honolulu
-    ] as [(Double, Double, String, Continent)])
+    @Test(
+        "Known places get their country and GeoNames' continent",
+        arguments: [
+            (48.8566, 2.3522, "FR", Continent.europe),  // Paris
+            (4.9333, -52.3333, "GF", .southAmerica),  // Cayenne: drawn inside France, its own code
+            (-20.8789, 55.4481, "RE", .africa),  // Saint-Denis, Réunion
+            (12.15, -68.27, "BQ", .northAmerica),  // Kralendijk, Bonaire
+            (78.22, 15.65, "SJ", .europe),  // Longyearbyen
+            (25.0330, 121.5654, "TW", .asia),  // Taipei: ISO_A2 is CN-TW
+            (42.6629, 21.1655, "XK", .europe),  // Pristina: only ISO_A2_EH
+            (59.9139, 10.7522, "NO", .europe),  // Oslo: ISO_A2 is -99
+            (35.1856, 33.3823, "CY", .europe),  // Nicosia: Natural Earth says Asia
+            (43.1155, 131.8855, "RU", .europe),  // Vladivostok: all of Russia is EU in GeoNames
+            (-18.1416, 178.4419, "FJ", .oceania),  // Suva, west of the antimeridian
+            (-16.80, -179.95, "FJ", .oceania),  // Taveuni, east of it
+            (65.58, -170.99, "RU", .europe),  // Lavrentiya, Chukotka: east of the antimeridian
+            (-29.3167, 27.4833, "LS", .africa),  // Maseru: an enclave, a hole in South Africa
+            (-29.1211, 26.2140, "ZA", .africa),  // Bloemfontein
+            (43.7384, 7.4246, "MC", .europe),  // Monaco
+            (41.9029, 12.4534, "VA", .europe),  // Vatican
+            (-89.99, 0.0, "AQ", .antarctica),  // near the South Pole
+            (-90.0, 45.0, "AQ", .antarctica),  // the South Pole itself
+            (21.3069, -157.8583, "US", .northAmerica),  // Honolulu
+        ] as [(Double, Double, String, Continent)])
     func knownPlaces(latitude: Double, longitude: Double, country: String, continent: Continent) {
         let region = locator.region(at: point(latitude, longitude))
         #expect(region?.countryCode == country, "at \(latitude), \(longitude)")
@@ -47,10 +50,10 @@ struct RegionLocatorTests {
 
     @Test("Open sea, the North Pole and land no polygon covers have no country")
     func noCountry() {
-        #expect(locator.region(at: point(30, -40)) == nil)            // mid-Atlantic
-        #expect(locator.region(at: point(90, 0)) == nil)              // North Pole
-        #expect(locator.region(at: point(0, -160)) == nil)            // mid-Pacific
-        let birTawil = locator.region(at: point(21.87, 33.75))        // claimed by neither Egypt nor Sudan
+        #expect(locator.region(at: point(30, -40)) == nil)  // mid-Atlantic
+        #expect(locator.region(at: point(90, 0)) == nil)  // North Pole
+        #expect(locator.region(at: point(0, -160)) == nil)  // mid-Pacific
+        let birTawil = locator.region(at: point(21.87, 33.75))  // claimed by neither Egypt nor Sudan
         #expect(birTawil?.countryCode == nil)
         #expect(birTawil?.continent == .africa)
     }
@@ -62,34 +65,38 @@ struct RegionLocatorTests {
         #expect(locator.region(at: point(43.15, 7.28)) == nil)
     }
 
-    @Test("The source's country wins within 25 km of it; a territory keeps its code; farther, the polygon wins", arguments: [
-        (43.747060, 7.438126, nil, "FR"),   // Monte Carlo Sporting Club: the 1:10m Monaco is coarse…
-        (43.747060, 7.438126, "MC", "MC"),  // …so OpenStreetMap's addr:country decides
-        (49.3724, 6.1216, nil, "FR"),       // Luxembourg-Findel as the airports file has it, 9 km into France
-        (49.3724, 6.1216, "LU", "LU"),
-        (49.3724, 6.1216, "lu", "LU"),      // the code in any case
-        (51.0525, 2.391, "BE", "BE"),       // Koksijde Air Base, as filed
-        (48.997778, -114.474722, "US", "US"), // Moose City Airport, 250 m south of the 49th parallel
-        (43.3565, -1.79061, "ES", "ES"),    // Hondarribia's airport, on the Bidasoa
-        (47.66033, 9.17582, nil, "CH"),     // Konstanz, as GeoNames has it: the Rhine drawn coarsely
-        (47.66033, 9.17582, "DE", "DE"),
-        (51.15518, 14.98853, "DE", "DE"),   // Görlitz, on the Neisse
-        (22.20769, 113.54831, "CN", "MO"),  // a Macau parish GeoNames files under CN: Macau's own code
-        (60.1222, 19.8982, "FI", "AX"),     // Mariehamn's airport: Åland
-        (18.453333, -66.366944, "US", "PR"), // Puerto Rico, far from any US polygon
-        (48.8566, 2.3522, "US", "FR"),      // Paris filed under the US: far beyond the reach
-        (48.8566, 2.3522, "Q", "FR"),       // not a country code
-        (30.0, -40.0, "PT", nil),           // mid-Atlantic: no claim makes it land
-    ] as [(Double, Double, String?, String?)])
+    @Test(
+        "The source's country wins within 25 km of it; a territory keeps its code; farther, the polygon wins",
+        arguments: [
+            (43.747060, 7.438126, nil, "FR"),  // Monte Carlo Sporting Club: the 1:10m Monaco is coarse…
+            (43.747060, 7.438126, "MC", "MC"),  // …so OpenStreetMap's addr:country decides
+            (49.3724, 6.1216, nil, "FR"),  // Luxembourg-Findel as the airports file has it, 9 km into France
+            (49.3724, 6.1216, "LU", "LU"),
+            (49.3724, 6.1216, "lu", "LU"),  // the code in any case
+            (51.0525, 2.391, "BE", "BE"),  // Koksijde Air Base, as filed
+            (48.997778, -114.474722, "US", "US"),  // Moose City Airport, 250 m south of the 49th parallel
+            (43.3565, -1.79061, "ES", "ES"),  // Hondarribia's airport, on the Bidasoa
+            (47.66033, 9.17582, nil, "CH"),  // Konstanz, as GeoNames has it: the Rhine drawn coarsely
+            (47.66033, 9.17582, "DE", "DE"),
+            (51.15518, 14.98853, "DE", "DE"),  // Görlitz, on the Neisse
+            (22.20769, 113.54831, "CN", "MO"),  // a Macau parish GeoNames files under CN: Macau's own code
+            (60.1222, 19.8982, "FI", "AX"),  // Mariehamn's airport: Åland
+            (18.453333, -66.366944, "US", "PR"),  // Puerto Rico, far from any US polygon
+            (48.8566, 2.3522, "US", "FR"),  // Paris filed under the US: far beyond the reach
+            (48.8566, 2.3522, "Q", "FR"),  // not a country code
+            (30.0, -40.0, "PT", nil),  // mid-Atlantic: no claim makes it land
+        ] as [(Double, Double, String?, String?)])
     func claimedCountry(latitude: Double, longitude: Double, claimed: String?, country: String?) {
-        #expect(locator.region(at: point(latitude, longitude), claimedCountry: claimed)?.countryCode == country,
-                "at \(latitude), \(longitude) filed under \(claimed ?? "nothing")")
+        #expect(
+            locator.region(at: point(latitude, longitude), claimedCountry: claimed)?.countryCode == country,
+            "at \(latitude), \(longitude) filed under \(claimed ?? "nothing")")
     }
 
     @Test("Importing sets the region from the source's country near a border, and the time zone from it")
     func annotateUsesTheAddress() {
-        var casino = Place(id: PlaceID(trustedRawValue: "osm:w159175442"), name: "Monte Carlo Sporting Club",
-                           coordinate: point(43.747060, 7.438126), address: Address(countryCode: "MC"))
+        var casino = Place(
+            id: PlaceID(trustedRawValue: "osm:w159175442"), name: "Monte Carlo Sporting Club",
+            coordinate: point(43.747060, 7.438126), address: Address(countryCode: "MC"))
         locator.annotate(&casino)
         #expect(casino.region?.countryCode == "MC" && casino.region?.continent == .europe)
         #expect(casino.timeZone == "Europe/Monaco")
@@ -118,7 +125,8 @@ struct RegionLocatorTests {
         for line in text.split(separator: "\n").dropFirst() {
             let fields = line.split(separator: ",", omittingEmptySubsequences: false)
             guard fields.count >= 8, let latitude = Double(fields[fields.count - 6]), let longitude = Double(fields[fields.count - 5]),
-                  !fields[fields.count - 1].isEmpty else { continue }
+                !fields[fields.count - 1].isEmpty
+            else { continue }
             cities.append((point(latitude, longitude), String(fields[fields.count - 4]), String(fields[fields.count - 1])))
         }
         var random = SplitMix64(seed: 0x7A0E)
@@ -126,8 +134,9 @@ struct RegionLocatorTests {
         for _ in 0..<400 {
             // Near a random city (so in a country with cities), up to 3° away.
             let near = cities[Int(random.next() % UInt64(cities.count))]
-            let probe = point(max(-89.9, min(89.9, near.point.latitude + Double(random.next() % 600) / 100 - 3)),
-                              (near.point.longitude + Double(random.next() % 600) / 100 - 3 + 540).truncatingRemainder(dividingBy: 360) - 180)
+            let probe = point(
+                max(-89.9, min(89.9, near.point.latitude + Double(random.next() % 600) / 100 - 3)),
+                (near.point.longitude + Double(random.next() % 600) / 100 - 3 + 540).truncatingRemainder(dividingBy: 360) - 180)
             let inCountry = cities.filter { $0.country == near.country }
             let distances = inCountry.map { haversineDistance(probe, $0.point) }
             let nearest = distances.min()!
@@ -147,7 +156,8 @@ struct RegionLocatorTests {
         for line in text.split(separator: "\n").dropFirst() {
             let fields = line.split(separator: ",", omittingEmptySubsequences: false)
             guard fields.count >= 8, let latitude = Double(fields[fields.count - 6]),
-                  let longitude = Double(fields[fields.count - 5]) else { continue }
+                let longitude = Double(fields[fields.count - 5])
+            else { continue }
             total += 1
             let country = String(fields[fields.count - 4])
             if locator.region(at: point(latitude, longitude))?.countryCode == country { same += 1 }
@@ -188,8 +198,11 @@ struct RegionLocatorTests {
         for _ in 0..<150 {
             let ring = parts[Int(random.next() % UInt64(parts.count))][0]
             let vertex = Int(random.next() % UInt64(ring.count / 2)) * 2
-            points.append((max(-180, min(180, ring[vertex] + (random.unit() - 0.5) * 1e-3)),
-                           max(-90, min(90, ring[vertex + 1] + (random.unit() - 0.5) * 1e-3))))
+            points.append(
+                (
+                    max(-180, min(180, ring[vertex] + (random.unit() - 0.5) * 1e-3)),
+                    max(-90, min(90, ring[vertex + 1] + (random.unit() - 0.5) * 1e-3))
+                ))
         }
         var disagreements: [String] = []
         for (x, y) in points {

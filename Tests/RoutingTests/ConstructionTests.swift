@@ -1,5 +1,6 @@
 import GeoCore
 import Testing
+
 @testable import Routing
 
 @Suite("First tours and candidate edges")
@@ -52,7 +53,10 @@ struct ConstructionTests {
         #expect(bridging > 0)
         // The easternmost stop of the western cluster has only the other cluster in its
         // eastern quadrants, and so a candidate there; likewise the other way.
-        guard case .geodesic(_, let longitudes) = costs.storage else { Issue.record("not geodesic"); return }
+        guard case .geodesic(_, let longitudes) = costs.storage else {
+            Issue.record("not geodesic")
+            return
+        }
         let eastmostWest = (0..<60).max { longitudes[$0] < longitudes[$1] }!
         let westmostEast = (60..<120).min { longitudes[$0] < longitudes[$1] }!
         #expect((0..<candidates.perNode).contains { candidates.candidate(eastmostWest, $0) >= 60 })

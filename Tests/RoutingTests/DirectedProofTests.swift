@@ -1,5 +1,6 @@
 import GeoCore
 import Testing
+
 @testable import Routing
 
 @Suite("Asymmetric proofs on the two-node transform")
@@ -70,10 +71,11 @@ struct DirectedProofTests {
                 for to in 0..<n where to != from {
                     let stop = order.remove(at: from)
                     order.insert(stop, at: to)
-                    let fitsShape: Bool = switch shape {
-                    case .closed: true
-                    case .open(let start, let end): (start.map { order.first == $0 } ?? true) && (end.map { order.last == $0 } ?? true)
-                    }
+                    let fitsShape: Bool =
+                        switch shape {
+                        case .closed: true
+                        case .open(let start, let end): (start.map { order.first == $0 } ?? true) && (end.map { order.last == $0 } ?? true)
+                        }
                     if fitsShape { #expect(costs.length(of: order, closed: closed) >= route.length) }
                     order.remove(at: to)
                     order.insert(stop, at: from)

@@ -1,7 +1,8 @@
 import Foundation
 import GeoCore
-@testable import Routing
 import Testing
+
+@testable import Routing
 
 /// Every shape the solvers support, for brute-force comparison.
 enum ShapeCase: String, CaseIterable, Sendable {
@@ -50,7 +51,10 @@ func randomMatrix(_ n: Int, symmetric: Bool, seed: UInt64) throws -> RouteCosts 
     var matrix = [[Double]](repeating: [Double](repeating: 0, count: n), count: n)
     for i in 0..<n {
         for j in 0..<n where i != j {
-            if symmetric && j < i { matrix[i][j] = matrix[j][i]; continue }
+            if symmetric && j < i {
+                matrix[i][j] = matrix[j][i]
+                continue
+            }
             matrix[i][j] = Double(1 + random.next() % 100)
         }
     }
@@ -60,8 +64,9 @@ func randomMatrix(_ n: Int, symmetric: Bool, seed: UInt64) throws -> RouteCosts 
 func randomPoints(_ n: Int, seed: UInt64, spanDegrees: Double = 0.2) -> [Coordinate] {
     var random = SplitMix64(seed: seed)
     return (0..<n).map { _ in
-        Coordinate(uncheckedLatitude: 48.85 + (random.unit() - 0.5) * spanDegrees,
-                   longitude: 2.35 + (random.unit() - 0.5) * spanDegrees)
+        Coordinate(
+            uncheckedLatitude: 48.85 + (random.unit() - 0.5) * spanDegrees,
+            longitude: 2.35 + (random.unit() - 0.5) * spanDegrees)
     }
 }
 
@@ -139,8 +144,9 @@ struct ExactSolverTests {
                 var random = SplitMix64(seed: seed)
                 let tour: [Int32]
                 if symmetric {
-                    let search = SymmetricSearch(costs: tourCosts, candidates: candidates, initialTour: initial,
-                                                 deepMoves: moves == "lin-kernighan")
+                    let search = SymmetricSearch(
+                        costs: tourCosts, candidates: candidates, initialTour: initial,
+                        deepMoves: moves == "lin-kernighan")
                     search.improveAll()
                     search.iterate(deadline: .now + .seconds(60), maximumKicks: 3000, random: &random)
                     tour = search.tour

@@ -1,5 +1,6 @@
 import GeoCore
 import Testing
+
 @testable import Routing
 
 @Suite("Lin–Kernighan chains")
@@ -9,12 +10,14 @@ struct LinKernighanTests {
         var random = SplitMix64(seed: seed)
         let x = (0..<n).map { _ in Double(random.next() % 1_000_000) / 1000 }
         let y = (0..<n).map { _ in Double(random.next() % 1_000_000) / 1000 }
-        return RouteCosts(count: n, symmetric: true, unit: .matrix, integral: true,
-                          storage: .plane(x: x, y: y, metric: .euclideanRounded))
+        return RouteCosts(
+            count: n, symmetric: true, unit: .matrix, integral: true,
+            storage: .plane(x: x, y: y, metric: .euclideanRounded))
     }
 
-    @Test("A descent keeps its length exact, the ends fixed, and leaves no improving 2-opt move",
-          arguments: ShapeCase.allCases)
+    @Test(
+        "A descent keeps its length exact, the ends fixed, and leaves no improving 2-opt move",
+        arguments: ShapeCase.allCases)
     func descent(shapeCase: ShapeCase) throws {
         for seed in 1...3 as ClosedRange<UInt64> {
             let costs = plane(300, seed: seed)

@@ -1,5 +1,6 @@
 import GeoCore
 import Testing
+
 @testable import Routing
 
 /// The orienteering solver against brute force on small random instances, and its heuristic
@@ -24,9 +25,9 @@ import Testing
             let visits = (0..<days).map { day -> TimedStop in
                 switch kind {
                 case 0: return TimedStop(serviceSeconds: service)
-                case 1: return TimedStop(serviceSeconds: service, windows: [10 * 3600 ... 16 * 3600 - service])
-                case 2: return TimedStop(serviceSeconds: service, windows: day == 1 ? [-1 ... -1] : [9 * 3600 ... 13 * 3600])
-                default: return TimedStop(serviceSeconds: service, windows: [12 * 3600 ... 12 * 3600, 15 * 3600 ... 15 * 3600])
+                case 1: return TimedStop(serviceSeconds: service, windows: [10 * 3600...16 * 3600 - service])
+                case 2: return TimedStop(serviceSeconds: service, windows: day == 1 ? [-1 ... -1] : [9 * 3600...13 * 3600])
+                default: return TimedStop(serviceSeconds: service, windows: [12 * 3600...12 * 3600, 15 * 3600...15 * 3600])
                 }
             }
             return OrienteeringCandidate(score: Double(1 + Int(random.unit() * 9)), cost: Double(Int(random.unit() * 4) * 10), visits: visits)
@@ -36,8 +37,9 @@ import Testing
 
     /// Whether `order` on `day` keeps every window and ends by the day's end.
     static func feasible(_ order: [Int], day: Int, _ instance: Instance) -> Bool {
-        Orienteering.finish(order, day: day, candidates: instance.candidates, travel: instance.travel, dayStart: instance.dayStart,
-                            dayEnd: instance.dayEnd) != nil
+        Orienteering.finish(
+            order, day: day, candidates: instance.candidates, travel: instance.travel, dayStart: instance.dayStart,
+            dayEnd: instance.dayEnd) != nil
     }
 
     /// Brute force: every assignment of each candidate to no day or one day, each day's set
@@ -72,7 +74,10 @@ import Testing
                 if (0..<days).allSatisfy({ day in fits((0..<n).filter { assignment[$0] == day + 1 }, day) }) { best = score }
                 return
             }
-            for value in 0...days { assignment[i] = value; walk(i + 1) }
+            for value in 0...days {
+                assignment[i] = value
+                walk(i + 1)
+            }
         }
         walk(0)
         return best
@@ -84,8 +89,9 @@ import Testing
             #expect(feasible(schedule.order, day: day, instance), "day \(day) breaks a window or the day's end")
             for stop in schedule.order { #expect(seen.insert(stop).inserted, "a candidate is visited twice") }
             // The times it reports are the times of that order.
-            let times = Orienteering.finish(schedule.order, day: day, candidates: instance.candidates, travel: instance.travel,
-                                            dayStart: instance.dayStart, dayEnd: instance.dayEnd)
+            let times = Orienteering.finish(
+                schedule.order, day: day, candidates: instance.candidates, travel: instance.travel,
+                dayStart: instance.dayStart, dayEnd: instance.dayEnd)
             #expect(times?.starts == schedule.starts)
         }
         let cost = seen.reduce(0) { $0 + instance.candidates[$1].cost }
@@ -99,25 +105,30 @@ import Testing
     func exactEqualsBruteForce(seed: UInt64) {
         let budget: Double? = seed % 3 == 0 ? nil : Double(20 + seed % 4 * 15)
         let instance = Self.instance(size: 6, days: 2, seed: 1_000 + seed, budget: budget)
-        let plan = Orienteering.plan(candidates: instance.candidates, travel: instance.travel, dayStart: instance.dayStart,
-                                     dayEnd: instance.dayEnd, budget: instance.budget)
+        let plan = Orienteering.plan(
+            candidates: instance.candidates, travel: instance.travel, dayStart: instance.dayStart,
+            dayEnd: instance.dayEnd, budget: instance.budget)
         Self.check(plan, instance)
         #expect(plan.isProvenOptimal)
         #expect(plan.score == Self.bruteForce(instance), "seed \(seed)")
         // The heuristic on the same instance: feasible, within budget, never better than the optimum.
-        let heuristic = Orienteering.heuristic(instance.candidates, travel: instance.travel, dayStart: instance.dayStart,
-                                               dayEnd: instance.dayEnd, budget: instance.budget)
+        let heuristic = Orienteering.heuristic(
+            instance.candidates, travel: instance.travel, dayStart: instance.dayStart,
+            dayEnd: instance.dayEnd, budget: instance.budget)
         Self.check(heuristic, instance)
         #expect(heuristic.score <= plan.score + 1e-9)
-        #expect(Orienteering.upperBound(instance.candidates, travel: instance.travel, dayStart: instance.dayStart,
-                                        dayEnd: instance.dayEnd, budget: instance.budget) >= plan.score - 1e-9, "the bound holds")
+        #expect(
+            Orienteering.upperBound(
+                instance.candidates, travel: instance.travel, dayStart: instance.dayStart,
+                dayEnd: instance.dayEnd, budget: instance.budget) >= plan.score - 1e-9, "the bound holds")
     }
 
     @Test func heuristicOnTwoHundredCandidatesKeepsEveryRule() {
         for (seed, budget) in [(7 as UInt64, nil as Double?), (8, 120)] {
             let instance = Self.instance(size: 200, days: 3, seed: seed, budget: budget)
-            let plan = Orienteering.plan(candidates: instance.candidates, travel: instance.travel, dayStart: instance.dayStart,
-                                         dayEnd: instance.dayEnd, budget: instance.budget)
+            let plan = Orienteering.plan(
+                candidates: instance.candidates, travel: instance.travel, dayStart: instance.dayStart,
+                dayEnd: instance.dayEnd, budget: instance.budget)
             Self.check(plan, instance)
             #expect(!plan.isProvenOptimal && plan.days.count == 3)
             #expect(plan.days.allSatisfy { !$0.order.isEmpty }, "every day has visits")
@@ -138,8 +149,12 @@ import Testing
     @Test func aClosedDayAndNothingThatFits() {
         // One candidate closed on day 0 goes on day 1; one that takes 10 hours goes nowhere.
         let travel = [[0.0, 600, 600], [600, 0, 600], [600, 600, 0]]
-        let closedFirstDay = OrienteeringCandidate(score: 5, cost: 0, visits: [TimedStop(serviceSeconds: 3_600, windows: [-1 ... -1]),
-                                                                            TimedStop(serviceSeconds: 3_600)])
+        let closedFirstDay = OrienteeringCandidate(
+            score: 5, cost: 0,
+            visits: [
+                TimedStop(serviceSeconds: 3_600, windows: [-1 ... -1]),
+                TimedStop(serviceSeconds: 3_600),
+            ])
         let tooLong = OrienteeringCandidate(score: 50, cost: 0, visits: [TimedStop(serviceSeconds: 36_000), TimedStop(serviceSeconds: 36_000)])
         let plan = Orienteering.plan(candidates: [closedFirstDay, tooLong], travel: travel, dayStart: 9 * 3600, dayEnd: 18 * 3600, budget: nil)
         #expect(plan.days.map(\.order) == [[], [0]] && plan.score == 5 && plan.isProvenOptimal)

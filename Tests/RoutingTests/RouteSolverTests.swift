@@ -1,15 +1,18 @@
 import Foundation
 import GeoCore
-@testable import Routing
 import Testing
+
+@testable import Routing
 
 @Suite("Route solver")
 struct RouteSolverTests {
     @Test("One, two and three stops, in every shape")
     func tinyInputs() throws {
-        let points = [Coordinate(uncheckedLatitude: 48.8584, longitude: 2.2945),
-                      Coordinate(uncheckedLatitude: 48.8606, longitude: 2.3376),
-                      Coordinate(uncheckedLatitude: 48.8530, longitude: 2.3499)]
+        let points = [
+            Coordinate(uncheckedLatitude: 48.8584, longitude: 2.2945),
+            Coordinate(uncheckedLatitude: 48.8606, longitude: 2.3376),
+            Coordinate(uncheckedLatitude: 48.8530, longitude: 2.3499),
+        ]
         let one = try RouteSolver.solve(RouteCosts(points: [points[0]]), shape: .open(start: 0, end: 0))
         #expect(one.order == [0] && one.length == 0 && one.isProvenOptimal && one.legs.isEmpty)
         let two = RouteCosts(points: Array(points.prefix(2)))
@@ -36,8 +39,9 @@ struct RouteSolverTests {
         let route = try RouteSolver.solve(costs, shape: .closed())
         checkRoute(route, costs, .closed())
         #expect(route.isProvenOptimal)
-        let exact = try RouteSolver.solve(RouteCosts(points: points), shape: .closed(),
-                                          options: RouteOptions(exactLimit: 0, maximumKicks: 2000))
+        let exact = try RouteSolver.solve(
+            RouteCosts(points: points), shape: .closed(),
+            options: RouteOptions(exactLimit: 0, maximumKicks: 2000))
         #expect(exact.length >= route.length - 1e-6)
         let zeros = try RouteCosts(matrix: [[0, 0, 0], [0, 0, 0], [0, 0, 0]])
         let zeroRoute = try RouteSolver.solve(zeros)
@@ -60,7 +64,10 @@ struct RouteSolverTests {
         // A directed ring 0→1→…→5→0 is the only finite round trip.
         let n = 6
         var matrix = [[Double]](repeating: [Double](repeating: .infinity, count: n), count: n)
-        for i in 0..<n { matrix[i][i] = 0; matrix[i][(i + 1) % n] = Double(i + 1) }
+        for i in 0..<n {
+            matrix[i][i] = 0
+            matrix[i][(i + 1) % n] = Double(i + 1)
+        }
         let ring = try RouteCosts(matrix: matrix)
         #expect(!ring.isSymmetric)
         let route = try RouteSolver.solve(ring, shape: .closed(start: 0))
@@ -80,12 +87,14 @@ struct RouteSolverTests {
         #expect(throws: RoutingError.stopOutOfRange(role: "end", index: 4, count: 4)) {
             try RouteSolver.solve(costs, shape: .open(start: 0, end: 4))
         }
-        #expect(RoutingError.stopOutOfRange(role: "start", index: 7, count: 4).description
+        #expect(
+            RoutingError.stopOutOfRange(role: "start", index: 7, count: 4).description
                 == "start stop 7 does not exist: stops are numbered 0 to 3")
     }
 
-    @Test("Large inputs keep fixed ends, stay a permutation, and repeat for the same seed",
-          arguments: [RouteShape.closed(start: 17), .open(start: 5, end: nil), .open(start: nil, end: 8), .open(start: 2, end: 640)])
+    @Test(
+        "Large inputs keep fixed ends, stay a permutation, and repeat for the same seed",
+        arguments: [RouteShape.closed(start: 17), .open(start: 5, end: nil), .open(start: nil, end: 8), .open(start: 2, end: 640)])
     func largeShapes(_ shape: RouteShape) throws {
         let costs = RouteCosts(points: randomPoints(700, seed: 77, spanDegrees: 1))
         let options = RouteOptions(timeLimit: .seconds(60), seed: 3, maximumKicks: 3000)
@@ -103,8 +112,9 @@ struct RouteSolverTests {
     @Test("Asymmetric matrices beyond dynamic programming: a valid order no worse than the best of many random ones")
     func asymmetricLarge() throws {
         let costs = try randomMatrix(40, symmetric: false, seed: 12)
-        let route = try RouteSolver.solve(costs, shape: .open(start: 0, end: 39),
-                                          options: RouteOptions(timeLimit: .seconds(60), maximumKicks: 2000))
+        let route = try RouteSolver.solve(
+            costs, shape: .open(start: 0, end: 39),
+            options: RouteOptions(timeLimit: .seconds(60), maximumKicks: 2000))
         checkRoute(route, costs, .open(start: 0, end: 39))
         var random = SplitMix64(seed: 5)
         var bestRandom = Double.infinity
@@ -148,13 +158,15 @@ struct RouteSolverTests {
 
     @Test("Around the antimeridian and the pole, distances are ellipsoidal")
     func antimeridianAndPole() throws {
-        let points = [Coordinate(uncheckedLatitude: -16.5, longitude: 179.9), Coordinate(uncheckedLatitude: -16.6, longitude: -179.9),
-                      Coordinate(uncheckedLatitude: -17.0, longitude: 179.5), Coordinate(uncheckedLatitude: -16.0, longitude: -179.5),
-                      Coordinate(uncheckedLatitude: 89.9, longitude: 0), Coordinate(uncheckedLatitude: 89.9, longitude: 180)]
+        let points = [
+            Coordinate(uncheckedLatitude: -16.5, longitude: 179.9), Coordinate(uncheckedLatitude: -16.6, longitude: -179.9),
+            Coordinate(uncheckedLatitude: -17.0, longitude: 179.5), Coordinate(uncheckedLatitude: -16.0, longitude: -179.5),
+            Coordinate(uncheckedLatitude: 89.9, longitude: 0), Coordinate(uncheckedLatitude: 89.9, longitude: 180),
+        ]
         let costs = RouteCosts(points: points)
-        #expect(costs.cost(0, 1) < 30_000)          // across the antimeridian, not around the world
+        #expect(costs.cost(0, 1) < 30_000)  // across the antimeridian, not around the world
         #expect(abs(costs.cost(4, 5) - Geodesic.distance(points[4], points[5])) < 1e-9)
-        #expect(costs.cost(4, 5) < 25_000)          // over the pole
+        #expect(costs.cost(4, 5) < 25_000)  // over the pole
         let route = try RouteSolver.solve(costs, shape: .closed())
         checkRoute(route, costs, .closed())
         #expect(abs(route.length - bruteForce(costs, .closed())) < 1e-6)

@@ -1,7 +1,8 @@
 import Foundation
 import GeoCore
-@testable import Routing
 import Testing
+
+@testable import Routing
 
 func fixture(_ name: String) throws -> String {
     let url = try #require(Bundle.module.url(forResource: "Fixtures/\(name)", withExtension: nil))
@@ -14,8 +15,9 @@ struct TSPLIBTests {
     func provenOptima(name: String, optimum: Double) throws {
         let problem = try TSPLIBProblem(text: fixture("\(name).tsp"))
         #expect(problem.edgeWeightType == "GEO")
-        let route = try RouteSolver.solve(problem.costs, shape: .closed(),
-                                          options: RouteOptions(timeLimit: .seconds(60), maximumKicks: 5000))
+        let route = try RouteSolver.solve(
+            problem.costs, shape: .closed(),
+            options: RouteOptions(timeLimit: .seconds(60), maximumKicks: 5000))
         #expect(route.length == optimum)
         #expect(route.isProvenOptimal)
         #expect(route.lowerBound == optimum)
@@ -41,12 +43,14 @@ struct TSPLIBTests {
         #expect(route.length == 10628)
     }
 
-    @Test("Heuristic answers stay within their stated bounds",
-          arguments: [("gr96", 55209.0, 0.01), ("gr202", 40160, 0.02), ("a280", 2579, 0.02)])
+    @Test(
+        "Heuristic answers stay within their stated bounds",
+        arguments: [("gr96", 55209.0, 0.01), ("gr202", 40160, 0.02), ("a280", 2579, 0.02)])
     func heuristicBounds(name: String, optimum: Double, bound: Double) throws {
         let problem = try TSPLIBProblem(text: fixture("\(name).tsp"))
-        let route = try RouteSolver.solve(problem.costs, shape: .closed(),
-                                          options: RouteOptions(timeLimit: .seconds(60), exactLimit: 0, maximumKicks: 20 * problem.costs.count))
+        let route = try RouteSolver.solve(
+            problem.costs, shape: .closed(),
+            options: RouteOptions(timeLimit: .seconds(60), exactLimit: 0, maximumKicks: 20 * problem.costs.count))
         checkRoute(route, problem.costs, .closed())
         #expect(route.length >= optimum)
         #expect(route.length <= optimum * (1 + bound), "\(name): \(route.length) against \(optimum)")
@@ -97,16 +101,21 @@ struct TSPLIBTests {
         #expect(error.description.contains("DIMENSION is 3 but NODE_COORD_SECTION has 2 nodes"))
     }
 
-    @Test("A huge DIMENSION is compared with what the file holds before anything is allocated", arguments: [
-        ("4294967296", "UPPER_ROW", "needs more than any file holds"),  // the 34 GB trap
-        ("9223372036854775807", "FULL_MATRIX", "needs more than any file holds"),
-        ("100000", "LOWER_DIAG_ROW", "needs 5000050000"),
-    ])
+    @Test(
+        "A huge DIMENSION is compared with what the file holds before anything is allocated",
+        arguments: [
+            ("4294967296", "UPPER_ROW", "needs more than any file holds"),  // the 34 GB trap
+            ("9223372036854775807", "FULL_MATRIX", "needs more than any file holds"),
+            ("100000", "LOWER_DIAG_ROW", "needs 5000050000"),
+        ])
     func hugeDimension(dimension: String, format: String, needs: String) throws {
-        let text = "NAME: x\nTYPE: TSP\nDIMENSION: \(dimension)\nEDGE_WEIGHT_TYPE: EXPLICIT\nEDGE_WEIGHT_FORMAT: \(format)\n"
+        let text =
+            "NAME: x\nTYPE: TSP\nDIMENSION: \(dimension)\nEDGE_WEIGHT_TYPE: EXPLICIT\nEDGE_WEIGHT_FORMAT: \(format)\n"
             + "EDGE_WEIGHT_SECTION\n1 2 3\nEOF\n"
         // The error names the line the section starts on.
-        #expect(throws: RoutingError.invalidTSPLIB(line: 6, reason: "EDGE_WEIGHT_SECTION has 3 numbers; \(format) with DIMENSION \(dimension) \(needs)")) {
+        #expect(
+            throws: RoutingError.invalidTSPLIB(line: 6, reason: "EDGE_WEIGHT_SECTION has 3 numbers; \(format) with DIMENSION \(dimension) \(needs)")
+        ) {
             try TSPLIBProblem(text: text)
         }
     }

@@ -1,6 +1,7 @@
 import Foundation
 import GeoCore
 import Testing
+
 @testable import Routing
 
 /// Time-window day ordering against brute force (every subset and order) for up to 8 stops.
@@ -41,16 +42,22 @@ import Testing
         let n = instance.stops.count
         var best = (size: 0, travel: instance.travel[0][n + 1])
         func permute(_ prefix: [Int], _ rest: Set<Int>) {
-            if let timed = TimeWindowScheduler.timing(prefix, travel: instance.travel, stops: instance.stops,
-                                                      dayStart: instance.dayStart, dayEnd: instance.dayEnd) {
+            if let timed = TimeWindowScheduler.timing(
+                prefix, travel: instance.travel, stops: instance.stops,
+                dayStart: instance.dayStart, dayEnd: instance.dayEnd)
+            {
                 if prefix.count > best.size || (prefix.count == best.size && timed.travel < best.travel - 1e-9) {
                     best = (prefix.count, timed.travel)
                 }
             } else if !prefix.isEmpty {
                 // A prefix that misses a window or the end: only its extensions through the end
                 // could still... no, arriving later never helps, so prune.
-                if TimeWindowScheduler.timing(prefix, travel: instance.travel, stops: instance.stops,
-                                              dayStart: instance.dayStart, dayEnd: .infinity) == nil { return }
+                if TimeWindowScheduler.timing(
+                    prefix, travel: instance.travel, stops: instance.stops,
+                    dayStart: instance.dayStart, dayEnd: .infinity) == nil
+                {
+                    return
+                }
             }
             for next in rest { permute(prefix + [next], rest.subtracting([next])) }
         }
@@ -61,15 +68,17 @@ import Testing
     @Test(arguments: 0..<60)
     func exactAgreesWithBruteForce(seed: Int) {
         let instance = Self.instance(seed: seed, stops: 1 + seed % 8)
-        let schedule = TimeWindowScheduler.schedule(travel: instance.travel, stops: instance.stops,
-                                                    dayStart: instance.dayStart, dayEnd: instance.dayEnd)
+        let schedule = TimeWindowScheduler.schedule(
+            travel: instance.travel, stops: instance.stops,
+            dayStart: instance.dayStart, dayEnd: instance.dayEnd)
         let brute = Self.bruteForce(instance)
         #expect(schedule.order.count == brute.size, "seed \(seed): kept \(schedule.order.count), brute force \(brute.size)")
         #expect(abs(schedule.travelSeconds - brute.travel) < 1e-6, "seed \(seed): travel \(schedule.travelSeconds) vs \(brute.travel)")
         #expect(schedule.isProvenOptimal)
         // The times are real: each visit begins in a window, after the travel to it.
-        let timed = TimeWindowScheduler.timing(schedule.order, travel: instance.travel, stops: instance.stops,
-                                               dayStart: instance.dayStart, dayEnd: instance.dayEnd)
+        let timed = TimeWindowScheduler.timing(
+            schedule.order, travel: instance.travel, stops: instance.stops,
+            dayStart: instance.dayStart, dayEnd: instance.dayEnd)
         #expect(timed?.starts == schedule.starts)
         #expect(Set(schedule.order + schedule.unplaced.map(\.stop)) == Set(0..<instance.stops.count))
     }
@@ -77,8 +86,10 @@ import Testing
     @Test func aStopThatCannotFitIsNamedWithItsReason() {
         // The lodging and two stops 15 minutes apart; one opens after the day ends.
         let travel = [[0, 900, 900, 0], [900, 0, 900, 900], [900, 900, 0, 900], [0, 900, 900, 0.0]]
-        let stops = [TimedStop(serviceSeconds: 3_600, windows: [(10 * 3_600)...(12 * 3_600)]),
-                     TimedStop(serviceSeconds: 3_600, windows: [(21 * 3_600)...(22 * 3_600)])]
+        let stops = [
+            TimedStop(serviceSeconds: 3_600, windows: [(10 * 3_600)...(12 * 3_600)]),
+            TimedStop(serviceSeconds: 3_600, windows: [(21 * 3_600)...(22 * 3_600)]),
+        ]
         let schedule = TimeWindowScheduler.schedule(travel: travel, stops: stops, dayStart: 9 * 3_600, dayEnd: 20 * 3_600)
         #expect(schedule.order == [0] && schedule.starts == [10 * 3_600])
         #expect(schedule.unplaced.map(\.stop) == [1] && schedule.unplaced.first?.reason == .unreachableAlone)
@@ -87,11 +98,13 @@ import Testing
     @Test func largeDaysUseInsertionAndKeepEveryWindow() {
         for seed in 0..<10 {
             let instance = Self.instance(seed: seed, stops: 20)
-            let schedule = TimeWindowScheduler.schedule(travel: instance.travel, stops: instance.stops,
-                                                        dayStart: instance.dayStart, dayEnd: instance.dayEnd)
+            let schedule = TimeWindowScheduler.schedule(
+                travel: instance.travel, stops: instance.stops,
+                dayStart: instance.dayStart, dayEnd: instance.dayEnd)
             #expect(!schedule.isProvenOptimal)
-            let timed = TimeWindowScheduler.timing(schedule.order, travel: instance.travel, stops: instance.stops,
-                                                   dayStart: instance.dayStart, dayEnd: instance.dayEnd)
+            let timed = TimeWindowScheduler.timing(
+                schedule.order, travel: instance.travel, stops: instance.stops,
+                dayStart: instance.dayStart, dayEnd: instance.dayEnd)
             #expect(timed != nil && timed?.starts == schedule.starts, "seed \(seed)")
             #expect(Set(schedule.order + schedule.unplaced.map(\.stop)) == Set(0..<20))
         }

@@ -2,6 +2,7 @@ import Foundation
 import GeoCore
 import PlaceQuery
 import Testing
+
 @testable import Trips
 
 /// Meeting times against brute force on random calendars (minute by minute), across a
@@ -76,8 +77,11 @@ import Testing
         let busy = ["ann": [BusyInterval(start: base, end: base.addingTimeInterval(3_600))]]
         let windows = [BusyInterval(start: base, end: base.addingTimeInterval(4 * 3_600))]
         let slots = MeetingTimes.find(members: ["bob", "ann"], busy: busy, duration: 3_600, windows: windows, limit: 5)
-        #expect(slots.first == MeetingSlot(start: base.addingTimeInterval(3_600), end: base.addingTimeInterval(7_200),
-                                           free: ["ann", "bob"], busy: []))
+        #expect(
+            slots.first
+                == MeetingSlot(
+                    start: base.addingTimeInterval(3_600), end: base.addingTimeInterval(7_200),
+                    free: ["ann", "bob"], busy: []))
         #expect(slots.dropFirst().first == MeetingSlot(start: base, end: base.addingTimeInterval(3_600), free: ["bob"], busy: ["ann"]))
     }
 }
@@ -100,4 +104,3 @@ struct StoredBusyListTests {
         #expect(BusyInterval.list(storedText: "[{\"start\":1}]") == nil)
     }
 }
-
