@@ -17,117 +17,134 @@ struct SignedIn: Sendable {
 extension GeoQueryService {
     func addAccountRoutes(to router: Router<ServiceRequestContext>, table: inout RouteTable) {
         let bound = RequestBound.queries(configuration.requestTimeout)
-        router.route(.post, "/v1/users", in: &table, bound: bound) { request, context in
-            let accounts = try requireAccounts()
-            let body = try await JSONBody(request, limit: 16_384, allowed: ["username", "email", "password"])
-            let account = try await accounts.signUp(
-                username: try body.requiredString("username", maxLength: 100),
-                email: try body.requiredString("email", maxLength: 300),
-                password: try body.requiredString("password", maxLength: 1_000),
-                clientAddress: context.clientAddress)
-            // Signed in at once, as sign-in answers (docs/api-conventions.md): an app needs
-            // no second call, and the password is not hashed twice.
-            let issued = try await accounts.openSession(for: account.username, client: request.headers[.userAgent])
-            var response = Response.json(
-                Self.signedInJSON(issued, username: account.username, user: privateProfile(account, photoBytes: 0)), status: .created)
-            response.headers[.location] = "/v1/users/\(account.username)"
-            return response
-        }
+        router.route(.post, "/v1/users", in: &table, bound: bound) { try await signUp($0, $1) }
+        router.route(.post, "/v1/sessions", in: &table, bound: bound) { try await signIn($0, $1) }
+        router.route(.delete, "/v1/sessions/current", in: &table, bound: bound) { try await signOut($0, $1) }
+        router.route(.get, "/v1/me", in: &table, bound: bound) { try await showMe($0, $1) }
+        router.route(.patch, "/v1/me", in: &table, bound: bound) { try await changeMe($0, $1) }
+        router.route(.delete, "/v1/me", in: &table, bound: bound) { try await deleteMe($0, $1) }
+        router.route(.get, "/v1/users/{username}", in: &table, bound: bound) { try await showUser($0, $1) }
+        router.route(.get, "/v1/users", in: &table, bound: bound) { try await findUsers($0, $1) }
+    }
 
-        router.route(.post, "/v1/sessions", in: &table, bound: bound) { request, context in
-            let accounts = try requireAccounts()
-            let body = try await JSONBody(request, limit: 16_384, allowed: ["username", "email", "password"])
-            guard let login = try body.string("username", maxLength: 300) ?? body.string("email", maxLength: 300) else {
-                throw APIProblem.badRequest("field 'username' (or 'email') is required")
-            }
-            let password = try body.requiredString("password", maxLength: 1_000)
-            let (account, issued) = try await accounts.signIn(
-                login: login, password: password, clientAddress: context.clientAddress,
-                client: request.headers[.userAgent])
-            return .json(
-                Self.signedInJSON(
-                    issued, username: account.username,
-                    user: privateProfile(account, photoBytes: try await requireUserData().photoBytes(ownedBy: account.username))),
-                status: .created)
-        }
+    /// `POST /v1/users`.
+    func signUp(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
+        let accounts = try requireAccounts()
+        let body = try await JSONBody(request, limit: 16_384, allowed: ["username", "email", "password"])
+        let account = try await accounts.signUp(
+            username: try body.requiredString("username", maxLength: 100),
+            email: try body.requiredString("email", maxLength: 300),
+            password: try body.requiredString("password", maxLength: 1_000),
+            clientAddress: context.clientAddress)
+        // Signed in at once, as sign-in answers (docs/api-conventions.md): an app needs
+        // no second call, and the password is not hashed twice.
+        let issued = try await accounts.openSession(for: account.username, client: request.headers[.userAgent])
+        var response = Response.json(
+            Self.signedInJSON(issued, username: account.username, user: privateProfile(account, photoBytes: 0)), status: .created)
+        response.headers[.location] = "/v1/users/\(account.username)"
+        return response
+    }
 
-        router.route(.delete, "/v1/sessions/current", in: &table, bound: bound) { request, _ in
-            let user = try await signedIn(request)
-            try await requireAccounts().signOut(tokenHash: user.session.tokenHash)
-            return Response(status: .noContent)
+    /// `POST /v1/sessions`.
+    func signIn(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
+        let accounts = try requireAccounts()
+        let body = try await JSONBody(request, limit: 16_384, allowed: ["username", "email", "password"])
+        guard let login = try body.string("username", maxLength: 300) ?? body.string("email", maxLength: 300) else {
+            throw APIProblem.badRequest("field 'username' (or 'email') is required")
         }
+        let password = try body.requiredString("password", maxLength: 1_000)
+        let (account, issued) = try await accounts.signIn(
+            login: login, password: password, clientAddress: context.clientAddress,
+            client: request.headers[.userAgent])
+        return .json(
+            Self.signedInJSON(
+                issued, username: account.username,
+                user: privateProfile(account, photoBytes: try await requireUserData().photoBytes(ownedBy: account.username))),
+            status: .created)
+    }
 
-        router.route(.get, "/v1/me", in: &table, bound: bound) { request, _ in
-            _ = try QueryParameters(request, allowed: [])
-            let account = try await signedIn(request).account
-            return .json(privateProfile(account, photoBytes: try await requireUserData().photoBytes(ownedBy: account.username)))
-        }
+    /// `DELETE /v1/sessions/current`.
+    func signOut(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
+        let user = try await signedIn(request)
+        try await requireAccounts().signOut(tokenHash: user.session.tokenHash)
+        return Response(status: .noContent)
+    }
 
-        router.route(.patch, "/v1/me", in: &table, bound: bound) { request, _ in
-            let user = try await signedIn(request)
-            let body = try Self.settingsLifted(
-                try await JSONBody(
-                    request, limit: 65_536,
-                    allowed: [
-                        "display_name", "bio", "avatar_photo", "language", "home_location", "units", "settings", "email", "password",
-                        "current_password",
-                    ]))
-            var account: UserAccount
-            if let password = try body.string("password", maxLength: 1_000) {
-                guard let current = try body.string("current_password", maxLength: 1_000) else {
-                    throw APIProblem.badRequest("field 'current_password' is required to change the password")
-                }
-                let accounts = try requireAccounts()
-                let hash = try await accounts.newPasswordHash(for: user.account, current: current, new: password)
-                account = try await changeAccount(user.username) { account in
-                    // The current password was checked against this hash; another session
-                    // that changed it meanwhile ended this one.
-                    guard account.passwordHash == user.account.passwordHash else { throw AccountError.notSignedIn }
-                    account = try await updatedProfile(account, body)
-                    account.passwordHash = hash
-                }
-                try await accounts.endSessions(of: user.username, keeping: user.session.tokenHash)
-            } else {
-                // Over the version read, again from a fresh read when another change landed first.
-                account = try await changeAccount(user.username) { account in account = try await updatedProfile(account, body) }
-            }
-            return .json(privateProfile(account, photoBytes: try await requireUserData().photoBytes(ownedBy: account.username)))
-        }
+    /// `GET /v1/me`.
+    func showMe(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
+        _ = try QueryParameters(request, allowed: [])
+        let account = try await signedIn(request).account
+        return .json(privateProfile(account, photoBytes: try await requireUserData().photoBytes(ownedBy: account.username)))
+    }
 
-        router.route(.delete, "/v1/me", in: &table, bound: bound) { request, _ in
-            let user = try await signedIn(request)
-            let unused = try await requireUserData().deleteUser(named: user.username)
-            try await removePhotoFiles(unused)
-            return Response(status: .noContent)
-        }
-
-        router.route(.get, "/v1/users/{username}", in: &table, bound: bound) { request, context in
-            _ = try QueryParameters(request, allowed: [])
-            let name = try context.parameters.require("username").lowercased()
-            guard let account = try await requireUserData().user(named: name) else {
-                throw APIProblem(.notFound, "no user named '\(name)'")
-            }
-            return .json(Self.publicProfile(account))
-        }
-
-        router.route(.get, "/v1/users", in: &table, bound: bound) { request, _ in
-            let parameters = try QueryParameters(request, allowed: ["q", "limit", "cursor"])
-            let prefix = try parameters.required("q", example: "ann").lowercased()
-            guard (1...30).contains(prefix.count) else {
-                throw APIProblem.badRequest("q '\(prefix)' is invalid: give the first 1 to 30 characters of a username")
-            }
-            let limit = try parameters.int("limit", range: 1...100) ?? 20
-            let after = try parameters.single("cursor")
-            let found = try await requireUserData().users(withPrefix: prefix, after: after, limit: limit + 1)
-            let page = Array(found.prefix(limit))
-            return .json(
-                .object([
-                    ("query", .object([("kind", .string("users")), ("q", .string(prefix)), ("limit", .int(limit))])),
-                    ("count", .int(page.count)),
-                    ("users", .array(page.map(Self.publicProfile))),
-                    ("next_cursor", found.count > limit ? .optional(page.last?.username) : .null),
+    /// `PATCH /v1/me`.
+    func changeMe(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
+        let user = try await signedIn(request)
+        let body = try Self.settingsLifted(
+            try await JSONBody(
+                request, limit: 65_536,
+                allowed: [
+                    "display_name", "bio", "avatar_photo", "language", "home_location", "units", "settings", "email", "password",
+                    "current_password",
                 ]))
+        var account: UserAccount
+        if let password = try body.string("password", maxLength: 1_000) {
+            guard let current = try body.string("current_password", maxLength: 1_000) else {
+                throw APIProblem.badRequest("field 'current_password' is required to change the password")
+            }
+            let accounts = try requireAccounts()
+            let hash = try await accounts.newPasswordHash(for: user.account, current: current, new: password)
+            account = try await changeAccount(user.username) { account in
+                // The current password was checked against this hash; another session
+                // that changed it meanwhile ended this one.
+                guard account.passwordHash == user.account.passwordHash else { throw AccountError.notSignedIn }
+                account = try await updatedProfile(account, body)
+                account.passwordHash = hash
+            }
+            try await accounts.endSessions(of: user.username, keeping: user.session.tokenHash)
+        } else {
+            // Over the version read, again from a fresh read when another change landed first.
+            account = try await changeAccount(user.username) { account in account = try await updatedProfile(account, body) }
         }
+        return .json(privateProfile(account, photoBytes: try await requireUserData().photoBytes(ownedBy: account.username)))
+    }
+
+    /// `DELETE /v1/me`.
+    func deleteMe(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
+        let user = try await signedIn(request)
+        let unused = try await requireUserData().deleteUser(named: user.username)
+        try await removePhotoFiles(unused)
+        return Response(status: .noContent)
+    }
+
+    /// `GET /v1/users/{username}`.
+    func showUser(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
+        _ = try QueryParameters(request, allowed: [])
+        let name = try context.parameters.require("username").lowercased()
+        guard let account = try await requireUserData().user(named: name) else {
+            throw APIProblem(.notFound, "no user named '\(name)'")
+        }
+        return .json(Self.publicProfile(account))
+    }
+
+    /// `GET /v1/users`.
+    func findUsers(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
+        let parameters = try QueryParameters(request, allowed: ["q", "limit", "cursor"])
+        let prefix = try parameters.required("q", example: "ann").lowercased()
+        guard (1...30).contains(prefix.count) else {
+            throw APIProblem.badRequest("q '\(prefix)' is invalid: give the first 1 to 30 characters of a username")
+        }
+        let limit = try parameters.int("limit", range: 1...100) ?? 20
+        let after = try parameters.single("cursor")
+        let found = try await requireUserData().users(withPrefix: prefix, after: after, limit: limit + 1)
+        let page = Array(found.prefix(limit))
+        return .json(
+            .object([
+                ("query", .object([("kind", .string("users")), ("q", .string(prefix)), ("limit", .int(limit))])),
+                ("count", .int(page.count)),
+                ("users", .array(page.map(Self.publicProfile))),
+                ("next_cursor", found.count > limit ? .optional(page.last?.username) : .null),
+            ]))
     }
 
     // MARK: - Signed-in requests

@@ -18,130 +18,149 @@ extension GeoQueryService {
 
     func addGemRoutes(to router: Router<ServiceRequestContext>, table: inout RouteTable) {
         let bound = RequestBound.queries(configuration.requestTimeout)
-        router.route(.post, "/v1/gems", in: &table, bound: bound) { request, _ in
-            let user = try await signedInCreator(request)
-            let body = try await JSONBody(request, limit: 65_536, allowed: Self.gemFields)
-            let now = Date()
-            guard let latitude = try body.double("lat"), let longitude = try body.double("lon") else {
-                throw APIProblem.badRequest("fields 'lat' and 'lon' are required (degrees, WGS84)")
-            }
-            let id = try PlaceID(source: "gem", localID: Self.newGemID())
-            var gem = Place(
-                id: id, name: "", coordinate: try Coordinate(latitude: latitude, longitude: longitude),
-                provenance: Provenance(source: "gem", sourceID: id.localID),
-                gem: HiddenGem(owner: user.username, visibility: .private, createdAt: now, updatedAt: now))
-            try Self.apply(body, to: &gem, creating: true)
+        router.route(.post, "/v1/gems", in: &table, bound: bound) { try await createGem($0, $1) }
+        router.route(.get, "/v1/gems/near", in: &table, bound: bound) { try await listGemsNear($0, $1) }
+        router.route(.get, "/v1/gems/{id}", in: &table, bound: bound) { try await showGem($0, $1) }
+        router.route(.patch, "/v1/gems/{id}", in: &table, bound: bound) { try await editGem($0, $1) }
+        router.route(.delete, "/v1/gems/{id}", in: &table, bound: bound) { try await deleteGem($0, $1) }
+        router.route(.get, "/v1/me/gems", in: &table, bound: bound) { try await listMyGems($0, $1) }
+        router.route(.put, "/v1/gems/{id}/rating", in: &table, bound: bound) { try await rateGem($0, $1) }
+        router.route(.delete, "/v1/gems/{id}/rating", in: &table, bound: bound) { try await withdrawGemRating($0, $1) }
+        router.route(.get, "/v1/gems/{id}/rating", in: &table, bound: bound) { try await showGemRating($0, $1) }
+    }
+
+    /// `POST /v1/gems`.
+    func createGem(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
+        let user = try await signedInCreator(request)
+        let body = try await JSONBody(request, limit: 65_536, allowed: Self.gemFields)
+        let now = Date()
+        guard let latitude = try body.double("lat"), let longitude = try body.double("lon") else {
+            throw APIProblem.badRequest("fields 'lat' and 'lon' are required (degrees, WGS84)")
+        }
+        let id = try PlaceID(source: "gem", localID: Self.newGemID())
+        var gem = Place(
+            id: id, name: "", coordinate: try Coordinate(latitude: latitude, longitude: longitude),
+            provenance: Provenance(source: "gem", sourceID: id.localID),
+            gem: HiddenGem(owner: user.username, visibility: .private, createdAt: now, updatedAt: now))
+        try Self.apply(body, to: &gem, creating: true)
+        configuration.regions?.annotate(&gem)
+        try await requireUserData().createGem(gem)
+        var response = gemAnswer(gem, request: request)
+        response.status = .created
+        response.headers[.location] = "/v1/gems/\(id.rawValue)"
+        return response
+    }
+
+    /// `GET /v1/gems/near`.
+    func listGemsNear(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
+        let parameters = try QueryParameters(request, allowed: ["lat", "lon", "radius", "limit", "cursor", "format"] + Self.filterParameters)
+        let center = try parameters.coordinate()
+        let asked = try parameters.distance("radius") ?? configuration.gemRadiusCap
+        let capped = asked.meters > configuration.gemRadiusCap.meters
+        let radius = capped ? configuration.gemRadiusCap : asked
+        var filter = try parameters.filter(countries: knownCountries)
+        (filter.viewer, filter.viewerFriends) = try await viewerScope(request)
+        let limit = try pageLimit(parameters)
+        let format = try AnswerFormat(parameters)
+        let page = try await requireUserData().near(
+            center, radius: radius, filter: filter, limit: limit,
+            cursor: try parameters.single("cursor"))
+        var extra: [(String, OrderedJSON)] = [("radius_capped", .bool(capped))]
+        if capped { extra.append(("requested_radius_m", .double(asked.meters))) }
+        let query = QueryDescription(
+            kind: "gems_near", lat: center.latitude, lon: center.longitude, radiusMeters: radius.meters,
+            filter: filter, limit: limit, extra: extra)
+        return answer(PlaceAnswer(query: query, page: page), format: format, request: request)
+    }
+
+    /// `GET /v1/gems/{id}`.
+    func showGem(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
+        _ = try QueryParameters(request, allowed: [])
+        let viewer = try await viewer(request)?.username
+        let gem = try await reachableGem(try gemID(context), viewer: viewer)
+        return gemAnswer(gem, request: request, moderation: try await moderation(of: gem, shownTo: viewer))
+    }
+
+    /// `PATCH /v1/gems/{id}`.
+    func editGem(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
+        let user = try await signedIn(request)
+        let id = try gemID(context)
+        _ = try await ownedGem(id, by: user.username)
+        let body = try await JSONBody(request, limit: 65_536, allowed: Self.gemFields)
+        let gem = try await changeGem(id, by: user.username, request: request) { gem in
+            try Self.apply(body, to: &gem, creating: false)
+            try await checkNotHidden(gem)
             configuration.regions?.annotate(&gem)
-            try await requireUserData().createGem(gem)
-            var response = gemAnswer(gem, request: request)
-            response.status = .created
-            response.headers[.location] = "/v1/gems/\(id.rawValue)"
-            return response
         }
+        let updated = try await requireUserData().place(gem.id) ?? gem
+        return gemAnswer(updated, request: request, moderation: try await moderation(of: updated, shownTo: user.username))
+    }
 
-        router.route(.get, "/v1/gems/near", in: &table, bound: bound) { request, _ in
-            let parameters = try QueryParameters(request, allowed: ["lat", "lon", "radius", "limit", "cursor", "format"] + Self.filterParameters)
-            let center = try parameters.coordinate()
-            let asked = try parameters.distance("radius") ?? configuration.gemRadiusCap
-            let capped = asked.meters > configuration.gemRadiusCap.meters
-            let radius = capped ? configuration.gemRadiusCap : asked
-            var filter = try parameters.filter(countries: knownCountries)
-            (filter.viewer, filter.viewerFriends) = try await viewerScope(request)
-            let limit = try pageLimit(parameters)
-            let format = try AnswerFormat(parameters)
-            let page = try await requireUserData().near(
-                center, radius: radius, filter: filter, limit: limit,
-                cursor: try parameters.single("cursor"))
-            var extra: [(String, OrderedJSON)] = [("radius_capped", .bool(capped))]
-            if capped { extra.append(("requested_radius_m", .double(asked.meters))) }
-            let query = QueryDescription(
-                kind: "gems_near", lat: center.latitude, lon: center.longitude, radiusMeters: radius.meters,
-                filter: filter, limit: limit, extra: extra)
-            return answer(PlaceAnswer(query: query, page: page), format: format, request: request)
-        }
+    /// `DELETE /v1/gems/{id}`.
+    func deleteGem(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
+        let user = try await signedIn(request)
+        let gem = try await ownedGem(try gemID(context), by: user.username)
+        try await removePhotoFiles(try await requireUserData().deleteGem(gem.id))
+        return Response(status: .noContent)
+    }
 
-        router.route(.get, "/v1/gems/{id}", in: &table, bound: bound) { request, context in
-            _ = try QueryParameters(request, allowed: [])
-            let viewer = try await viewer(request)?.username
-            let gem = try await reachableGem(try gemID(context), viewer: viewer)
-            return gemAnswer(gem, request: request, moderation: try await moderation(of: gem, shownTo: viewer))
-        }
-
-        router.route(.patch, "/v1/gems/{id}", in: &table, bound: bound) { request, context in
-            let user = try await signedIn(request)
-            let id = try gemID(context)
-            _ = try await ownedGem(id, by: user.username)
-            let body = try await JSONBody(request, limit: 65_536, allowed: Self.gemFields)
-            let gem = try await changeGem(id, by: user.username, request: request) { gem in
-                try Self.apply(body, to: &gem, creating: false)
-                try await checkNotHidden(gem)
-                configuration.regions?.annotate(&gem)
+    /// `GET /v1/me/gems`.
+    func listMyGems(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
+        let user = try await signedIn(request)
+        let parameters = try QueryParameters(request, allowed: ["limit", "cursor", "format"])
+        let limit = try pageLimit(parameters)
+        let format = try AnswerFormat(parameters)
+        let after = try parameters.single("cursor").map { text -> PlaceID in
+            guard let id = try? PlaceID(text), id.source == "gem" else {
+                throw APIProblem.badRequest("cursor '\(text)' is invalid: pass next_cursor of the previous page")
             }
-            let updated = try await requireUserData().place(gem.id) ?? gem
-            return gemAnswer(updated, request: request, moderation: try await moderation(of: updated, shownTo: user.username))
+            return id
         }
+        let gems = try await requireUserData().gems(ownedBy: user.username, after: after, limit: limit + 1)
+        let page = Array(gems.prefix(limit))
+        let next = gems.count > limit ? page.last?.id.rawValue : nil
+        let query = QueryDescription(kind: "my_gems", limit: limit)
+        let answer = PlaceAnswer(query: query, page: PlacePage(matches: page.map { PlaceMatch(place: $0, distance: nil) }, nextCursor: next))
+        // A hidden gem is private: only the page's private gems can carry a moderator's decision.
+        let privateGems = page.filter { $0.gem?.visibility == .private }.map(\.id)
+        guard format == .json, !privateGems.isEmpty else { return self.answer(answer, format: format, request: request) }
+        return ownersAnswer(answer, moderations: try await requireUserData().moderations(of: privateGems), request: request)
+    }
 
-        router.route(.delete, "/v1/gems/{id}", in: &table, bound: bound) { request, context in
-            let user = try await signedIn(request)
-            let gem = try await ownedGem(try gemID(context), by: user.username)
-            try await removePhotoFiles(try await requireUserData().deleteGem(gem.id))
-            return Response(status: .noContent)
+    /// `PUT /v1/gems/{id}/rating`.
+    func rateGem(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
+        let user = try await signedIn(request)
+        let gem = try await reachableGem(try gemID(context), viewer: user.username)
+        guard gem.gem?.owner != user.username else {
+            throw APIProblem(.forbidden, "you cannot rate your own gem \(gem.id)")
         }
-
-        router.route(.get, "/v1/me/gems", in: &table, bound: bound) { request, _ in
-            let user = try await signedIn(request)
-            let parameters = try QueryParameters(request, allowed: ["limit", "cursor", "format"])
-            let limit = try pageLimit(parameters)
-            let format = try AnswerFormat(parameters)
-            let after = try parameters.single("cursor").map { text -> PlaceID in
-                guard let id = try? PlaceID(text), id.source == "gem" else {
-                    throw APIProblem.badRequest("cursor '\(text)' is invalid: pass next_cursor of the previous page")
-                }
-                return id
+        let body = try await JSONBody(request, limit: 1_024, allowed: ["stars"])
+        guard let stars = try? body.double("stars"), stars == stars.rounded(), (1...5).contains(stars) else {
+            guard let given = body.members["stars"] else {
+                throw APIProblem.badRequest("field 'stars' is required: a whole number from 1 to 5")
             }
-            let gems = try await requireUserData().gems(ownedBy: user.username, after: after, limit: limit + 1)
-            let page = Array(gems.prefix(limit))
-            let next = gems.count > limit ? page.last?.id.rawValue : nil
-            let query = QueryDescription(kind: "my_gems", limit: limit)
-            let answer = PlaceAnswer(query: query, page: PlacePage(matches: page.map { PlaceMatch(place: $0, distance: nil) }, nextCursor: next))
-            // A hidden gem is private: only the page's private gems can carry a moderator's decision.
-            let privateGems = page.filter { $0.gem?.visibility == .private }.map(\.id)
-            guard format == .json, !privateGems.isEmpty else { return self.answer(answer, format: format, request: request) }
-            return ownersAnswer(answer, moderations: try await requireUserData().moderations(of: privateGems), request: request)
+            throw JSONBody.mistyped("stars", given, "a whole number from 1 to 5")
         }
+        let previous = try await requireUserData().rating(of: gem.id, by: user.username)
+        let rating = try await requireUserData().rate(gem.id, by: user.username, stars: Int(stars))
+        if previous == nil { await countActivity(.rating, [gem.id.rawValue]) }  // a change of stars is not a new action
+        return .json(Self.ratingJSON(gem.id, mine: Int(stars), rating: rating))
+    }
 
-        router.route(.put, "/v1/gems/{id}/rating", in: &table, bound: bound) { request, context in
-            let user = try await signedIn(request)
-            let gem = try await reachableGem(try gemID(context), viewer: user.username)
-            guard gem.gem?.owner != user.username else {
-                throw APIProblem(.forbidden, "you cannot rate your own gem \(gem.id)")
-            }
-            let body = try await JSONBody(request, limit: 1_024, allowed: ["stars"])
-            guard let stars = try? body.double("stars"), stars == stars.rounded(), (1...5).contains(stars) else {
-                guard let given = body.members["stars"] else {
-                    throw APIProblem.badRequest("field 'stars' is required: a whole number from 1 to 5")
-                }
-                throw JSONBody.mistyped("stars", given, "a whole number from 1 to 5")
-            }
-            let previous = try await requireUserData().rating(of: gem.id, by: user.username)
-            let rating = try await requireUserData().rate(gem.id, by: user.username, stars: Int(stars))
-            if previous == nil { await countActivity(.rating, [gem.id.rawValue]) }  // a change of stars is not a new action
-            return .json(Self.ratingJSON(gem.id, mine: Int(stars), rating: rating))
-        }
+    /// `DELETE /v1/gems/{id}/rating`.
+    func withdrawGemRating(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
+        let user = try await signedIn(request)
+        let gem = try await reachableGem(try gemID(context), viewer: user.username)
+        let rating = try await requireUserData().rate(gem.id, by: user.username, stars: nil)
+        return .json(Self.ratingJSON(gem.id, mine: nil, rating: rating))
+    }
 
-        router.route(.delete, "/v1/gems/{id}/rating", in: &table, bound: bound) { request, context in
-            let user = try await signedIn(request)
-            let gem = try await reachableGem(try gemID(context), viewer: user.username)
-            let rating = try await requireUserData().rate(gem.id, by: user.username, stars: nil)
-            return .json(Self.ratingJSON(gem.id, mine: nil, rating: rating))
-        }
-
-        router.route(.get, "/v1/gems/{id}/rating", in: &table, bound: bound) { request, context in
-            let user = try await signedIn(request)
-            let gem = try await reachableGem(try gemID(context), viewer: user.username)
-            let mine = try await requireUserData().rating(of: gem.id, by: user.username)
-            return .json(Self.ratingJSON(gem.id, mine: mine, rating: gem.rating))
-        }
+    /// `GET /v1/gems/{id}/rating`.
+    func showGemRating(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
+        let user = try await signedIn(request)
+        let gem = try await reachableGem(try gemID(context), viewer: user.username)
+        let mine = try await requireUserData().rating(of: gem.id, by: user.username)
+        return .json(Self.ratingJSON(gem.id, mine: mine, rating: gem.rating))
     }
 
     // MARK: - Helpers

@@ -107,6 +107,7 @@ extension GeoQueryService {
                 ]), revision: record.revision)
         }
     }
+
 }
 
 /// The day plan made inside the write closure, read after it.

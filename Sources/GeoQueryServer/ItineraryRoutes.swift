@@ -22,161 +22,172 @@ extension GeoQueryService {
     func addItineraryRoutes(to router: Router<ServiceRequestContext>, table: inout RouteTable) {
         // Resolving a provider's place by id is network work: raced against the request's time.
         let bound = RequestBound.cancelling(configuration.requestTimeout)
-        router.route(.post, "/v1/itineraries", in: &table, bound: bound) { request, _ in
-            let user = try await signedInCreator(request)
-            let body = try await JSONBody(request, limit: 262_144, allowed: Self.itineraryFields)
-            guard let destination = try await location(body, "destination", viewer: user.username) else {
-                throw APIProblem.badRequest("field 'destination' is required: {\"place_id\": …} or {\"lat\": …, \"lon\": …}")
-            }
-            var named = try Self.timeZoneName(body)
-            if named == nil { named = try await timeZone(of: destination) }
-            guard let zone = named else {
-                throw APIProblem.badRequest("the destination's time zone is unknown: give 'time_zone', e.g. Europe/Paris")
-            }
-            var document = ItineraryDocument(
-                title: try Self.title(body, required: true) ?? "", destination: destination,
-                startDate: try body.requiredString("start_date", maxLength: 10, expected: "a date YYYY-MM-DD"),
-                endDate: try body.requiredString("end_date", maxLength: 10, expected: "a date YYYY-MM-DD"), timeZone: zone)
-            try await applyItinerary(body, to: &document, viewer: user.username)
-            let now = Date()
-            let (starts, ends) = try Self.itineraryInstants(document)
-            let record = PlanRecord(
-                id: Self.newPlanID(.itinerary), kind: .itinerary, owner: user.username,
-                visibility: try Self.planVisibility(body) ?? .private, startsAt: starts, endsAt: ends,
-                createdAt: now, updatedAt: now, document: try Self.encodeDocument(document))
-            try await requireUserData().createPlan(record)
-            await countActivity(.planStop, Array(Set(document.stops.compactMap(\.location.placeID))).sorted())
-            var response = Self.planResponse(try Self.itineraryJSON(record, access: .own), revision: record.revision, status: .created)
-            response.headers[.location] = "/v1/itineraries/\(record.id)"
-            return response
-        }
-
-        router.route(.get, "/v1/itineraries", in: &table, bound: bound) { request, _ in
-            let user = try await signedIn(request)
-            return try await planList(request, kind: .itinerary, user: user.username)
-        }
-
-        router.route(.get, "/v1/itineraries/{id}", in: &table, bound: bound) { request, context in
-            let parameters = try QueryParameters(request, allowed: ["format"])
-            let (record, access) = try await plan(try planID(context, .itinerary), .itinerary, viewer: try await viewer(request)?.username)
-            return try Self.itineraryAnswer(record, access: access, format: try parameters.single("format"))
-        }
-
-        router.route(.patch, "/v1/itineraries/{id}", in: &table, bound: bound) { request, context in
-            let user = try await signedIn(request)
-            let body = try await JSONBody(request, limit: 262_144, allowed: Self.itineraryFields)
-            let id = try planID(context, .itinerary)
-            let visibility = try Self.planVisibility(body)
-            // Everything is read and places resolved once, before the read-change-write loop.
-            let given = Set(body.members.keys)
-            let title = try Self.title(body, required: false)
-            let startDate = try body.string("start_date", maxLength: 10), endDate = try body.string("end_date", maxLength: 10)
-            let zone = try Self.timeZoneName(body)
-            let destination = try await location(body, "destination", viewer: user.username)
-            var resolved = ItineraryDocument(title: "", destination: PlanLocation(), startDate: "", endDate: "", timeZone: "")
-            try await applyItinerary(body, to: &resolved, viewer: user.username, checkDays: false)
-            let patch = resolved
-            let needs: PlanAccess = visibility == nil ? .edit : .own
-            let (record, access) = try await changePlan(
-                id, .itinerary, user: user.username, needs: needs, request: request,
-                action: visibility == nil ? "change" : "change the visibility of"
-            ) { record in
-                var document = try Self.decodeDocument(ItineraryDocument.self, record)
-                if let title { document.title = title }
-                if let destination { document.destination = destination }
-                if let startDate { document.startDate = startDate }
-                if let endDate { document.endDate = endDate }
-                if let zone { document.timeZone = zone }
-                if given.contains("notes") { document.notes = patch.notes }
-                if given.contains("budget") { document.budget = patch.budget }
-                if given.contains("transport") { document.transport = patch.transport }
-                if given.contains("lodging") { document.lodging = patch.lodging }
-                if given.contains("stops") { document.stops = patch.stops }
-                if let visibility { record.visibility = visibility }
-                (record.startsAt, record.endsAt) = try Self.itineraryInstants(document)
-                record.document = try Self.encodeDocument(document)
-            }
-            return Self.planResponse(try Self.itineraryJSON(record, access: access), revision: record.revision)
-        }
-
-        router.route(.delete, "/v1/itineraries/{id}", in: &table, bound: bound) { request, context in
-            let user = try await signedIn(request)
-            let (record, _) = try await plan(try planID(context, .itinerary), .itinerary, viewer: user.username, needs: .own, action: "delete")
-            try await removePhotoFiles(try await requireUserData().deletePlan(id: record.id) ?? [])
-            return Response(status: .noContent)
-        }
+        router.route(.post, "/v1/itineraries", in: &table, bound: bound) { try await createItinerary($0, $1) }
+        router.route(.get, "/v1/itineraries", in: &table, bound: bound) { try await listItineraries($0, $1) }
+        router.route(.get, "/v1/itineraries/{id}", in: &table, bound: bound) { try await showItinerary($0, $1) }
+        router.route(.patch, "/v1/itineraries/{id}", in: &table, bound: bound) { try await changeItinerary($0, $1) }
+        router.route(.delete, "/v1/itineraries/{id}", in: &table, bound: bound) { try await deleteItinerary($0, $1) }
 
         // One call adds a place (a favourite, a gem, a place of the index, a point) to a day.
-        router.route(.post, "/v1/itineraries/{id}/stops", in: &table, bound: bound) { request, context in
-            let user = try await signedIn(request)
-            let body = try await JSONBody(request, limit: 16_384, allowed: Self.stopFields.filter { $0 != "id" } + ["place_id"])
-            let id = try planID(context, .itinerary)
-            let added: ItineraryStop
-            if let text = try body.string("place_id", maxLength: 300) {
-                guard !body.has("location") else { throw APIProblem.badRequest("give 'place_id' or 'location', not both") }
-                let placeBody = JSONBody(members: ["place_id": text])
-                added = try await parseStop(body, location: try await location(placeBody, field: "place_id", viewer: user.username))
-            } else {
-                added = try await parseStop(body, location: nil, viewer: user.username)
-            }
-            let (record, access) = try await changePlan(id, .itinerary, user: user.username, needs: .edit, request: request) { record in
-                var document = try Self.decodeDocument(ItineraryDocument.self, record)
-                guard document.stops.count < 500 else { throw APIProblem.badRequest("an itinerary holds at most 500 stops") }
-                document.stops.append(added)
-                try Self.checkDays(document)
-                record.document = try Self.encodeDocument(document)
-            }
-            // A place counts once per itinerary: adding it again does not make it more popular.
-            if let place = added.location.placeID,
-                (try? Self.decodeDocument(ItineraryDocument.self, record))?.stops.filter({ $0.location.placeID == place }).count == 1
-            {
-                await countActivity(.planStop, [place])
-            }
-            var response = Self.planResponse(try Self.itineraryJSON(record, access: access), revision: record.revision, status: .created)
-            response.headers[.location] = "/v1/itineraries/\(record.id)"
-            return response
-        }
-
-        router.route(.put, "/v1/itineraries/{id}/collaborators/{username}", in: &table, bound: bound) { request, context in
-            let user = try await signedIn(request)
-            let body = try await JSONBody(request, limit: 1_024, allowed: ["role"])
-            let roleText = try body.requiredString("role", maxLength: 20, expected: "editor or viewer")
-            guard let role = PlanRole(rawValue: roleText), role != .invitee else {
-                throw APIProblem.badRequest("role '\(roleText)' is invalid: use editor or viewer")
-            }
-            let collaborator = try await existingUser(try context.parameters.require("username"), reachableBy: user.username)
-            let id = try planID(context, .itinerary)
-            let (record, access) = try await changePlan(
-                id, .itinerary, user: user.username, needs: .own, request: request,
-                action: "change the collaborators of"
-            ) { record in
-                guard collaborator != record.owner else { throw APIProblem.badRequest("you own this itinerary: add someone else") }
-                record.members.removeAll { $0.username == collaborator }
-                record.members.append(PlanMember(username: collaborator, role: role))
-                record.members.sort { $0.username < $1.username }
-            }
-            return Self.planResponse(try Self.itineraryJSON(record, access: access), revision: record.revision)
-        }
-
-        router.route(.delete, "/v1/itineraries/{id}/collaborators/{username}", in: &table, bound: bound) { request, context in
-            let user = try await signedIn(request)
-            let collaborator = try context.parameters.require("username").lowercased()
-            let id = try planID(context, .itinerary)
-            // A collaborator may leave; only the owner removes others.
-            let needs: PlanAccess = collaborator == user.username ? .read : .own
-            _ = try await changePlan(
-                id, .itinerary, user: user.username, needs: needs, request: request,
-                action: "change the collaborators of"
-            ) { record in
-                guard record.member(collaborator) != nil else {
-                    throw APIProblem(.notFound, "\(collaborator) is not a collaborator of itinerary \(id)")
-                }
-                record.members.removeAll { $0.username == collaborator }
-            }
-            return Response(status: .noContent)
-        }
+        router.route(.post, "/v1/itineraries/{id}/stops", in: &table, bound: bound) { try await addItineraryStop($0, $1) }
+        router.route(.put, "/v1/itineraries/{id}/collaborators/{username}", in: &table, bound: bound) { try await addCollaborator($0, $1) }
+        router.route(.delete, "/v1/itineraries/{id}/collaborators/{username}", in: &table, bound: bound) { try await removeCollaborator($0, $1) }
 
         addDayOptimizeRoute(to: router, table: &table)
+    }
+
+    /// `POST /v1/itineraries`.
+    func createItinerary(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
+        let user = try await signedInCreator(request)
+        let body = try await JSONBody(request, limit: 262_144, allowed: Self.itineraryFields)
+        let (destination, zone) = try await placeAndTimeZone(body, "destination", viewer: user.username)
+        var document = ItineraryDocument(
+            title: try Self.title(body, required: true) ?? "", destination: destination,
+            startDate: try body.requiredString("start_date", maxLength: 10, expected: "a date YYYY-MM-DD"),
+            endDate: try body.requiredString("end_date", maxLength: 10, expected: "a date YYYY-MM-DD"), timeZone: zone)
+        try await applyItinerary(body, to: &document, viewer: user.username)
+        let now = Date()
+        let (starts, ends) = try Self.itineraryInstants(document)
+        let record = PlanRecord(
+            id: Self.newPlanID(.itinerary), kind: .itinerary, owner: user.username,
+            visibility: try Self.planVisibility(body) ?? .private, startsAt: starts, endsAt: ends,
+            createdAt: now, updatedAt: now, document: try Self.encodeDocument(document))
+        try await requireUserData().createPlan(record)
+        await countActivity(.planStop, Array(Set(document.stops.compactMap(\.location.placeID))).sorted())
+        var response = Self.planResponse(try Self.itineraryJSON(record, access: .own), revision: record.revision, status: .created)
+        response.headers[.location] = "/v1/itineraries/\(record.id)"
+        return response
+    }
+
+    /// `GET /v1/itineraries`.
+    func listItineraries(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
+        let user = try await signedIn(request)
+        return try await planList(request, kind: .itinerary, user: user.username)
+    }
+
+    /// `GET /v1/itineraries/{id}`.
+    func showItinerary(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
+        let parameters = try QueryParameters(request, allowed: ["format"])
+        let (record, access) = try await plan(try planID(context, .itinerary), .itinerary, viewer: try await viewer(request)?.username)
+        return try Self.itineraryAnswer(record, access: access, format: try parameters.single("format"))
+    }
+
+    /// `PATCH /v1/itineraries/{id}`.
+    func changeItinerary(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
+        let user = try await signedIn(request)
+        let body = try await JSONBody(request, limit: 262_144, allowed: Self.itineraryFields)
+        let id = try planID(context, .itinerary)
+        let visibility = try Self.planVisibility(body)
+        // Everything is read and places resolved once, before the read-change-write loop.
+        let given = Set(body.members.keys)
+        let title = try Self.title(body, required: false)
+        let startDate = try body.string("start_date", maxLength: 10), endDate = try body.string("end_date", maxLength: 10)
+        let zone = try Self.timeZoneName(body)
+        let destination = try await location(body, "destination", viewer: user.username)
+        var resolved = ItineraryDocument(title: "", destination: PlanLocation(), startDate: "", endDate: "", timeZone: "")
+        try await applyItinerary(body, to: &resolved, viewer: user.username, checkDays: false)
+        let patch = resolved
+        let needs: PlanAccess = visibility == nil ? .edit : .own
+        let (record, access) = try await changePlan(
+            id, .itinerary, user: user.username, needs: needs, request: request,
+            action: visibility == nil ? "change" : "change the visibility of"
+        ) { record in
+            var document = try Self.decodeDocument(ItineraryDocument.self, record)
+            if let title { document.title = title }
+            if let destination { document.destination = destination }
+            if let startDate { document.startDate = startDate }
+            if let endDate { document.endDate = endDate }
+            if let zone { document.timeZone = zone }
+            if given.contains("notes") { document.notes = patch.notes }
+            if given.contains("budget") { document.budget = patch.budget }
+            if given.contains("transport") { document.transport = patch.transport }
+            if given.contains("lodging") { document.lodging = patch.lodging }
+            if given.contains("stops") { document.stops = patch.stops }
+            if let visibility { record.visibility = visibility }
+            (record.startsAt, record.endsAt) = try Self.itineraryInstants(document)
+            record.document = try Self.encodeDocument(document)
+        }
+        return Self.planResponse(try Self.itineraryJSON(record, access: access), revision: record.revision)
+    }
+
+    /// `DELETE /v1/itineraries/{id}`.
+    func deleteItinerary(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
+        let user = try await signedIn(request)
+        let (record, _) = try await plan(try planID(context, .itinerary), .itinerary, viewer: user.username, needs: .own, action: "delete")
+        try await removePhotoFiles(try await requireUserData().deletePlan(id: record.id) ?? [])
+        return Response(status: .noContent)
+    }
+
+    /// `POST /v1/itineraries/{id}/stops`.
+    func addItineraryStop(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
+        let user = try await signedIn(request)
+        let body = try await JSONBody(request, limit: 16_384, allowed: Self.stopFields.filter { $0 != "id" } + ["place_id"])
+        let id = try planID(context, .itinerary)
+        let added: ItineraryStop
+        if let text = try body.string("place_id", maxLength: 300) {
+            guard !body.has("location") else { throw APIProblem.badRequest("give 'place_id' or 'location', not both") }
+            let placeBody = JSONBody(members: ["place_id": text])
+            added = try await parseStop(body, location: try await location(placeBody, field: "place_id", viewer: user.username))
+        } else {
+            added = try await parseStop(body, location: nil, viewer: user.username)
+        }
+        let (record, access) = try await changePlan(id, .itinerary, user: user.username, needs: .edit, request: request) { record in
+            var document = try Self.decodeDocument(ItineraryDocument.self, record)
+            guard document.stops.count < 500 else { throw APIProblem.badRequest("an itinerary holds at most 500 stops") }
+            document.stops.append(added)
+            try Self.checkDays(document)
+            record.document = try Self.encodeDocument(document)
+        }
+        // A place counts once per itinerary: adding it again does not make it more popular.
+        if let place = added.location.placeID,
+            (try? Self.decodeDocument(ItineraryDocument.self, record))?.stops.filter({ $0.location.placeID == place }).count == 1
+        {
+            await countActivity(.planStop, [place])
+        }
+        var response = Self.planResponse(try Self.itineraryJSON(record, access: access), revision: record.revision, status: .created)
+        response.headers[.location] = "/v1/itineraries/\(record.id)"
+        return response
+    }
+
+    /// `PUT /v1/itineraries/{id}/collaborators/{username}`.
+    func addCollaborator(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
+        let user = try await signedIn(request)
+        let body = try await JSONBody(request, limit: 1_024, allowed: ["role"])
+        let roleText = try body.requiredString("role", maxLength: 20, expected: "editor or viewer")
+        guard let role = PlanRole(rawValue: roleText), role != .invitee else {
+            throw APIProblem.badRequest("role '\(roleText)' is invalid: use editor or viewer")
+        }
+        let collaborator = try await existingUser(try context.parameters.require("username"), reachableBy: user.username)
+        let id = try planID(context, .itinerary)
+        let (record, access) = try await changePlan(
+            id, .itinerary, user: user.username, needs: .own, request: request,
+            action: "change the collaborators of"
+        ) { record in
+            guard collaborator != record.owner else { throw APIProblem.badRequest("you own this itinerary: add someone else") }
+            record.members.removeAll { $0.username == collaborator }
+            record.members.append(PlanMember(username: collaborator, role: role))
+            record.members.sort { $0.username < $1.username }
+        }
+        return Self.planResponse(try Self.itineraryJSON(record, access: access), revision: record.revision)
+    }
+
+    /// `DELETE /v1/itineraries/{id}/collaborators/{username}`.
+    func removeCollaborator(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
+        let user = try await signedIn(request)
+        let collaborator = try context.parameters.require("username").lowercased()
+        let id = try planID(context, .itinerary)
+        // A collaborator may leave; only the owner removes others.
+        let needs: PlanAccess = collaborator == user.username ? .read : .own
+        _ = try await changePlan(
+            id, .itinerary, user: user.username, needs: needs, request: request,
+            action: "change the collaborators of"
+        ) { record in
+            guard record.member(collaborator) != nil else {
+                throw APIProblem(.notFound, "\(collaborator) is not a collaborator of itinerary \(id)")
+            }
+            record.members.removeAll { $0.username == collaborator }
+        }
+        return Response(status: .noContent)
     }
 
     /// Reads the optional members of an itinerary body into `document` (places resolved).

@@ -12,226 +12,248 @@ import Providers
 extension GeoQueryService {
     func addPhotoRoutes(to router: Router<ServiceRequestContext>, table: inout RouteTable) {
         let bound = RequestBound.queries(configuration.requestTimeout)
-        router.route(.post, "/v1/gems/{id}/photos", in: &table, bound: bound) { request, context in
-            let user = try await signedInCreator(request)
-            let gem = try await ownedGem(try gemID(context), by: user.username)
-            let full = APIProblem(.conflict, "gem \(gem.id) has 20 photos, the most a gem may have")
-            guard gem.photos.count < 20 else { throw full }
-            let (photo, _) = try await storePhoto(request, owner: user.username) { photo in
-                try await changeGem(gem.id, by: user.username, request: request) { gem in
-                    guard !gem.photos.contains(where: { $0.reference == "photo:" + photo.id }) else { return }
-                    guard gem.photos.count < 20 else { throw full }
-                    gem.photos.append(
-                        PhotoReference(
-                            url: "/v1/photos/\(photo.id)", reference: "photo:" + photo.id,
-                            attribution: user.username))
-                }
-            }
-            return .json(Self.photoJSON(photo), status: .created)
-        }
+        router.route(.post, "/v1/gems/{id}/photos", in: &table, bound: bound) { try await addGemPhoto($0, $1) }
 
         // A photo taken off its gem; its file goes when nothing else (another gem, an avatar,
         // an album) uses it.
-        router.route(.delete, "/v1/gems/{id}/photos/{photoId}", in: &table, bound: bound) { request, context in
-            let user = try await signedIn(request)
-            let id = try gemID(context)
-            let photoID = try context.parameters.require("photoId")
-            _ = try await changeGem(id, by: user.username, request: request) { gem in
-                guard let position = gem.photos.firstIndex(where: { $0.reference == "photo:" + photoID }) else {
-                    throw APIProblem(.notFound, "photo \(photoID.prefix(64)) is not a photo of gem \(gem.id)")
-                }
-                gem.photos.remove(at: position)
-            }
-            try await removePhotoFiles(try await requireUserData().removeUnusedPhotos([photoID]))
-            return Response(status: .noContent)
-        }
-
-        router.route(.put, "/v1/me/avatar", in: &table, bound: bound) { request, _ in
-            let user = try await signedInCreator(request)
-            var previous: String?
-            let (photo, _) = try await storePhoto(request, owner: user.username) { photo in
-                try await changeAccount(user.username) { account in
-                    previous = account.profile.avatarPhoto
-                    account.profile.avatarPhoto = photo.id
-                }
-            }
-            if let previous, previous != photo.id {
-                try await removePhotoFiles(try await requireUserData().removeUnusedPhotos([previous]))
-            }
-            return .json(Self.photoJSON(photo))
-        }
+        router.route(.delete, "/v1/gems/{id}/photos/{photoId}", in: &table, bound: bound) { try await removeGemPhoto($0, $1) }
+        router.route(.put, "/v1/me/avatar", in: &table, bound: bound) { try await setAvatar($0, $1) }
 
         // The photos that count against the asker's storage, newest first and paged, and where
         // the asker shows each.
-        router.route(.get, "/v1/me/photos", in: &table, bound: bound) { request, _ in
-            let user = try await signedIn(request)
-            let parameters = try QueryParameters(request, allowed: ["limit", "cursor"])
-            let limit = try pageLimit(parameters)
-            let after = try parameters.single("cursor").map { text in
-                guard let position = Self.photoPosition(cursor: text) else {
-                    throw APIProblem.badRequest("cursor '\(text.prefix(100))' is invalid: pass next_cursor of the previous page")
-                }
-                return position
-            }
-            let store = try requireUserData()
-            let found = try await store.photos(ownedBy: user.username, after: after, limit: limit + 1)
-            let photos = Array(found.prefix(limit))
-            let uses = Dictionary(grouping: try await store.photoUses(by: user.username, among: photos.map(\.id)), by: \.photoID)
-            let used = try await store.photoBytes(ownedBy: user.username)
-            let next = found.count > limit ? photos.last.map(Self.photoCursor) : nil
-            var response = Response.json(
-                .object([
-                    (
-                        "photo_storage",
-                        .object([
-                            ("used_bytes", .int(used)),
-                            ("limit_bytes", configuration.photoStorageLimit.map { .int($0) } ?? .null),
-                        ])
-                    ),
-                    ("count", .int(photos.count)),
-                    (
-                        "photos",
-                        .array(
-                            photos.map { photo in
-                                let shown = (uses[photo.id] ?? []).sorted {
-                                    ($0.kind.rawValue, $0.objectID ?? "") < ($1.kind.rawValue, $1.objectID ?? "")
-                                }
-                                return .object(
-                                    Self.photoFields(photo) + [
-                                        ("uploaded_at", Self.timestampJSON(photo.createdAt)),
-                                        (
-                                            "used_by",
-                                            .array(
-                                                shown.map { use in
-                                                    switch use.kind {
-                                                    case .avatar: return .object([("kind", .string("avatar"))])
-                                                    case .gem: return .object([("kind", .string("gem")), ("id", .optional(use.objectID))])
-                                                    case .album: return .object([("kind", .string("trip")), ("id", .optional(use.objectID))])
-                                                    }
-                                                })
-                                        ),
-                                    ])
-                            })
-                    ),
-                    ("next_cursor", .optional(next)),
-                ]))
-            response.headers[.cacheControl] = "no-store"
-            if let next { response.headers[Self.linkHeader] = "<\(Self.nextURL(request, cursor: next))>; rel=\"next\"" }
-            return response
-        }
+        router.route(.get, "/v1/me/photos", in: &table, bound: bound) { try await listMyPhotos($0, $1) }
 
         // `?w=320`: a variant at most that wide, for lists and pins, made once and kept beside
         // the photo's file.
-        router.route(.get, "/v1/photos/{id}", in: &table, bound: bound) { request, context in
-            let id = try context.parameters.require("id")
-            let parameters = try QueryParameters(request, allowed: ["w"])
-            var width: Int?
-            if let text = try parameters.single("w") {
-                guard let value = Int(text), PhotoSanitizer.variantWidths.contains(value) else {
-                    throw APIProblem.badRequest(
-                        "w '\(text.prefix(20))' is invalid: give one of \(PhotoSanitizer.variantWidths.map(String.init).joined(separator: ", ")) (pixels), or no w for the photo itself"
-                    )
-                }
-                width = value
+        router.route(.get, "/v1/photos/{id}", in: &table, bound: bound) { try await servePhoto($0, $1) }
+    }
+
+    /// `POST /v1/gems/{id}/photos`.
+    func addGemPhoto(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
+        let user = try await signedInCreator(request)
+        let gem = try await ownedGem(try gemID(context), by: user.username)
+        let full = APIProblem(.conflict, "gem \(gem.id) has 20 photos, the most a gem may have")
+        guard gem.photos.count < 20 else { throw full }
+        let (photo, _) = try await storePhoto(request, owner: user.username) { photo in
+            try await changeGem(gem.id, by: user.username, request: request) { gem in
+                guard !gem.photos.contains(where: { $0.reference == "photo:" + photo.id }) else { return }
+                guard gem.photos.count < 20 else { throw full }
+                gem.photos.append(
+                    PhotoReference(
+                        url: "/v1/photos/\(photo.id)", reference: "photo:" + photo.id,
+                        attribution: user.username))
             }
-            guard id.count == 64, id.allSatisfy(\.isHexDigit), let directory = configuration.photoDirectory,
-                let photo = try await requireUserData().photo(id: id)
-            else {
-                throw APIProblem(.notFound, "no photo with id \(id)")
-            }
-            let variantWidth = width
-            let tag = width.map { "\(id)-w\($0)" } ?? id
-            var headers: HTTPFields = [.eTag: "\"\(tag)\"", .cacheControl: "public, max-age=31536000, immutable"]
-            if request.headers[.ifNoneMatch]?.contains("\"\(tag)\"") == true { return Response(status: .notModified, headers: headers) }
-            // File reads and image work run on the worker pool, never on an event loop.
-            let path = PhotoFiles.path(id, in: directory)
-            let data = try await onWorker { () throws -> Data? in
-                guard let width = variantWidth else { return FileManager.default.contents(atPath: path) }
-                let variant = PhotoFiles.variantPath(path, width: width)
-                if let kept = FileManager.default.contents(atPath: variant) { return kept }
-                guard let original = FileManager.default.contents(atPath: path) else { return nil }
-                let made: [UInt8]
-                do { made = try PhotoSanitizer.variant([UInt8](original), width: width).bytes } catch {
-                    throw APIProblem(.internalServerError, "photo \(id) cannot be resized: \(error)")
-                }
-                let temporary = variant + ".\(UInt32.random(in: .min ... .max)).tmp"
-                try? Data(made).write(to: URL(fileURLWithPath: temporary))
-                try? FileManager.default.moveItem(atPath: temporary, toPath: variant)
-                try? FileManager.default.removeItem(atPath: temporary)
-                return Data(made)
-            }
-            guard let data else { throw APIProblem(.notFound, "no photo with id \(id)") }
-            headers[.contentLength] = String(data.count)
-            return .bytes([UInt8](data), contentType: photo.contentType, headers: headers)
         }
+        return .json(Self.photoJSON(photo), status: .created)
+    }
+
+    /// `DELETE /v1/gems/{id}/photos/{photoId}`.
+    func removeGemPhoto(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
+        let user = try await signedIn(request)
+        let id = try gemID(context)
+        let photoID = try context.parameters.require("photoId")
+        _ = try await changeGem(id, by: user.username, request: request) { gem in
+            guard let position = gem.photos.firstIndex(where: { $0.reference == "photo:" + photoID }) else {
+                throw APIProblem(.notFound, "photo \(photoID.prefix(64)) is not a photo of gem \(gem.id)")
+            }
+            gem.photos.remove(at: position)
+        }
+        try await removePhotoFiles(try await requireUserData().removeUnusedPhotos([photoID]))
+        return Response(status: .noContent)
+    }
+
+    /// `PUT /v1/me/avatar`.
+    func setAvatar(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
+        let user = try await signedInCreator(request)
+        var previous: String?
+        let (photo, _) = try await storePhoto(request, owner: user.username) { photo in
+            try await changeAccount(user.username) { account in
+                previous = account.profile.avatarPhoto
+                account.profile.avatarPhoto = photo.id
+            }
+        }
+        if let previous, previous != photo.id {
+            try await removePhotoFiles(try await requireUserData().removeUnusedPhotos([previous]))
+        }
+        return .json(Self.photoJSON(photo))
+    }
+
+    /// `GET /v1/me/photos`.
+    func listMyPhotos(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
+        let user = try await signedIn(request)
+        let parameters = try QueryParameters(request, allowed: ["limit", "cursor"])
+        let limit = try pageLimit(parameters)
+        let after = try parameters.single("cursor").map { text in
+            guard let position = Self.photoPosition(cursor: text) else {
+                throw APIProblem.badRequest("cursor '\(text.prefix(100))' is invalid: pass next_cursor of the previous page")
+            }
+            return position
+        }
+        let store = try requireUserData()
+        let found = try await store.photos(ownedBy: user.username, after: after, limit: limit + 1)
+        let photos = Array(found.prefix(limit))
+        let uses = Dictionary(grouping: try await store.photoUses(by: user.username, among: photos.map(\.id)), by: \.photoID)
+        let used = try await store.photoBytes(ownedBy: user.username)
+        let next = found.count > limit ? photos.last.map(Self.photoCursor) : nil
+        var response = Response.json(
+            .object([
+                (
+                    "photo_storage",
+                    .object([
+                        ("used_bytes", .int(used)),
+                        ("limit_bytes", configuration.photoStorageLimit.map { .int($0) } ?? .null),
+                    ])
+                ),
+                ("count", .int(photos.count)),
+                (
+                    "photos",
+                    .array(
+                        photos.map { photo in
+                            let shown = (uses[photo.id] ?? []).sorted {
+                                ($0.kind.rawValue, $0.objectID ?? "") < ($1.kind.rawValue, $1.objectID ?? "")
+                            }
+                            return .object(
+                                Self.photoFields(photo) + [
+                                    ("uploaded_at", Self.timestampJSON(photo.createdAt)),
+                                    (
+                                        "used_by",
+                                        .array(
+                                            shown.map { use in
+                                                switch use.kind {
+                                                case .avatar: return .object([("kind", .string("avatar"))])
+                                                case .gem: return .object([("kind", .string("gem")), ("id", .optional(use.objectID))])
+                                                case .album: return .object([("kind", .string("trip")), ("id", .optional(use.objectID))])
+                                                }
+                                            })
+                                    ),
+                                ])
+                        })
+                ),
+                ("next_cursor", .optional(next)),
+            ]))
+        response.headers[.cacheControl] = "no-store"
+        if let next { response.headers[Self.linkHeader] = "<\(Self.nextURL(request, cursor: next))>; rel=\"next\"" }
+        return response
+    }
+
+    /// `GET /v1/photos/{id}`.
+    func servePhoto(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
+        let id = try context.parameters.require("id")
+        let parameters = try QueryParameters(request, allowed: ["w"])
+        var width: Int?
+        if let text = try parameters.single("w") {
+            guard let value = Int(text), PhotoSanitizer.variantWidths.contains(value) else {
+                throw APIProblem.badRequest(
+                    "w '\(text.prefix(20))' is invalid: give one of \(PhotoSanitizer.variantWidths.map(String.init).joined(separator: ", ")) (pixels), or no w for the photo itself"
+                )
+            }
+            width = value
+        }
+        guard id.count == 64, id.allSatisfy(\.isHexDigit), let directory = configuration.photoDirectory,
+            let photo = try await requireUserData().photo(id: id)
+        else {
+            throw APIProblem(.notFound, "no photo with id \(id)")
+        }
+        let variantWidth = width
+        let tag = width.map { "\(id)-w\($0)" } ?? id
+        var headers: HTTPFields = [.eTag: "\"\(tag)\"", .cacheControl: "public, max-age=31536000, immutable"]
+        if request.headers[.ifNoneMatch]?.contains("\"\(tag)\"") == true { return Response(status: .notModified, headers: headers) }
+        // File reads and image work run on the worker pool, never on an event loop.
+        let path = PhotoFiles.path(id, in: directory)
+        let data = try await onWorker { () throws -> Data? in
+            guard let width = variantWidth else { return FileManager.default.contents(atPath: path) }
+            let variant = PhotoFiles.variantPath(path, width: width)
+            if let kept = FileManager.default.contents(atPath: variant) { return kept }
+            guard let original = FileManager.default.contents(atPath: path) else { return nil }
+            let made: [UInt8]
+            do { made = try PhotoSanitizer.variant([UInt8](original), width: width).bytes } catch {
+                throw APIProblem(.internalServerError, "photo \(id) cannot be resized: \(error)")
+            }
+            let temporary = variant + ".\(UInt32.random(in: .min ... .max)).tmp"
+            try? Data(made).write(to: URL(fileURLWithPath: temporary))
+            try? FileManager.default.moveItem(atPath: temporary, toPath: variant)
+            try? FileManager.default.removeItem(atPath: temporary)
+            return Data(made)
+        }
+        guard let data else { throw APIProblem(.notFound, "no photo with id \(id)") }
+        headers[.contentLength] = String(data.count)
+        return .bytes([UInt8](data), contentType: photo.contentType, headers: headers)
     }
 
     func addFavoriteRoutes(to router: Router<ServiceRequestContext>, table: inout RouteTable) {
         let bound = RequestBound.queries(configuration.requestTimeout)
-        router.route(.put, "/v1/me/favorites/{placeId}", in: &table, bound: bound) { request, context in
-            let user = try await signedInCreator(request)
-            let id = try favoriteID(context)
-            try await checkFavoritable(id, viewer: user.username)
-            let added = try await requireUserData().addFavorite(id, for: user.username, at: Date())
-            if added { await countActivity(.favorite, [id.rawValue]) }
-            return .json(.object([("place_id", .string(id.rawValue)), ("favorite", .bool(true))]), status: added ? .created : .ok)
-        }
-
-        router.route(.delete, "/v1/me/favorites/{placeId}", in: &table, bound: bound) { request, context in
-            let user = try await signedIn(request)
-            let id = try favoriteID(context)
-            guard try await requireUserData().removeFavorite(id, for: user.username) else {
-                throw APIProblem(.notFound, "\(id) is not among your favourites")
-            }
-            return Response(status: .noContent)
-        }
+        router.route(.put, "/v1/me/favorites/{placeId}", in: &table, bound: bound) { try await addFavorite($0, $1) }
+        router.route(.delete, "/v1/me/favorites/{placeId}", in: &table, bound: bound) { try await removeFavorite($0, $1) }
 
         // Listing fetches provider places again: network work, so the request's time is raced
         // and the fetches run eight at a time.
-        router.route(.get, "/v1/me/favorites", in: &table, bound: .cancelling(configuration.requestTimeout)) { request, _ in
-            let user = try await signedIn(request)
-            let parameters = try QueryParameters(request, allowed: ["limit", "cursor"])
-            let limit = try pageLimit(parameters)
-            let after = try parameters.single("cursor").map { text -> PlaceID in
-                guard let id = try? PlaceID(text) else {
-                    throw APIProblem.badRequest("cursor '\(text)' is invalid: pass next_cursor of the previous page")
-                }
-                return id
+        router.route(.get, "/v1/me/favorites", in: &table, bound: .cancelling(configuration.requestTimeout)) { try await listFavorites($0, $1) }
+    }
+
+    /// `GET /v1/me/favorites`.
+    func listFavorites(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
+        let user = try await signedIn(request)
+        let parameters = try QueryParameters(request, allowed: ["limit", "cursor"])
+        let limit = try pageLimit(parameters)
+        let after = try parameters.single("cursor").map { text -> PlaceID in
+            guard let id = try? PlaceID(text) else {
+                throw APIProblem.badRequest("cursor '\(text)' is invalid: pass next_cursor of the previous page")
             }
-            let found = try await requireUserData().favorites(of: user.username, after: after, limit: limit + 1)
-            let page = Array(found.prefix(limit))
-            var json = JSONWriter(capacity: 1024 + page.count * 600)
-            json.beginObject()
-            json.key("query")
-            json.beginObject()
-            json.key("kind")
-            json.string("favorites")
-            json.key("limit")
-            json.int(limit)
-            json.endObject()
-            json.key("count")
-            json.int(page.count)
-            json.key("favorites")
-            json.beginArray()
-            let places = try await favoritePlaces(page.map(\.placeID), viewer: user.username)
-            for (favorite, place) in zip(page, places) {
-                json.beginObject()
-                json.key("place_id")
-                json.string(favorite.placeID.rawValue)
-                json.key("added_at")
-                json.timestamp(favorite.createdAt)
-                json.key("status")
-                json.string(place.status)
-                json.key("place")
-                if let found = place.place { PlaceJSON.write(found, distance: nil, to: &json, includeCoordinates: true) } else { json.null() }
-                json.endObject()
-            }
-            json.endArray()
-            json.key("next_cursor")
-            json.string(found.count > limit ? page.last?.placeID.rawValue : nil)
-            json.endObject()
-            return .writer(json)
+            return id
         }
+        let found = try await requireUserData().favorites(of: user.username, after: after, limit: limit + 1)
+        let page = Array(found.prefix(limit))
+        var json = JSONWriter(capacity: 1024 + page.count * 600)
+        json.beginObject()
+        json.key("query")
+        json.beginObject()
+        json.key("kind")
+        json.string("favorites")
+        json.key("limit")
+        json.int(limit)
+        json.endObject()
+        json.key("count")
+        json.int(page.count)
+        json.key("favorites")
+        json.beginArray()
+        let places = try await favoritePlaces(page.map(\.placeID), viewer: user.username)
+        for (favorite, place) in zip(page, places) {
+            json.beginObject()
+            json.key("place_id")
+            json.string(favorite.placeID.rawValue)
+            json.key("added_at")
+            json.timestamp(favorite.createdAt)
+            json.key("status")
+            json.string(place.status)
+            json.key("place")
+            if let found = place.place { PlaceJSON.write(found, distance: nil, to: &json, includeCoordinates: true) } else { json.null() }
+            json.endObject()
+        }
+        json.endArray()
+        json.key("next_cursor")
+        json.string(found.count > limit ? page.last?.placeID.rawValue : nil)
+        json.endObject()
+        return .writer(json)
+    }
+
+    /// `PUT /v1/me/favorites/{placeId}`.
+    func addFavorite(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
+        let user = try await signedInCreator(request)
+        let id = try favoriteID(context)
+        try await checkFavoritable(id, viewer: user.username)
+        let added = try await requireUserData().addFavorite(id, for: user.username, at: Date())
+        if added { await countActivity(.favorite, [id.rawValue]) }
+        return .json(.object([("place_id", .string(id.rawValue)), ("favorite", .bool(true))]), status: added ? .created : .ok)
+    }
+
+    /// `DELETE /v1/me/favorites/{placeId}`.
+    func removeFavorite(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
+        let user = try await signedIn(request)
+        let id = try favoriteID(context)
+        guard try await requireUserData().removeFavorite(id, for: user.username) else {
+            throw APIProblem(.notFound, "\(id) is not among your favourites")
+        }
+        return Response(status: .noContent)
     }
 
     // MARK: - Photos

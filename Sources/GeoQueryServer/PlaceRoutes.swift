@@ -16,158 +16,177 @@ extension GeoQueryService {
 
     func addPlaceRoutes(to router: Router<ServiceRequestContext>, table: inout RouteTable) {
         let deadline = RequestBound.queries(configuration.requestTimeout)
-        router.route(.get, "/v1/places", in: &table, bound: deadline) { request, _ in
-            let parameters = try QueryParameters(request, allowed: ["region", "limit", "cursor", "format"] + Self.filterParameters)
-            var filter = try parameters.filter(countries: knownCountries)
-            if let city = try await region(parameters, filter: &filter) {
-                throw APIProblem.badRequest("region '\(city.name)' is a city: ask /v1/places/near?region=\(city.name) for the places around it")
+        router.route(.get, "/v1/places", in: &table, bound: deadline) { try await listRegionPlaces($0, $1) }
+        router.route(.get, "/v1/places/near", in: &table, bound: deadline) { try await listPlacesNear($0, $1) }
+        router.route(.get, "/v1/places/bbox", in: &table, bound: deadline) { try await listPlacesInBox($0, $1) }
+        router.route(.get, "/v1/places/nearest", in: &table, bound: deadline) { try await listNearestPlaces($0, $1) }
+        router.route(.get, "/v1/places/{id}", in: &table, bound: deadline) { try await showPlace($0, $1) }
+        router.route(.get, "/v1/cities", in: &table, bound: deadline) { try await findCities($0, $1) }
+        router.route(.get, "/v1/categories", in: &table, bound: deadline) { try await listCategories($0, $1) }
+        router.route(.get, "/v1/airports/near", in: &table, bound: deadline) { try await listAirportsNear($0, $1) }
+        router.route(.get, "/v1/where", in: &table, bound: deadline) { try await describeWhere($0, $1) }
+    }
+
+    /// `GET /v1/places`.
+    func listRegionPlaces(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
+        let parameters = try QueryParameters(request, allowed: ["region", "limit", "cursor", "format"] + Self.filterParameters)
+        var filter = try parameters.filter(countries: knownCountries)
+        if let city = try await region(parameters, filter: &filter) {
+            throw APIProblem.badRequest("region '\(city.name)' is a city: ask /v1/places/near?region=\(city.name) for the places around it")
+        }
+        return try await rankedAnswer(parameters, filter: filter, request: request)
+    }
+
+    /// `GET /v1/places/near`.
+    func listPlacesNear(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
+        let parameters = try QueryParameters(
+            request, allowed: ["lat", "lon", "radius", "region", "limit", "cursor", "format"] + Self.filterParameters)
+        var filter = try parameters.filter(countries: knownCountries)
+        // A country or continent with no centre: the region's places, best first.
+        if try parameters.single("region") != nil, try parameters.optionalCoordinate() == nil, try parameters.single("radius") == nil {
+            var regional = filter
+            if try await region(parameters, filter: &regional) == nil {
+                return try await rankedAnswer(parameters, filter: regional, request: request)
             }
-            return try await rankedAnswer(parameters, filter: filter, request: request)
         }
+        let (center, radius) = try await circle(parameters, filter: &filter)
+        (filter.viewer, filter.viewerFriends) = try await viewerScope(request)
+        let limit = try pageLimit(parameters)
+        let format = try AnswerFormat(parameters)
+        let page = try await searchIndex.near(center, radius: radius, filter: filter, limit: limit, cursor: try parameters.single("cursor"))
+        let query = QueryDescription(
+            kind: "near", lat: center.latitude, lon: center.longitude, radiusMeters: radius.meters,
+            filter: filter, limit: limit)
+        return answer(PlaceAnswer(query: query, page: page), format: format, request: request)
+    }
 
-        router.route(.get, "/v1/places/near", in: &table, bound: deadline) { request, _ in
-            let parameters = try QueryParameters(
-                request, allowed: ["lat", "lon", "radius", "region", "limit", "cursor", "format"] + Self.filterParameters)
-            var filter = try parameters.filter(countries: knownCountries)
-            // A country or continent with no centre: the region's places, best first.
-            if try parameters.single("region") != nil, try parameters.optionalCoordinate() == nil, try parameters.single("radius") == nil {
-                var regional = filter
-                if try await region(parameters, filter: &regional) == nil {
-                    return try await rankedAnswer(parameters, filter: regional, request: request)
-                }
-            }
-            let (center, radius) = try await circle(parameters, filter: &filter)
-            (filter.viewer, filter.viewerFriends) = try await viewerScope(request)
-            let limit = try pageLimit(parameters)
-            let format = try AnswerFormat(parameters)
-            let page = try await searchIndex.near(center, radius: radius, filter: filter, limit: limit, cursor: try parameters.single("cursor"))
-            let query = QueryDescription(
-                kind: "near", lat: center.latitude, lon: center.longitude, radiusMeters: radius.meters,
-                filter: filter, limit: limit)
-            return answer(PlaceAnswer(query: query, page: page), format: format, request: request)
+    /// `GET /v1/places/bbox`.
+    func listPlacesInBox(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
+        let parameters = try QueryParameters(request, allowed: ["bbox", "region", "limit", "cursor", "format"] + Self.filterParameters)
+        var filter = try parameters.filter(countries: knownCountries)
+        if let city = try await region(parameters, filter: &filter) {
+            throw APIProblem.badRequest("region '\(city.name)' is a city: ask /v1/places/near?region=\(city.name) for the places around it")
         }
+        let text = try parameters.required("bbox", example: "2.2,48.8,2.4,48.9")
+        let box: BoundingBox
+        do { box = try BoundingBox(parsing: text) } catch { throw APIProblem.badRequest("bbox: \(error)") }
+        (filter.viewer, filter.viewerFriends) = try await viewerScope(request)
+        let limit = try pageLimit(parameters)
+        let format = try AnswerFormat(parameters)
+        let page = try await searchIndex.within(box, filter: filter, limit: limit, cursor: try parameters.single("cursor"))
+        let query = QueryDescription(kind: "bbox", bbox: [box.west, box.south, box.east, box.north], filter: filter, limit: limit)
+        return answer(PlaceAnswer(query: query, page: page), format: format, request: request)
+    }
 
-        router.route(.get, "/v1/places/bbox", in: &table, bound: deadline) { request, _ in
-            let parameters = try QueryParameters(request, allowed: ["bbox", "region", "limit", "cursor", "format"] + Self.filterParameters)
-            var filter = try parameters.filter(countries: knownCountries)
-            if let city = try await region(parameters, filter: &filter) {
-                throw APIProblem.badRequest("region '\(city.name)' is a city: ask /v1/places/near?region=\(city.name) for the places around it")
-            }
-            let text = try parameters.required("bbox", example: "2.2,48.8,2.4,48.9")
-            let box: BoundingBox
-            do { box = try BoundingBox(parsing: text) } catch { throw APIProblem.badRequest("bbox: \(error)") }
-            (filter.viewer, filter.viewerFriends) = try await viewerScope(request)
-            let limit = try pageLimit(parameters)
-            let format = try AnswerFormat(parameters)
-            let page = try await searchIndex.within(box, filter: filter, limit: limit, cursor: try parameters.single("cursor"))
-            let query = QueryDescription(kind: "bbox", bbox: [box.west, box.south, box.east, box.north], filter: filter, limit: limit)
-            return answer(PlaceAnswer(query: query, page: page), format: format, request: request)
-        }
+    /// `GET /v1/places/nearest`.
+    func listNearestPlaces(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
+        let parameters = try QueryParameters(request, allowed: ["lat", "lon", "k", "max_distance", "format"] + Self.filterParameters)
+        let center = try parameters.coordinate()
+        let k = try parameters.int("k", range: 1...configuration.maximumNearestCount) ?? 10
+        let ceiling = try parameters.distance("max_distance")
+        var filter = try parameters.filter(countries: knownCountries)
+        (filter.viewer, filter.viewerFriends) = try await viewerScope(request)
+        let format = try AnswerFormat(parameters)
+        let matches = try await searchIndex.nearest(center, count: k, maxDistance: ceiling, filter: filter)
+        let query = QueryDescription(
+            kind: "nearest", lat: center.latitude, lon: center.longitude, radiusMeters: ceiling?.meters,
+            filter: filter, limit: k)
+        return answer(PlaceAnswer(query: query, page: PlacePage(matches: matches, nextCursor: nil)), format: format, request: request)
+    }
 
-        router.route(.get, "/v1/places/nearest", in: &table, bound: deadline) { request, _ in
-            let parameters = try QueryParameters(request, allowed: ["lat", "lon", "k", "max_distance", "format"] + Self.filterParameters)
-            let center = try parameters.coordinate()
-            let k = try parameters.int("k", range: 1...configuration.maximumNearestCount) ?? 10
-            let ceiling = try parameters.distance("max_distance")
-            var filter = try parameters.filter(countries: knownCountries)
-            (filter.viewer, filter.viewerFriends) = try await viewerScope(request)
-            let format = try AnswerFormat(parameters)
-            let matches = try await searchIndex.nearest(center, count: k, maxDistance: ceiling, filter: filter)
-            let query = QueryDescription(
-                kind: "nearest", lat: center.latitude, lon: center.longitude, radiusMeters: ceiling?.meters,
-                filter: filter, limit: k)
-            return answer(PlaceAnswer(query: query, page: PlacePage(matches: matches, nextCursor: nil)), format: format, request: request)
+    /// `GET /v1/places/{id}`.
+    func showPlace(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
+        let parameters = try QueryParameters(request, allowed: ["format"])
+        let format = try AnswerFormat(parameters)
+        // Path parameters arrive as sent: `geonames%3A2988507` is `geonames:2988507`.
+        let raw = try context.parameters.require("id")
+        let text = raw.removingPercentEncoding ?? raw
+        let id: PlaceID
+        do { id = try PlaceID(text) } catch { throw APIProblem.badRequest(String(describing: error)) }
+        let viewer = try await viewer(request)?.username
+        guard let place = try await searchIndex.place(id), try await mayOpen(place, viewer: viewer) else {
+            throw APIProblem(.notFound, "no place with id \(text)")
         }
+        let query = QueryDescription(kind: "place", id: text)
+        return answer(
+            PlaceAnswer(query: query, page: PlacePage(matches: [PlaceMatch(place: place, distance: nil)], nextCursor: nil)),
+            format: format, request: request)
+    }
 
-        router.route(.get, "/v1/places/{id}", in: &table, bound: deadline) { request, context in
-            let parameters = try QueryParameters(request, allowed: ["format"])
-            let format = try AnswerFormat(parameters)
-            // Path parameters arrive as sent: `geonames%3A2988507` is `geonames:2988507`.
-            let raw = try context.parameters.require("id")
-            let text = raw.removingPercentEncoding ?? raw
-            let id: PlaceID
-            do { id = try PlaceID(text) } catch { throw APIProblem.badRequest(String(describing: error)) }
-            let viewer = try await viewer(request)?.username
-            guard let place = try await searchIndex.place(id), try await mayOpen(place, viewer: viewer) else {
-                throw APIProblem(.notFound, "no place with id \(text)")
-            }
-            let query = QueryDescription(kind: "place", id: text)
-            return answer(
-                PlaceAnswer(query: query, page: PlacePage(matches: [PlaceMatch(place: place, distance: nil)], nextCursor: nil)),
-                format: format, request: request)
+    /// `GET /v1/cities`.
+    func findCities(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
+        let parameters = try QueryParameters(request, allowed: ["q", "limit", "country", "continent"])
+        let text = try parameters.required("q", example: "par")
+        guard text.count <= 100 else { throw APIProblem.badRequest("q is \(text.count) characters long; give at most 100") }
+        let limit = try parameters.int("limit", range: 1...50) ?? 10
+        let country = try parameters.single("country").map { $0.uppercased() }
+        if let country, country.count != 2 || !country.allSatisfy(\.isLetter) {
+            throw APIProblem.badRequest("country '\(country)' is invalid: give an ISO 3166 alpha-2 code such as FR")
         }
+        let continent = try parameters.single("continent").map { $0.uppercased() }
+        if let continent, !Self.continents.contains(continent) {
+            throw APIProblem.badRequest("continent '\(continent)' is invalid: use one of \(Self.continents.joined(separator: ", "))")
+        }
+        let cities = try await citySearch(text, limit: limit, country: country, continent: continent)
+        var json = JSONWriter(pretty: false, capacity: 256 + cities.count * 300)
+        json.beginObject()
+        json.key("query")
+        json.beginObject()
+        json.key("kind")
+        json.string("cities")
+        json.key("q")
+        json.string(text)
+        json.member("country", country)
+        json.member("continent", continent)
+        json.key("limit")
+        json.int(limit)
+        json.endObject()
+        json.key("count")
+        json.int(cities.count)
+        json.key("cities")
+        json.beginArray()
+        for place in cities { CityJSON.write(place, countries: configuration.countries, to: &json) }
+        json.endArray()
+        json.endObject()
+        return .writer(json)
+    }
 
-        router.route(.get, "/v1/cities", in: &table, bound: deadline) { request, _ in
-            let parameters = try QueryParameters(request, allowed: ["q", "limit", "country", "continent"])
-            let text = try parameters.required("q", example: "par")
-            guard text.count <= 100 else { throw APIProblem.badRequest("q is \(text.count) characters long; give at most 100") }
-            let limit = try parameters.int("limit", range: 1...50) ?? 10
-            let country = try parameters.single("country").map { $0.uppercased() }
-            if let country, country.count != 2 || !country.allSatisfy(\.isLetter) {
-                throw APIProblem.badRequest("country '\(country)' is invalid: give an ISO 3166 alpha-2 code such as FR")
-            }
-            let continent = try parameters.single("continent").map { $0.uppercased() }
-            if let continent, !Self.continents.contains(continent) {
-                throw APIProblem.badRequest("continent '\(continent)' is invalid: use one of \(Self.continents.joined(separator: ", "))")
-            }
-            let cities = try await citySearch(text, limit: limit, country: country, continent: continent)
-            var json = JSONWriter(pretty: false, capacity: 256 + cities.count * 300)
-            json.beginObject()
-            json.key("query")
-            json.beginObject()
-            json.key("kind")
-            json.string("cities")
-            json.key("q")
-            json.string(text)
-            json.member("country", country)
-            json.member("continent", continent)
-            json.key("limit")
-            json.int(limit)
-            json.endObject()
-            json.key("count")
-            json.int(cities.count)
-            json.key("cities")
-            json.beginArray()
-            for place in cities { CityJSON.write(place, countries: configuration.countries, to: &json) }
-            json.endArray()
-            json.endObject()
-            return .writer(json)
-        }
+    /// `GET /v1/categories`.
+    func listCategories(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
+        _ = try QueryParameters(request, allowed: [])
+        return Self.categoryAnswer.response(to: request)
+    }
 
-        router.route(.get, "/v1/categories", in: &table, bound: deadline) { request, _ in
-            _ = try QueryParameters(request, allowed: [])
-            return Self.categoryAnswer.response(to: request)
-        }
+    /// `GET /v1/airports/near`.
+    func listAirportsNear(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
+        let parameters = try QueryParameters(request, allowed: ["lat", "lon", "k", "max_distance"])
+        let center = try parameters.coordinate()
+        let k = try parameters.int("k", range: 1...50) ?? 5
+        let ceiling = try parameters.distance("max_distance")
+        let airports = try await nearestAirports(center, count: k, maxDistance: ceiling)
+        let query = QueryDescription(
+            kind: "airports", lat: center.latitude, lon: center.longitude, radiusMeters: ceiling?.meters,
+            limit: k)
+        return answer(PlaceAnswer(query: query, page: PlacePage(matches: airports, nextCursor: nil)), format: .json, request: request)
+    }
 
-        router.route(.get, "/v1/airports/near", in: &table, bound: deadline) { request, _ in
-            let parameters = try QueryParameters(request, allowed: ["lat", "lon", "k", "max_distance"])
-            let center = try parameters.coordinate()
-            let k = try parameters.int("k", range: 1...50) ?? 5
-            let ceiling = try parameters.distance("max_distance")
-            let airports = try await nearestAirports(center, count: k, maxDistance: ceiling)
-            let query = QueryDescription(
-                kind: "airports", lat: center.latitude, lon: center.longitude, radiusMeters: ceiling?.meters,
-                limit: k)
-            return answer(PlaceAnswer(query: query, page: PlacePage(matches: airports, nextCursor: nil)), format: .json, request: request)
+    /// `GET /v1/where`.
+    func describeWhere(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
+        let parameters = try QueryParameters(request, allowed: ["lat", "lon", "radius", "limit"])
+        let center = try parameters.coordinate()
+        let radius = try parameters.distance("radius") ?? Self.whereRadius
+        let limit = try parameters.int("limit", range: 1...Whereabouts.maximumCityCount) ?? 5
+        // The cities of the autocomplete's list (the index's, rebuilt as it changes), by position.
+        let nearby = try await cities.current(index).nearby
+        let whereabouts = try await Whereabouts.find(
+            at: center, within: radius, cityCount: limit,
+            regions: configuration.regions, countries: configuration.countries
+        ) {
+            center, count, radius, _ in nearby.nearest(center, count: count, within: radius)
         }
-
-        router.route(.get, "/v1/where", in: &table, bound: deadline) { request, _ in
-            let parameters = try QueryParameters(request, allowed: ["lat", "lon", "radius", "limit"])
-            let center = try parameters.coordinate()
-            let radius = try parameters.distance("radius") ?? Self.whereRadius
-            let limit = try parameters.int("limit", range: 1...Whereabouts.maximumCityCount) ?? 5
-            // The cities of the autocomplete's list (the index's, rebuilt as it changes), by position.
-            let nearby = try await cities.current(index).nearby
-            let whereabouts = try await Whereabouts.find(
-                at: center, within: radius, cityCount: limit,
-                regions: configuration.regions, countries: configuration.countries
-            ) {
-                center, count, radius, _ in nearby.nearest(center, count: count, within: radius)
-            }
-            var json = JSONWriter(pretty: false, capacity: 512 + limit * 300)
-            WhereaboutsAnswer.write(whereabouts, radius: radius, limit: limit, countries: configuration.countries, to: &json)
-            return .writer(json)
-        }
+        var json = JSONWriter(pretty: false, capacity: 512 + limit * 300)
+        WhereaboutsAnswer.write(whereabouts, radius: radius, limit: limit, countries: configuration.countries, to: &json)
+        return .writer(json)
     }
 
     /// How far `GET /v1/where` looks for cities unless asked: 50 km.

@@ -107,6 +107,19 @@ extension GeoQueryService {
 
     /// A location member: `{"place_id"}` (filled in from the index, or a gem the user may see),
     /// or `{"lat", "lon"}`, each with an optional `name`.
+    /// The place a new plan is about (the body's `field`: a place id or a point, required) and
+    /// the plan's time zone: the body's `time_zone`, else the place's.
+    func placeAndTimeZone(_ body: JSONBody, _ field: String, viewer: String) async throws -> (PlanLocation, String) {
+        guard let place = try await location(body, field, viewer: viewer) else {
+            throw APIProblem.badRequest("field '\(field)' is required: {\"place_id\": …} or {\"lat\": …, \"lon\": …}")
+        }
+        if let named = try Self.timeZoneName(body) { return (place, named) }
+        guard let zone = try await timeZone(of: place) else {
+            throw APIProblem.badRequest("the \(field)'s time zone is unknown: give 'time_zone', e.g. Europe/Paris")
+        }
+        return (place, zone)
+    }
+
     func location(_ body: JSONBody, _ name: String, viewer: String?) async throws -> PlanLocation? {
         guard let object = try body.object(name, allowed: ["place_id", "lat", "lon", "name"]) else { return nil }
         return try await location(object, field: name, viewer: viewer)

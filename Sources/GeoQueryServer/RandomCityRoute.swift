@@ -17,154 +17,160 @@ extension GeoQueryService {
 
     func addRandomCityRoute(to router: Router<ServiceRequestContext>, table: inout RouteTable) {
         let timeout = configuration.requestTimeout
-        router.route(.get, "/v1/discover/random-city", in: &table, bound: .cancelling(timeout)) { request, _ in
-            let parameters = try QueryParameters(request, allowed: ["continent", "country", "min_population", "weighting", "seed", "per_group"])
-            let continent = try parameters.single("continent").map { text in
-                guard let continent = Continent(codeOrName: text) else {
-                    throw APIProblem.badRequest(
-                        "continent '\(text)' is invalid: use one of \(Continent.allCases.map(\.rawValue).joined(separator: ", ")) or a name such as Europe"
-                    )
+        router.route(.get, "/v1/discover/random-city", in: &table, bound: .cancelling(timeout)) { try await surpriseCity($0, $1) }
+    }
+
+    /// `GET /v1/discover/random-city`.
+    func surpriseCity(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
+        let parameters = try QueryParameters(request, allowed: ["continent", "country", "min_population", "weighting", "seed", "per_group"])
+        let continent = try parameters.single("continent").map { text in
+            guard let continent = Continent(codeOrName: text) else {
+                throw APIProblem.badRequest(
+                    "continent '\(text)' is invalid: use one of \(Continent.allCases.map(\.rawValue).joined(separator: ", ")) or a name such as Europe"
+                )
+            }
+            return continent
+        }
+        let country = try parameters.single("country").map { text -> String in
+            guard case .country(let code, _)? = try? RegionQuery(parsing: "country:" + text, countries: configuration.countries) else {
+                throw APIProblem.badRequest("country '\(text)' is invalid: give an ISO 3166 code such as FR or a name such as France")
+            }
+            return code
+        }
+        let minimumPopulation = try parameters.int("min_population", range: 0...100_000_000) ?? 0
+        let weighting =
+            try parameters.single("weighting").map { text in
+                guard let weighting = CityWeighting(rawValue: text.lowercased()) else {
+                    throw APIProblem.badRequest("weighting '\(text)' is invalid: use uniform or population")
                 }
-                return continent
-            }
-            let country = try parameters.single("country").map { text -> String in
-                guard case .country(let code, _)? = try? RegionQuery(parsing: "country:" + text, countries: configuration.countries) else {
-                    throw APIProblem.badRequest("country '\(text)' is invalid: give an ISO 3166 code such as FR or a name such as France")
-                }
-                return code
-            }
-            let minimumPopulation = try parameters.int("min_population", range: 0...100_000_000) ?? 0
-            let weighting =
-                try parameters.single("weighting").map { text in
-                    guard let weighting = CityWeighting(rawValue: text.lowercased()) else {
-                        throw APIProblem.badRequest("weighting '\(text)' is invalid: use uniform or population")
-                    }
-                    return weighting
-                } ?? .uniform
-            let seed = try parameters.int("seed", range: 0...Self.largestSeed) ?? Int.random(in: 0...Self.largestSeed)
-            let perGroup = try parameters.int("per_group", range: 1...20) ?? 5
-            let (viewer, friends) = try await viewerScope(request)
+                return weighting
+            } ?? .uniform
+        let seed = try parameters.int("seed", range: 0...Self.largestSeed) ?? Int.random(in: 0...Self.largestSeed)
+        let perGroup = try parameters.int("per_group", range: 1...20) ?? 5
+        let (viewer, friends) = try await viewerScope(request)
 
-            let directory = try await cities.current(index)
-            let eligible = RandomCityPicker.eligible(
-                directory.cities.map(\.place), continent: continent, country: country,
-                minimumPopulation: minimumPopulation, countries: configuration.countries)
-            let picker = RandomCityPicker(cities: eligible, weighting: weighting)
-            // The city this user was shown last, whichever server showed it: the draw goes around it.
-            var previous: PlaceID?
-            if let viewer, let store = userData { previous = try await store.lastRandomCity(of: viewer).flatMap { try? PlaceID($0) } }
-            guard let city = picker.pick(seed: UInt64(seed), avoiding: previous) else {
-                throw APIProblem(
-                    .notFound,
-                    "no city matches: continent \(continent?.rawValue ?? "any"), country \(country ?? "any"), at least \(minimumPopulation) people")
-            }
-            if let viewer, let store = userData { try await store.rememberRandomCity(city.id.rawValue, for: viewer) }
+        let directory = try await cities.current(index)
+        let eligible = RandomCityPicker.eligible(
+            directory.cities.map(\.place), continent: continent, country: country,
+            minimumPopulation: minimumPopulation, countries: configuration.countries)
+        let picker = RandomCityPicker(cities: eligible, weighting: weighting)
+        // The city this user was shown last, whichever server showed it: the draw goes around it.
+        var previous: PlaceID?
+        if let viewer, let store = userData { previous = try await store.lastRandomCity(of: viewer).flatMap { try? PlaceID($0) } }
+        guard let city = picker.pick(seed: UInt64(seed), avoiding: previous) else {
+            throw APIProblem(
+                .notFound,
+                "no city matches: continent \(continent?.rawValue ?? "any"), country \(country ?? "any"), at least \(minimumPopulation) people")
+        }
+        if let viewer, let store = userData { try await store.rememberRandomCity(city.id.rawValue, for: viewer) }
 
-            let extras = await cityExtras(city, perGroup: perGroup, viewer: viewer, friends: friends, timeout: timeout)
+        let extras = await cityExtras(city, perGroup: perGroup, viewer: viewer, friends: friends, timeout: configuration.requestTimeout)
 
-            var json = JSONWriter(capacity: 8_192)
+        var json = JSONWriter(capacity: 8_192)
+        json.beginObject()
+        json.key("seed")
+        json.int(seed)
+        json.key("weighting")
+        json.string(weighting.rawValue)
+        json.key("candidates")
+        json.int(eligible.count)
+        json.key("city")
+        CityJSON.write(city, countries: configuration.countries, to: &json)
+        json.key("image")
+        if let image = extras.image { ImageAnswer.json(image).write(to: &json) } else { json.null() }
+        json.key("weather")
+        if let weather = extras.weather { WeatherAnswer.json(weather).write(to: &json) } else { json.null() }
+        json.key("airports")
+        json.beginArray()
+        for airport in extras.airports { PlaceJSON.write(airport, to: &json, includeCoordinates: true) }
+        json.endArray()
+        json.key("suggestion_radius_m")
+        json.double(extras.radius.meters)
+        json.key("suggestions")
+        json.beginArray()
+        for (group, matches) in extras.groups {
             json.beginObject()
-            json.key("seed")
-            json.int(seed)
-            json.key("weighting")
-            json.string(weighting.rawValue)
-            json.key("candidates")
-            json.int(eligible.count)
-            json.key("city")
-            CityJSON.write(city, countries: configuration.countries, to: &json)
-            json.key("image")
-            if let image = extras.image { ImageAnswer.json(image).write(to: &json) } else { json.null() }
-            json.key("weather")
-            if let weather = extras.weather { WeatherAnswer.json(weather).write(to: &json) } else { json.null() }
-            json.key("airports")
+            json.key("group")
+            json.string(group)
+            json.key("places")
             json.beginArray()
-            for airport in extras.airports { PlaceJSON.write(airport, to: &json, includeCoordinates: true) }
-            json.endArray()
-            json.key("suggestion_radius_m")
-            json.double(extras.radius.meters)
-            json.key("suggestions")
-            json.beginArray()
-            for (group, matches) in extras.groups {
-                json.beginObject()
-                json.key("group")
-                json.string(group)
-                json.key("places")
-                json.beginArray()
-                for match in matches { PlaceJSON.write(match, to: &json, includeCoordinates: true) }
-                json.endArray()
-                json.endObject()
-            }
-            json.endArray()
-            json.key("sources")
-            json.beginArray()
-            for (source, problem) in extras.problems {
-                json.beginObject()
-                json.key("provider")
-                json.string(source)
-                json.key("error")
-                json.string(problem)
-                json.endObject()
-            }
+            for match in matches { PlaceJSON.write(match, to: &json, includeCoordinates: true) }
             json.endArray()
             json.endObject()
-            return .writer(json)
         }
+        json.endArray()
+        json.key("sources")
+        json.beginArray()
+        for (source, problem) in extras.problems {
+            json.beginObject()
+            json.key("provider")
+            json.string(source)
+            json.key("error")
+            json.string(problem)
+            json.endObject()
+        }
+        json.endArray()
+        json.endObject()
+        return .writer(json)
     }
 
     /// `POST /v1/me/favorites` `{"place_id", "suggestions": [ids], "title"}`: saves a place as a
     /// favourite and, with suggestions, a private one-day itinerary of them (a "surprise me"
     /// result kept as it was shown).
     func addSaveFavoriteRoute(to router: Router<ServiceRequestContext>, table: inout RouteTable) {
-        router.route(.post, "/v1/me/favorites", in: &table, bound: .queries(configuration.requestTimeout)) { request, _ in
-            let user = try await signedInCreator(request)
-            let body = try await JSONBody(request, limit: 65_536, allowed: ["place_id", "suggestions", "title"])
-            let text = try body.requiredString("place_id", maxLength: 300)
-            guard let id = try? PlaceID(text) else {
-                throw APIProblem.badRequest("place_id '\(text)' is invalid: give an id such as geonames:2267057")
-            }
-            try await checkFavoritable(id, viewer: user.username)
-            let suggestions = try (body.strings("suggestions", maxCount: 100, maxLength: 300) ?? []).map { text in
-                guard let id = try? PlaceID(text) else { throw APIProblem.badRequest("suggestion '\(text)' is invalid: give place ids") }
-                try Self.checkProviderID(id, field: "suggestion:")
-                return id
-            }
-            var stops: [ItineraryStop] = []
-            let suggested = try await searchIndex.places(suggestions)  // one read for them all
-            for suggestion in suggestions {
-                guard let place = suggested[suggestion], try await mayOpen(place, viewer: user.username) else {
-                    throw APIProblem.badRequest("suggestion \(suggestion) is not a place you can see")
-                }
-                stops.append(
-                    ItineraryStop(
-                        id: "s_" + Self.shortID(), location: PlanLocation(placeID: place.id.rawValue, coordinate: place.coordinate, name: place.name),
-                        day: 1, durationMinutes: ItinerarySuggester.visitLength(of: place, pace: .normal)))
-            }
-            let added = try await requireUserData().addFavorite(id, for: user.username, at: Date())
-            if added { await countActivity(.favorite, [id.rawValue]) }
-            var savedID: String?
-            if !stops.isEmpty {
-                guard let place = try await searchIndex.place(id) else { throw APIProblem(.notFound, "no place with id \(id)") }
-                let destination = PlanLocation(placeID: id.rawValue, coordinate: place.coordinate, name: place.name)
-                guard let zone = try await timeZone(of: destination) else {
-                    throw APIProblem.badRequest("the place's time zone is unknown, so its suggestions cannot be saved as a plan")
-                }
-                let today = LocalDate(Timestamp.iso8601(Date()).prefix(10).description)!
-                var document = ItineraryDocument(
-                    title: try body.string("title", maxLength: 200) ?? "Surprise: \(place.name)", destination: destination,
-                    startDate: today.description, endDate: today.description, timeZone: zone)
-                document.stops = stops
-                let now = Date()
-                let (starts, ends) = try Self.itineraryInstants(document)
-                let record = PlanRecord(
-                    id: Self.newPlanID(.itinerary), kind: .itinerary, owner: user.username, visibility: .private,
-                    startsAt: starts, endsAt: ends, createdAt: now, updatedAt: now, document: try Self.encodeDocument(document))
-                try await requireUserData().createPlan(record)
-                savedID = record.id
-            }
-            return .json(
-                .object([("place_id", .string(id.rawValue)), ("favorite", .bool(true)), ("itinerary_id", .optional(savedID))]),
-                status: added || savedID != nil ? .created : .ok)
+        router.route(.post, "/v1/me/favorites", in: &table, bound: .queries(configuration.requestTimeout)) { try await saveFavorite($0, $1) }
+    }
+
+    /// `POST /v1/me/favorites`.
+    func saveFavorite(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
+        let user = try await signedInCreator(request)
+        let body = try await JSONBody(request, limit: 65_536, allowed: ["place_id", "suggestions", "title"])
+        let text = try body.requiredString("place_id", maxLength: 300)
+        guard let id = try? PlaceID(text) else {
+            throw APIProblem.badRequest("place_id '\(text)' is invalid: give an id such as geonames:2267057")
         }
+        try await checkFavoritable(id, viewer: user.username)
+        let suggestions = try (body.strings("suggestions", maxCount: 100, maxLength: 300) ?? []).map { text in
+            guard let id = try? PlaceID(text) else { throw APIProblem.badRequest("suggestion '\(text)' is invalid: give place ids") }
+            try Self.checkProviderID(id, field: "suggestion:")
+            return id
+        }
+        var stops: [ItineraryStop] = []
+        let suggested = try await searchIndex.places(suggestions)  // one read for them all
+        for suggestion in suggestions {
+            guard let place = suggested[suggestion], try await mayOpen(place, viewer: user.username) else {
+                throw APIProblem.badRequest("suggestion \(suggestion) is not a place you can see")
+            }
+            stops.append(
+                ItineraryStop(
+                    id: "s_" + Self.shortID(), location: PlanLocation(placeID: place.id.rawValue, coordinate: place.coordinate, name: place.name),
+                    day: 1, durationMinutes: ItinerarySuggester.visitLength(of: place, pace: .normal)))
+        }
+        let added = try await requireUserData().addFavorite(id, for: user.username, at: Date())
+        if added { await countActivity(.favorite, [id.rawValue]) }
+        var savedID: String?
+        if !stops.isEmpty {
+            guard let place = try await searchIndex.place(id) else { throw APIProblem(.notFound, "no place with id \(id)") }
+            let destination = PlanLocation(placeID: id.rawValue, coordinate: place.coordinate, name: place.name)
+            guard let zone = try await timeZone(of: destination) else {
+                throw APIProblem.badRequest("the place's time zone is unknown, so its suggestions cannot be saved as a plan")
+            }
+            let today = LocalDate(Timestamp.iso8601(Date()).prefix(10).description)!
+            var document = ItineraryDocument(
+                title: try body.string("title", maxLength: 200) ?? "Surprise: \(place.name)", destination: destination,
+                startDate: today.description, endDate: today.description, timeZone: zone)
+            document.stops = stops
+            let now = Date()
+            let (starts, ends) = try Self.itineraryInstants(document)
+            let record = PlanRecord(
+                id: Self.newPlanID(.itinerary), kind: .itinerary, owner: user.username, visibility: .private,
+                startsAt: starts, endsAt: ends, createdAt: now, updatedAt: now, document: try Self.encodeDocument(document))
+            try await requireUserData().createPlan(record)
+            savedID = record.id
+        }
+        return .json(
+            .object([("place_id", .string(id.rawValue)), ("favorite", .bool(true)), ("itinerary_id", .optional(savedID))]),
+            status: added || savedID != nil ? .created : .ok)
     }
 
     /// What is shown with a city: its picture, the weather now, the nearest airports and

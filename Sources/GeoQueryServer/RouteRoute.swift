@@ -15,65 +15,68 @@ import Routing
 /// query parameters: `start`, `end`, `closed`, `deadline`, `seed`, `format` (json or geojson).
 extension GeoQueryService {
     func addRouteRoute(to router: Router<ServiceRequestContext>, table: inout RouteTable) {
-        router.route(.post, "/v1/route", in: &table, bound: .cancelling(configuration.requestTimeout)) { request, _ in
-            let parameters = try QueryParameters(request, allowed: ["start", "end", "closed", "deadline", "seed", "format"])
-            let contentType = request.headers[.contentType]?.split(separator: ";").first.map {
-                $0.trimmingCharacters(in: .whitespaces).lowercased()
-            }
-            guard let contentType, ["application/json", "application/geo+json"].contains(contentType) else {
-                throw APIProblem(
-                    .unsupportedMediaType,
-                    "Content-Type '\(contentType ?? "none")' is not accepted; send the stops as application/json or application/geo+json")
-            }
-            if let problem = APIProblem.declaredTooLarge(request, limit: configuration.maximumBodyBytes) { throw problem }
-            var request = request
-            let body: ByteBuffer
-            do {
-                body = try await request.collectBody(upTo: configuration.maximumBodyBytes)
-            } catch {
-                throw APIProblem(
-                    .contentTooLarge, "the request body is larger than \(configuration.maximumBodyBytes) bytes, the most this service accepts")
-            }
-            let text = String(buffer: body)
-            let stops = try await readStops(text, viewer: try await viewer(request)?.username)
-            guard stops.ids.count <= configuration.maximumRouteStops else {
-                throw APIProblem.badRequest("\(stops.ids.count) stops is too many: a route takes at most \(configuration.maximumRouteStops)")
-            }
-            func position(_ name: String) throws -> Int? {
-                guard let id = try parameters.single(name) else { return nil }
-                guard let at = stops.ids.firstIndex(of: id) else {
-                    let sample = stops.ids.prefix(5).joined(separator: ", ")
-                    throw APIProblem.badRequest(
-                        "\(name) '\(id)' is not one of the \(stops.ids.count) stops (ids: \(sample)\(stops.ids.count > 5 ? ", …" : ""))")
-                }
-                return at
-            }
-            let closedText = try parameters.single("closed")?.lowercased()
-            guard closedText == nil || ["true", "false", "1", "0"].contains(closedText!) else {
-                throw APIProblem.badRequest("closed '\(closedText!)' is invalid: use true or false")
-            }
-            let closed = closedText == "true" || closedText == "1"
-            let first = try position("start"), last = try position("end")
-            if closed, let last, last != first {
-                throw APIProblem.badRequest("end '\(stops.ids[last])' does not fit closed=true: a round trip ends where it starts (use start)")
-            }
-            let timeLimit = try routeTimeLimit(parameters)
-            let seed =
-                try parameters.single("seed").map { text -> UInt64 in
-                    guard let value = UInt64(text) else { throw APIProblem.badRequest("seed '\(text)' is invalid: give a whole number from 0") }
-                    return value
-                } ?? 1
-            let format = try AnswerFormat(parameters)
-            guard format != .csv else { throw APIProblem.badRequest("format 'csv' is not available for routes; use json or geojson") }
-            if format == .geojson && stops.coordinates == nil {
-                throw APIProblem.badRequest("format geojson needs coordinates; a distance matrix has none (use json)")
-            }
-            let shape: RouteShape = closed ? .closed(start: first) : .open(start: first, end: last)
-            let options = RouteOptions(timeLimit: timeLimit, seed: seed)
-            let route = try await onBackgroundWorker { try RouteSolver.solve(stops.costs, shape: shape, options: options) }
-            let answer = RouteAnswer(route: route, stops: stops, closed: closed || (first != nil && first == last))
-            return format == .geojson ? Self.geoJSONResponse(answer.geoJSON) : .json(answer.json)
+        router.route(.post, "/v1/route", in: &table, bound: .cancelling(configuration.requestTimeout)) { try await orderRoute($0, $1) }
+    }
+
+    /// `POST /v1/route`.
+    func orderRoute(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
+        let parameters = try QueryParameters(request, allowed: ["start", "end", "closed", "deadline", "seed", "format"])
+        let contentType = request.headers[.contentType]?.split(separator: ";").first.map {
+            $0.trimmingCharacters(in: .whitespaces).lowercased()
         }
+        guard let contentType, ["application/json", "application/geo+json"].contains(contentType) else {
+            throw APIProblem(
+                .unsupportedMediaType,
+                "Content-Type '\(contentType ?? "none")' is not accepted; send the stops as application/json or application/geo+json")
+        }
+        if let problem = APIProblem.declaredTooLarge(request, limit: configuration.maximumBodyBytes) { throw problem }
+        var request = request
+        let body: ByteBuffer
+        do {
+            body = try await request.collectBody(upTo: configuration.maximumBodyBytes)
+        } catch {
+            throw APIProblem(
+                .contentTooLarge, "the request body is larger than \(configuration.maximumBodyBytes) bytes, the most this service accepts")
+        }
+        let text = String(buffer: body)
+        let stops = try await readStops(text, viewer: try await viewer(request)?.username)
+        guard stops.ids.count <= configuration.maximumRouteStops else {
+            throw APIProblem.badRequest("\(stops.ids.count) stops is too many: a route takes at most \(configuration.maximumRouteStops)")
+        }
+        func position(_ name: String) throws -> Int? {
+            guard let id = try parameters.single(name) else { return nil }
+            guard let at = stops.ids.firstIndex(of: id) else {
+                let sample = stops.ids.prefix(5).joined(separator: ", ")
+                throw APIProblem.badRequest(
+                    "\(name) '\(id)' is not one of the \(stops.ids.count) stops (ids: \(sample)\(stops.ids.count > 5 ? ", …" : ""))")
+            }
+            return at
+        }
+        let closedText = try parameters.single("closed")?.lowercased()
+        guard closedText == nil || ["true", "false", "1", "0"].contains(closedText!) else {
+            throw APIProblem.badRequest("closed '\(closedText!)' is invalid: use true or false")
+        }
+        let closed = closedText == "true" || closedText == "1"
+        let first = try position("start"), last = try position("end")
+        if closed, let last, last != first {
+            throw APIProblem.badRequest("end '\(stops.ids[last])' does not fit closed=true: a round trip ends where it starts (use start)")
+        }
+        let timeLimit = try routeTimeLimit(parameters)
+        let seed =
+            try parameters.single("seed").map { text -> UInt64 in
+                guard let value = UInt64(text) else { throw APIProblem.badRequest("seed '\(text)' is invalid: give a whole number from 0") }
+                return value
+            } ?? 1
+        let format = try AnswerFormat(parameters)
+        guard format != .csv else { throw APIProblem.badRequest("format 'csv' is not available for routes; use json or geojson") }
+        if format == .geojson && stops.coordinates == nil {
+            throw APIProblem.badRequest("format geojson needs coordinates; a distance matrix has none (use json)")
+        }
+        let shape: RouteShape = closed ? .closed(start: first) : .open(start: first, end: last)
+        let options = RouteOptions(timeLimit: timeLimit, seed: seed)
+        let route = try await onBackgroundWorker { try RouteSolver.solve(stops.costs, shape: shape, options: options) }
+        let answer = RouteAnswer(route: route, stops: stops, closed: closed || (first != nil && first == last))
+        return format == .geojson ? Self.geoJSONResponse(answer.geoJSON) : .json(answer.json)
     }
 
     static func geoJSONResponse(_ value: OrderedJSON) -> Response {

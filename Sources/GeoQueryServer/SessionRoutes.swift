@@ -9,37 +9,44 @@ import PlaceQuery
 extension GeoQueryService {
     func addSessionRoutes(to router: Router<ServiceRequestContext>, table: inout RouteTable) {
         let bound = RequestBound.queries(configuration.requestTimeout)
-        router.route(.get, "/v1/me/sessions", in: &table, bound: bound) { request, _ in
-            let user = try await signedIn(request)
-            _ = try QueryParameters(request, allowed: [])
-            let accounts = try requireAccounts()
-            let open = try await openSessions(of: user.username)
-            var response = Response.json(
-                .object([
-                    ("count", .int(open.count)),
-                    ("sessions", .array(open.map { Self.sessionJSON($0, asking: user.session, accounts: accounts) })),
-                ]))
-            response.headers[.cacheControl] = "no-store"
-            return response
-        }
+        router.route(.get, "/v1/me/sessions", in: &table, bound: bound) { try await listSessions($0, $1) }
+        router.route(.delete, "/v1/me/sessions/{sessionId}", in: &table, bound: bound) { try await endSession($0, $1) }
+        router.route(.delete, "/v1/me/sessions", in: &table, bound: bound) { try await endOtherSessions($0, $1) }
+    }
 
-        router.route(.delete, "/v1/me/sessions/{sessionId}", in: &table, bound: bound) { request, context in
-            let user = try await signedIn(request)
-            let id = try context.parameters.require("sessionId")
-            // Only the asker's own sessions are searched: another's id is simply not found.
-            guard let session = try await openSessions(of: user.username).first(where: { SessionToken.publicID(ofHash: $0.tokenHash) == id }) else {
-                throw APIProblem(.notFound, "no session \(id.prefix(64)) among yours: GET /v1/me/sessions lists them")
-            }
-            try await requireAccounts().signOut(tokenHash: session.tokenHash)
-            return Response(status: .noContent)
-        }
+    /// `GET /v1/me/sessions`.
+    func listSessions(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
+        let user = try await signedIn(request)
+        _ = try QueryParameters(request, allowed: [])
+        let accounts = try requireAccounts()
+        let open = try await openSessions(of: user.username)
+        var response = Response.json(
+            .object([
+                ("count", .int(open.count)),
+                ("sessions", .array(open.map { Self.sessionJSON($0, asking: user.session, accounts: accounts) })),
+            ]))
+        response.headers[.cacheControl] = "no-store"
+        return response
+    }
 
-        router.route(.delete, "/v1/me/sessions", in: &table, bound: bound) { request, _ in
-            let user = try await signedIn(request)
-            _ = try QueryParameters(request, allowed: [])
-            let ended = try await requireUserData().deleteSessions(of: user.username, keeping: user.session.tokenHash)
-            return .json(.object([("ended", .int(ended))]))
+    /// `DELETE /v1/me/sessions/{sessionId}`.
+    func endSession(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
+        let user = try await signedIn(request)
+        let id = try context.parameters.require("sessionId")
+        // Only the asker's own sessions are searched: another's id is simply not found.
+        guard let session = try await openSessions(of: user.username).first(where: { SessionToken.publicID(ofHash: $0.tokenHash) == id }) else {
+            throw APIProblem(.notFound, "no session \(id.prefix(64)) among yours: GET /v1/me/sessions lists them")
         }
+        try await requireAccounts().signOut(tokenHash: session.tokenHash)
+        return Response(status: .noContent)
+    }
+
+    /// `DELETE /v1/me/sessions`.
+    func endOtherSessions(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
+        let user = try await signedIn(request)
+        _ = try QueryParameters(request, allowed: [])
+        let ended = try await requireUserData().deleteSessions(of: user.username, keeping: user.session.tokenHash)
+        return .json(.object([("ended", .int(ended))]))
     }
 
     /// A session as `/v1/me/sessions` and the export show it: never its token or its hash.

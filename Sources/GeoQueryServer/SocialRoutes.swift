@@ -14,135 +14,152 @@ import Trips
 extension GeoQueryService {
     func addSocialRoutes(to router: Router<ServiceRequestContext>, table: inout RouteTable) {
         let bound = RequestBound.queries(configuration.requestTimeout)
-        router.route(.get, "/v1/me/friends", in: &table, bound: bound) { request, _ in
-            let user = try await signedIn(request)
-            let parameters = try QueryParameters(request, allowed: ["state", "limit", "cursor"])
-            let limit = try pageLimit(parameters)
-            let states = try parameters.single("state").map { text -> Set<Friendship.State> in
-                var states: Set<Friendship.State> = []
-                for name in text.split(separator: ",", omittingEmptySubsequences: false) {
-                    guard let state = Friendship.State(rawValue: String(name)) else {
-                        throw APIProblem.badRequest(
-                            "state '\(text.prefix(60))' is invalid: use accepted, requested or incoming (or several, comma-separated)")
-                    }
-                    states.insert(state)
-                }
-                return states
-            }
-            // By the other's username; the cursor is the last username of the previous page.
-            let after = try parameters.single("cursor").map { text in
-                guard (try? AccountRules.username(text)) == text else {
-                    throw APIProblem.badRequest("cursor '\(text.prefix(60))' is invalid: pass next_cursor of the previous page")
-                }
-                return text
-            }
-            let matching = try await requireUserData().friendships(of: user.username)
-                .filter { friendship in
-                    (states?.contains(friendship.state) ?? true) && (after.map { friendship.username > $0 } ?? true)
-                }
-            let page = Array(matching.prefix(limit))
-            let next = matching.count > limit ? page.last?.username : nil
-            var response = Response.json(
-                .object([
-                    ("count", .int(page.count)), ("friends", .array(page.map(Self.friendshipJSON))),
-                    ("next_cursor", .optional(next)),
-                ]))
-            if let next { response.headers[Self.linkHeader] = "<\(Self.nextURL(request, cursor: next))>; rel=\"next\"" }
-            return response
-        }
+        router.route(.get, "/v1/me/friends", in: &table, bound: bound) { try await listFriends($0, $1) }
 
         // Asks someone to be friends; asking someone who asked you accepts their request.
-        router.route(.post, "/v1/me/friends/{username}", in: &table, bound: bound) { request, context in
-            let user = try await signedInCreator(request)
-            let other = try await existingUser(try context.parameters.require("username"), reachableBy: user.username)
-            guard other != user.username else { throw APIProblem.badRequest("you cannot befriend yourself") }
-            let before = try await requireUserData().friendships(of: user.username).first { $0.username == other }
-            let friendship = try await requireUserData().requestFriendship(
-                from: user.username, to: other, at: Date(),
-                friendLimit: configuration.friendsPerAccount)
-            // One notification per asker, whatever they do: asking again after a decline, or
-            // asking and withdrawing in a loop, tells the other person once.
-            if before == nil {
-                await notify(other, "friend_request", ["from": user.username], id: "friend_request:" + user.username)
-            } else if before?.state == .incoming && friendship.state == .accepted {
-                await notify(other, "friend_accepted", ["from": user.username], id: "friend_accepted:" + user.username)
-            }
-            return .json(Self.friendshipJSON(friendship), status: before == nil ? .created : .ok)
-        }
+        router.route(.post, "/v1/me/friends/{username}", in: &table, bound: bound) { try await befriend($0, $1) }
 
         // Declines a request made to you, withdraws yours, or ends a friendship.
-        router.route(.delete, "/v1/me/friends/{username}", in: &table, bound: bound) { request, context in
-            let user = try await signedIn(request)
-            let other = try context.parameters.require("username").lowercased()
-            guard try await requireUserData().removeFriendship(between: user.username, and: other) else {
-                throw APIProblem(.notFound, "you have no friendship or request with '\(other.prefix(60))'")
-            }
-            return Response(status: .noContent)
-        }
-
-        router.route(.get, "/v1/me/notifications", in: &table, bound: bound) { request, _ in
-            let user = try await signedIn(request)
-            let parameters = try QueryParameters(request, allowed: ["unread", "limit", "cursor"])
-            let limit = try pageLimit(parameters)
-            let unread: Bool
-            switch try parameters.single("unread") {
-            case nil, "false": unread = false
-            case "true": unread = true
-            case let other?: throw APIProblem.badRequest("unread '\(other.prefix(20))' is invalid: use true or false")
-            }
-            let found = try await requireUserData().notifications(
-                of: user.username, unreadOnly: unread,
-                after: try parameters.single("cursor"), limit: limit + 1)
-            let page = Array(found.prefix(limit))
-            return .json(
-                .object([
-                    ("count", .int(page.count)),
-                    ("notifications", .array(page.map(Self.notificationJSON))),
-                    ("next_cursor", .optional(found.count > limit ? page.last?.id : nil)),
-                ]))
-        }
+        router.route(.delete, "/v1/me/friends/{username}", in: &table, bound: bound) { try await unfriend($0, $1) }
+        router.route(.get, "/v1/me/notifications", in: &table, bound: bound) { try await listNotifications($0, $1) }
 
         // `{"ids": […]}` marks those read; `{}` marks every one.
-        router.route(.post, "/v1/me/notifications/read", in: &table, bound: bound) { request, _ in
-            let user = try await signedIn(request)
-            let body = try await JSONBody(request, limit: 65_536, allowed: ["ids"])
-            let ids = try body.strings("ids", maxCount: 500, maxLength: 200)
-            let changed = try await requireUserData().markNotificationsRead(of: user.username, ids: ids, at: Date())
-            return .json(.object([("marked_read", .int(changed))]))
-        }
+        router.route(.post, "/v1/me/notifications/read", in: &table, bound: bound) { try await markNotificationsRead($0, $1) }
 
         for kind in PlanKind.allCases { addShareRoutes(kind, to: router, table: &table) }
 
-        router.route(.get, "/v1/shared/{token}", in: &table, bound: .cancelling(configuration.requestTimeout)) { request, context in
-            let parameters = try QueryParameters(request, allowed: ["format"])
-            let token = try context.parameters.require("token")
-            let store = try requireUserData()
-            let now = Date()
-            guard token.count <= 100, let link = try await store.share(tokenHash: SessionToken.hash(token)), link.isLive(at: now),
-                let record = try await store.plan(id: link.planID)
-            else {
-                throw APIProblem(.notFound, "no shared plan for this link: it may have been revoked or have expired")
-            }
-            // A HEAD (a link checker, a chat app's preview probe) reads nothing: it is not a view,
-            // tells the owner nothing and counts for no place.
-            let views = request.method == .head ? 0 : try await store.recordShareView(id: link.id, at: now)
-            if views == 1 {
-                await notify(record.owner, "share_viewed", ["plan": record.id, "share": link.id])
-            }
-            switch record.kind {
-            case .itinerary:
-                // The first view of each link counts: reloading a link does not make its places popular.
-                if views == 1, let document = try? Self.decodeDocument(ItineraryDocument.self, record) {
-                    await countActivity(.shareView, [document.destination.placeID] + document.stops.map(\.location.placeID))
-                }
-                return try Self.itineraryAnswer(record, access: nil, format: try parameters.single("format"))
-            case .trip:
-                if let format = try parameters.single("format"), format != "json" {
-                    throw APIProblem.badRequest("format '\(format.prefix(20))' is invalid for a trip: use json")
-                }
-                return Self.planResponse(try await tripJSON(record, access: nil), revision: record.revision)
-            }
+        router.route(.get, "/v1/shared/{token}", in: &table, bound: .cancelling(configuration.requestTimeout)) { try await showSharedPlan($0, $1) }
+    }
+
+    /// `GET /v1/shared/{token}`.
+    func showSharedPlan(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
+        let parameters = try QueryParameters(request, allowed: ["format"])
+        let token = try context.parameters.require("token")
+        let store = try requireUserData()
+        let now = Date()
+        guard token.count <= 100, let link = try await store.share(tokenHash: SessionToken.hash(token)), link.isLive(at: now),
+            let record = try await store.plan(id: link.planID)
+        else {
+            throw APIProblem(.notFound, "no shared plan for this link: it may have been revoked or have expired")
         }
+        // A HEAD (a link checker, a chat app's preview probe) reads nothing: it is not a view,
+        // tells the owner nothing and counts for no place.
+        let views = request.method == .head ? 0 : try await store.recordShareView(id: link.id, at: now)
+        if views == 1 {
+            await notify(record.owner, "share_viewed", ["plan": record.id, "share": link.id])
+        }
+        switch record.kind {
+        case .itinerary:
+            // The first view of each link counts: reloading a link does not make its places popular.
+            if views == 1, let document = try? Self.decodeDocument(ItineraryDocument.self, record) {
+                await countActivity(.shareView, [document.destination.placeID] + document.stops.map(\.location.placeID))
+            }
+            return try Self.itineraryAnswer(record, access: nil, format: try parameters.single("format"))
+        case .trip:
+            if let format = try parameters.single("format"), format != "json" {
+                throw APIProblem.badRequest("format '\(format.prefix(20))' is invalid for a trip: use json")
+            }
+            return Self.planResponse(try await tripJSON(record, access: nil), revision: record.revision)
+        }
+    }
+
+    /// `GET /v1/me/friends`.
+    func listFriends(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
+        let user = try await signedIn(request)
+        let parameters = try QueryParameters(request, allowed: ["state", "limit", "cursor"])
+        let limit = try pageLimit(parameters)
+        let states = try parameters.single("state").map { text -> Set<Friendship.State> in
+            var states: Set<Friendship.State> = []
+            for name in text.split(separator: ",", omittingEmptySubsequences: false) {
+                guard let state = Friendship.State(rawValue: String(name)) else {
+                    throw APIProblem.badRequest(
+                        "state '\(text.prefix(60))' is invalid: use accepted, requested or incoming (or several, comma-separated)")
+                }
+                states.insert(state)
+            }
+            return states
+        }
+        // By the other's username; the cursor is the last username of the previous page.
+        let after = try parameters.single("cursor").map { text in
+            guard (try? AccountRules.username(text)) == text else {
+                throw APIProblem.badRequest("cursor '\(text.prefix(60))' is invalid: pass next_cursor of the previous page")
+            }
+            return text
+        }
+        let matching = try await requireUserData().friendships(of: user.username)
+            .filter { friendship in
+                (states?.contains(friendship.state) ?? true) && (after.map { friendship.username > $0 } ?? true)
+            }
+        let page = Array(matching.prefix(limit))
+        let next = matching.count > limit ? page.last?.username : nil
+        var response = Response.json(
+            .object([
+                ("count", .int(page.count)), ("friends", .array(page.map(Self.friendshipJSON))),
+                ("next_cursor", .optional(next)),
+            ]))
+        if let next { response.headers[Self.linkHeader] = "<\(Self.nextURL(request, cursor: next))>; rel=\"next\"" }
+        return response
+    }
+
+    /// `POST /v1/me/friends/{username}`.
+    func befriend(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
+        let user = try await signedInCreator(request)
+        let other = try await existingUser(try context.parameters.require("username"), reachableBy: user.username)
+        guard other != user.username else { throw APIProblem.badRequest("you cannot befriend yourself") }
+        let before = try await requireUserData().friendships(of: user.username).first { $0.username == other }
+        let friendship = try await requireUserData().requestFriendship(
+            from: user.username, to: other, at: Date(),
+            friendLimit: configuration.friendsPerAccount)
+        // One notification per asker, whatever they do: asking again after a decline, or
+        // asking and withdrawing in a loop, tells the other person once.
+        if before == nil {
+            await notify(other, "friend_request", ["from": user.username], id: "friend_request:" + user.username)
+        } else if before?.state == .incoming && friendship.state == .accepted {
+            await notify(other, "friend_accepted", ["from": user.username], id: "friend_accepted:" + user.username)
+        }
+        return .json(Self.friendshipJSON(friendship), status: before == nil ? .created : .ok)
+    }
+
+    /// `DELETE /v1/me/friends/{username}`.
+    func unfriend(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
+        let user = try await signedIn(request)
+        let other = try context.parameters.require("username").lowercased()
+        guard try await requireUserData().removeFriendship(between: user.username, and: other) else {
+            throw APIProblem(.notFound, "you have no friendship or request with '\(other.prefix(60))'")
+        }
+        return Response(status: .noContent)
+    }
+
+    /// `GET /v1/me/notifications`.
+    func listNotifications(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
+        let user = try await signedIn(request)
+        let parameters = try QueryParameters(request, allowed: ["unread", "limit", "cursor"])
+        let limit = try pageLimit(parameters)
+        let unread: Bool
+        switch try parameters.single("unread") {
+        case nil, "false": unread = false
+        case "true": unread = true
+        case let other?: throw APIProblem.badRequest("unread '\(other.prefix(20))' is invalid: use true or false")
+        }
+        let found = try await requireUserData().notifications(
+            of: user.username, unreadOnly: unread,
+            after: try parameters.single("cursor"), limit: limit + 1)
+        let page = Array(found.prefix(limit))
+        return .json(
+            .object([
+                ("count", .int(page.count)),
+                ("notifications", .array(page.map(Self.notificationJSON))),
+                ("next_cursor", .optional(found.count > limit ? page.last?.id : nil)),
+            ]))
+    }
+
+    /// `POST /v1/me/notifications/read`.
+    func markNotificationsRead(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
+        let user = try await signedIn(request)
+        let body = try await JSONBody(request, limit: 65_536, allowed: ["ids"])
+        let ids = try body.strings("ids", maxCount: 500, maxLength: 200)
+        let changed = try await requireUserData().markNotificationsRead(of: user.username, ids: ids, at: Date())
+        return .json(.object([("marked_read", .int(changed))]))
     }
 
     func addShareRoutes(_ kind: PlanKind, to router: Router<ServiceRequestContext>, table: inout RouteTable) {

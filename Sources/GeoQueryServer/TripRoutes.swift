@@ -17,157 +17,167 @@ extension GeoQueryService {
 
     func addTripRoutes(to router: Router<ServiceRequestContext>, table: inout RouteTable) {
         let bound = RequestBound.cancelling(configuration.requestTimeout)
-        router.route(.post, "/v1/trips", in: &table, bound: bound) { request, _ in
-            let user = try await signedInCreator(request)
-            let body = try await JSONBody(request, limit: 65_536, allowed: Self.tripFields)
-            guard let place = try await location(body, "place", viewer: user.username) else {
-                throw APIProblem.badRequest("field 'place' is required: {\"place_id\": …} or {\"lat\": …, \"lon\": …}")
-            }
-            var named = try Self.timeZoneName(body)
-            if named == nil { named = try await timeZone(of: place) }
-            guard let zone = named else {
-                throw APIProblem.badRequest("the place's time zone is unknown: give 'time_zone', e.g. Europe/Paris")
-            }
-            let (start, end, starts, ends) = try Self.tripTimes(
-                try body.requiredString("start", maxLength: 40, expected: Self.instantExpected("2027-06-12T18:00:00+02:00")),
-                try body.requiredString("end", maxLength: 40, expected: Self.instantExpected("2027-06-12T23:00:00+02:00")))
-            let invitees = try await inviteeNames(body, author: user.username) ?? []
-            let document = TripDocument(
-                title: try Self.title(body, required: true) ?? "", place: place, start: start, end: end,
-                timeZone: zone, notes: try body.string("notes", maxLength: 10_000), budget: try Self.money(body, "budget"))
-            let now = Date()
-            let record = PlanRecord(
-                id: Self.newPlanID(.trip), kind: .trip, owner: user.username,
-                visibility: try Self.planVisibility(body) ?? .private,
-                members: invitees.map { PlanMember(username: $0, role: .invitee, answer: .invited) },
-                startsAt: starts, endsAt: ends, createdAt: now, updatedAt: now, document: try Self.encodeDocument(document))
-            try await requireUserData().createPlan(record)
-            for invitee in invitees {
-                await notify(
-                    invitee, "trip_invitation", ["from": user.username, "trip": record.id, "title": document.title],
-                    id: "trip_invitation:" + record.id)
-            }
-            var response = Self.planResponse(try await tripJSON(record, access: .own), revision: record.revision, status: .created)
-            response.headers[.location] = "/v1/trips/\(record.id)"
-            return response
-        }
-
-        router.route(.get, "/v1/trips/{id}", in: &table, bound: bound) { request, context in
-            _ = try QueryParameters(request, allowed: [])
-            let (record, access) = try await plan(try planID(context, .trip), .trip, viewer: try await viewer(request)?.username)
-            return Self.planResponse(try await tripJSON(record, access: access), revision: record.revision)
-        }
-
-        router.route(.patch, "/v1/trips/{id}", in: &table, bound: bound) { request, context in
-            let user = try await signedIn(request)
-            let body = try await JSONBody(request, limit: 65_536, allowed: Self.tripFields)
-            let id = try planID(context, .trip)
-            // Only the author changes a trip: asked first, so that nobody else learns from the
-            // answer whether the trip, its place or its invitees exist.
-            let before = try await plan(id, .trip, viewer: user.username, needs: .own, action: "change").0
-            let title = try Self.title(body, required: false)
-            let place = try await location(body, "place", viewer: user.username)
-            let zone = try Self.timeZoneName(body)
-            let startText = try body.string("start", maxLength: 40), endText = try body.string("end", maxLength: 40)
-            let given = Set(body.members.keys)
-            let notes = try body.string("notes", maxLength: 10_000), budget = try Self.money(body, "budget")
-            let visibility = try Self.planVisibility(body)
-            let invitees = try await inviteeNames(body, author: before.owner)
-            let (record, access) = try await changePlan(id, .trip, user: user.username, needs: .own, request: request) { record in
-                var document = try Self.decodeDocument(TripDocument.self, record)
-                if let title { document.title = title }
-                if let place { document.place = place }
-                if let zone { document.timeZone = zone }
-                if given.contains("notes") { document.notes = notes }
-                if given.contains("budget") { document.budget = budget }
-                if startText != nil || endText != nil {
-                    let (start, end, starts, ends) = try Self.tripTimes(startText ?? document.start, endText ?? document.end)
-                    (document.start, document.end, record.startsAt, record.endsAt) = (start, end, starts, ends)
-                }
-                if let visibility { record.visibility = visibility }
-                if let invitees {
-                    // Those still invited keep their answers; new ones are invited.
-                    record.members = invitees.map { record.member($0) ?? PlanMember(username: $0, role: .invitee, answer: .invited) }
-                }
-                record.document = try Self.encodeDocument(document)
-            }
-            for invitee in record.members.map(\.username) where before.member(invitee) == nil {
-                // Once per trip: inviting, removing and inviting again does not notify again.
-                await notify(invitee, "trip_invitation", ["from": user.username, "trip": record.id], id: "trip_invitation:" + record.id)
-            }
-            return Self.planResponse(try await tripJSON(record, access: access), revision: record.revision)
-        }
-
-        router.route(.delete, "/v1/trips/{id}", in: &table, bound: bound) { request, context in
-            let user = try await signedIn(request)
-            let (record, _) = try await plan(try planID(context, .trip), .trip, viewer: user.username, needs: .own, action: "delete")
-            try await removePhotoFiles(try await requireUserData().deletePlan(id: record.id) ?? [])
-            return Response(status: .noContent)
-        }
-
-        router.route(.put, "/v1/trips/{id}/rsvp", in: &table, bound: bound) { request, context in
-            let user = try await signedIn(request)
-            let body = try await JSONBody(request, limit: 1_024, allowed: ["answer"])
-            let text = try body.requiredString("answer", maxLength: 20, expected: "accepted, declined or maybe")
-            guard let answer = PlanAnswer(rawValue: text), answer != .invited else {
-                throw APIProblem.badRequest("answer '\(text)' is invalid: use accepted, declined or maybe")
-            }
-            let id = try planID(context, .trip)
-            let (current, _) = try await plan(id, .trip, viewer: user.username)
-            guard current.member(user.username)?.role == .invitee else {
-                throw APIProblem(
-                    .forbidden,
-                    user.username == current.owner
-                        ? "you are the author of trip \(id): only invitees answer"
-                        : "you are not invited to trip \(id): only invitees answer")
-            }
-            let (record, access) = try await changePlan(id, .trip, user: user.username, needs: .read, request: request) { record in
-                guard let index = record.members.firstIndex(where: { $0.username == user.username }) else {
-                    throw APIProblem(.forbidden, "you are no longer invited to trip \(id)")
-                }
-                record.members[index].answer = answer
-            }
-            await notify(record.owner, "trip_answer", ["from": user.username, "trip": record.id, "answer": answer.rawValue])
-            return Self.planResponse(try await tripJSON(record, access: access), revision: record.revision)
-        }
-
-        router.route(.get, "/v1/me/trips", in: &table, bound: bound) { request, _ in
-            let user = try await signedIn(request)
-            return try await planList(request, kind: .trip, user: user.username)
-        }
-
-        router.route(.post, "/v1/trips/{id}/photos", in: &table, bound: bound) { request, context in
-            let user = try await signedInCreator(request)
-            let (record, _) = try await plan(try planID(context, .trip), .trip, viewer: user.username)
-            guard Self.isAttendee(user.username, of: record) else {
-                throw APIProblem(.forbidden, "only the author and invitees who have not declined add photos to trip \(record.id)")
-            }
-            let (photo, added) = try await storePhoto(request, owner: user.username) { photo in
-                try await requireUserData().addAlbumPhoto(AlbumPhoto(photoID: photo.id, uploader: user.username, addedAt: Date()), to: record.id)
-            }
-            return .json(
-                .object([
-                    ("photo_id", .string(photo.id)), ("url", .string("/v1/photos/\(photo.id)")),
-                    ("added", .bool(added)),
-                ]), status: added ? .created : .ok)
-        }
-
-        router.route(.delete, "/v1/trips/{id}/photos/{photoId}", in: &table, bound: bound) { request, context in
-            let user = try await signedIn(request)
-            let (record, _) = try await plan(try planID(context, .trip), .trip, viewer: user.username)
-            let photoID = try context.parameters.require("photoId")
-            let album = try await requireUserData().album(of: record.id)
-            guard let entry = album.first(where: { $0.photoID == photoID }) else {
-                throw APIProblem(.notFound, "photo \(photoID.prefix(64)) is not in the album of trip \(record.id)")
-            }
-            guard user.username == record.owner || user.username == entry.uploader else {
-                throw APIProblem(.forbidden, "only the trip's author or the photo's uploader removes it")
-            }
-            try await removePhotoFiles(try await requireUserData().removeAlbumPhoto(photoID, from: record.id) ?? [])
-            return Response(status: .noContent)
-        }
+        router.route(.post, "/v1/trips", in: &table, bound: bound) { try await createTrip($0, $1) }
+        router.route(.get, "/v1/trips/{id}", in: &table, bound: bound) { try await showTrip($0, $1) }
+        router.route(.patch, "/v1/trips/{id}", in: &table, bound: bound) { try await changeTrip($0, $1) }
+        router.route(.delete, "/v1/trips/{id}", in: &table, bound: bound) { try await deleteTrip($0, $1) }
+        router.route(.put, "/v1/trips/{id}/rsvp", in: &table, bound: bound) { try await answerTripInvitation($0, $1) }
+        router.route(.get, "/v1/me/trips", in: &table, bound: bound) { try await listMyTrips($0, $1) }
+        router.route(.post, "/v1/trips/{id}/photos", in: &table, bound: bound) { try await addTripPhoto($0, $1) }
+        router.route(.delete, "/v1/trips/{id}/photos/{photoId}", in: &table, bound: bound) { try await removeTripPhoto($0, $1) }
 
         addMeetingTimeRoutes(to: router, table: &table)
+    }
+
+    /// `POST /v1/trips`.
+    func createTrip(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
+        let user = try await signedInCreator(request)
+        let body = try await JSONBody(request, limit: 65_536, allowed: Self.tripFields)
+        let (place, zone) = try await placeAndTimeZone(body, "place", viewer: user.username)
+        let (start, end, starts, ends) = try Self.tripTimes(
+            try body.requiredString("start", maxLength: 40, expected: Self.instantExpected("2027-06-12T18:00:00+02:00")),
+            try body.requiredString("end", maxLength: 40, expected: Self.instantExpected("2027-06-12T23:00:00+02:00")))
+        let invitees = try await inviteeNames(body, author: user.username) ?? []
+        let document = TripDocument(
+            title: try Self.title(body, required: true) ?? "", place: place, start: start, end: end,
+            timeZone: zone, notes: try body.string("notes", maxLength: 10_000), budget: try Self.money(body, "budget"))
+        let now = Date()
+        let record = PlanRecord(
+            id: Self.newPlanID(.trip), kind: .trip, owner: user.username,
+            visibility: try Self.planVisibility(body) ?? .private,
+            members: invitees.map { PlanMember(username: $0, role: .invitee, answer: .invited) },
+            startsAt: starts, endsAt: ends, createdAt: now, updatedAt: now, document: try Self.encodeDocument(document))
+        try await requireUserData().createPlan(record)
+        for invitee in invitees {
+            await notify(
+                invitee, "trip_invitation", ["from": user.username, "trip": record.id, "title": document.title],
+                id: "trip_invitation:" + record.id)
+        }
+        var response = Self.planResponse(try await tripJSON(record, access: .own), revision: record.revision, status: .created)
+        response.headers[.location] = "/v1/trips/\(record.id)"
+        return response
+    }
+
+    /// `GET /v1/trips/{id}`.
+    func showTrip(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
+        _ = try QueryParameters(request, allowed: [])
+        let (record, access) = try await plan(try planID(context, .trip), .trip, viewer: try await viewer(request)?.username)
+        return Self.planResponse(try await tripJSON(record, access: access), revision: record.revision)
+    }
+
+    /// `PATCH /v1/trips/{id}`.
+    func changeTrip(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
+        let user = try await signedIn(request)
+        let body = try await JSONBody(request, limit: 65_536, allowed: Self.tripFields)
+        let id = try planID(context, .trip)
+        // Only the author changes a trip: asked first, so that nobody else learns from the
+        // answer whether the trip, its place or its invitees exist.
+        let before = try await plan(id, .trip, viewer: user.username, needs: .own, action: "change").0
+        let title = try Self.title(body, required: false)
+        let place = try await location(body, "place", viewer: user.username)
+        let zone = try Self.timeZoneName(body)
+        let startText = try body.string("start", maxLength: 40), endText = try body.string("end", maxLength: 40)
+        let given = Set(body.members.keys)
+        let notes = try body.string("notes", maxLength: 10_000), budget = try Self.money(body, "budget")
+        let visibility = try Self.planVisibility(body)
+        let invitees = try await inviteeNames(body, author: before.owner)
+        let (record, access) = try await changePlan(id, .trip, user: user.username, needs: .own, request: request) { record in
+            var document = try Self.decodeDocument(TripDocument.self, record)
+            if let title { document.title = title }
+            if let place { document.place = place }
+            if let zone { document.timeZone = zone }
+            if given.contains("notes") { document.notes = notes }
+            if given.contains("budget") { document.budget = budget }
+            if startText != nil || endText != nil {
+                let (start, end, starts, ends) = try Self.tripTimes(startText ?? document.start, endText ?? document.end)
+                (document.start, document.end, record.startsAt, record.endsAt) = (start, end, starts, ends)
+            }
+            if let visibility { record.visibility = visibility }
+            if let invitees {
+                // Those still invited keep their answers; new ones are invited.
+                record.members = invitees.map { record.member($0) ?? PlanMember(username: $0, role: .invitee, answer: .invited) }
+            }
+            record.document = try Self.encodeDocument(document)
+        }
+        for invitee in record.members.map(\.username) where before.member(invitee) == nil {
+            // Once per trip: inviting, removing and inviting again does not notify again.
+            await notify(invitee, "trip_invitation", ["from": user.username, "trip": record.id], id: "trip_invitation:" + record.id)
+        }
+        return Self.planResponse(try await tripJSON(record, access: access), revision: record.revision)
+    }
+
+    /// `DELETE /v1/trips/{id}`.
+    func deleteTrip(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
+        let user = try await signedIn(request)
+        let (record, _) = try await plan(try planID(context, .trip), .trip, viewer: user.username, needs: .own, action: "delete")
+        try await removePhotoFiles(try await requireUserData().deletePlan(id: record.id) ?? [])
+        return Response(status: .noContent)
+    }
+
+    /// `PUT /v1/trips/{id}/rsvp`.
+    func answerTripInvitation(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
+        let user = try await signedIn(request)
+        let body = try await JSONBody(request, limit: 1_024, allowed: ["answer"])
+        let text = try body.requiredString("answer", maxLength: 20, expected: "accepted, declined or maybe")
+        guard let answer = PlanAnswer(rawValue: text), answer != .invited else {
+            throw APIProblem.badRequest("answer '\(text)' is invalid: use accepted, declined or maybe")
+        }
+        let id = try planID(context, .trip)
+        let (current, _) = try await plan(id, .trip, viewer: user.username)
+        guard current.member(user.username)?.role == .invitee else {
+            throw APIProblem(
+                .forbidden,
+                user.username == current.owner
+                    ? "you are the author of trip \(id): only invitees answer"
+                    : "you are not invited to trip \(id): only invitees answer")
+        }
+        let (record, access) = try await changePlan(id, .trip, user: user.username, needs: .read, request: request) { record in
+            guard let index = record.members.firstIndex(where: { $0.username == user.username }) else {
+                throw APIProblem(.forbidden, "you are no longer invited to trip \(id)")
+            }
+            record.members[index].answer = answer
+        }
+        await notify(record.owner, "trip_answer", ["from": user.username, "trip": record.id, "answer": answer.rawValue])
+        return Self.planResponse(try await tripJSON(record, access: access), revision: record.revision)
+    }
+
+    /// `GET /v1/me/trips`.
+    func listMyTrips(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
+        let user = try await signedIn(request)
+        return try await planList(request, kind: .trip, user: user.username)
+    }
+
+    /// `POST /v1/trips/{id}/photos`.
+    func addTripPhoto(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
+        let user = try await signedInCreator(request)
+        let (record, _) = try await plan(try planID(context, .trip), .trip, viewer: user.username)
+        guard Self.isAttendee(user.username, of: record) else {
+            throw APIProblem(.forbidden, "only the author and invitees who have not declined add photos to trip \(record.id)")
+        }
+        let (photo, added) = try await storePhoto(request, owner: user.username) { photo in
+            try await requireUserData().addAlbumPhoto(AlbumPhoto(photoID: photo.id, uploader: user.username, addedAt: Date()), to: record.id)
+        }
+        return .json(
+            .object([
+                ("photo_id", .string(photo.id)), ("url", .string("/v1/photos/\(photo.id)")),
+                ("added", .bool(added)),
+            ]), status: added ? .created : .ok)
+    }
+
+    /// `DELETE /v1/trips/{id}/photos/{photoId}`.
+    func removeTripPhoto(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
+        let user = try await signedIn(request)
+        let (record, _) = try await plan(try planID(context, .trip), .trip, viewer: user.username)
+        let photoID = try context.parameters.require("photoId")
+        let album = try await requireUserData().album(of: record.id)
+        guard let entry = album.first(where: { $0.photoID == photoID }) else {
+            throw APIProblem(.notFound, "photo \(photoID.prefix(64)) is not in the album of trip \(record.id)")
+        }
+        guard user.username == record.owner || user.username == entry.uploader else {
+            throw APIProblem(.forbidden, "only the trip's author or the photo's uploader removes it")
+        }
+        try await removePhotoFiles(try await requireUserData().removeAlbumPhoto(photoID, from: record.id) ?? [])
+        return Response(status: .noContent)
     }
 
     /// Owner, or an invitee who has not declined.

@@ -19,40 +19,47 @@ extension GeoQueryService {
 
     func addWebhookRoutes(to router: Router<ServiceRequestContext>, table: inout RouteTable) {
         let bound = RequestBound.cancelling(configuration.requestTimeout)
-        router.route(.put, "/v1/me/webhook", in: &table, bound: bound) { request, _ in
-            let user = try await signedIn(request)
-            let signer = try requireWebhookSigner()
-            let body = try await JSONBody(request, limit: 4_096, allowed: ["url"])
-            let text = try body.requiredString("url", maxLength: 2_000)
-            let url = try await checkedWebhookURL(text)
-            let account = try await changeAccount(user.username) { account in
-                account.profile.webhookURL = url.absoluteString
-                account.profile.webhookID = "wh_" + Self.newGemID()
-            }
-            let secret = signer.secret(username: user.username, webhookID: account.profile.webhookID ?? "")
-            return .json(
-                .object([
-                    ("url", .string(url.absoluteString)), ("id", .optional(account.profile.webhookID)), ("secret", .string(secret)),
-                    ("signature_header", .string(Self.webhookSignatureHeader)),
-                    ("signature", .string("t=<unix seconds>,v1=<hex HMAC-SHA256 with the secret's UTF-8 bytes as key over \"<t>.<body>\">")),
-                ]), status: .created)
-        }
+        router.route(.put, "/v1/me/webhook", in: &table, bound: bound) { try await setWebhook($0, $1) }
+        router.route(.get, "/v1/me/webhook", in: &table, bound: bound) { try await showWebhook($0, $1) }
+        router.route(.delete, "/v1/me/webhook", in: &table, bound: bound) { try await removeWebhook($0, $1) }
+    }
 
-        router.route(.get, "/v1/me/webhook", in: &table, bound: bound) { request, _ in
-            let user = try await signedIn(request)
-            guard let url = user.account.profile.webhookURL else { throw APIProblem(.notFound, "you have no webhook: PUT /v1/me/webhook sets one") }
-            return .json(.object([("url", .string(url)), ("id", .optional(user.account.profile.webhookID))]))
+    /// `PUT /v1/me/webhook`.
+    func setWebhook(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
+        let user = try await signedIn(request)
+        let signer = try requireWebhookSigner()
+        let body = try await JSONBody(request, limit: 4_096, allowed: ["url"])
+        let text = try body.requiredString("url", maxLength: 2_000)
+        let url = try await checkedWebhookURL(text)
+        let account = try await changeAccount(user.username) { account in
+            account.profile.webhookURL = url.absoluteString
+            account.profile.webhookID = "wh_" + Self.newGemID()
         }
+        let secret = signer.secret(username: user.username, webhookID: account.profile.webhookID ?? "")
+        return .json(
+            .object([
+                ("url", .string(url.absoluteString)), ("id", .optional(account.profile.webhookID)), ("secret", .string(secret)),
+                ("signature_header", .string(Self.webhookSignatureHeader)),
+                ("signature", .string("t=<unix seconds>,v1=<hex HMAC-SHA256 with the secret's UTF-8 bytes as key over \"<t>.<body>\">")),
+            ]), status: .created)
+    }
 
-        router.route(.delete, "/v1/me/webhook", in: &table, bound: bound) { request, _ in
-            let user = try await signedIn(request)
-            guard user.account.profile.webhookURL != nil else { throw APIProblem(.notFound, "you have no webhook") }
-            _ = try await changeAccount(user.username) { account in
-                account.profile.webhookURL = nil
-                account.profile.webhookID = nil
-            }
-            return Response(status: .noContent)
+    /// `GET /v1/me/webhook`.
+    func showWebhook(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
+        let user = try await signedIn(request)
+        guard let url = user.account.profile.webhookURL else { throw APIProblem(.notFound, "you have no webhook: PUT /v1/me/webhook sets one") }
+        return .json(.object([("url", .string(url)), ("id", .optional(user.account.profile.webhookID))]))
+    }
+
+    /// `DELETE /v1/me/webhook`.
+    func removeWebhook(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
+        let user = try await signedIn(request)
+        guard user.account.profile.webhookURL != nil else { throw APIProblem(.notFound, "you have no webhook") }
+        _ = try await changeAccount(user.username) { account in
+            account.profile.webhookURL = nil
+            account.profile.webhookID = nil
         }
+        return Response(status: .noContent)
     }
 
     func requireWebhookSigner() throws -> WebhookSigner {
