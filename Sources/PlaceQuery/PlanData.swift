@@ -234,22 +234,7 @@ extension BusyInterval {
             bytes.append(contentsOf: value.description.utf8)
             return
         }
-        var whole = Int64(value)
-        if whole < 0 {
-            bytes.append(UInt8(ascii: "-"))
-            whole = -whole
-        }
-        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
-            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-        var count = 0
-        withUnsafeMutableBytes(of: &digits) { buffer in
-            repeat {
-                buffer[count] = UInt8(ascii: "0") + UInt8(whole % 10)
-                whole /= 10
-                count += 1
-            } while whole > 0
-            for position in stride(from: count - 1, through: 0, by: -1) { bytes.append(buffer[position]) }
-        }
+        DecimalText.append(Int64(value), to: &bytes)
     }
 
     /// A list read back from ``storedText(_:)``; nil when the text is not one.
