@@ -29,8 +29,10 @@ struct IdempotencyMiddleware: RouterMiddleware {
     let service: GeoQueryService
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        // A request with no session, or one the service does not accept, goes on as it came:
+        // its route answers it as it would without the key (sign-up and sign-in take none).
         guard request.method == .post, let key = request.headers[Self.header], let store = service.userData,
-            let user = try await service.viewer(request)
+            let user = try? await service.viewer(request)
         else { return try await next(request, context) }
         guard (1...200).contains(key.utf8.count), key.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else {
             throw APIProblem.badRequest(

@@ -163,8 +163,13 @@ import Testing
             #expect(try await count(owner) == 4)
             let spaced = try await client.send(.post, "/v1/gems", token: owner, json: gem, headers: [key: "two words"])
             #expect(spaced.status == .badRequest && (spaced.json["detail"] as? String)?.contains("'two words'") == true)
-            // Without a session the key changes nothing: 401 as before.
+            // Without a session, or with a token that is not one, the key changes nothing: 401
+            // as before; sign-in with a key is sign-in.
             #expect(try await client.send(.post, "/v1/gems", json: gem, headers: [key: "7f9c-once"]).status == .unauthorized)
+            #expect(try await client.send(.post, "/v1/gems", token: "stale", json: gem, headers: [key: "7f9c-once"]).status == .unauthorized)
+            let signIn = try await client.send(
+                .post, "/v1/sessions", token: "stale", json: #"{"username":"retrier","password":"a long enough secret"}"#, headers: [key: "s-1"])
+            #expect(signIn.status == .created && signIn.json["token"] is String, "\(signIn.text)")
         }
     }
 
