@@ -13,6 +13,10 @@ import Testing
 
 @testable import GeoQueryServer
 
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
 /// Sign-up, sign-in, sessions, profiles and account deletion, in-process over a real user store.
 @Suite struct AccountRouteTests {
     @Test func signUpSignInProfileAndSignOut() async throws {
@@ -441,17 +445,24 @@ import Testing
                 if owner == "collector" { made.append(id.rawValue) }
                 if number % 2 == 0 { _ = try await fixture.store.addFavorite(id, for: "collector", at: now) }
             }
-            let export = try await client.send(.get, "/v1/me/export", token: ann)
-            #expect(export.status == .ok)
-            #expect(export.text.utf8.count > UserExport.pieceBytes * 2, "several pieces: \(export.text.utf8.count) bytes")
-            let json = export.json
+            // Read with URLSession and 2 minutes to spare: HummingbirdTesting's live client gives
+            // up after 20 s without a byte, which a busy machine running every suite at once
+            // reached (86 s for this test once, 9 s alone).
+            let port = try #require(client.client.port)
+            var exportRequest = URLRequest(url: try #require(URL(string: "http://127.0.0.1:\(port)/v1/me/export")), timeoutInterval: 120)
+            exportRequest.setValue("Bearer \(ann)", forHTTPHeaderField: "Authorization")
+            let (exportBody, exportResponse) = try await URLSession.shared.data(for: exportRequest)
+            #expect((exportResponse as? HTTPURLResponse)?.statusCode == 200)
+            let exportText = String(decoding: exportBody, as: UTF8.self)
+            #expect(exportText.utf8.count > UserExport.pieceBytes * 2, "several pieces: \(exportText.utf8.count) bytes")
+            let json = (try? JSONSerialization.jsonObject(with: exportBody)) as? [String: Any] ?? [:]
             #expect(json["format"] as? String == "geoquery-export/1", "the document parses to its end")
             let gems = ((json["gems"] as? [[String: Any]]) ?? []).compactMap { $0["id"] as? String }
             #expect(gems == made.sorted(), "every gem of theirs once, in id order, over three pages: \(gems.count) of \(made.count)")
             let favorites = ((json["favorites"] as? [[String: Any]]) ?? []).compactMap { $0["place_id"] as? String }
             #expect(favorites.count == (count + 1) / 2 && Set(favorites).count == favorites.count, "\(favorites.count)")
             #expect((json["sessions"] as? [[String: Any]])?.count == 1, "the sections after the long ones are there")
-            #expect(!export.text.contains("collector00049"), "not the bystander's gems")
+            #expect(!exportText.contains("collector00049"), "not the bystander's gems")
             let small = try await client.send(.get, "/v1/me/export", token: other)
             #expect(
                 small.status == .ok && small.json["format"] as? String == "geoquery-export/1", "a short export ends too: \(small.text.prefix(200))")
