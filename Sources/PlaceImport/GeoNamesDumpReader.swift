@@ -51,8 +51,11 @@ struct GeoNamesDumpReader: DumpReader {
         tag("modified", fields[18])
         if featureCode == "PPLC" { tags["capital"] = "yes" }
         let country = fields[8]
+        guard let id = try? PlaceID(source: "geonames", localID: geonameID) else {
+            return reject("geonameid '\(geonameID.prefix(40))' is not a usable id")
+        }
         let place = Place(
-            id: try! PlaceID(source: "geonames", localID: geonameID), name: fields[1], coordinate: coordinate,
+            id: id, name: fields[1], coordinate: coordinate,
             categories: category(featureClass: featureClass, featureCode: featureCode).map { [$0] } ?? [],
             address: country.isEmpty ? nil : Address(countryCode: country),
             provenance: Provenance(source: "geonames", sourceID: geonameID, importedAt: importedAt),

@@ -33,6 +33,10 @@ public struct ProviderSettings: Sendable {
 
     /// The override from the environment, else `defaultBase`.
     func baseURL(_ provider: ProviderName, default defaultBase: String) throws -> URL {
-        try environment.baseURLOverride(for: provider) ?? URL(string: defaultBase)!
+        if let override = try environment.baseURLOverride(for: provider) { return override }
+        guard let base = URL(string: defaultBase) else {
+            throw ProviderError.invalidSetting(variable: "\(provider) base URL", value: defaultBase, expected: "an absolute http(s) URL")
+        }
+        return base
     }
 }
