@@ -1,3 +1,4 @@
+import Accounts
 import Foundation
 import GeoQueryWire
 import HTTPTypes
@@ -24,114 +25,12 @@ extension GeoQueryService {
     func exportMyData(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
         let user = try await signedIn(request)
         _ = try QueryParameters(request, allowed: [])
-        let store = try requireUserData()
-        let accounts = try requireAccounts()
-        let username = user.username
-        let firstGems = try await store.gems(ownedBy: username, after: nil, limit: UserExport.pageSize)
-        let ratings = try await store.ratings(by: username)
-        let friendships = try await store.friendships(of: username)
-        let reports = try await store.reports(by: username)
-        let blocks = try await store.blocks(by: username)
-        let sessions = try await openSessions(of: username)
+        let small = try await ExportPrefetch(of: user, service: self)
         let service = self
         let body = ResponseBody { writer in
             var json = JSONWriter(capacity: UserExport.pieceBytes + 16 * 1024)
-            /// Sends what is written once it fills a piece.
-            func send(_ json: inout JSONWriter, _ writer: inout any ResponseBodyWriter, force: Bool = false) async throws {
-                guard force || json.count >= UserExport.pieceBytes else { return }
-                let piece = json.drain { ByteBuffer(bytes: $0) }
-                try await writer.write(piece)
-            }
-            json.beginObject()
-            json.key("format")
-            json.string("geoquery-export/1")
-            json.key("exported_at")
-            json.timestamp(Date())
-            json.key("account")
-            Self.privateProfile(user.account).write(to: &json)
-            json.key("gems")
-            json.beginArray()
-            for try await gems in KeysetPages(
-                first: firstGems, position: \.id, next: { try await store.gems(ownedBy: username, after: $0, limit: $1) })
-            {
-                for gem in gems { PlaceJSON.write(gem, distance: nil, to: &json, includeCoordinates: true) }
-                try await send(&json, &writer)
-            }
-            json.endArray()
-            json.key("ratings")
-            json.beginArray()
-            for rating in ratings {
-                OrderedJSON.object([
-                    ("gem_id", .string(rating.gemID.rawValue)), ("stars", .int(rating.stars)),
-                    ("rated_at", Self.timestampJSON(rating.ratedAt)),
-                ]).write(to: &json)
-            }
-            json.endArray()
-            json.key("favorites")
-            json.beginArray()
-            for try await favorites in KeysetPages(position: \.placeID, next: { try await store.favorites(of: username, after: $0, limit: $1) }) {
-                for favorite in favorites {
-                    OrderedJSON.object([
-                        ("place_id", .string(favorite.placeID.rawValue)),
-                        ("added_at", Self.timestampJSON(favorite.createdAt)),
-                    ]).write(to: &json)
-                }
-                try await send(&json, &writer)
-            }
-            json.endArray()
-            json.key("photos")
-            json.beginArray()
-            for try await photos in KeysetPages(
-                position: { PhotoPosition(uploadedAt: $0.createdAt, id: $0.id) },
-                next: { try await store.photos(ownedBy: username, after: $0.map { ($0.uploadedAt, $0.id) }, limit: $1) })
-            {
-                for photo in photos {
-                    OrderedJSON.object(Self.photoFields(photo) + [("uploaded_at", Self.timestampJSON(photo.createdAt))]).write(to: &json)
-                }
-                try await send(&json, &writer)
-            }
-            json.endArray()
-            json.key("friends")
-            OrderedJSON.array(friendships.map(Self.friendshipJSON)).write(to: &json)
-            json.key("reports")
-            OrderedJSON.array(reports.map { Self.reportJSON($0, includeReporter: false) }).write(to: &json)
-            json.key("blocks")
-            OrderedJSON.array(blocks.map(Self.blockJSON)).write(to: &json)
-            for kind in [PlanKind.itinerary, .trip] {
-                json.key(kind == .itinerary ? "itineraries" : "trips")
-                json.beginArray()
-                for try await plans in KeysetPages(
-                    position: { PlanListPosition(startsAt: $0.startsAt, id: $0.id) },
-                    next: { try await store.plans(of: kind, involving: username, window: .all, after: $0, limit: $1) })
-                {
-                    for record in plans {
-                        let access = PlanAccess.of(username, to: record, isFriendOfOwner: false)
-                        if kind == .itinerary {
-                            try Self.itineraryJSON(record, access: access).write(to: &json)
-                        } else {
-                            try await service.tripJSON(record, access: access).write(to: &json)
-                        }
-                    }
-                    try await send(&json, &writer)
-                }
-                json.endArray()
-            }
-            json.key("notifications")
-            json.beginArray()
-            for try await notifications in KeysetPages(
-                position: \.id,
-                next: {
-                    try await store.notifications(of: username, unreadOnly: false, after: $0, limit: $1)
-                })
-            {
-                for notification in notifications { Self.notificationJSON(notification).write(to: &json) }
-                try await send(&json, &writer)
-            }
-            json.endArray()
-            json.key("sessions")
-            OrderedJSON.array(sessions.map { Self.sessionJSON($0, asking: user.session, accounts: accounts) }).write(to: &json)
-            json.endObject()
-            try await send(&json, &writer, force: true)
+            try await service.writeExport(of: user, small, to: &json, &writer)
+            try await UserExport.send(&json, &writer, force: true)
             try await writer.finish(nil)
         }
         // A download of personal data: saved under a name, never kept by a cache on the way.
@@ -139,12 +38,96 @@ extension GeoQueryService {
             status: .ok,
             headers: [
                 .contentType: "application/json",
-                Self.contentDispositionHeader: "attachment; filename=\"geoquery-export-\(username).json\"",
+                Self.contentDispositionHeader: "attachment; filename=\"geoquery-export-\(user.username).json\"",
                 .cacheControl: "no-store",
             ],
             body: body)
     }
 
+    /// Writes the export document of `user`: the small lists from `small`, the long ones a page
+    /// at a time, each full piece sent to `writer`.
+    func writeExport(
+        of user: SignedIn, _ small: ExportPrefetch, to json: inout JSONWriter, _ writer: inout any ResponseBodyWriter
+    ) async throws {
+        let store = try requireUserData()
+        let username = user.username
+        json.beginObject()
+        json.key("format")
+        json.string("geoquery-export/1")
+        json.key("exported_at")
+        json.timestamp(Date())
+        json.key("account")
+        Self.privateProfile(user.account).write(to: &json)
+        let gems = KeysetPages(first: small.firstGems, position: \.id, next: { try await store.gems(ownedBy: username, after: $0, limit: $1) })
+        try await UserExport.array("gems", gems, &json, &writer) { PlaceJSON.write($0, distance: nil, to: &$1, includeCoordinates: true) }
+        json.key("ratings")
+        OrderedJSON.array(small.ratings.map(Self.ratingJSON)).write(to: &json)
+        let favorites = KeysetPages(position: \.placeID, next: { try await store.favorites(of: username, after: $0, limit: $1) })
+        try await UserExport.array("favorites", favorites, &json, &writer) { favorite, json in
+            OrderedJSON.object([
+                ("place_id", .string(favorite.placeID.rawValue)), ("added_at", Self.timestampJSON(favorite.createdAt)),
+            ]).write(to: &json)
+        }
+        let photos = KeysetPages(
+            position: { PhotoPosition(uploadedAt: $0.createdAt, id: $0.id) },
+            next: { try await store.photos(ownedBy: username, after: $0.map { ($0.uploadedAt, $0.id) }, limit: $1) })
+        try await UserExport.array("photos", photos, &json, &writer) { photo, json in
+            OrderedJSON.object(Self.photoFields(photo) + [("uploaded_at", Self.timestampJSON(photo.createdAt))]).write(to: &json)
+        }
+        json.key("friends")
+        OrderedJSON.array(small.friendships.map(Self.friendshipJSON)).write(to: &json)
+        json.key("reports")
+        OrderedJSON.array(small.reports.map { Self.reportJSON($0, includeReporter: false) }).write(to: &json)
+        json.key("blocks")
+        OrderedJSON.array(small.blocks.map(Self.blockJSON)).write(to: &json)
+        for kind in [PlanKind.itinerary, .trip] {
+            let plans = KeysetPages(
+                position: { PlanListPosition(startsAt: $0.startsAt, id: $0.id) },
+                next: { try await store.plans(of: kind, involving: username, window: .all, after: $0, limit: $1) })
+            try await UserExport.array(kind == .itinerary ? "itineraries" : "trips", plans, &json, &writer) { record, json in
+                let access = PlanAccess.of(username, to: record, isFriendOfOwner: false)
+                let answer = kind == .itinerary ? try Self.itineraryJSON(record, access: access) : try await self.tripJSON(record, access: access)
+                answer.write(to: &json)
+            }
+        }
+        let notifications = KeysetPages(
+            position: \.id, next: { try await store.notifications(of: username, unreadOnly: false, after: $0, limit: $1) })
+        try await UserExport.array("notifications", notifications, &json, &writer) { Self.notificationJSON($0).write(to: &$1) }
+        json.key("sessions")
+        OrderedJSON.array(small.sessions.map { Self.sessionJSON($0, asking: user.session, accounts: small.accounts) }).write(to: &json)
+        json.endObject()
+    }
+
+    /// A rating as the export shows it.
+    static func ratingJSON(_ rating: GivenRating) -> OrderedJSON {
+        .object([
+            ("gem_id", .string(rating.gemID.rawValue)), ("stars", .int(rating.stars)), ("rated_at", Self.timestampJSON(rating.ratedAt)),
+        ])
+    }
+}
+
+/// What an export reads before its answer starts: everything small, and the first page of gems,
+/// so that a store that is down fails the request with its status.
+struct ExportPrefetch: Sendable {
+    let firstGems: [Place]
+    let ratings: [GivenRating]
+    let friendships: [Friendship]
+    let reports: [GemReport]
+    let blocks: [UserBlock]
+    let sessions: [SessionRecord]
+    let accounts: AccountService
+
+    init(of user: SignedIn, service: GeoQueryService) async throws {
+        let store = try service.requireUserData()
+        let username = user.username
+        accounts = try service.requireAccounts()
+        firstGems = try await store.gems(ownedBy: username, after: nil, limit: UserExport.pageSize)
+        ratings = try await store.ratings(by: username)
+        friendships = try await store.friendships(of: username)
+        reports = try await store.reports(by: username)
+        blocks = try await store.blocks(by: username)
+        sessions = try await service.openSessions(of: username)
+    }
 }
 
 extension GeoQueryService {
@@ -201,4 +184,26 @@ enum UserExport {
     static let pageSize = 500
     /// Bytes of JSON gathered before they are sent.
     static let pieceBytes = 64 * 1024
+
+    /// Sends what is written once it fills a piece (or, `force`d, whatever is written).
+    static func send(_ json: inout JSONWriter, _ writer: inout any ResponseBodyWriter, force: Bool = false) async throws {
+        guard force || json.count >= pieceBytes else { return }
+        let piece = json.drain { ByteBuffer(bytes: $0) }
+        try await writer.write(piece)
+    }
+
+    /// Writes `key` and an array of every item of `pages`, each written by `item`, sending each
+    /// full piece after a page.
+    static func array<Item, Position>(
+        _ key: StaticString, _ pages: KeysetPages<Item, Position>, _ json: inout JSONWriter, _ writer: inout any ResponseBodyWriter,
+        item: (Item, inout JSONWriter) async throws -> Void
+    ) async throws {
+        json.key(key)
+        json.beginArray()
+        for try await page in pages {
+            for element in page { try await item(element, &json) }
+            try await send(&json, &writer)
+        }
+        json.endArray()
+    }
 }

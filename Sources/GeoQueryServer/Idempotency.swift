@@ -23,8 +23,12 @@ struct IdempotencyMiddleware: RouterMiddleware {
     static let keptFor: TimeInterval = 86_400
     /// A key whose request has run this long without an answer belongs to a server that died.
     static let staleAfter: TimeInterval = 120
-    /// The largest body fingerprinted (the largest any route takes: a photo).
-    static let largestBody = 32 << 20
+    /// The largest body a keyed request to `path` may send: the route's own limit (a photo's on
+    /// the photo routes, the JSON limit elsewhere), so that a key never makes the service hold
+    /// more of a body than the route itself would.
+    static func largestBody(path: String, configuration: ServiceConfiguration) -> Int {
+        path.hasSuffix("/photos") ? configuration.maximumPhotoBytes : configuration.maximumBodyBytes
+    }
 
     let service: GeoQueryService
 
@@ -38,11 +42,12 @@ struct IdempotencyMiddleware: RouterMiddleware {
             throw APIProblem.badRequest(
                 "Idempotency-Key '\(key.prefix(40))' is invalid: give 1 to 200 visible ASCII characters, e.g. a UUID")
         }
-        if let problem = APIProblem.declaredTooLarge(request, limit: Self.largestBody) { throw problem }
+        let limit = Self.largestBody(path: request.uri.path, configuration: service.configuration)
+        if let problem = APIProblem.declaredTooLarge(request, limit: limit) { throw problem }
         var request = request
         let body: ByteBuffer
-        do { body = try await request.collectBody(upTo: Self.largestBody) } catch {
-            throw APIProblem(.contentTooLarge, "the request body is larger than \(Self.largestBody) bytes, the most this service accepts")
+        do { body = try await request.collectBody(upTo: limit) } catch {
+            throw APIProblem(.contentTooLarge, "the request body is larger than \(limit) bytes, the most this route accepts")
         }
         request.body = RequestBody(buffer: body)
         let account = user.username + "@" + String(user.account.createdAt.timeIntervalSince1970)

@@ -8,10 +8,6 @@ import PlaceQuery
 
 /// `GET /v1/discover/popular`, and the counting of what people do that feeds it.
 extension GeoQueryService {
-    /// The most a provider's ratings add to a place's popularity (what ten thousand 5-star
-    /// reviews earn; one favourite today is worth 3).
-    static let maximumPrior = 2.0
-
     /// Counts `activity` on the places `ids` (at most 20) and on their destinations: the place
     /// itself when it is a city, else the city within 30 km it is best described as near, as
     /// `/v1/where` says (``Whereabouts/bestCity(among:)``: the Louvre counts for Paris, not for
@@ -43,13 +39,6 @@ extension GeoQueryService {
         return Whereabouts.bestCity(among: candidates)?.id
     }
 
-    /// A place's prior from its provider ratings: up to ``maximumPrior``, by how many ratings
-    /// (log scale) and how good they are.
-    static func prior(_ place: Place) -> Double {
-        guard let rating = place.rating else { return 0 }
-        return min(maximumPrior, 0.5 * log10(1 + Double(rating.count ?? 0))) * rating.value / 5
-    }
-
     func addPopularRoute(to router: Router<ServiceRequestContext>, table: inout RouteTable) {
         router.route(.get, "/v1/discover/popular", in: &table, bound: .queries(configuration.requestTimeout)) { try await listPopular($0, $1) }
     }
@@ -78,80 +67,44 @@ extension GeoQueryService {
         let city = try await region(parameters, filter: &filter)
         (filter.viewer, filter.viewerFriends) = try await viewerScope(request)
         // The cursor keeps the first page's instant, so every page reads scores at one moment.
-        let cursor = try parameters.single("cursor").map { text -> (time: Double, score: Double, id: String) in
-            let parts = text.split(separator: "~", maxSplits: 2)
-            guard parts.count == 3, let time = Double(parts[0]), time.isFinite, let score = Double(parts[1]), score.isFinite else {
+        let after = try parameters.single("cursor").map { text in
+            guard let position = PopularRanking.Position(text: text) else {
                 throw APIProblem.badRequest("cursor '\(text.prefix(40))' is invalid: pass next_cursor of the previous page")
             }
-            return (time, score, String(parts[2]))
+            return position
         }
-        let after = cursor.map { (score: $0.score, id: $0.id) }
-        let store = try requireUserData()
-        let now = cursor.map { Date(timeIntervalSince1970: $0.time) } ?? Date()
-        let reach = city.map { CityExtent.radius(population: RandomCityPicker.population(of: $0)) }
+        let area = city.map { (center: $0.coordinate, meters: CityExtent.radius(population: RandomCityPicker.population(of: $0)).meters) }
+        let ranking = PopularRanking(activity: try requireUserData(), places: searchIndex)
+        let page = try await ranking.page(kind, period: period, filter: filter, within: area, after: after, limit: limit)
+        let query: [(StaticString, String?)] = [
+            ("kind", kind == .place ? "places" : "destinations"), ("period", "\(period.rawValue)d"), ("region", try parameters.single("region")),
+        ]
+        return .writer(Self.popularJSON(page, query: query, limit: limit))
+    }
 
-        // Read in activity order; a place's final score is its activity plus a bounded prior,
-        // so reading stops once no unread entry can still make the page.
-        struct Ranked {
-            var place: Place
-            var score: Double
-            var activity: Double
-            var prior: Double
-            var entry: PopularEntry
-        }
-        var ranked: [Ranked] = []
-        var position: PopularEntry?
-        var read = 0
-        reading: while read < 5_000 {
-            // The page's last place so far: an entry that cannot beat it even with the
-            // largest prior, nor can any after it.
-            let eligible = ranked.filter { Self.isAfter($0.score, $0.place.id.rawValue, after) }.map(\.score).sorted(by: >)
-            let threshold = eligible.count > limit ? eligible[limit] : -Double.infinity
-            let page = try await store.popular(
-                kind, period: period, activeSince: now.addingTimeInterval(-period.seconds),
-                after: position, limit: 200)
-            let places = try await searchIndex.places(page.map(\.subject))  // one read per page of entries
-            for entry in page {
-                read += 1
-                position = entry
-                let activity = PopularityMath.value(entry.key, at: now, period: period)
-                if activity + Self.maximumPrior < threshold { break reading }
-                guard let place = places[entry.subject], filter.matchesAttributes(of: place) else { continue }
-                if let city, let reach, Geodesic.distance(city.coordinate, place.coordinate) > reach.meters { continue }
-                let prior = Self.prior(place)
-                ranked.append(Ranked(place: place, score: activity + prior, activity: activity, prior: prior, entry: entry))
-            }
-            if page.count < 200 { break }
-        }
-        let page = ranked.filter { Self.isAfter($0.score, $0.place.id.rawValue, after) }
-            .sorted { $0.score != $1.score ? $0.score > $1.score : $0.place.id.rawValue < $1.place.id.rawValue }
-            .prefix(limit + 1)
-        let shown = Array(page.prefix(limit))
-        var json = JSONWriter(capacity: 2_048 + shown.count * 700)
+    /// A page of popular places as the route answers it.
+    static func popularJSON(_ page: PopularRanking.Page, query: [(StaticString, String?)], limit: Int) -> JSONWriter {
+        var json = JSONWriter(capacity: 2_048 + page.items.count * 700)
         json.beginObject()
         json.key("query")
         json.beginObject()
-        json.key("kind")
-        json.string(kind == .place ? "places" : "destinations")
-        json.key("period")
-        json.string("\(period.rawValue)d")
-        json.key("region")
-        json.string(try parameters.single("region"))
+        for (key, value) in query {
+            json.key(key)
+            json.string(value)
+        }
         json.key("limit")
         json.int(limit)
         json.endObject()
         json.key("count")
-        json.int(shown.count)
+        json.int(page.items.count)
         json.key("results")
         json.beginArray()
-        for item in shown {
+        for item in page.items {
             json.beginObject()
-            json.key("score")
-            json.double((item.score * 1_000).rounded() / 1_000)
-            json.key("activity")
-            json.double((item.activity * 1_000).rounded() / 1_000)
-            json.key("prior")
-            json.double((item.prior * 1_000).rounded() / 1_000)
+            for (key, value) in [("score", item.score), ("activity", item.activity), ("prior", item.prior)] as [(StaticString, Double)] {
+                json.key(key)
+                json.double((value * 1_000).rounded() / 1_000)
+            }
             json.key("events")
             json.int(item.entry.events)
             json.key("last_activity_at")
@@ -162,18 +115,8 @@ extension GeoQueryService {
         }
         json.endArray()
         json.key("next_cursor")
-        if page.count > limit, let last = shown.last {
-            json.string("\(now.timeIntervalSince1970)~\(last.score)~\(last.place.id.rawValue)")
-        } else {
-            json.null()
-        }
+        json.string(page.next?.text)
         json.endObject()
-        return .writer(json)
-    }
-
-    /// Whether (score, id) comes after the cursor in the order score descending, then id.
-    static func isAfter(_ score: Double, _ id: String, _ cursor: (score: Double, id: String)?) -> Bool {
-        guard let cursor else { return true }
-        return score < cursor.score || (score == cursor.score && id > cursor.id)
+        return json
     }
 }

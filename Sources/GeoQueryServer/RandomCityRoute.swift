@@ -187,39 +187,19 @@ extension GeoQueryService {
 
     func cityExtras(_ city: Place, perGroup: Int, viewer: String?, friends: [String], timeout: Duration) async -> CityExtras {
         let radius = CityExtent.radius(population: RandomCityPicker.population(of: city))
-        var extras = CityExtras(radius: radius)
         let seconds = max(1, Double(timeout.components.seconds) * 0.5)
         var settings = configuration.providers
         settings.timeout = min(settings.timeout, seconds)
         settings.retry = RetryPolicy(maxAttempts: 1, baseDelay: 0, maxDelay: 0)
-        let countryName = configuration.countries[city.address?.countryCode]?.name
-        let title = [city.name, countryName].compactMap { $0 }.joined(separator: " ")
         let search = imageSearch.adjusted(settings)
-        let weatherSettings = settings
-        enum Part: Sendable {
-            case image([PlaceImage], [ProviderName: ProviderError])
-            case weather(Weather?, String?)
-            case airports([PlaceMatch], String?)
-            case group(Int, [PlaceMatch], String?)
-            case providers([MergedPlace], [(String, String)])
-        }
+        let providerSettings = settings
         // The remote place providers whose keys are set add their places to the groups.
-        let keyed = ProviderName.remotePlaces.filter { (try? weatherSettings.environment.key(for: $0)) != nil }
+        let keyed = ProviderName.remotePlaces.filter { (try? providerSettings.environment.key(for: $0)) != nil }
         let groupCategories = Self.suggestionGroups.map { Category(trustedIdentifier: $0) }
-        let parts = await withTaskGroup(of: Part.self) { group -> [Part] in
-            group.addTask {
-                guard let query = try? ImageQuery(coordinate: city.coordinate, title: title, radius: Distance(uncheckedMeters: 5_000), limit: 1)
-                else {
-                    return .image([], [:])
-                }
-                let (images, failures) = await search.firstImages(for: query)
-                return .image(images, failures)
-            }
-            group.addTask {
-                do { return .weather(try await OpenMeteoAdapter(settings: weatherSettings).weather(at: city.coordinate, days: 1), nil) } catch {
-                    return .weather(nil, String(describing: error))
-                }
-            }
+        let title = [city.name, configuration.countries[city.address?.countryCode]?.name].compactMap { $0 }.joined(separator: " ")
+        let parts = await withTaskGroup(of: CityExtraPart.self) { group -> [CityExtraPart] in
+            group.addTask { await CityExtraPart.image(of: city, titled: title, search: search) }
+            group.addTask { await CityExtraPart.weather(at: city.coordinate, settings: providerSettings) }
             group.addTask {
                 do {
                     return .airports(try await self.nearestAirports(city.coordinate, count: 3, maxDistance: Distance(uncheckedMeters: 300_000)), nil)
@@ -242,17 +222,24 @@ extension GeoQueryService {
             }
             if !keyed.isEmpty {
                 group.addTask {
-                    let sources = FederatedSearch.sources(keyed, settings: weatherSettings, localIndex: nil)
+                    let sources = FederatedSearch.sources(keyed, settings: providerSettings, localIndex: nil)
                     let answer = await FederatedSearch(sources: sources, deadline: seconds)
                         .search(near: city.coordinate, radius: radius, categories: groupCategories, limit: 60)
                     let problems = answer.statuses.compactMap { status in status.error.map { (status.provider.rawValue, $0.description) } }
                     return .providers(answer.places, problems)
                 }
             }
-            var collected: [Part] = []
+            var collected: [CityExtraPart] = []
             for await part in group { collected.append(part) }
             return collected
         }
+        return Self.assemble(parts, into: CityExtras(radius: radius), perGroup: perGroup)
+    }
+
+    /// The parts of a city's extras put together: each found thing in its place, each failure
+    /// among the problems, the provider places in the local groups.
+    static func assemble(_ parts: [CityExtraPart], into extras: CityExtras, perGroup: Int) -> CityExtras {
+        var extras = extras
         var groups: [(Int, [PlaceMatch])] = []
         var remote: [MergedPlace] = []
         for part in parts {
@@ -278,7 +265,7 @@ extension GeoQueryService {
         // local place already (by any source id) or outside the city's reach; each group stays
         // nearest first and capped.
         let localIDs = Set(groups.flatMap { $0.1.map(\.id) })
-        for place in remote where place.distance.meters <= radius.meters && !place.sourceIDs.contains(where: localIDs.contains) {
+        for place in remote where place.distance.meters <= extras.radius.meters && !place.sourceIDs.contains(where: localIDs.contains) {
             guard let number = place.place.categories.lazy.compactMap({ Self.suggestionGroups.firstIndex(of: $0.topLevel.identifier) }).first
             else { continue }
             let match = PlaceMatch(place: place.place, distance: place.distance)
@@ -292,5 +279,31 @@ extension GeoQueryService {
         }
         extras.groups = groups.sorted { $0.0 < $1.0 }.map { (Self.suggestionGroups[$0.0], $0.1) }
         return extras
+    }
+}
+
+/// One part of a city's extras, as its task found it.
+enum CityExtraPart: Sendable {
+    case image([PlaceImage], [ProviderName: ProviderError])
+    case weather(Weather?, String?)
+    case airports([PlaceMatch], String?)
+    /// The places of suggestion group `number`.
+    case group(Int, [PlaceMatch], String?)
+    case providers([MergedPlace], [(String, String)])
+
+    /// The first image of `city` (searched as `title`), and each provider's failure.
+    static func image(of city: Place, titled title: String, search: ImageSearch) async -> CityExtraPart {
+        guard let query = try? ImageQuery(coordinate: city.coordinate, title: title, radius: Distance(uncheckedMeters: 5_000), limit: 1) else {
+            return .image([], [:])
+        }
+        let (images, failures) = await search.firstImages(for: query)
+        return .image(images, failures)
+    }
+
+    /// Today's weather at `coordinate`, or why there is none.
+    static func weather(at coordinate: Coordinate, settings: ProviderSettings) async -> CityExtraPart {
+        do { return .weather(try await OpenMeteoAdapter(settings: settings).weather(at: coordinate, days: 1), nil) } catch {
+            return .weather(nil, String(describing: error))
+        }
     }
 }

@@ -113,7 +113,7 @@ struct PostGISCLITests {
     }
 
     /// Starts `geoquery import` of `file` (as the geonames source) into `url` and kills it with
-    /// SIGKILL after `seconds`.
+    /// SIGKILL `seconds` after its place table exists.
     static func importKilledAfter(seconds: Double, _ file: String, into url: String) async throws {
         let process = Process()
         process.executableURL = CLI.executable
@@ -121,6 +121,14 @@ struct PostGISCLITests {
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
+        // Under a loaded machine the import may take longer than `seconds` to make its schema:
+        // the kill is meant for the rows' phase, so the clock starts once the place table exists.
+        let name = String(url.split(separator: "/").last!)
+        for _ in 0..<600 where process.isRunning {
+            let ready = try Self.cluster().psql(database: name, "SELECT to_regclass('places') IS NOT NULL")
+            if ready == "t" { break }
+            try await Task.sleep(for: .milliseconds(100))
+        }
         try await Task.sleep(for: .seconds(seconds))
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()

@@ -163,6 +163,16 @@ import Testing
             #expect(try await count(owner) == 4)
             let spaced = try await client.send(.post, "/v1/gems", token: owner, json: gem, headers: [key: "two words"])
             #expect(spaced.status == .badRequest && (spaced.json["detail"] as? String)?.contains("'two words'") == true)
+            // A key holds no more of a body than its route would: 2 MiB to a JSON route is a
+            // 413 (the JSON limit, 1 MiB, not a photo's), sent declared or streamed, and the key
+            // stays free.
+            let huge = Array(repeating: UInt8(ascii: " "), count: 2 << 20)
+            let declared = try await client.send(.post, "/v1/gems", token: owner, bytes: huge, headers: [key: "k-huge"])
+            #expect(
+                declared.status == .contentTooLarge && (declared.json["detail"] as? String)?.contains("1048576 bytes") == true, "\(declared.text)")
+            let retried = try await client.send(.post, "/v1/gems", token: owner, json: gem, headers: [key: "k-huge"])
+            #expect(retried.status == .created && retried.headers[HTTPField.Name("Idempotent-Replayed")!] == nil, "\(retried.text)")
+            #expect(try await count(owner) == 5)
             // Without a session, or with a token that is not one, the key changes nothing: 401
             // as before; sign-in with a key is sign-in.
             #expect(try await client.send(.post, "/v1/gems", json: gem, headers: [key: "7f9c-once"]).status == .unauthorized)

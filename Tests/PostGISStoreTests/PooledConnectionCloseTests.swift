@@ -15,7 +15,7 @@ struct PooledConnectionCloseTests {
         let cluster = try TestCluster.shared!.get()
         let url = try cluster.createDatabase("pooledclose")
         let name = String(url.split(separator: "/").last!)
-        let database = try await PostGISDatabase.connect(url, maximumConnections: 1, timeout: .seconds(10))
+        let database = try await PostGISDatabase.connect(url, maximumConnections: 1, timeout: .seconds(60))
         let statement = Task {
             try await database.withConnection { connection in
                 let backend = try await connection.query("SELECT pg_backend_pid()", logger: database.logger).collect()
@@ -26,7 +26,8 @@ struct PooledConnectionCloseTests {
                 return try await connection.query("SELECT 1", logger: database.logger).collect().count
             }
         }
-        // Without the watch the statement waits forever: give it 30 s, then fail (and leave the
+        // Without the watch the statement waits forever: give it 30 s (the pool's own timeout is
+        // 60 s so that a loaded machine's slow reconnect is not mistaken for the fault), then fail (and leave the
         // pool, which still lends that connection, unclosed).
         let outcome = OneShot<Int>()
         Task { outcome.complete(await statement.result) }
