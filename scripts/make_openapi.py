@@ -192,8 +192,17 @@ image = {"required": True, "content": {"image/jpeg": {"schema": {"type": "string
     "image/png": {"schema": {"type": "string", "format": "binary"}}, "image/webp": {"schema": {"type": "string", "format": "binary"}}}}
 rating_answer = {"type": "object", "required": ["gem", "your_stars", "rating", "rating_count"], "properties": {
     "gem": {"type": "string"}, "your_stars": nullable("integer"), "rating": nullable("number"), "rating_count": {"type": "integer"}}}
-photo_answer = {"type": "object", "required": ["id", "url", "content_type", "bytes"], "properties": {
-    "id": {"type": "string"}, "url": {"type": "string"}, "content_type": {"type": "string"}, "bytes": {"type": "integer"}}}
+# One photo object wherever a photo people uploaded appears (docs/api-conventions.md); answers add
+# members of their own (content_type and bytes for the uploader, uploader and added_at in an album).
+photo_core_properties = {
+    "id": {"type": "string", "description": "SHA-256 of the stored bytes, 64 hex digits."},
+    "url": {"type": "string", "description": "Absolute: on --public-url, else the request's Host."},
+    "width": nullable("integer"), "height": nullable("integer")}
+def photo_object(required=(), **extra):
+    return {"type": "object", "required": ["id", "url", "width", "height", *required], "properties": {**photo_core_properties, **extra}}
+photo_answer = photo_object(["content_type", "bytes"], content_type={"type": "string"}, bytes={"type": "integer"})
+album_photo = photo_object(["uploader", "added_at"], uploader={"type": "string"}, added_at={"type": "string", "format": "date-time"},
+                           photo_id={"type": "string", "deprecated": True, "description": "The id again, for clients of 0.2; goes in 0.4."})
 no_content = {"description": "Done."}
 paths.update({
   "/v1/users": {
@@ -275,11 +284,10 @@ paths.update({
       "responses": {"200": json_body({"type": "object", "required": ["photo_storage", "count", "photos", "next_cursor"], "properties": {
           "photo_storage": {"type": "object", "required": ["used_bytes", "limit_bytes"], "properties": {"used_bytes": {"type": "integer", "description": "Of all your photos, not only this page's."}, "limit_bytes": nullable("integer")}},
           "count": {"type": "integer", "description": "Photos on this page."}, "next_cursor": nullable("string"),
-          "photos": {"type": "array", "items": {"type": "object", "required": ["id", "url", "content_type", "bytes", "uploaded_at", "used_by"], "properties": {
-              "id": {"type": "string"}, "url": {"type": "string"}, "content_type": {"type": "string"}, "bytes": {"type": "integer"},
-              "uploaded_at": {"type": "string", "format": "date-time"},
-              "used_by": {"type": "array", "items": {"type": "object", "required": ["kind"], "properties": {
-                  "kind": {"enum": ["gem", "avatar", "trip"]}, "id": {"type": "string"}}}}}}}}}),
+          "photos": {"type": "array", "items": photo_object(["content_type", "bytes", "uploaded_at", "used_by"],
+              content_type={"type": "string"}, bytes={"type": "integer"}, uploaded_at={"type": "string", "format": "date-time"},
+              used_by={"type": "array", "items": {"type": "object", "required": ["kind"], "properties": {
+                  "kind": {"enum": ["gem", "avatar", "trip"]}, "id": {"type": "string"}}}})}}}),
                     "401": unauthorized, **common_errors}}},
   "/v1/gems/{id}/photos": {"post": {"summary": "Add a photo to your gem (JPEG, PNG or WebP by its bytes, at most 10 MB and 40 megapixels; decoded and encoded again, so EXIF and all other metadata are gone)", "security": bearer,
       "parameters": [gem_id, gem_if_match], "requestBody": image,
@@ -334,9 +342,8 @@ paths.update({
               "gem_id": {"type": "string"}, "stars": {"type": "integer", "minimum": 1, "maximum": 5}, "rated_at": {"type": "string", "format": "date-time"}}}},
           "favorites": {"type": "array", "items": {"type": "object", "required": ["place_id", "added_at"], "properties": {
               "place_id": {"type": "string"}, "added_at": {"type": "string", "format": "date-time"}}}},
-          "photos": {"type": "array", "items": {"type": "object", "required": ["id", "url", "content_type", "bytes", "uploaded_at"], "properties": {
-              "id": {"type": "string"}, "url": {"type": "string"}, "content_type": {"type": "string"}, "bytes": {"type": "integer"},
-              "uploaded_at": {"type": "string", "format": "date-time"}}}},
+          "photos": {"type": "array", "items": photo_object(["content_type", "bytes", "uploaded_at"],
+              content_type={"type": "string"}, bytes={"type": "integer"}, uploaded_at={"type": "string", "format": "date-time"})},
           "friends": {"type": "array", "items": {"type": "object", "required": ["username", "state", "since"], "properties": {
               "username": {"type": "string"}, "state": {"enum": ["requested", "incoming", "accepted"]}, "since": {"type": "string", "format": "date-time"}}}},
           "reports": {"type": "array", "items": ref("Report")}, "blocks": {"type": "array", "items": ref("Block")},
@@ -395,7 +402,7 @@ trip_answer = {"type": "object", "required": ["id", "kind", "owner", "visibility
     "properties": {**plan_header, "title": {"type": "string"}, "place": {"type": "object"}, "start": {"type": "string"}, "end": {"type": "string"},
     "time_zone": {"type": "string"}, "notes": {"type": ["string", "null"]}, "budget": {"type": ["object", "null"]},
     "invitees": {"type": "array", "items": {"type": "object", "required": ["username", "answer"]}, "description": "Absent for a share link's holder."},
-    "album": {"type": "array", "items": {"type": "object"}, "description": "Absent for a share link's holder."}}}
+    "album": {"type": "array", "items": album_photo, "description": "Absent for a share link's holder."}}}
 etag = {"ETag": {"description": "The revision, quoted.", "schema": {"type": "string"}}}
 itinerary_id = path_param("id", "An itinerary id, it_<24 hex digits>.", "it_0123456789abcdef01234567")
 trip_id = path_param("id", "A trip id, tr_<24 hex digits>.", "tr_0123456789abcdef01234567")
@@ -538,7 +545,7 @@ paths.update({
           "401": unauthorized, "403": problem("Only the author and invitees who have not declined."), "404": unseen, **common_errors}}},
   "/v1/trips/{id}/photos": {"post": {"summary": "Add a photo to the trip's album (author and invitees who have not declined)", "security": bearer,
       "parameters": [trip_id], "requestBody": image,
-      "responses": {"200": json_body({"type": "object"}, "Already in the album"), "201": json_body({"type": "object", "required": ["photo_id", "url", "added"]}, "Added"),
+      "responses": {"200": json_body({"type": "object"}, "Already in the album"), "201": json_body({**album_photo, "required": album_photo["required"] + ["added"], "properties": {**album_photo["properties"], "added": {"type": "boolean"}}}, "Added"),
                     "401": unauthorized, "403": problem("Not an attendee, or your photos would pass your account's storage limit."), "404": unseen, "413": problem("Larger than 10 MB."), "415": problem("Not a JPEG, PNG or WebP image, or one that cannot be decoded."), "422": problem("More than 40 megapixels (judged from the header, before the pixels are decoded)."), **common_errors}}},
   "/v1/trips/{id}/photos/{photoId}": {"delete": {"summary": "Remove a photo from the album (the author or its uploader)", "security": bearer,
       "parameters": [trip_id, path_param("photoId", "SHA-256 of the photo, 64 hex digits.", "0" * 64)],
@@ -643,7 +650,8 @@ place_props = {
   "country_code": {"type": "string", "description": "ISO 3166-1 alpha-2 code of the country the place lies in (Natural Earth boundaries)."},
   "continent": {"type": "string", "enum": ["AF", "AN", "AS", "EU", "NA", "OC", "SA"]},
   "time_zone": {"type": "string", "description": "IANA time zone, e.g. Europe/Paris."},
-  "opening_hours": {"type": "object"}, "photos": {"type": "array", "items": {"type": "object"}},
+  "opening_hours": {"type": "object"}, "photos": {"type": "array", "items": {"type": "object", "description": "A photo people uploaded has the photo object's id, url, width and height; a provider's has its url or reference, its size when known and its attribution.",
+      "properties": {**photo_core_properties, "reference": {"type": "string"}, "attribution": {"type": "string"}}}},
   "tags": {"type": "object", "additionalProperties": {"type": "string"}},
   "gem": {"type": "object"},
   "moderation": {"type": "object", "description": "Only in the owner's answers of GET and PATCH /v1/gems/{id} and GET /v1/me/gems (JSON), for a gem a moderator hid: why and when. It stays private until a moderator restores it.",

@@ -30,6 +30,12 @@ struct Serve: AsyncParsableCommand, CheckedAfterParsing {
 
     @Option(help: "Address to listen on (GEOQUERY_HOST; default 127.0.0.1).") var host: String?
     @Option(help: "Port, 0 for any free one (GEOQUERY_PORT; default 8080).") var port: Int?
+    @Option(
+        name: .customLong("public-url"),
+        help: """
+            The scheme and host clients reach the service at, e.g. https://api.example.org (GEOQUERY_PUBLIC_URL): \
+            photo, avatar and share URLs in answers are built on it. Default: each request's Host, over http.
+            """) var publicURL: String?
     @Option(name: .customLong("data-dir"), help: "Folder with countries.csv (GEOQUERY_DATA_DIR; default geodata).") var dataDirectory: String?
     @Option(help: "Tile URL template for the map page (GEOQUERY_TILES; default OpenStreetMap's).") var tiles: String?
     @Option(name: .customLong("tiles-attribution"), help: "Attribution HTML for the tiles (GEOQUERY_TILES_ATTRIBUTION).") var tilesAttribution:
@@ -158,6 +164,22 @@ struct Serve: AsyncParsableCommand, CheckedAfterParsing {
         try countLimit(friendsPerUser, flag: "--friends-per-user", variable: "GEOQUERY_FRIENDS_PER_USER", default: "5000")
     }
 
+    /// `--public-url`, else GEOQUERY_PUBLIC_URL: an http or https URL with a host and no path
+    /// (beyond `/`), query or fragment, kept without a trailing slash; nil when neither is set.
+    private func resolvedPublicURL() throws -> String? {
+        guard let (name, text) = publicURL.map({ ("--public-url", $0) }) ?? environment("GEOQUERY_PUBLIC_URL").map({ ("GEOQUERY_PUBLIC_URL", $0) })
+        else { return nil }
+        let invalid = ValidationError(
+            "\(name) '\(text)' is invalid: give the scheme and host clients reach the service at, e.g. https://api.example.org")
+        guard let components = URLComponents(string: text), let scheme = components.scheme?.lowercased(), ["http", "https"].contains(scheme),
+            let host = components.host, !host.isEmpty, ["", "/"].contains(components.path), components.query == nil, components.fragment == nil,
+            components.user == nil, components.password == nil
+        else { throw invalid }
+        let port = components.port.map { ":\($0)" } ?? ""
+        let bracketed = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
+        return scheme + "://" + bracketed + port
+    }
+
     /// A limit given as a whole number from 1 to 1 000 000, or `none` (nil): the flag's value,
     /// else the environment variable's, else `fallback`.
     private func countLimit(_ value: String?, flag: String, variable: String, default fallback: String) throws -> Int? {
@@ -174,6 +196,7 @@ struct Serve: AsyncParsableCommand, CheckedAfterParsing {
         var settings = ServiceConfiguration()
         settings.host = host ?? environment("GEOQUERY_HOST") ?? settings.host
         settings.port = try resolvedPort()
+        settings.publicURL = try resolvedPublicURL()
         settings.tilesURL = tiles ?? environment("GEOQUERY_TILES") ?? settings.tilesURL
         settings.tilesAttribution = tilesAttribution ?? environment("GEOQUERY_TILES_ATTRIBUTION") ?? settings.tilesAttribution
         settings.allowedOrigins = try resolvedAllowedOrigins()

@@ -277,7 +277,7 @@ extension GeoQueryService {
             ("username", .string(account.username)),
             ("display_name", .optional(account.profile.displayName)),
             ("bio", .optional(account.profile.bio)),
-            ("avatar_url", .optional(account.profile.avatarPhoto.map { "/v1/photos/\($0)" })),
+            ("avatar_url", .optional(account.profile.avatarPhoto.map { PublicURL.absolute(Self.photoPath($0)) })),
             ("created_at", .string(Timestamp.iso8601(account.createdAt))),
         ])
     }
@@ -316,7 +316,7 @@ extension GeoQueryService {
                 ("display_name", .optional(profile.displayName)),
                 ("bio", .optional(profile.bio)),
                 ("avatar_photo", .optional(profile.avatarPhoto)),
-                ("avatar_url", .optional(profile.avatarPhoto.map { "/v1/photos/\($0)" })),
+                ("avatar_url", .optional(profile.avatarPhoto.map { PublicURL.absolute(Self.photoPath($0)) })),
                 (
                     "settings",
                     .object([

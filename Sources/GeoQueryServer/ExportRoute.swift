@@ -27,9 +27,11 @@ extension GeoQueryService {
         _ = try QueryParameters(request, allowed: [])
         let small = try await ExportPrefetch(of: user, service: self)
         let service = self
+        // The body is written after this returns, outside the request's binding of the base.
+        let base = PublicURL.base
         let body = ResponseBody { writer in
             var json = JSONWriter(capacity: UserExport.pieceBytes + 16 * 1024)
-            try await service.writeExport(of: user, small, to: &json, &writer)
+            try await PublicURL.$base.withValue(base) { try await service.writeExport(of: user, small, to: &json, &writer) }
             try await UserExport.send(&json, &writer, force: true)
             try await writer.finish(nil)
         }

@@ -108,6 +108,7 @@ public struct GeoQueryService: Sendable {
         // Filled in below; the middleware reads the finished table.
         let tableBox = RouteTableBox()
         router.add(middleware: ProblemMiddleware(routes: tableBox, logger: logger))
+        router.add(middleware: PublicURLMiddleware(configured: configuration.publicURL))
         router.add(middleware: IdempotencyMiddleware(service: self))
 
         addPlaceRoutes(to: router, table: &table)

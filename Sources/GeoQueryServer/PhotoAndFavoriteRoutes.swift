@@ -40,7 +40,7 @@ extension GeoQueryService {
                 guard gem.photos.count < 20 else { throw full }
                 gem.photos.append(
                     PhotoReference(
-                        url: "/v1/photos/\(photo.id)", reference: "photo:" + photo.id,
+                        url: Self.photoPath(photo.id), reference: "photo:" + photo.id, width: photo.width, height: photo.height,
                         attribution: user.username))
             }
         }
@@ -320,7 +320,8 @@ extension GeoQueryService {
             }
         }
         let wroteFile = try await writePhotoFile(id, clean, in: directory)
-        let record = PhotoRecord(id: id, contentType: kind.rawValue, byteCount: clean.count, owner: owner, createdAt: Date())
+        let record = PhotoRecord(
+            id: id, contentType: kind.rawValue, byteCount: clean.count, owner: owner, createdAt: Date(), width: image.width, height: image.height)
         do {
             try await userData.savePhoto(record, storageLimit: storageLimit)
         } catch let error as UserDataError {
@@ -391,10 +392,23 @@ extension GeoQueryService {
 
     static func photoJSON(_ photo: PhotoRecord) -> OrderedJSON { .object(photoFields(photo)) }
 
-    static func photoFields(_ photo: PhotoRecord) -> [(String, OrderedJSON)] {
+    /// A photo people uploaded, as every answer shows one (docs/api-conventions.md): its id, its
+    /// absolute URL and its size in pixels (null for photos stored before sizes were kept), then
+    /// what the answer adds.
+    static func photoCore(id: String, width: Int?, height: Int?) -> [(String, OrderedJSON)] {
         [
-            ("id", .string(photo.id)), ("url", .string("/v1/photos/\(photo.id)")), ("content_type", .string(photo.contentType)),
-            ("bytes", .int(photo.byteCount)),
+            ("id", .string(id)), ("url", .string(PublicURL.absolute(photoPath(id)))), ("width", .optional(width)),
+            ("height", .optional(height)),
+        ]
+    }
+
+    /// The server-relative path of photo `id`.
+    static func photoPath(_ id: String) -> String { "/v1/photos/\(id)" }
+
+    /// A photo as its uploader sees it: the common members, its type and its size in bytes.
+    static func photoFields(_ photo: PhotoRecord) -> [(String, OrderedJSON)] {
+        photoCore(id: photo.id, width: photo.width, height: photo.height) + [
+            ("content_type", .string(photo.contentType)), ("bytes", .int(photo.byteCount)),
         ]
     }
 

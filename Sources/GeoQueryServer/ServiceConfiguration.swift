@@ -10,6 +10,9 @@ public struct ServiceConfiguration: Sendable {
     public var host = "127.0.0.1"
     /// Port (0 picks a free one).
     public var port = 8080
+    /// The scheme and authority clients reach the service at (`https://api.example.org`), which
+    /// the URLs in answers are built on; nil builds them on each request's `Host`.
+    public var publicURL: String?
     /// Tile URL template of the map page, `{z}/{x}/{y}` (and optionally `{s}`).
     public var tilesURL = "https://tile.openstreetmap.org/{z}/{x}/{y}.png"
     /// Attribution shown with the tiles (HTML).

@@ -187,8 +187,8 @@ extension GeoQueryService {
             var answer = Self.shareJSON(link)
             if case .object(var members) = answer {
                 members.insert(("token", .string(token)), at: 1)
-                members.insert(("url", .string("/v1/shared/\(token)")), at: 2)
-                members.insert(("map_url", .string("/s/\(token)")), at: 3)
+                members.insert(("url", .string(PublicURL.absolute("/v1/shared/\(token)"))), at: 2)
+                members.insert(("map_url", .string(PublicURL.absolute("/s/\(token)"))), at: 3)
                 answer = .object(members)
             }
             return .json(answer, status: .created)

@@ -157,11 +157,8 @@ extension GeoQueryService {
         let (photo, added) = try await storePhoto(request, owner: user.username) { photo in
             try await requireUserData().addAlbumPhoto(AlbumPhoto(photoID: photo.id, uploader: user.username, addedAt: Date()), to: record.id)
         }
-        return .json(
-            .object([
-                ("photo_id", .string(photo.id)), ("url", .string("/v1/photos/\(photo.id)")),
-                ("added", .bool(added)),
-            ]), status: added ? .created : .ok)
+        let item = AlbumPhoto(photoID: photo.id, uploader: user.username, addedAt: Date(), width: photo.width, height: photo.height)
+        return .json(.object(Self.albumPhotoMembers(item) + [("added", .bool(added))]), status: added ? .created : .ok)
     }
 
     /// `DELETE /v1/trips/{id}/photos/{photoId}`.
@@ -210,6 +207,14 @@ extension GeoQueryService {
         return (start, end, starts, ends)
     }
 
+    /// A photo of a trip's album: the photo object, who added it and when (`photo_id` repeats
+    /// `id` for clients of 0.2; it goes in 0.4).
+    static func albumPhotoMembers(_ photo: AlbumPhoto) -> [(String, OrderedJSON)] {
+        photoCore(id: photo.photoID, width: photo.width, height: photo.height) + [
+            ("uploader", .string(photo.uploader)), ("added_at", Self.timestampJSON(photo.addedAt)), ("photo_id", .string(photo.photoID)),
+        ]
+    }
+
     func tripJSON(_ record: PlanRecord, access: PlanAccess?) async throws -> OrderedJSON {
         let document = try Self.decodeDocument(TripDocument.self, record)
         var members = Self.planHeader(record, access: access)
@@ -233,12 +238,7 @@ extension GeoQueryService {
                 (
                     "album",
                     .array(
-                        album.map {
-                            .object([
-                                ("photo_id", .string($0.photoID)), ("url", .string("/v1/photos/\($0.photoID)")),
-                                ("uploader", .string($0.uploader)), ("added_at", Self.timestampJSON($0.addedAt)),
-                            ])
-                        })
+                        album.map { .object(Self.albumPhotoMembers($0)) })
                 ))
         }
         return .object(members)

@@ -13,6 +13,7 @@ public indirect enum OrderedJSON: Sendable {
     case object([(String, OrderedJSON)])
 
     public static func optional(_ value: String?) -> OrderedJSON { value.map(OrderedJSON.string) ?? .null }
+    public static func optional(_ value: Int?) -> OrderedJSON { value.map(OrderedJSON.int) ?? .null }
 
     /// The JSON text, compact or indented by two spaces.
     public func rendered(pretty: Bool) -> String {

@@ -313,7 +313,11 @@ public enum PlaceJSON {
             json.beginArray()
             for photo in place.photos {
                 json.beginObject()
-                json.member("url", photo.url)
+                // A photo people uploaded (`photo:<id>`) is named by its id, as everywhere.
+                if let reference = photo.reference, reference.hasPrefix("photo:") {
+                    json.member("id", String(reference.dropFirst(6)))
+                }
+                json.member("url", photo.url.map(PublicURL.absolute))
                 json.member("reference", photo.reference)
                 if let width = photo.width {
                     json.key("width")

@@ -257,11 +257,16 @@ public struct AlbumPhoto: Sendable, Hashable {
     public var photoID: String
     public var uploader: String
     public var addedAt: Date
+    /// The photo's size in pixels, when the store knows it (read from the photo's record).
+    public var width: Int?
+    public var height: Int?
 
-    public init(photoID: String, uploader: String, addedAt: Date) {
+    public init(photoID: String, uploader: String, addedAt: Date, width: Int? = nil, height: Int? = nil) {
         self.photoID = photoID
         self.uploader = uploader
         self.addedAt = addedAt
+        self.width = width
+        self.height = height
     }
 }
 

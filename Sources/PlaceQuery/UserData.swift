@@ -94,13 +94,18 @@ public struct PhotoRecord: Sendable, Hashable {
     /// those who show it; empty when only objects of no one (a deleted account's public gems) do.
     public var owner: String
     public var createdAt: Date
+    /// Its size in pixels, as decoded on upload; nil for photos stored before sizes were kept.
+    public var width: Int?
+    public var height: Int?
 
-    public init(id: String, contentType: String, byteCount: Int, owner: String, createdAt: Date) {
+    public init(id: String, contentType: String, byteCount: Int, owner: String, createdAt: Date, width: Int? = nil, height: Int? = nil) {
         self.id = id
         self.contentType = contentType
         self.byteCount = byteCount
         self.owner = owner
         self.createdAt = createdAt
+        self.width = width
+        self.height = height
     }
 }
 

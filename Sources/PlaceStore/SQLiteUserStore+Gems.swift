@@ -184,10 +184,11 @@ extension SQLiteUserStore {
                 }
             }
             try connection.run(
-                "INSERT OR IGNORE INTO photos VALUES (?1, ?2, ?3, ?4, ?5)",
+                "INSERT OR IGNORE INTO photos (\(Self.photoColumns)) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
                 [
                     .text(photo.id), .text(photo.contentType), .int(Int64(photo.byteCount)), .text(photo.owner),
-                    .double(photo.createdAt.timeIntervalSince1970),
+                    .double(photo.createdAt.timeIntervalSince1970), photo.width.map { .int(Int64($0)) } ?? .null,
+                    photo.height.map { .int(Int64($0)) } ?? .null,
                 ])
         }
     }
@@ -214,12 +215,13 @@ extension SQLiteUserStore {
         }
     }
 
-    static let photoColumns = "id, content_type, byte_count, owner, created_at"
+    static let photoColumns = "id, content_type, byte_count, owner, created_at, width, height"
 
     static func photoRecord(_ row: SQLiteStatement) -> PhotoRecord {
         PhotoRecord(
             id: row.text(0) ?? "", contentType: row.text(1) ?? "", byteCount: Int(row.int64(2)),
-            owner: row.text(3) ?? "", createdAt: Date(timeIntervalSince1970: row.double(4)))
+            owner: row.text(3) ?? "", createdAt: Date(timeIntervalSince1970: row.double(4)),
+            width: row.isNull(5) ? nil : Int(row.int64(5)), height: row.isNull(6) ? nil : Int(row.int64(6)))
     }
 
     public func photoBytes(ownedBy owner: String) async throws -> Int {

@@ -384,13 +384,17 @@ extension SQLiteUserStore {
         try await reading { connection in
             var found: [AlbumPhoto] = []
             try connection.each(
-                "SELECT photo_id, uploader, added_at FROM album WHERE plan_id = ?1 ORDER BY added_at, photo_id",
+                """
+                SELECT album.photo_id, album.uploader, album.added_at, photos.width, photos.height
+                FROM album LEFT JOIN photos ON photos.id = album.photo_id WHERE album.plan_id = ?1 ORDER BY album.added_at, album.photo_id
+                """,
                 [.text(planID)]
             ) { row in
                 found.append(
                     AlbumPhoto(
                         photoID: row.text(0) ?? "", uploader: row.text(1) ?? "",
-                        addedAt: Date(timeIntervalSince1970: row.double(2))))
+                        addedAt: Date(timeIntervalSince1970: row.double(2)), width: row.isNull(3) ? nil : Int(row.int64(3)),
+                        height: row.isNull(4) ? nil : Int(row.int64(4))))
             }
             return found
         }

@@ -132,6 +132,11 @@ public final class SQLiteUserStore: UserDataStore, Sendable {
                                        content_type TEXT, location TEXT, etag TEXT, body TEXT, PRIMARY KEY (account, key));
         CREATE INDEX idempotency_keys_by_expiry ON idempotency_keys(kept_until);
         """,
+        // 15: each photo's size in pixels (null for photos stored before).
+        """
+        ALTER TABLE photos ADD COLUMN width INTEGER;
+        ALTER TABLE photos ADD COLUMN height INTEGER;
+        """,
     ]
 
     /// Opens the file at `path`, creating it and migrating the user tables to the current

@@ -202,6 +202,10 @@ enum PostGISSchema {
                                                      PRIMARY KEY (account, key));
         CREATE INDEX IF NOT EXISTS idempotency_keys_by_expiry ON idempotency_keys (kept_until)
         """,
+        // 18: each photo's size in pixels (the SQLite file's migration 15).
+        """
+        ALTER TABLE photos ADD COLUMN IF NOT EXISTS width integer, ADD COLUMN IF NOT EXISTS height integer
+        """,
     ]
 
     /// The integer key of a region code (a country's ISO 3166 alpha-2 code or a continent's

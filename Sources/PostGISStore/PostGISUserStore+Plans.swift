@@ -374,11 +374,12 @@ extension PostGISUserStore {
     public func album(of planID: String) async throws -> [AlbumPhoto] {
         try await database.rows(
             """
-            SELECT photo_id, uploader, added_at FROM album WHERE plan_id = \(planID) ORDER BY added_at, photo_id COLLATE "C"
+            SELECT a.photo_id, a.uploader, a.added_at, p.width, p.height FROM album a LEFT JOIN photos p ON p.id = a.photo_id
+            WHERE a.plan_id = \(planID) ORDER BY a.added_at, a.photo_id COLLATE "C"
             """
         ).map { row in
-            let (photo, uploader, added) = try row.decode((String, String, Double).self)
-            return AlbumPhoto(photoID: photo, uploader: uploader, addedAt: Date(timeIntervalSince1970: added))
+            let (photo, uploader, added, width, height) = try row.decode((String, String, Double, Int?, Int?).self)
+            return AlbumPhoto(photoID: photo, uploader: uploader, addedAt: Date(timeIntervalSince1970: added), width: width, height: height)
         }
     }
 

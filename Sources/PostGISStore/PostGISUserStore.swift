@@ -305,8 +305,9 @@ public final class PostGISUserStore: UserDataStore, Sendable {
             }
             try await connection.all(
                 """
-                INSERT INTO photos VALUES (\(photo.id), \(photo.contentType), \(photo.byteCount), \(photo.owner),
-                                           \(photo.createdAt.timeIntervalSince1970)) ON CONFLICT DO NOTHING
+                INSERT INTO photos (id, content_type, byte_count, owner, created_at, width, height)
+                VALUES (\(photo.id), \(photo.contentType), \(photo.byteCount), \(photo.owner), \(photo.createdAt.timeIntervalSince1970),
+                        \(photo.width), \(photo.height)) ON CONFLICT DO NOTHING
                 """)
         }
     }
@@ -336,7 +337,9 @@ public final class PostGISUserStore: UserDataStore, Sendable {
     }
 
     public func photo(id: String) async throws -> PhotoRecord? {
-        try Self.photoRecords(await database.rows("SELECT id, content_type, byte_count, owner, created_at FROM photos WHERE id = \(id)")).first
+        try Self.photoRecords(
+            await database.rows("SELECT id, content_type, byte_count, owner, created_at, width, height FROM photos WHERE id = \(id)")
+        ).first
     }
 
     public func photos(ownedBy owner: String, after: (uploadedAt: Date, id: String)?, limit: Int) async throws -> [PhotoRecord] {
@@ -345,14 +348,14 @@ public final class PostGISUserStore: UserDataStore, Sendable {
             let time = after.uploadedAt.timeIntervalSince1970
             rows = try await database.rows(
                 """
-                SELECT id, content_type, byte_count, owner, created_at FROM photos
+                SELECT id, content_type, byte_count, owner, created_at, width, height FROM photos
                 WHERE owner = \(owner) AND (created_at < \(time) OR (created_at = \(time) AND id COLLATE "C" > \(after.id)))
                 ORDER BY created_at DESC, id COLLATE "C" LIMIT \(limit)
                 """)
         } else {
             rows = try await database.rows(
                 """
-                SELECT id, content_type, byte_count, owner, created_at FROM photos WHERE owner = \(owner)
+                SELECT id, content_type, byte_count, owner, created_at, width, height FROM photos WHERE owner = \(owner)
                 ORDER BY created_at DESC, id COLLATE "C" LIMIT \(limit)
                 """)
         }
@@ -361,8 +364,10 @@ public final class PostGISUserStore: UserDataStore, Sendable {
 
     static func photoRecords(_ rows: [PostgresRow]) throws -> [PhotoRecord] {
         try rows.map { row in
-            let (photoID, type, bytes, owner, created) = try row.decode((String, String, Int, String, Double).self)
-            return PhotoRecord(id: photoID, contentType: type, byteCount: bytes, owner: owner, createdAt: Date(timeIntervalSince1970: created))
+            let (photoID, type, bytes, owner, created, width, height) = try row.decode((String, String, Int, String, Double, Int?, Int?).self)
+            return PhotoRecord(
+                id: photoID, contentType: type, byteCount: bytes, owner: owner, createdAt: Date(timeIntervalSince1970: created), width: width,
+                height: height)
         }
     }
 

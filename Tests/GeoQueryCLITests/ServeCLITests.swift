@@ -202,6 +202,14 @@ import FoundationNetworking
         #expect(
             environmentOrigins.status == 64
                 && environmentOrigins.stderr.contains("GEOQUERY_CORS_ORIGINS is invalid: 'https://app.example.com/' is not an origin"))
+        let publicURL = try CLI.run(["serve", "--public-url", "https://api.example.org/v1?x=1"])
+        #expect(
+            publicURL.status == 64
+                && publicURL.stderr.contains(
+                    "--public-url 'https://api.example.org/v1?x=1' is invalid: give the scheme and host clients reach the service at"),
+            "\(publicURL.stderr)")
+        let environmentURL = try CLI.run(["serve"], environment: ["GEOQUERY_PUBLIC_URL": "ftp://files.example.org"])
+        #expect(environmentURL.status == 64 && environmentURL.stderr.contains("GEOQUERY_PUBLIC_URL 'ftp://files.example.org' is invalid"))
         let moderators = try CLI.run(["serve", "--moderators", "anna,Bad Name!"])
         #expect(moderators.status == 64 && moderators.stderr.contains("--moderators is invalid: username 'Bad Name!' is invalid: use 3 to 30"))
         let storage = try CLI.run(["serve", "--photo-storage-per-user", "lots"])

@@ -559,7 +559,9 @@ import Testing
             #expect(try await client.send(.get, "/v1/photos/\(id)", headers: [.ifNoneMatch: "\"\(id)\""]).status == .notModified)
             let shown = try await client.send(.get, "/v1/gems/\(gem)").json
             let photos = shown["photos"] as? [[String: Any]]
-            #expect(photos?.first?["url"] as? String == "/v1/photos/\(id)")
+            // One photo object: its id, an absolute URL on the request's host, its size in pixels.
+            #expect(photos?.first?["url"] as? String == "http://localhost/v1/photos/\(id)", "\(String(describing: photos))")
+            #expect(photos?.first?["id"] as? String == id && photos?.first?["width"] as? Int == 16 && photos?.first?["height"] as? Int == 16)
 
             // PNG text chunks go too; other types and oversized bodies are refused.
             let png = try await client.send(.post, "/v1/gems/\(gem)/photos", token: owner, bytes: TestImages.png(withText: true))
@@ -633,7 +635,7 @@ import Testing
             func photoURLs(_ gem: String) async throws -> [String] {
                 let shown = try await client.send(.get, "/v1/gems/\(gem)", token: owner).json
                 let photos = shown["photos"] as? [[String: Any]] ?? []
-                return photos.compactMap { $0["url"] as? String }
+                return photos.compactMap { photo in (photo["url"] as? String).map { URL(string: $0)?.path ?? $0 } }
             }
             func file(_ id: String) -> String { directory.appendingPathComponent("photos/\(id.prefix(2))/\(id)").path }
             #expect(try await photoURLs(gem) == ids.map { "/v1/photos/\($0)" })

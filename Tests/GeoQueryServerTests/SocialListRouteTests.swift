@@ -129,7 +129,7 @@ extension AccountRouteTests {
             let me = try await client.send(.get, "/v1/me", token: token).json
             let text = String(describing: me)
             #expect(me["display_name"] as? String == "Many Devices" && me["bio"] as? String == "walks a lot", "\(text)")
-            #expect(me["avatar_url"] as? String == "/v1/photos/\(StoredPhoto.id(TestImages.png(grey: 77)))", "\(text)")
+            #expect(me["avatar_url"] as? String == "http://localhost/v1/photos/\(StoredPhoto.id(TestImages.png(grey: 77)))", "\(text)")
             #expect(text.contains("pt-BR") && text.contains("imperial") && text.contains("38.72"), "every setting stays: \(text)")
             // Nothing of it reached another account.
             let theirs = try await client.send(.get, "/v1/me", token: other).json
