@@ -135,7 +135,7 @@ extension GeoQueryService {
             throw APIProblem.badRequest("q '\(prefix)' is invalid: give the first 1 to 30 characters of a username")
         }
         let limit = try parameters.int("limit", range: 1...100) ?? 20
-        let after = try parameters.single("cursor")
+        let after = try ListCursor.position(request, parameters)
         let found = try await requireUserData().users(withPrefix: prefix, after: after, limit: limit + 1)
         let page = Array(found.prefix(limit))
         return .json(
@@ -143,7 +143,7 @@ extension GeoQueryService {
                 ("query", .object([("kind", .string("users")), ("q", .string(prefix)), ("limit", .int(limit))])),
                 ("count", .int(page.count)),
                 ("users", .array(page.map(Self.publicProfile))),
-                ("next_cursor", found.count > limit ? .optional(page.last?.username) : .null),
+                ("next_cursor", .optional(found.count > limit ? page.last.map { ListCursor.encode($0.username, for: request) } : nil)),
             ]))
     }
 

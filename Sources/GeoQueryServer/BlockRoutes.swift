@@ -20,7 +20,7 @@ extension GeoQueryService {
         let parameters = try QueryParameters(request, allowed: ["limit", "cursor"])
         let limit = try pageLimit(parameters)
         // Newest first; the cursor is the last block's time and username.
-        let after = try parameters.single("cursor").map { text -> (Double, String) in
+        let after = try ListCursor.position(request, parameters).map { text -> (Double, String) in
             let parts = text.split(separator: "_", maxSplits: 1)
             guard parts.count == 2, let seconds = Double(parts[0]), seconds.isFinite else {
                 throw APIProblem.badRequest("cursor '\(text.prefix(60))' is invalid: pass next_cursor of the previous page")
@@ -33,7 +33,8 @@ extension GeoQueryService {
             return time < seconds || (time == seconds && block.blocked > name)
         }
         let page = Array(matching.prefix(limit))
-        let next = matching.count > limit ? page.last.map { "\($0.createdAt.timeIntervalSince1970)_\($0.blocked)" } : nil
+        let next =
+            matching.count > limit ? page.last.map { ListCursor.encode("\($0.createdAt.timeIntervalSince1970)_\($0.blocked)", for: request) } : nil
         var response = Response.json(
             .object([
                 ("count", .int(page.count)), ("blocks", .array(page.map(Self.blockJSON))),

@@ -110,7 +110,7 @@ extension GeoQueryService {
         let parameters = try QueryParameters(request, allowed: ["limit", "cursor", "format"])
         let limit = try pageLimit(parameters)
         let format = try AnswerFormat(parameters)
-        let after = try parameters.single("cursor").map { text -> PlaceID in
+        let after = try ListCursor.position(request, parameters).map { text -> PlaceID in
             guard let id = try? PlaceID(text), id.source == "gem" else {
                 throw APIProblem.badRequest("cursor '\(text)' is invalid: pass next_cursor of the previous page")
             }
@@ -118,7 +118,7 @@ extension GeoQueryService {
         }
         let gems = try await requireUserData().gems(ownedBy: user.username, after: after, limit: limit + 1)
         let page = Array(gems.prefix(limit))
-        let next = gems.count > limit ? page.last?.id.rawValue : nil
+        let next = gems.count > limit ? page.last.map { ListCursor.encode($0.id.rawValue, for: request) } : nil
         let query = QueryDescription(kind: "my_gems", limit: limit)
         let answer = PlaceAnswer(query: query, page: PlacePage(matches: page.map { PlaceMatch(place: $0, distance: nil) }, nextCursor: next))
         // A hidden gem is private: only the page's private gems can carry a moderator's decision.

@@ -44,7 +44,7 @@ extension GeoQueryService {
         _ = try await moderator(request)
         let parameters = try QueryParameters(request, allowed: ["limit", "cursor"])
         let limit = try parameters.int("limit", range: 1...100) ?? 20
-        let after = try parameters.single("cursor").map { text in
+        let after = try ListCursor.position(request, parameters).map { text in
             guard let position = Self.reportQueuePosition(cursor: text) else {
                 throw APIProblem.badRequest("cursor '\(text.prefix(100))' is invalid: pass next_cursor of the previous page")
             }
@@ -53,7 +53,7 @@ extension GeoQueryService {
         let store = try requireUserData()
         let found = try await store.reportedGems(after: after, limit: limit + 1)
         let queue = Array(found.prefix(limit))
-        let next = found.count > limit ? queue.last.map { "\($0.reports.count)_\($0.gemID.rawValue)" } : nil
+        let next = found.count > limit ? queue.last.map { ListCursor.encode("\($0.reports.count)_\($0.gemID.rawValue)", for: request) } : nil
         let gems = try await store.places(queue.map(\.gemID))  // one read for the page
         var json = JSONWriter(capacity: 2048 + queue.count * 1500)
         json.beginObject()

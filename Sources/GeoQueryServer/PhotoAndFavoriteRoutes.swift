@@ -83,7 +83,7 @@ extension GeoQueryService {
         let user = try await signedIn(request)
         let parameters = try QueryParameters(request, allowed: ["limit", "cursor"])
         let limit = try pageLimit(parameters)
-        let after = try parameters.single("cursor").map { text in
+        let after = try ListCursor.position(request, parameters).map { text in
             guard let position = Self.photoPosition(cursor: text) else {
                 throw APIProblem.badRequest("cursor '\(text.prefix(100))' is invalid: pass next_cursor of the previous page")
             }
@@ -94,7 +94,7 @@ extension GeoQueryService {
         let photos = Array(found.prefix(limit))
         let uses = Dictionary(grouping: try await store.photoUses(by: user.username, among: photos.map(\.id)), by: \.photoID)
         let used = try await store.photoBytes(ownedBy: user.username)
-        let next = found.count > limit ? photos.last.map(Self.photoCursor) : nil
+        let next = found.count > limit ? photos.last.map { ListCursor.encode(Self.photoCursor($0), for: request) } : nil
         var response = Response.json(
             .object([
                 (
@@ -195,7 +195,7 @@ extension GeoQueryService {
         let user = try await signedIn(request)
         let parameters = try QueryParameters(request, allowed: ["limit", "cursor"])
         let limit = try pageLimit(parameters)
-        let after = try parameters.single("cursor").map { text -> PlaceID in
+        let after = try ListCursor.position(request, parameters).map { text -> PlaceID in
             guard let id = try? PlaceID(text) else {
                 throw APIProblem.badRequest("cursor '\(text)' is invalid: pass next_cursor of the previous page")
             }
@@ -231,7 +231,7 @@ extension GeoQueryService {
         }
         json.endArray()
         json.key("next_cursor")
-        json.string(found.count > limit ? page.last?.placeID.rawValue : nil)
+        json.string(found.count > limit ? page.last.map { ListCursor.encode($0.placeID.rawValue, for: request) } : nil)
         json.endObject()
         return .writer(json)
     }

@@ -67,7 +67,7 @@ extension GeoQueryService {
         let city = try await region(parameters, filter: &filter)
         (filter.viewer, filter.viewerFriends) = try await viewerScope(request)
         // The cursor keeps the first page's instant, so every page reads scores at one moment.
-        let after = try parameters.single("cursor").map { text in
+        let after = try ListCursor.position(request, parameters).map { text in
             guard let position = PopularRanking.Position(text: text) else {
                 throw APIProblem.badRequest("cursor '\(text.prefix(40))' is invalid: pass next_cursor of the previous page")
             }
@@ -79,11 +79,11 @@ extension GeoQueryService {
         let query: [(StaticString, String?)] = [
             ("kind", kind == .place ? "places" : "destinations"), ("period", "\(period.rawValue)d"), ("region", try parameters.single("region")),
         ]
-        return .writer(Self.popularJSON(page, query: query, limit: limit))
+        return .writer(Self.popularJSON(page, query: query, limit: limit, next: page.next.map { ListCursor.encode($0.text, for: request) }))
     }
 
     /// A page of popular places as the route answers it.
-    static func popularJSON(_ page: PopularRanking.Page, query: [(StaticString, String?)], limit: Int) -> JSONWriter {
+    static func popularJSON(_ page: PopularRanking.Page, query: [(StaticString, String?)], limit: Int, next: String?) -> JSONWriter {
         var json = JSONWriter(capacity: 2_048 + page.items.count * 700)
         json.beginObject()
         json.key("query")
@@ -115,7 +115,7 @@ extension GeoQueryService {
         }
         json.endArray()
         json.key("next_cursor")
-        json.string(page.next?.text)
+        json.string(next)
         json.endObject()
         return json
     }

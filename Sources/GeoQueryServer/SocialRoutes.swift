@@ -80,7 +80,7 @@ extension GeoQueryService {
             return states
         }
         // By the other's username; the cursor is the last username of the previous page.
-        let after = try parameters.single("cursor").map { text in
+        let after = try ListCursor.position(request, parameters).map { text in
             guard (try? AccountRules.username(text)) == text else {
                 throw APIProblem.badRequest("cursor '\(text.prefix(60))' is invalid: pass next_cursor of the previous page")
             }
@@ -91,7 +91,7 @@ extension GeoQueryService {
                 (states?.contains(friendship.state) ?? true) && (after.map { friendship.username > $0 } ?? true)
             }
         let page = Array(matching.prefix(limit))
-        let next = matching.count > limit ? page.last?.username : nil
+        let next = matching.count > limit ? page.last.map { ListCursor.encode($0.username, for: request) } : nil
         var response = Response.json(
             .object([
                 ("count", .int(page.count)), ("friends", .array(page.map(Self.friendshipJSON))),
@@ -143,13 +143,13 @@ extension GeoQueryService {
         }
         let found = try await requireUserData().notifications(
             of: user.username, unreadOnly: unread,
-            after: try parameters.single("cursor"), limit: limit + 1)
+            after: try ListCursor.position(request, parameters), limit: limit + 1)
         let page = Array(found.prefix(limit))
         return .json(
             .object([
                 ("count", .int(page.count)),
                 ("notifications", .array(page.map(Self.notificationJSON))),
-                ("next_cursor", .optional(found.count > limit ? page.last?.id : nil)),
+                ("next_cursor", .optional(found.count > limit ? page.last.map { ListCursor.encode($0.id, for: request) } : nil)),
             ]))
     }
 

@@ -256,7 +256,7 @@ extension GeoQueryService {
         case "past": window = .past(now)
         case let other?: throw APIProblem.badRequest("when '\(other.prefix(20))' is invalid: use upcoming, past or all")
         }
-        let after = try parameters.single("cursor").map { text -> PlanListPosition in
+        let after = try ListCursor.position(request, parameters).map { text -> PlanListPosition in
             let parts = text.split(separator: "_", maxSplits: 1)
             guard parts.count == 2, let seconds = Double(parts[0]), seconds.isFinite else {
                 throw APIProblem.badRequest("cursor '\(text.prefix(60))' is invalid: pass next_cursor of the previous page")
@@ -271,7 +271,7 @@ extension GeoQueryService {
             let access = PlanAccess.of(user, to: record, isFriendOfOwner: false)
             items.append(kind == .itinerary ? try Self.itineraryJSON(record, access: access) : try await tripJSON(record, access: access))
         }
-        let next = found.count > limit ? page.last.map { "\($0.startsAt.timeIntervalSince1970)_\($0.id)" } : nil
+        let next = found.count > limit ? page.last.map { ListCursor.encode("\($0.startsAt.timeIntervalSince1970)_\($0.id)", for: request) } : nil
         return .json(
             .object([
                 ("count", .int(page.count)), (kind == .itinerary ? "itineraries" : "trips", .array(items)),

@@ -78,7 +78,9 @@ import Testing
             let firstPage = try await client.send(.get, "/v1/moderation/reports?limit=1", token: moderator)
             let cursor = firstPage.json["next_cursor"] as? String
             #expect((firstPage.json["gems"] as? [[String: Any]])?.compactMap { $0["gem_id"] as? String } == [rude])
-            #expect(cursor == "2_\(rude)" && firstPage.headers[PlaceRoutesLink.name]?.contains("rel=\"next\"") == true, "\(firstPage.text)")
+            #expect(
+                cursor != nil && firstPage.headers[PlaceRoutesLink.name]?.contains("cursor=\(cursor ?? "")>; rel=\"next\"") == true,
+                "\(firstPage.text)")
             let secondPage = try await client.send(.get, "/v1/moderation/reports?limit=1&cursor=\(cursor ?? "")", token: moderator)
             #expect((secondPage.json["gems"] as? [[String: Any]])?.compactMap { $0["gem_id"] as? String } == [misplaced])
             #expect(secondPage.json["next_cursor"] is NSNull && secondPage.headers[PlaceRoutesLink.name] == nil, "\(secondPage.text)")

@@ -48,7 +48,21 @@ extension TripRouteTests {
             }
             #expect(try await names("state=incoming") == ["eli"], "the requests waiting for an answer")
             #expect(try await names("state=accepted,requested") == ["ada", "bea", "cal", "dov"])
-            #expect(try await names("state=accepted&cursor=bea") == ["cal"])
+            // One cursor format: opaque, and good only for the query that issued it.
+            let accepted = try await client.send(.get, "/v1/me/friends?state=accepted&limit=2", token: hub)
+            let acceptedCursor = try #require(accepted.json["next_cursor"] as? String, "\(accepted.text)")
+            #expect(!acceptedCursor.contains("bea"), "opaque: \(acceptedCursor)")
+            #expect(try await names("state=accepted&limit=5&cursor=\(acceptedCursor)") == ["cal"], "the page size may change")
+            for other in ["/v1/me/friends?state=incoming&cursor=", "/v1/me/blocks?cursor=", "/v1/me/photos?cursor="] {
+                let refused = try await client.send(.get, other + acceptedCursor, token: hub)
+                #expect(
+                    refused.status == .badRequest
+                        && (refused.json["detail"] as? String)?.contains("cursor '\(acceptedCursor)' is invalid: it belongs to a different query")
+                            == true,
+                    "\(other): \(refused.text)")
+            }
+            #expect(
+                try await client.send(.get, "/v1/me/friends?state=accepted&cursor=bea", token: hub).status == .badRequest, "a username is no cursor")
             let badState = try await client.send(.get, "/v1/me/friends?state=pending", token: hub)
             #expect(badState.status == .badRequest && (badState.json["detail"] as? String)?.contains("state 'pending' is invalid") == true)
             #expect(try await client.send(.get, "/v1/me/friends?cursor=No%20Such", token: hub).status == .badRequest)
