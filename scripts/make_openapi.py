@@ -442,8 +442,8 @@ paths.update({
       "parameters": [param("state", {"type": "string", "pattern": "^(accepted|requested|incoming)(,(accepted|requested|incoming))*$"},
                            "Only these states, comma-separated: accepted (friends), requested (you asked), incoming (asked of you)."),
                      limit, cursor],
-      "responses": {"200": json_body({"type": "object", "required": ["count", "friends", "next_cursor"], "properties": {
-          "count": {"type": "integer", "description": "On this page."}, "friends": {"type": "array", "items": friendship},
+      "responses": {"200": json_body({"type": "object", "required": ["count", "total", "friends", "next_cursor"], "properties": {
+          "count": {"type": "integer", "description": "On this page."}, "total": {"type": "integer", "description": "In the whole list (with this state filter)."}, "friends": {"type": "array", "items": friendship},
           "next_cursor": nullable("string")}}, headers=link), "401": unauthorized, **common_errors}}},
   "/v1/me/friends/{username}": {
     "post": {"summary": "Ask someone to be friends (or accept their request)", "security": bearer, "parameters": [path_param("username", "A username.", "anna")],
@@ -452,8 +452,8 @@ paths.update({
     "delete": {"summary": "Decline a request, withdraw yours, or end a friendship", "security": bearer, "parameters": [path_param("username", "A username.", "anna")],
                "responses": {"204": no_content, "401": unauthorized, "404": problem("No friendship or request with them."), **common_errors}}},
   "/v1/me/blocks": {"get": {"summary": "The people you blocked, newest first, in pages", "security": bearer, "parameters": [limit, cursor],
-      "responses": {"200": json_body({"type": "object", "required": ["count", "blocks", "next_cursor"], "properties": {
-          "count": {"type": "integer", "description": "On this page."}, "blocks": {"type": "array", "items": ref("Block")},
+      "responses": {"200": json_body({"type": "object", "required": ["count", "total", "blocks", "next_cursor"], "properties": {
+          "count": {"type": "integer", "description": "On this page."}, "total": {"type": "integer", "description": "In the whole list."}, "blocks": {"type": "array", "items": ref("Block")},
           "next_cursor": nullable("string")}}, headers=link), "401": unauthorized, **common_errors}}},
   "/v1/me/blocks/{username}": {
     "put": {"summary": "Block someone: any friendship or request ends, and neither of you can ask the other to be a friend, invite them or add them to an itinerary",

@@ -27,7 +27,9 @@ extension GeoQueryService {
             }
             return (seconds, String(parts[1]))
         }
-        let matching = try await requireUserData().blocks(by: user.username).filter { block in
+        // The whole list is read, so the total costs nothing.
+        let listed = try await requireUserData().blocks(by: user.username)
+        let matching = listed.filter { block in
             guard let (seconds, name) = after else { return true }
             let time = block.createdAt.timeIntervalSince1970
             return time < seconds || (time == seconds && block.blocked > name)
@@ -37,7 +39,7 @@ extension GeoQueryService {
             matching.count > limit ? page.last.map { ListCursor.encode("\($0.createdAt.timeIntervalSince1970)_\($0.blocked)", for: request) } : nil
         var response = Response.json(
             .object([
-                ("count", .int(page.count)), ("blocks", .array(page.map(Self.blockJSON))),
+                ("count", .int(page.count)), ("total", .int(listed.count)), ("blocks", .array(page.map(Self.blockJSON))),
                 ("next_cursor", .optional(next)),
             ]))
         if let next { response.headers[Self.linkHeader] = "<\(Self.nextURL(request, cursor: next))>; rel=\"next\"" }

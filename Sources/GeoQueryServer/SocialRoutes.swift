@@ -86,15 +86,14 @@ extension GeoQueryService {
             }
             return text
         }
-        let matching = try await requireUserData().friendships(of: user.username)
-            .filter { friendship in
-                (states?.contains(friendship.state) ?? true) && (after.map { friendship.username > $0 } ?? true)
-            }
+        // The whole list is read (at most the friend limit), so the total costs nothing.
+        let listed = try await requireUserData().friendships(of: user.username).filter { states?.contains($0.state) ?? true }
+        let matching = listed.filter { friendship in after.map { friendship.username > $0 } ?? true }
         let page = Array(matching.prefix(limit))
         let next = matching.count > limit ? page.last.map { ListCursor.encode($0.username, for: request) } : nil
         var response = Response.json(
             .object([
-                ("count", .int(page.count)), ("friends", .array(page.map(Self.friendshipJSON))),
+                ("count", .int(page.count)), ("total", .int(listed.count)), ("friends", .array(page.map(Self.friendshipJSON))),
                 ("next_cursor", .optional(next)),
             ]))
         if let next { response.headers[Self.linkHeader] = "<\(Self.nextURL(request, cursor: next))>; rel=\"next\"" }

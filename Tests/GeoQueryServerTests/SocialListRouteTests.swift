@@ -51,6 +51,7 @@ extension TripRouteTests {
             // One cursor format: opaque, and good only for the query that issued it.
             let accepted = try await client.send(.get, "/v1/me/friends?state=accepted&limit=2", token: hub)
             let acceptedCursor = try #require(accepted.json["next_cursor"] as? String, "\(accepted.text)")
+            #expect(accepted.json["count"] as? Int == 2 && accepted.json["total"] as? Int == 3, "the total of the list, not of the page")
             #expect(!acceptedCursor.contains("bea"), "opaque: \(acceptedCursor)")
             #expect(try await names("state=accepted&limit=5&cursor=\(acceptedCursor)") == ["cal"], "the page size may change")
             for other in ["/v1/me/friends?state=incoming&cursor=", "/v1/me/blocks?cursor=", "/v1/me/photos?cursor="] {
@@ -76,7 +77,7 @@ extension TripRouteTests {
             }
             let first = try await client.send(.get, "/v1/me/blocks?limit=2", token: hub)
             let firstNames = (first.json["blocks"] as? [[String: Any]] ?? []).compactMap { $0["username"] as? String }
-            #expect(firstNames == ["zed_three", "zed_two"], "\(first.text)")
+            #expect(firstNames == ["zed_three", "zed_two"] && first.json["total"] as? Int == 3, "\(first.text)")
             let cursor = try #require(first.json["next_cursor"] as? String)
             let second = try await client.send(
                 .get, "/v1/me/blocks?limit=2&cursor=\(cursor.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)", token: hub)
