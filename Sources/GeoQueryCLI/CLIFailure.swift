@@ -54,7 +54,7 @@ struct CLIFailure: Error {
                 self.init(
                     error.description + " (`geoquery import FILE --format geonames-csv --db \(path)`, or `make run` for the default index)",
                     exitCode: Self.noInput)
-            case .notAnIndex, .notUserData: self.init(error.description, exitCode: Self.noInput)
+            case .notAnIndex, .notUserData, .notADatabase: self.init(error.description, exitCode: Self.noInput)
             case .invalidArgument: self.init(error.description, exitCode: Self.usage)
             default: self.init(error.description, exitCode: Self.ioError)
             }
@@ -77,6 +77,7 @@ struct CLIFailure: Error {
             }
         case let error as ImportError:
             switch error {
+            case .fileNotFound: self.init(error.description, exitCode: Self.noInput)
             case .unreadableFile, .unknownFormat: self.init(error.description, exitCode: Self.usage)
             default: self.init(error.description, exitCode: Self.dataError)
             }

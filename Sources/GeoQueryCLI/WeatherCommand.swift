@@ -20,15 +20,12 @@ struct WeatherLookup: AsyncParsableCommand, CheckedAfterParsing {
     @Option(parsing: .unconditional, help: "Longitude, -180 to 180.") var lon: Double
     @Option(help: "open-meteo, openweathermap or pirateweather.") var provider: String = "open-meteo"
     @Option(help: "Days of forecast, today first (1–16; OpenWeatherMap and Pirate Weather give up to 8).") var days: Int = 7
-    @Option(help: "Output format: table or json (default: table on a terminal, else json).") var format: OutputFormat?
+    @Option(help: "Output format: table or json (default: table on a terminal, else json).") var format: WeatherFormat?
 
     func check() throws {
         _ = try parseCoordinate(latitude: lat, longitude: lon)
         _ = try providerName()
         guard (1...16).contains(days) else { throw ValidationError("--days \(days) is invalid: it must be from 1 to 16") }
-        if let format, format != .table && format != .json {
-            throw ValidationError("--format \(format.rawValue) is not available for weather; use table or json")
-        }
     }
 
     func providerName() throws -> ProviderName {
@@ -73,4 +70,9 @@ func weatherTable(_ weather: Weather) -> String {
     }
     out += TextTable(headers: ["date", "min °C", "max °C", "precip mm", "precip %", "conditions"], rows: rows, rightAligned: [1, 2, 3, 4]).rendered
     return out + weather.attribution + "\n"
+}
+
+/// The formats a forecast is written in (a forecast is no list of places: no GeoJSON or CSV).
+enum WeatherFormat: String, ExpressibleByArgument, CaseIterable {
+    case table, json
 }

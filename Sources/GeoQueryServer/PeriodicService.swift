@@ -20,7 +20,11 @@ public struct PeriodicService: Service {
 
     public func run() async throws {
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
-            do { try await work() } catch { logger.warning("\(failure): \(error)") }
+            do { try await work() } catch {
+                // A round cut short by the service stopping (a failed start, Ctrl-C) is no failure.
+                guard !Task.isCancelled && !Task.isShuttingDownGracefully else { break }
+                logger.warning("\(failure): \(error)")
+            }
             try? await cancelWhenGracefulShutdown { try await Task.sleep(for: interval) }
         }
     }
@@ -67,6 +71,8 @@ extension PeriodicService {
                 do {
                     let count = try await sweep.run()
                     if count > 0 { service.logger.info("\(sweep.done.replacingOccurrences(of: "%d", with: String(count)))") }
+                } catch is CancellationError {
+                    throw CancellationError()
                 } catch { failures.append("\(sweep.name): \(error)") }
             }
             if !failures.isEmpty { throw HousekeepingFailure(failures: failures) }

@@ -6,7 +6,7 @@ import PlaceModel
 func openDump(_ path: String) throws -> (handle: FileHandle, size: Int) {
     var isDirectory: ObjCBool = false
     guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-        throw ImportError.unreadableFile(path: path, reason: "no such file")
+        throw ImportError.fileNotFound(path: path)
     }
     guard !isDirectory.boolValue else { throw ImportError.unreadableFile(path: path, reason: "it is a directory") }
     guard let handle = FileHandle(forReadingAtPath: path) else {

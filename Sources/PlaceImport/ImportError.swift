@@ -1,6 +1,10 @@
+import Foundation
+
 /// Errors that stop an import. A stopped import changes nothing in the index.
 public enum ImportError: Error, Sendable, CustomStringConvertible {
     case unreadableFile(path: String, reason: String)
+    /// No file at the path.
+    case fileNotFound(path: String)
     /// The header lacks columns the format needs.
     case missingColumns(path: String, format: String, missing: [String], found: [String])
     /// An empty file, or one without a header.
@@ -16,8 +20,14 @@ public enum ImportError: Error, Sendable, CustomStringConvertible {
         switch self {
         case .unreadableFile(let path, let reason):
             return "cannot read \(path): \(reason)"
+        case .fileNotFound(let path):
+            return "no file at \(path): check the path (a relative one starts in \(FileManager.default.currentDirectoryPath))"
         case .missingColumns(let path, let format, let missing, let found):
-            return "\(path) is not a \(format) file: missing column(s) \(missing.joined(separator: ", ")); found \(found.joined(separator: ", "))"
+            let article = "aeiou".contains(format.prefix(1).lowercased()) ? "an" : "a"
+            let seen = found.isEmpty ? "it has none of the format's structure" : "found \(found.joined(separator: ", "))"
+            let formats = ImportFormat.allCases.map(\.rawValue).joined(separator: ", ")
+            return
+                "\(path) is not \(article) \(format) file: missing \(format == "geojson" ? "member" : "column(s)") \(missing.joined(separator: ", ")); \(seen). Is --format right? The formats are \(formats)"
         case .emptyFile(let path):
             return "\(path) has no places (is the download truncated?); an empty dump would empty its source, so nothing was changed"
         case .tooManyRejects(let rejected, let total, let ratio, let problems):

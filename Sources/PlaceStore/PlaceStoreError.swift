@@ -15,6 +15,8 @@ public enum PlaceStoreError: Error, Sendable, CustomStringConvertible {
     case schemaTooNew(found: Int, supported: Int)
     /// The file is a SQLite database but not a GeoQuery index.
     case notAnIndex(path: String)
+    /// The file is not a SQLite database at all (a text file, another program's file).
+    case notADatabase(path: String)
     /// The file is a SQLite database but not a GeoQuery user data file (accounts, gems).
     case notUserData(path: String)
     /// A stored row that cannot be turned back into a place (a damaged or hand-edited file).
@@ -27,13 +29,16 @@ public enum PlaceStoreError: Error, Sendable, CustomStringConvertible {
         case .indexNotFound(let path):
             return "no place index at \(path); import a dump into that path first to create one"
         case .cannotOpen(let path, let message):
-            return "cannot open place index \(path): \(message)"
+            return "cannot open \(path): \(message)"
         case .spatiaLiteUnavailable(let message):
             return "SpatiaLite is unavailable (\(message)); install libspatialite-dev / libsqlite3-mod-spatialite"
         case .sqlite(let code, let message, let sql):
             return "SQLite error \(code): \(message)" + (sql.map { " in: \($0)" } ?? "")
         case .schemaTooNew(let found, let supported):
             return "the index has schema version \(found), newer than the \(supported) this geoquery supports; upgrade geoquery"
+        case .notADatabase(let path):
+            return
+                "\(path) is not a SQLite database, so neither a GeoQuery place index nor a user data file: give a file geoquery made, or a path where none exists yet to create one"
         case .notAnIndex(let path):
             return "\(path) is a SQLite file but not a GeoQuery place index"
         case .notUserData(let path):

@@ -23,6 +23,20 @@ final class SQLiteConnection {
     /// How long a statement waits for another connection's lock before it fails with `SQLITE_BUSY`.
     static let busyTimeoutMilliseconds: Int32 = 10_000
 
+    /// Why `path` could not be opened, with what to do about it: a folder that does not exist
+    /// or a file or folder the user may not use; else SQLite's own words.
+    static func explanation(ofOpening path: String, sqliteMessage: String) -> String {
+        let folder = (path as NSString).deletingLastPathComponent
+        let manager = FileManager.default
+        if !folder.isEmpty, !manager.fileExists(atPath: folder) {
+            return "the folder \(folder) does not exist; create it (mkdir -p \(folder)) or give a path in a folder that exists"
+        }
+        if manager.fileExists(atPath: path) ? !manager.isReadableFile(atPath: path) : !manager.isWritableFile(atPath: folder.isEmpty ? "." : folder) {
+            return "permission denied; give the user running geoquery access to it, or give another path"
+        }
+        return sqliteMessage
+    }
+
     init(path: String, readOnly: Bool, create: Bool) throws {
         _ = SQLiteConnection.configureOnce
         self.path = path
@@ -40,7 +54,7 @@ final class SQLiteConnection {
             // "Whether or not an error occurs when it is opened, resources associated with the
             // database connection handle should be released by passing it to sqlite3_close()."
             sqlite3_close(db)
-            throw PlaceStoreError.cannotOpen(path: path, message: message)
+            throw PlaceStoreError.cannotOpen(path: path, message: Self.explanation(ofOpening: path, sqliteMessage: message))
         }
         handle = db
         guard let cache = spatialite_alloc_connection() else {

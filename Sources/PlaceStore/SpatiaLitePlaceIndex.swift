@@ -53,11 +53,16 @@ public final class SpatiaLitePlaceIndex: SnapshotStore, @unchecked Sendable {
         let exists = FileManager.default.fileExists(atPath: path)
         if !exists && mode != .createIfMissing { throw PlaceStoreError.indexNotFound(path: path) }
         connection = try SQLiteConnection(path: path, readOnly: isReadOnly, create: mode == .createIfMissing)
-        try connection.execute(
-            """
-            PRAGMA synchronous = NORMAL; PRAGMA cache_size = -262144; PRAGMA temp_store = MEMORY;
-            PRAGMA mmap_size = 4294967296;
-            """)
+        do {
+            try connection.execute(
+                """
+                PRAGMA synchronous = NORMAL; PRAGMA cache_size = -262144; PRAGMA temp_store = MEMORY;
+                PRAGMA mmap_size = 4294967296;
+                """)
+        } catch PlaceStoreError.sqlite(let code, _, _) where code & 0xFF == SQLITE_NOTADB {
+            // The first statement is where SQLite reads the header of a file that is not a database.
+            throw PlaceStoreError.notADatabase(path: path)
+        }
         if isReadOnly {
             let version = Int(try connection.scalarInt("PRAGMA user_version") ?? 0)
             if version == 0 { throw PlaceStoreError.notAnIndex(path: path) }

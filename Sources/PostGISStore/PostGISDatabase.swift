@@ -130,6 +130,10 @@ public final class PostGISDatabase: Sendable {
             let milliseconds = max(1, statementTimeout.components.seconds * 1000 + statementTimeout.components.attoseconds / 1_000_000_000_000_000)
             configuration.options.additionalStartupParameters.append(("statement_timeout", String(milliseconds)))
         }
+        // The pool retries a refused or rejected connection until its timeout: one connection
+        // made first, outside it, says at once that nothing listens there or that the password
+        // is wrong.
+        try await Self.probe(location, timeout: timeout, logger: logger)
         // The pool's own log says little an operator can act on until run() has started (a lease
         // may come first); failures reach callers as PostGISError anyway.
         var backgroundLogger = logger
@@ -144,6 +148,19 @@ public final class PostGISDatabase: Sendable {
             throw error
         }
         return database
+    }
+
+    /// Opens one connection to `location` and closes it: its failure, translated as a
+    /// statement's would be.
+    static func probe(_ location: PostGISLocation, timeout: Duration, logger: Logger) async throws {
+        var configuration = PostgresConnection.Configuration(
+            host: location.host, port: location.port, username: location.username, password: location.password,
+            database: location.database, tls: location.requiresTLS ? .require(try .init(configuration: .makeClientConfiguration())) : .disable)
+        configuration.options.connectTimeout = .nanoseconds(Int64(timeout.components.seconds) * 1_000_000_000)
+        try await translatingErrors(location) {
+            let connection = try await PostgresConnection.connect(configuration: configuration, id: 0, logger: logger)
+            try await connection.close()
+        }
     }
 
     /// Stops the pool (open connections are closed).
@@ -279,7 +296,13 @@ public final class PostGISDatabase: Sendable {
     }
 
     private static func reason(_ error: PSQLError) -> String {
-        if let underlying = error.underlying { return String(describing: underlying) }
+        if let underlying = error.underlying {
+            let text = String(describing: underlying)
+            if text.localizedCaseInsensitiveContains("connection refused") {
+                return "nothing accepts connections there (connection refused): start PostgreSQL, or correct the host and port in the URL"
+            }
+            return text
+        }
         return String(describing: error.code)
     }
 }

@@ -341,7 +341,6 @@ final class CLIFixture: @unchecked Sendable {
         (["bbox", "--bbox", "1,2,3"], "1,2,3"),
         (["nearest", "--lat", "0", "--lon", "0", "-k", "0"], "-k 0"),
         (["nearest", "--lat", "0", "--lon", "0", "--max-distance", "-5km"], "-5km"),
-        (["import", "/nonexistent/file.csv", "--format", "geonames-csv"], "/nonexistent/file.csv"),
         (["import", "/nonexistent/file.csv", "--format", "kml"], "kml"),
         (["near", "--lat", "0", "--lon", "0", "--radius", "1km", "--country", "FRA"], "--country 'FRA' is invalid"),
         (["near", "--lat", "0", "--lon", "0", "--radius", "1km", "--continent", "Atlantis"], "--continent 'Atlantis' is invalid"),
@@ -359,6 +358,35 @@ final class CLIFixture: @unchecked Sendable {
         #expect(result.status == 64, "\(arguments): \(result.stderr)")
         #expect(result.stderr.contains(named), "\(result.stderr)")
         #expect(!result.stderr.contains("Fatal error") && result.stdout.isEmpty)
+    }
+
+    /// Each system error a user can cause is one sentence naming the thing and the fix, with
+    /// its sysexits code.
+    @Test func systemErrorsSayWhatToDo() throws {
+        let directory = try ServeCLITests.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let text = directory.appendingPathComponent("notes.txt").path
+        try String(repeating: "not a database\n", count: 100).write(toFile: text, atomically: true, encoding: .utf8)
+        let notADatabase = try CLI.run(["near", "--lat", "0", "--lon", "0", "--radius", "1km", "--db", text])
+        #expect(
+            notADatabase.status == 66 && notADatabase.stderr.contains("\(text) is not a SQLite database")
+                && !notADatabase.stderr.contains("PRAGMA"), "\(notADatabase.stderr)")
+        let missingFolder = try CLI.run(["serve", "--port", "0", "--db", try db, "--users-db", "/nonexistent/dir/users.sqlite"])
+        #expect(
+            missingFolder.status != 0
+                && missingFolder.stderr.contains("the folder /nonexistent/dir does not exist; create it (mkdir -p /nonexistent/dir)"),
+            "\(missingFolder.stderr)")
+        let missingInput = try CLI.run(["import", directory.appendingPathComponent("none.csv").path, "--format", "geonames-csv", "--db", try db])
+        #expect(missingInput.status == 66 && missingInput.stderr.contains("no file at \(directory.path)/none.csv"), "\(missingInput.stderr)")
+        let wrongFormat = try CLI.run(["import", text, "--format", "geojson", "--db", directory.appendingPathComponent("new.sqlite").path])
+        #expect(
+            wrongFormat.status == 65 && wrongFormat.stderr.contains("is not a geojson file") && wrongFormat.stderr.contains("Is --format right?"),
+            "\(wrongFormat.stderr)")
+        let airports = try CLI.run(["import", text, "--format", "airports-csv", "--db", directory.appendingPathComponent("new.sqlite").path])
+        #expect(airports.stderr.contains("is not an airports-csv file"), "\(airports.stderr)")
+        let weather = try CLI.run(["weather", "--lat", "1", "--lon", "1", "--format", "geojson"])
+        #expect(weather.status == 64 && weather.stderr.contains("'table'") && weather.stderr.contains("'json'"), "\(weather.stderr)")
+        #expect(!(try CLI.run(["weather", "--help"]).stdout.contains("geojson")), "the help lists only the formats weather writes")
     }
 
     @Test func aMissingIndexSaysHowToBuildOne() throws {

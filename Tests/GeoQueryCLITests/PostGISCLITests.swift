@@ -244,6 +244,8 @@ struct PostGISCLITests {
         #expect(
             near.status == 69 && near.stderr.contains("the database at postgres://postgres@127.0.0.1:\(port)/none is unavailable"),
             "\(near.stderr)")
+        // Said at once, by the first connection, not after the pool's timeout of retries.
+        #expect(near.stderr.contains("connection refused): start PostgreSQL, or correct the host and port"), "\(near.stderr)")
         let serve = try CLI.run(["serve", "--port", "0", "--db", "postgres://postgres:secret@127.0.0.1:\(port)/none"])
         #expect(serve.status == 69 && !serve.stderr.contains("secret"), "\(serve.stderr)")
         let bad = try CLI.run(["near", "--lat", "1", "--lon", "1", "--radius", "1km", "--db", "postgres://postgres@127.0.0.1/"])

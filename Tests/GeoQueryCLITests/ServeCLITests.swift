@@ -95,6 +95,14 @@ import FoundationNetworking
         ])
         defer { if server.process.isRunning { server.process.terminate() } }
         #expect(server.log.value.contains("/openapi.json (API description)"))
+        // A second service on the same port says so in one sentence, with no housekeeping noise.
+        let taken = try CLI.run([
+            "serve", "--port", String(server.port), "--db", fixture.db, "--users-db", directory.appendingPathComponent("other.sqlite").path,
+        ])
+        #expect(
+            taken.status == 69
+                && taken.stderr.contains("port \(server.port) on 127.0.0.1 is in use by another program: stop it, or give another --port")
+                && !taken.stderr.contains("CancellationError"), "\(taken.stderr)")
 
         var fromApp = URLRequest(url: URL(string: "http://127.0.0.1:\(server.port)/healthz")!)
         fromApp.setValue("https://app.example.com", forHTTPHeaderField: "Origin")
