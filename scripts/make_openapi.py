@@ -202,7 +202,7 @@ def photo_object(required=(), **extra):
     return {"type": "object", "required": ["id", "url", "width", "height", *required], "properties": {**photo_core_properties, **extra}}
 photo_answer = photo_object(["content_type", "bytes"], content_type={"type": "string"}, bytes={"type": "integer"})
 album_photo = photo_object(["uploader", "added_at"], uploader={"type": "string"}, added_at={"type": "string", "format": "date-time"},
-                           photo_id={"type": "string", "deprecated": True, "description": "The id again, for clients of 0.2; goes in 0.4."})
+                           photo_id={"type": "string", "deprecated": True, "description": "The id again, for clients written before 0.3; goes in 0.4."})
 no_content = {"description": "Done."}
 paths.update({
   "/v1/users": {
@@ -777,8 +777,10 @@ for item in paths.values():
     operation["parameters"] = operation.get("parameters", []) + [idempotency_key]
     operation["responses"].setdefault("409", problem("A request with this Idempotency-Key is still being done; Retry-After says when to ask again."))
     operation["responses"].setdefault("422", problem("This Idempotency-Key was used for a different request (another route or body)."))
+# The one version (Sources/GeoQueryWire/Version.swift), as `geoquery --version` says it.
+version = re.search(r'static let current = "([^"]+)"', (pathlib.Path(__file__).resolve().parent.parent / "Sources/GeoQueryWire/Version.swift").read_text()).group(1)
 doc = {"openapi": "3.1.0",
-       "info": {"title": "GeoQuery", "version": "1.0.0",
+       "info": {"title": "GeoQuery", "version": version,
                 "description": "Places near a point, in a box or nearest to it, exact on the WGS84 ellipsoid; federated search, weather, visiting orders and city search. Errors are RFC 9457 application/problem+json.",
                 "license": {"name": "Data: see /openapi.json info and geodata/README.md (GeoNames CC BY 4.0, OpenStreetMap ODbL, airportsdata MIT)"}},
        "servers": [{"url": "/"}], "paths": paths,

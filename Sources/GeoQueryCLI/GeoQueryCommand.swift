@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import GeoQueryWire
 import Logging
 
 /// `geoquery`: find places near a point, in a box, or nearest to a point, and build the index.
@@ -15,7 +16,7 @@ struct GeoQueryCommand: AsyncParsableCommand {
             Exit codes: 0 success (an empty answer too), 1 place not found, 64 bad usage or input, \
             65 bad data file, 66 no index (or user data file), 69 a provider failed, 74 I/O or database failure.
             """,
-        version: "0.1.0",
+        version: GeoQueryVersion.current,
         subcommands: [
             Near.self, BBox.self, Nearest.self, Best.self, PlaceLookup.self, Stats.self, Sources.self, Categories.self, Where.self, Import.self,
             RouteCommand.self, Search.self, WeatherLookup.self, Serve.self, Backup.self,

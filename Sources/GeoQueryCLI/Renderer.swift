@@ -32,7 +32,13 @@ enum Renderer {
         switch format {
         case .json: emit(answer.json(pretty: true))
         case .geojson: emit(answer.geoJSON(pretty: true))
-        case .csv: emit(answer.csv())
+        case .csv:
+            emit(answer.csv())
+            // CSV has no place for it, and standard output is the data: the cursor goes to
+            // standard error, so a script pages with `2>` and the rows stay clean.
+            if let cursor = answer.page.nextCursor {
+                FileHandle.standardError.write(Data("geoquery: more with --cursor \(cursor)\n".utf8))
+            }
         case .table: emit(detailed ? detailTable(answer) : table(answer))
         }
     }

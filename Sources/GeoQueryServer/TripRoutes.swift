@@ -208,7 +208,7 @@ extension GeoQueryService {
     }
 
     /// A photo of a trip's album: the photo object, who added it and when (`photo_id` repeats
-    /// `id` for clients of 0.2; it goes in 0.4).
+    /// `id` for clients written before 0.3; it goes in 0.4).
     static func albumPhotoMembers(_ photo: AlbumPhoto) -> [(String, OrderedJSON)] {
         photoCore(id: photo.photoID, width: photo.width, height: photo.height) + [
             ("uploader", .string(photo.uploader)), ("added_at", Self.timestampJSON(photo.addedAt)), ("photo_id", .string(photo.photoID)),

@@ -141,6 +141,9 @@ final class CLIFixture: @unchecked Sendable {
             "--format", "json", "--db", try db,
         ])
         #expect((second.json["places"] as? [[String: Any]])?.compactMap { $0["id"] as? String } == ["geonames:2988507", "airport:LFPO"])
+        // CSV pages too: its cursor goes to standard error, the rows stay clean, and it is the same cursor.
+        let csv = try CLI.run(["near", "--lat", "48.8584", "--lon", "2.2945", "--radius", "20mi", "--limit", "2", "--format", "csv", "--db", try db])
+        #expect(csv.status == 0 && csv.stderr.contains("geoquery: more with --cursor \(cursor)") && !csv.stdout.contains(cursor), "\(csv.stderr)")
     }
 
     /// `geoquery categories` lists what `--category` takes; a category outside it is exit 64 with
@@ -387,6 +390,17 @@ final class CLIFixture: @unchecked Sendable {
         let weather = try CLI.run(["weather", "--lat", "1", "--lon", "1", "--format", "geojson"])
         #expect(weather.status == 64 && weather.stderr.contains("'table'") && weather.stderr.contains("'json'"), "\(weather.stderr)")
         #expect(!(try CLI.run(["weather", "--help"]).stdout.contains("geojson")), "the help lists only the formats weather writes")
+    }
+
+    /// `--version` says the version the API description says (both come from one constant).
+    @Test func theVersionIsSaidOnce() throws {
+        let specification = PostGISCLITests.repositoryRoot.appendingPathComponent("Sources/GeoQueryServer/Resources/openapi.json")
+        let info = (try JSONSerialization.jsonObject(with: Data(contentsOf: specification)) as? [String: Any])?["info"] as? [String: Any]
+        let version = try #require(info?["version"] as? String)
+        let said = try CLI.run(["--version"])
+        #expect(said.status == 0 && said.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == version, "\(said.stdout) \(version)")
+        let changelog = try String(contentsOf: PostGISCLITests.repositoryRoot.appendingPathComponent("CHANGELOG.md"), encoding: .utf8)
+        #expect(changelog.contains("## \(version)"), "CHANGELOG.md has a heading for \(version)")
     }
 
     @Test func aMissingIndexSaysHowToBuildOne() throws {

@@ -1,5 +1,6 @@
 import Foundation
 import GeoQueryServer
+import GeoQueryWire
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
@@ -162,6 +163,8 @@ import Testing
             let descriptionTag = try #require(description.headers[.eTag])
             #expect(description.status == .ok && description.headers[.cacheControl] == "no-cache" && descriptionTag != tag)
             #expect(description.body.readableBytes == (try ServiceResources.openAPI()).count)
+            let info = (try JSONSerialization.jsonObject(with: Data(description.body.readableBytesView)) as? [String: Any])?["info"] as? [String: Any]
+            #expect(info?["version"] as? String == GeoQueryVersion.current, "one version: the description's is the code's")
             let held = try await client.execute(uri: "/openapi.json", method: .get, headers: [.ifNoneMatch: descriptionTag])
             #expect(held.status == .notModified && held.body.readableBytes == 0)
         }
