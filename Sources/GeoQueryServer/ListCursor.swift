@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import PlaceQuery
 
 /// The one cursor format of the lists that are not place queries (docs/api-conventions.md):
 /// opaque base64url text holding a fingerprint of the query that issued it and the position
@@ -8,38 +9,29 @@ import Hummingbird
 ///
 /// Place queries' cursors (``PageCursor``) have the same form, made by the index.
 enum ListCursor {
-    /// FNV-1a over the request's path and its query parameters but `cursor` and `limit`
-    /// (the page size may change between pages), sorted.
+    /// A fingerprint (``PageCursor/fingerprint(_:)``) of the request's path and its query
+    /// parameters but `cursor` and `limit` (the page size may change between pages), sorted.
     static func fingerprint(of request: Request) -> UInt64 {
         let pairs = QueryParameters.pairs(request).filter { $0.0 != "cursor" && $0.0 != "limit" }.sorted { ($0.0, $0.1) < ($1.0, $1.1) }
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in ([request.uri.path] + pairs.flatMap { [$0.0, $0.1] }).joined(separator: "\u{0}").utf8 {
-            hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3
-        }
-        return hash
+        return PageCursor.fingerprint([request.uri.path] + pairs.flatMap { [$0.0, $0.1] })
     }
 
     /// The cursor a page of `request` gives for resuming after `position`.
     static func encode(_ position: String, for request: Request) -> String {
-        var bytes = withUnsafeBytes(of: fingerprint(of: request).bigEndian, Array.init)
-        bytes += Array(position.utf8)
-        return Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
+        Base64URL.encode(withUnsafeBytes(of: fingerprint(of: request).bigEndian, Array.init) + Array(position.utf8))
     }
 
     /// The position in the request's `cursor`, nil when none is given.
     /// - Throws: a 400 naming the cursor when it is not one this list issued for this query.
     static func position(_ request: Request, _ parameters: QueryParameters) throws -> String? {
         guard let text = try parameters.single("cursor") else { return nil }
-        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
-        guard text.utf8.count <= 2_048, !text.contains("="), let data = Data(base64Encoded: base64), data.count > 8,
-            let position = String(bytes: data.dropFirst(8), encoding: .utf8)
+        guard text.utf8.count <= 2_048, let bytes = Base64URL.decode(text), bytes.count > 8,
+            let position = String(bytes: bytes.dropFirst(8), encoding: .utf8)
         else {
             throw APIProblem.badRequest(
                 "cursor '\(text.prefix(60))' is invalid: it is not a cursor this list issued; pass next_cursor of the previous page")
         }
-        let issuedFor = data.prefix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+        let issuedFor = bytes.prefix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
         guard issuedFor == fingerprint(of: request) else {
             throw APIProblem.badRequest(
                 "cursor '\(text.prefix(60))' is invalid: it belongs to a different query (another list, filter or order); pass next_cursor of the previous page of this one"

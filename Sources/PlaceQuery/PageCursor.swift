@@ -59,10 +59,11 @@ public struct PageCursor: Equatable, Sendable {
 
 /// Unpadded base64url (RFC 4648 §5), byte by byte: Foundation's encoder plus three
 /// `replacingOccurrences` cost more per page than writing the page's cursor should.
-enum Base64URL {
+public enum Base64URL {
     private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
 
-    static func encode(_ bytes: [UInt8]) -> String {
+    /// `bytes` as unpadded base64url text.
+    public static func encode(_ bytes: [UInt8]) -> String {
         var out = [UInt8]()
         out.reserveCapacity((bytes.count * 4 + 2) / 3)
         var index = 0
@@ -86,7 +87,7 @@ enum Base64URL {
 
     /// The bytes of base64url text (the standard alphabet's `+` and `/` and trailing `=`
     /// padding accepted too), or nil when it is not base64.
-    static func decode(_ text: String) -> [UInt8]? {
+    public static func decode(_ text: String) -> [UInt8]? {
         var symbols = Array(text.utf8)
         var padding = 0
         while symbols.last == UInt8(ascii: "=") && padding < 2 {
