@@ -45,6 +45,130 @@ public struct JSONScanner {
 
     private init(bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
 
+    // MARK: - Reading without a tree
+
+    /// What the next value is, seen from its first byte.
+    public enum Kind: Sendable, Equatable {
+        case object, array, string, number, bool, null
+    }
+
+    /// Reads one JSON text that fills `bytes` with `body`, which walks it value by value
+    /// (``kind``, ``readObject(_:)``, ``readArray(_:)``, ``readString()``, ``skipValue()``)
+    /// instead of building a ``JSONValue`` tree: a body of 10 000 small objects costs no
+    /// dictionary per object. Syntax errors are ``SyntaxError``s, whatever `body` throws is
+    /// thrown as it is; trailing bytes other than whitespace are a syntax error.
+    public static func read<Result>(_ bytes: some Collection<UInt8>, _ body: (inout JSONScanner) throws -> Result) throws -> Result {
+        let answer: Swift.Result<Result, any Error>? = bytes.withContiguousStorageIfAvailable { buffer in
+            Swift.Result {
+                var scanner = JSONScanner(bytes: buffer)
+                let result = try body(&scanner)
+                scanner.skipWhitespace()
+                guard scanner.position == buffer.count else { throw SyntaxError(offset: scanner.position, expected: "the end of the text") }
+                return result
+            }
+        }
+        if let answer { return try answer.get() }
+        return try read(Array(bytes), body)
+    }
+
+    /// The kind of the next value, or nil at the end of the text or before a byte that starts
+    /// no value.
+    public mutating func kind() -> Kind? {
+        skipWhitespace()
+        guard position < bytes.count else { return nil }
+        switch bytes[position] {
+        case UInt8(ascii: "{"): return .object
+        case UInt8(ascii: "["): return .array
+        case UInt8(ascii: "\""): return .string
+        case UInt8(ascii: "t"), UInt8(ascii: "f"): return .bool
+        case UInt8(ascii: "n"): return .null
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return .number
+        default: return nil
+        }
+    }
+
+    /// The next value, which must be a string.
+    public mutating func readString() throws(SyntaxError) -> String {
+        guard kind() == .string else { throw SyntaxError(offset: position, expected: "a string") }
+        return try string()
+    }
+
+    /// The next value as a tree, whatever it is.
+    public mutating func readValue() throws(SyntaxError) -> JSONValue {
+        try value()
+    }
+
+    /// Passes over the next value, whatever it is (checked as JSON all the same).
+    public mutating func skipValue() throws(SyntaxError) {
+        _ = try value()
+    }
+
+    /// Reads the next value, which must be an object, calling `member` with each member's name
+    /// and the scanner before its value; `member` must read or skip exactly that value.
+    public mutating func readObject(_ member: (String, inout JSONScanner) throws -> Void) throws {
+        guard kind() == .object else { throw SyntaxError(offset: position, expected: "an object") }
+        try enter()
+        defer { depth -= 1 }
+        position += 1
+        skipWhitespace()
+        if position < bytes.count && bytes[position] == UInt8(ascii: "}") {
+            position += 1
+            return
+        }
+        while true {
+            skipWhitespace()
+            guard position < bytes.count, bytes[position] == UInt8(ascii: "\"") else {
+                throw SyntaxError(offset: position, expected: "a member name in quotes")
+            }
+            let key = try string()
+            skipWhitespace()
+            guard position < bytes.count, bytes[position] == UInt8(ascii: ":") else { throw SyntaxError(offset: position, expected: "':'") }
+            position += 1
+            try member(key, &self)
+            skipWhitespace()
+            guard position < bytes.count else { throw SyntaxError(offset: position, expected: "',' or '}'") }
+            if bytes[position] == UInt8(ascii: ",") {
+                position += 1
+                continue
+            }
+            if bytes[position] == UInt8(ascii: "}") {
+                position += 1
+                return
+            }
+            throw SyntaxError(offset: position, expected: "',' or '}'")
+        }
+    }
+
+    /// Reads the next value, which must be an array, calling `element` with each element's
+    /// index and the scanner before it; `element` must read or skip exactly that value.
+    public mutating func readArray(_ element: (Int, inout JSONScanner) throws -> Void) throws {
+        guard kind() == .array else { throw SyntaxError(offset: position, expected: "an array") }
+        try enter()
+        defer { depth -= 1 }
+        position += 1
+        skipWhitespace()
+        if position < bytes.count && bytes[position] == UInt8(ascii: "]") {
+            position += 1
+            return
+        }
+        var index = 0
+        while true {
+            try element(index, &self)
+            index += 1
+            skipWhitespace()
+            guard position < bytes.count else { throw SyntaxError(offset: position, expected: "',' or ']'") }
+            if bytes[position] == UInt8(ascii: ",") {
+                position += 1
+                continue
+            }
+            if bytes[position] == UInt8(ascii: "]") {
+                position += 1
+                return
+            }
+            throw SyntaxError(offset: position, expected: "',' or ']'")
+        }
+    }
+
     private mutating func document() throws(SyntaxError) -> JSONValue {
         let value = try self.value()
         skipWhitespace()

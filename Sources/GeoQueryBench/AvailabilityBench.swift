@@ -70,15 +70,13 @@ enum AvailabilityBench {
         _ = try ServiceBench.wrkRun(wrk, port: port, connections: 8, seconds: 2, script: scriptPath)
         // Idle and loaded windows alternate, three of each, and each side's median p99 is
         // compared: a single pair of windows moved by up to 2× between runs on two cores.
-        let bodyPath = directory + "/availability-body.json"
-        try body.write(toFile: bodyPath, atomically: true, encoding: .utf8)
         let window = max(2, seconds / 2)
         var idleP99: [Double] = [], loadedP99: [Double] = []
         var sent = 0
         for _ in 0..<3 {
             let idle = try ServiceBench.wrkRun(wrk, port: port, connections: 8, seconds: window, script: scriptPath)
             idleP99.append(milliseconds(idle.p99) ?? .nan)
-            let (loaded, answered) = try whileSending(url: url, token: token, bodyPath: bodyPath) {
+            let (loaded, answered) = try whileSending(port: port, path: "/v1/trips/\(id)/availability", token: token, body: Array(body.utf8)) {
                 try ServiceBench.wrkRun(wrk, port: port, connections: 8, seconds: window, script: scriptPath)
             }
             loadedP99.append(milliseconds(loaded.p99) ?? .nan)
@@ -100,42 +98,36 @@ enum AvailabilityBench {
                 loadedP99.map { String(format: "%.2f", $0) }.joined(separator: "/")))
     }
 
-    /// Runs `measure` while four maximal bodies are always in flight, each sent again as soon
-    /// as it is answered, by curl in Linux's idle scheduling class: the bench's own client
-    /// shares the two cores with wrk and the server, and should take of them no more than a
-    /// client on another machine would. Answers what `measure` answered and how many bodies
-    /// were answered 200.
-    static func whileSending<T>(url: String, token: String, bodyPath: String, _ measure: () throws -> T) throws -> (T, Int) {
+    /// Runs `measure` while four bodies are always in flight, each sent again as soon as it is
+    /// answered, by ``IdleSender`` threads (kept-alive connections in Linux's idle scheduling
+    /// class: the bench's own client shares the two cores with wrk and the server, and should
+    /// take of them no more than a client on another machine would). Answers what `measure`
+    /// answered and how many bodies were answered 200.
+    static func whileSending<T>(port: Int, path: String, token: String, body: [UInt8], _ measure: () throws -> T) throws -> (T, Int) {
         let stop = NSLock()
         nonisolated(unsafe) var stopping = false
         nonisolated(unsafe) var sent = 0
         let senders = DispatchGroup()
+        let sender = IdleSender(port: port, method: "PUT", path: path, token: token, contentType: "application/json", body: body)
         for _ in 0..<4 {
             senders.enter()
             Thread.detachNewThread {
                 defer { senders.leave() }
-                while !stop.withLock({ stopping }) {
-                    let curl = Process()
-                    curl.executableURL = URL(fileURLWithPath: "/usr/bin/chrt")
-                    curl.arguments = [
-                        "--idle", "0", "curl", "-s", "-o", "/dev/null", "-w", "%{http_code}", "-X", "PUT", url,
-                        "-H", "Authorization: Bearer \(token)", "-H", "Content-Type: application/json", "--data-binary", "@" + bodyPath,
-                    ]
-                    let output = Pipe()
-                    curl.standardOutput = output
-                    guard (try? curl.run()) != nil else { return }
-                    let code = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-                    curl.waitUntilExit()
-                    if code == "200" { stop.withLock { sent += 1 } }
-                }
+                let answered = sender.run(expected: 200) { stop.withLock { stopping } }
+                stop.withLock { sent += answered }
             }
         }
         Thread.sleep(forTimeInterval: 1)
-        defer {
+        let measured: T
+        do {
+            measured = try measure()
+        } catch {
             stop.withLock { stopping = true }
             senders.wait()
+            throw error
         }
-        let measured = try measure()
+        stop.withLock { stopping = true }
+        senders.wait()
         return (measured, stop.withLock { sent })
     }
 }

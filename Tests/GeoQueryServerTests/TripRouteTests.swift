@@ -155,13 +155,16 @@ import Testing
                 .put, "/v1/trips/\(id)/availability", token: bob, bytes: Array("BEGIN:VFREEBUSY\nFREEBUSY:yesterday\nEND:VFREEBUSY".utf8),
                 headers: [.contentType: "text/calendar"])
             #expect(broken.status == .badRequest && broken.text.contains("yesterday"))
-            // A JSON body's bad parts are named; nesting past 64 levels is refused, not recursed into.
+            // A JSON body's bad parts are named; nesting past 64 levels is refused, not recursed
+            // into (where the body's shape is wrong before then, that is said first).
             for (body, expected) in [
                 (#"{"busy":[{"start":"2030-03-30T09:00:00","end":"2030-03-30T12:00:00+01:00"}]}"#, "busy[0] start and end must be RFC 3339"),
                 (#"{"busy":[{"start":"2030-03-30T09:00:00Z","end":"2030-03-30T12:00:00Z","note":1}]}"#, "unknown field 'busy[0].note'"),
                 (#"{"busy":[{"start":"2030-03-30T12:00:00Z","end":"2030-03-30T09:00:00Z"}]}"#, "busy[0] ends"),
                 (#"{"busy":"soon"}"#, "busy must be an array"), (#"{"free":[]}"#, "unknown field 'free'"),
-                (#"{"busy":"# + String(repeating: "[", count: 100) + String(repeating: "]", count: 100) + "}", "nested deeper than 64"),
+                (#"{"busy":"# + String(repeating: "[", count: 100) + String(repeating: "]", count: 100) + "}", "busy[0] must be a JSON object"),
+                (#"{"busy":[{"start":"# + String(repeating: "[", count: 100) + String(repeating: "]", count: 100) + "}]}", "nested deeper than 64"),
+                (#"{"busy":[{"start":"2030-03-30T09:00:00Z","end":"2030-03-30T12:00:00Z"}"#, "the request body is not a JSON object: malformed JSON"),
             ] {
                 let refused = try await client.send(.put, "/v1/trips/\(id)/availability", token: ann, json: body)
                 #expect(refused.status == .badRequest && refused.text.contains(expected), "\(body.prefix(80)) → \(refused.text)")
