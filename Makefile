@@ -1,22 +1,28 @@
 # GeoQuery — set-up, build, test, benchmark. Run as root on Debian (or with sudo available).
+#   make install  the built geoquery on the PATH (PREFIX=/usr/local)
 #   make run    install system packages, build (release), build the default index, example queries,
 #               then the service on 127.0.0.1:8080 in the foreground (`make serve` for that alone)
 #   make test   install system packages and the Python test tools, run the test suite and schemathesis
 #   make bench  1 M synthetic places: load rate, query latencies, library vs raw SQLite; JSON answers;
 #               geoquery serve under wrk; imports (against ogr2ogr: it also installs gdal-bin); routes
 #   make bench-routes  only the routing rows
+#   make docs   DocC for every library target into .build/docs
 
 SHELL := /bin/bash
-# libjs-leaflet: the map page's Leaflet, served from where Debian installs it; chromium: the
-# browser test of the map page; wrk: the service rows of `make bench`; zlib1g-dev: OSM PBF blocks
-# and the gzip-compressed country boundaries; libreadosm-dev: only the baseline row of `make bench`;
-# python3-venv: the virtual environment of the Python test tools (and `make fuzz`'s seed script);
-# postgresql and postgresql-15-postgis-3: the PostGIS backend's tests and bench rows, which start
-# a throwaway cluster of their own in a temporary directory (the tests run initdb themselves);
-# libvips-dev: photos are decoded and encoded again (no metadata kept) and resized by libvips.
+# What the CLI and the service need (`make run`, `make build`, `make install`): pkg-config and
+# the SQLite/SpatiaLite libraries; libcurl (Foundation's networking); zlib1g-dev: OSM PBF blocks
+# and the gzip-compressed country boundaries; libbz2-dev: .osm.bz2 dumps; libjs-leaflet: the map
+# page's Leaflet, served from where Debian installs it; libvips-dev: photos are decoded and
+# encoded again (no metadata kept) and resized by libvips.
 APT_PACKAGES := pkg-config libsqlite3-dev libspatialite-dev libsqlite3-mod-spatialite libcurl4-openssl-dev \
-                zlib1g-dev libreadosm-dev libbz2-dev libjs-leaflet chromium wrk python3 python3-venv \
-                postgresql postgresql-15-postgis-3 libvips-dev
+                zlib1g-dev libbz2-dev libjs-leaflet libvips-dev
+# What only the tests and the bench add (`make test`, `make bench`): libreadosm-dev, the C reader
+# behind the baseline row of `make bench` (the test build builds every target, so it too);
+# chromium: the browser test of the map page; wrk: the service rows of `make bench`;
+# python3-venv: the virtual environment of the Python test tools (and `make fuzz`'s seed
+# script); postgresql and postgresql-15-postgis-3: the PostGIS backend's tests and bench rows,
+# which start a throwaway cluster of their own in a temporary directory.
+TEST_PACKAGES := libreadosm-dev chromium wrk python3 python3-venv postgresql postgresql-15-postgis-3
 DB := geodata/places.sqlite
 GEOQUERY := .build/release/geoquery
 SHIPPED := geodata/cities15000.csv geodata/airports.csv geodata/monaco.osm.pbf geodata/andorra.osm.pbf geodata/countries.geojson.gz geodata/countries.csv
@@ -29,15 +35,16 @@ SCHEMATHESIS_VERSION := 4.32.5
 PILLOW_VERSION := 11.0.0
 PYTHON_TOOLS := $(VENV)/installed-schemathesis-$(SCHEMATHESIS_VERSION)-pillow-$(PILLOW_VERSION)
 
-.PHONY: deps bench-deps build run serve test lint format bench bench-routes fuzz index clean
+.PHONY: deps test-deps bench-deps build install run serve test lint format docs bench bench-routes fuzz index clean
 
 # gdal-bin: ogr2ogr, the baseline of the import rows of `make bench` (the tests do not need it).
 BENCH_PACKAGES := gdal-bin
 
 # Idempotent: installs only what dpkg says is missing; apt-get update only then, and once.
 deps: PACKAGES = $(APT_PACKAGES)
-bench-deps: PACKAGES = $(APT_PACKAGES) $(BENCH_PACKAGES)
-deps bench-deps:
+test-deps: PACKAGES = $(APT_PACKAGES) $(TEST_PACKAGES)
+bench-deps: PACKAGES = $(APT_PACKAGES) $(TEST_PACKAGES) $(BENCH_PACKAGES)
+deps test-deps bench-deps:
 	@missing=""; \
 	for package in $(PACKAGES); do \
 	  dpkg-query -W -f='$${Status}' "$$package" 2>/dev/null | grep -q "install ok installed" \
@@ -71,6 +78,18 @@ $(DB): $(GEOQUERY) $(SHIPPED)
 
 index: build $(DB)
 
+# `geoquery` on the PATH: the binary and the resource bundles it reads (the map page, the OpenAPI
+# description) in PREFIX/lib/geoquery, linked from PREFIX/bin (Foundation finds the bundles
+# beside the binary the link resolves to). DESTDIR for staged installs.
+PREFIX ?= /usr/local
+install: build
+	install -d $(DESTDIR)$(PREFIX)/lib/geoquery $(DESTDIR)$(PREFIX)/bin
+	install -m 755 $(GEOQUERY) $(DESTDIR)$(PREFIX)/lib/geoquery/geoquery
+	rm -rf $(DESTDIR)$(PREFIX)/lib/geoquery/GeoQuery_GeoQueryServer.resources
+	cp -R .build/release/GeoQuery_GeoQueryServer.resources $(DESTDIR)$(PREFIX)/lib/geoquery/
+	ln -sf ../lib/geoquery/geoquery $(DESTDIR)$(PREFIX)/bin/geoquery
+	@echo "installed $(DESTDIR)$(PREFIX)/bin/geoquery; it reads geodata/places.sqlite where it runs (--db or GEOQUERY_DB for another)"
+
 run: build index
 	$(GEOQUERY) near --lat 48.8584 --lon 2.2945 --radius 20mi --limit 15 --db $(DB) --format table
 	$(GEOQUERY) near --lat 43.7396 --lon 7.4276 --radius 300m --category food --limit 8 --db $(DB) --format table
@@ -94,7 +113,7 @@ endef
 # 20 000 places, and optimised builds also catch optimiser-only bugs.
 TEST_FLAGS := -c release -Xswiftc -enable-testing
 
-test: deps $(PYTHON_TOOLS) lint
+test: test-deps $(PYTHON_TOOLS) lint
 	@[ -n "$$GEOQUERY_SHARED_DATA" ] || [ -f ../shared/data/README.md ] || \
 	  echo "note: no ../shared/data beside the repository and no GEOQUERY_SHARED_DATA: the tests of its samples are skipped"
 	@ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || \
@@ -122,13 +141,24 @@ lint:
 format:
 	swift format format --in-place --recursive --parallel Sources Tests Package.swift
 
+# DocC for every library target (swift-docc-plugin, docc from the toolchain), combined into one
+# archive under .build/docs; `make docs DOCS_TARGETS=GeoCore` for one. Warnings are errors: a
+# symbol link that no longer resolves fails the build.
+DOCS_TARGETS ?= GeoQuery GeoCore PlaceModel PlaceQuery PlaceStore PlaceImport Regions Routing Trips Discovery Providers \
+                GeoQueryWire GeoQueryServer Accounts PostGISStore
+docs: deps
+	swift package --allow-writing-to-directory .build/docs generate-documentation \
+	  $(foreach target,$(DOCS_TARGETS),--target $(target)) --enable-experimental-combined-documentation \
+	  --output-path .build/docs --warnings-as-errors
+	@echo "documentation in .build/docs (open index.html through a web server, e.g. python3 -m http.server -d .build/docs)"
+
 bench: bench-deps
 	swift build -c release --product geoquery
 	swift build -c release --product GeoQueryBench
 	.build/release/GeoQueryBench $(BENCH_ARGS)
 
 # Only the routing rows of `make bench` (a few minutes, no index needed).
-bench-routes: deps
+bench-routes: test-deps
 	swift build -c release --product GeoQueryBench
 	.build/release/GeoQueryBench --routes-only $(BENCH_ARGS)
 
@@ -136,7 +166,7 @@ bench-routes: deps
 # FUZZ_SECONDS per target (default 600), FUZZ_TARGETS to pick some. Findings are kept under
 # Tests/Regressions/fuzz/, which `make test` replays.
 FUZZ_SECONDS ?= 600
-fuzz: deps
+fuzz: test-deps
 	FUZZ_SECONDS=$(FUZZ_SECONDS) scripts/fuzz.sh
 
 clean:

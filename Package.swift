@@ -12,6 +12,9 @@ let package = Package(
     name: "GeoQuery",
     platforms: [.macOS(.v14)],
     products: [
+        // The engine in one import (Sources/GeoQuery re-exports the targets below but the
+        // service, the PostGIS store and accounts).
+        .library(name: "GeoQuery", targets: ["GeoQuery"]),
         .library(name: "GeoCore", targets: ["GeoCore"]),
         .library(name: "PlaceModel", targets: ["PlaceModel"]),
         .library(name: "PlaceQuery", targets: ["PlaceQuery"]),
@@ -33,7 +36,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),  // LogHandler.log(event:)
         // The thread pool that blocking SQLite and CPU work runs on (NIOThreadPool).
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
-        // The HTTP service (see README "Why these libraries").
+        // The HTTP service (see docs/architecture.md, "Why these libraries").
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         // The outbound client (OutboundHTTPTransport): already built for Hummingbird's tests.
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
@@ -43,8 +46,10 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
-        // The scale-out backend: PostgreSQL/PostGIS through postgres-nio (see README "Why these libraries").
+        // The scale-out backend: PostgreSQL/PostGIS through postgres-nio (see docs/architecture.md).
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        // `make docs`: DocC for every library target (a plugin only; nothing links it).
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         // C shims: the system libsqlite3 (Debian's build can load extensions) and libspatialite.
@@ -119,6 +124,13 @@ let package = Package(
             dependencies: ["GeoCore", "PlaceModel", "PlaceQuery", "Regions", "CBzip2", "CZlib"],
             swiftSettings: swiftSettings
         ),
+        .target(
+            name: "GeoQuery",
+            dependencies: [
+                "Discovery", "GeoCore", "GeoQueryWire", "PlaceImport", "PlaceModel", "PlaceQuery", "PlaceStore", "Providers", "Regions",
+                "Routing", "Trips",
+            ],
+            swiftSettings: swiftSettings),
         // Itineraries and trips: their documents, who may do what, costs, meeting times, day plans.
         .target(name: "Trips", dependencies: ["GeoCore", "PlaceModel", "PlaceQuery", "Routing"], swiftSettings: swiftSettings),
         .target(
@@ -227,7 +239,7 @@ let package = Package(
         .testTarget(
             name: "GeoQueryCLITests",
             dependencies: [
-                "GeoQueryCLI", "GeoQueryServer", "PlaceStore", "PlaceQuery", "GeoCore", "ProviderTestSupport",
+                "GeoQueryCLI", "GeoQueryServer", "GeoQuery", "PlaceStore", "PlaceQuery", "PlaceModel", "GeoCore", "ProviderTestSupport",
                 "PostgresTestSupport",
             ],
             swiftSettings: swiftSettings),

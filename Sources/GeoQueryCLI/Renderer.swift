@@ -49,7 +49,7 @@ enum Renderer {
             var out = "index: \(statistics.path)\nschema version: \(statistics.schemaVersion)\n"
             out += String(format: "file size: %.1f MB\nplaces: %d\n", Double(statistics.fileSize) / 1_000_000, statistics.total)
             let rows = statistics.sources.map { source in
-                [source.name, String(source.count), source.extent.description, source.lastImport ?? "-"]
+                [source.name, String(source.count), extentText(source.extent), source.lastImport ?? "-"]
             }
             out +=
                 TextTable(
@@ -60,6 +60,12 @@ enum Renderer {
         case .json, .geojson:
             emit(String(decoding: try encoder(pretty: true).encode(statistics), as: UTF8.self) + "\n")
         }
+    }
+
+    /// `W,S,E,N` in degrees to 1e-5 (about a metre, as the table's coordinates), without the
+    /// binary noise of a stored double (`1.7805540000000002`).
+    static func extentText(_ box: BoundingBox) -> String {
+        [box.west, box.south, box.east, box.north].map { String(($0 * 100_000).rounded() / 100_000) }.joined(separator: ",")
     }
 
     static func formatDistance(_ distance: Distance?) -> String {
