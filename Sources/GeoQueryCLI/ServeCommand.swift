@@ -207,6 +207,7 @@ struct Serve: AsyncParsableCommand, CheckedAfterParsing {
         let dataDirectory = resolvedDataDirectory(dataDirectory)
         settings.countries = try reportingFailures { try CountryTable(contentsOf: dataDirectory + "/countries.csv") }
         settings.regions = try reportingFailures { try RegionLocator(dataDirectory: dataDirectory) }
+        settings.boundariesFile = dataDirectory + "/" + RegionLocator.boundariesFile
 
         // A line per request: gathered into fewer writes (LogOutput).
         LogOutput.standardError.gathersLines = true

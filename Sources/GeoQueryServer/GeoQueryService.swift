@@ -31,6 +31,8 @@ public struct GeoQueryService: Sendable {
     public let logger: Logger
     let workers: NIOThreadPool
     let healthCache = CountCache()
+    /// The map page's base map, made on first use.
+    let baseMap = BaseMapCache()
     let cities: CityDirectory
     /// Pictures: Wikimedia Commons, and Pixabay and Unsplash when their keys are set; answers
     /// cached as each source's terms allow.
@@ -101,12 +103,12 @@ public struct GeoQueryService: Sendable {
         var table = RouteTable()
         router.add(middleware: AccessLogMiddleware(logger: logger))
         router.add(middleware: SecurityHeadersMiddleware())
-        router.add(middleware: RequestMetricsMiddleware())
+        // Filled in below; the middlewares read the finished table.
+        let tableBox = RouteTableBox()
+        router.add(middleware: RequestMetricsMiddleware(routes: tableBox))
         if configuration.allowedOrigins != .none {
             router.add(middleware: CrossOriginMiddleware(allowed: configuration.allowedOrigins))
         }
-        // Filled in below; the middleware reads the finished table.
-        let tableBox = RouteTableBox()
         router.add(middleware: ProblemMiddleware(routes: tableBox, logger: logger))
         router.add(middleware: PublicURLMiddleware(configured: configuration.publicURL))
         router.add(middleware: IdempotencyMiddleware(service: self))

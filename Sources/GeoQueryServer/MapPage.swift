@@ -3,6 +3,8 @@ import Foundation
 import GeoQueryWire
 import HTTPTypes
 import Hummingbird
+import NIOConcurrencyHelpers
+import Regions
 
 /// The map page at `/` (and at `/s/{token}` for a shared itinerary) and Leaflet from Debian's `libjs-leaflet` under `/leaflet/`.
 extension GeoQueryService {
@@ -38,6 +40,10 @@ extension GeoQueryService {
                     .cacheControl: "no-store", SecurityHeadersMiddleware.referrerPolicy: "no-referrer",
                     SecurityHeadersMiddleware.contentSecurityPolicy: policy,
                 ])
+        }
+        router.route(.get, "/map/countries.geojson", in: &table, bound: .none) { _, _ in
+            let bytes = try await baseMapBytes()
+            return .bytes(bytes, contentType: "application/geo+json", headers: [.cacheControl: "public, max-age=86400"])
         }
         let directory = configuration.leafletDirectory
         let serveLeaflet: @Sendable (String) async throws -> Response = { name in
@@ -103,4 +109,34 @@ extension GeoQueryService {
         let source = host.replacingOccurrences(of: "SUBDOMAIN.", with: "*.")
         return "\(scheme)://\(source)" + (url.port.map { ":\($0)" } ?? "")
     }
+}
+
+extension GeoQueryService {
+    /// The base map's GeoJSON (``BaseMap``), made once from ``ServiceConfiguration/boundariesFile``
+    /// off the event loops and kept.
+    func baseMapBytes() async throws -> [UInt8] {
+        if let made = baseMap.made { return made }
+        guard let path = configuration.boundariesFile else {
+            throw APIProblem(.notFound, "this service has no country borders: start it with --data-dir holding countries.geojson.gz")
+        }
+        let bytes = try await onBackgroundWorker {
+            do {
+                return try BaseMap.geoJSON(boundaries: path)
+            } catch {
+                throw APIProblem(.serviceUnavailable, "the country borders could not be read: \(error)")
+            }
+        }
+        baseMap.keep(bytes)
+        return bytes
+    }
+}
+
+/// The base map once made: two requests that come before it is may both make it (the same
+/// bytes), which is cheaper than a lock held across the work.
+final class BaseMapCache: Sendable {
+    private let bytes = NIOLockedValueBox<[UInt8]?>(nil)
+
+    var made: [UInt8]? { bytes.withLockedValue { $0 } }
+
+    func keep(_ made: [UInt8]) { bytes.withLockedValue { $0 = made } }
 }

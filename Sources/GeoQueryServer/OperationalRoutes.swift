@@ -16,7 +16,7 @@ extension GeoQueryService {
         }
         router.route(.get, "/metrics", in: &table, bound: .queries(configuration.requestTimeout)) { request, _ in
             _ = try QueryParameters(request, allowed: [])
-            ServiceMetrics.indexPlaces.record(try await healthCache.count(index))
+            ServiceMetrics.indexPlaces.set(Double(try await healthCache.count(index)))
             return .bytes(registry.emitToBuffer(), contentType: "text/plain; version=0.0.4; charset=utf-8")
         }
         router.route(.get, "/openapi.json", in: &table, bound: .none) { request, _ in
@@ -33,26 +33,19 @@ extension GeoQueryService {
     }
 }
 
-/// The process's metrics: swift-metrics bootstrapped once with a Prometheus registry, so that
-/// the request metrics and our own gauges land in one `/metrics` answer.
+/// The process's metrics: one Prometheus registry for the request metrics
+/// (``RequestMetricsMiddleware``) and our own gauges, and swift-metrics bootstrapped with it so
+/// that what libraries record lands in the same `/metrics` answer.
 enum ServiceMetrics {
     static let registry: PrometheusCollectorRegistry = {
         let registry = PrometheusCollectorRegistry()
-        var factory = PrometheusMetricsFactory(registry: registry)
-        // Requests take tens of microseconds to seconds: buckets from 100 µs.
-        factory.defaultDurationHistogramBuckets = [
-            .microseconds(100), .microseconds(250), .microseconds(500), .milliseconds(1), .microseconds(2_500),
-            .milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(50), .milliseconds(100),
-            .milliseconds(250), .milliseconds(500), .seconds(1), .microseconds(2_500_000), .seconds(5), .seconds(10),
-        ]
-        MetricsSystem.bootstrap(factory)
+        MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
         return registry
     }()
 
-    static let indexPlaces: Metrics.Gauge = {
-        _ = registry
-        return Metrics.Gauge(label: "geoquery_index_places")
-    }()
+    static let indexPlaces: Prometheus.Gauge = registry.makeGauge(
+        descriptor: MetricNameDescriptor(
+            namespace: "geoquery", metricName: "index_places", unitName: "", helpText: "Places in the index, counted at most every 10 s."))
 }
 
 /// Files shipped with the target: the OpenAPI description and the map page.

@@ -28,8 +28,19 @@ public struct RouteTable: Sendable {
     /// The methods allowed on a concrete path, empty when no route has that path. A literal
     /// segment wins over a parameter, as in the router: `/v1/gems/near` is not `/v1/gems/{id}`.
     func methods(forPath path: String) -> [HTTPRequest.Method] {
+        match(path)?.methods ?? []
+    }
+
+    /// The template of the routes a concrete path has, nil when none has it.
+    func template(forPath path: String) -> String? {
+        match(path)?.template
+    }
+
+    /// The most literal template that matches `path` and the methods it has.
+    private func match(_ path: String) -> (template: String, methods: [HTTPRequest.Method])? {
         let parts = path.split(separator: "/", omittingEmptySubsequences: false)
         var best: [Int] = []
+        var bestTemplate: String?
         var methods: [HTTPRequest.Method] = []
         for entry in entries {
             let template = entry.path.split(separator: "/", omittingEmptySubsequences: false)
@@ -41,13 +52,14 @@ public struct RouteTable: Sendable {
             // Which segments are literal, compared left to right: the earlier literal wins.
             let literal = template.map { $0.hasPrefix("{") ? 0 : 1 }
             if literal.lexicographicallyPrecedes(best) { continue }
-            if best.lexicographicallyPrecedes(literal) {
+            if best.lexicographicallyPrecedes(literal) || bestTemplate == nil {
                 best = literal
+                bestTemplate = entry.path
                 methods = []
             }
             if !methods.contains(entry.method) { methods.append(entry.method) }
         }
-        return methods
+        return bestTemplate.map { ($0, methods) }
     }
 }
 

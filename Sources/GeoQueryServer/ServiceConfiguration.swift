@@ -24,6 +24,9 @@ public struct ServiceConfiguration: Sendable {
     /// Country boundaries and time zones, which give each new or moved gem its country,
     /// continent and time zone as an import gives places theirs; nil leaves gems without.
     public var regions: RegionLocator?
+    /// The country boundaries file (`countries.geojson.gz`) the map page draws, simplified, when
+    /// its tiles do not load (`GET /map/countries.geojson`); nil answers that route 404.
+    public var boundariesFile: String?
     /// Web pages on other origins that may call the API from a browser (CORS); none by default.
     public var allowedOrigins = AllowedOrigins.none
     /// Places per page when the request gives no `limit`.

@@ -187,6 +187,37 @@ import Glibc
         }
     }
 
+    /// Offline (tiles on a closed port), the map page draws the shipped country borders and
+    /// says that tiles are unavailable. A link with `lat`, `lon`, `zoom` and `q` opens that view
+    /// and searches the places in it; the address bar keeps following the view; the view's
+    /// count and the list's status are two lines; on a phone's 390 px the map keeps the top
+    /// half; the API description and each place's JSON are linked.
+    @Test func theMapPageWorksOfflineOnAPhoneAndCanBeShared() async throws {
+        let chromium = try #require(Self.chromium, "Debian's chromium must be installed (make deps)")
+        let service = try ServerFixture.service { $0.tilesURL = "http://127.0.0.1:9/{z}/{x}/{y}.png" }
+        try await withLiveServer(service) { port in
+            let dom = try await run(
+                chromium,
+                [
+                    "--headless", "--no-sandbox", "--disable-gpu", "--virtual-time-budget=15000", "--window-size=390,844", "--dump-dom",
+                    "http://127.0.0.1:\(port)/?lat=43.7396&lon=7.4276&zoom=15&q=cafe",
+                ])
+            #expect(dom.contains("data-basemap=\"countries\""), "the borders are the base map")
+            #expect(dom.contains("Map tiles are unavailable; showing country borders instead."))
+            #expect(dom.components(separatedBy: "gq-border").count > 10, "the borders are drawn")
+            #expect(dom.contains("data-permalink=\"?lat=43.73960&amp;lon=7.42760&amp;zoom=15&amp;q=cafe\""), "the link's view, kept in the URL")
+            #expect(dom.contains("places in view match “cafe”, nearest first"), "the list says what it lists")
+            #expect(dom.contains("data-id=\"osm:n4316767531\""), "Café de Paris is found")
+            let viewStatus = (dom.components(separatedBy: "<div id=\"view-status\" aria-live=\"polite\">").dropFirst().first ?? "")
+                .components(separatedBy: "</div>")[0]
+            #expect(viewStatus.hasSuffix(" places in view"), "the view's count has its own line: \(viewStatus)")
+            #expect(dom.contains("href=\"/openapi.json\""), "the API is linked")
+            let size = dom.components(separatedBy: "data-map-size=\"").dropFirst().first?.prefix { $0 != "\"" } ?? ""
+            let parts = size.split(separator: "x").compactMap { Int($0) }
+            #expect(parts.count == 2 && parts[0] >= 380 && parts[1] >= 400, "the map on a phone: \(size)")
+        }
+    }
+
     /// The map page is anonymous: a public gem beside Paris is in its "within 20 miles" list
     /// in headless Chromium, and a private gem at the same spot is in no part of the page.
     @Test func theMapPageShowsPublicGemsAndNoPrivateOnes() async throws {

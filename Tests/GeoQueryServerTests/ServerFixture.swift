@@ -50,6 +50,7 @@ final class ServerFixture: Sendable {
         configuration.port = 0
         configuration.countries = try CountryTable(contentsOf: repositoryRoot.appendingPathComponent("geodata/countries.csv").path)
         configuration.regions = try regions.get()
+        configuration.boundariesFile = repositoryRoot.appendingPathComponent("geodata/countries.geojson.gz").path
         // Tests never assert timings: every suite shares this process and two cores, and one
         // request can wait many seconds for a thread. Tests of deadlines set their own.
         configuration.requestTimeout = .seconds(180)

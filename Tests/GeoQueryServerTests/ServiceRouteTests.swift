@@ -211,8 +211,10 @@ import Testing
             _ = try await client.execute(uri: "/v1/places/near?lat=1&lon=1&radius=1km", method: .get)
             let metrics = try await client.execute(uri: "/metrics", method: .get)
             #expect(metrics.headers[.contentType]?.hasPrefix("text/plain") == true)
-            #expect(metrics.text.contains(#"http_server_request_duration_bucket{http_route="/v1/places/near""#))
-            #expect(metrics.text.contains("geoquery_index_places"))
+            #expect(metrics.text.contains(#"geoquery_http_request_duration_seconds_bucket{route="/v1/places/near""#))
+            #expect(metrics.text.contains("# HELP geoquery_index_places "), "every metric has its HELP line")
+            #expect(metrics.text.contains("# TYPE geoquery_http_requests_total counter"))
+            #expect(metrics.text.contains("# HELP geoquery_http_request_duration_seconds "))
             let page = try await client.execute(uri: "/", method: .get)
             #expect(page.headers[.contentType] == "text/html; charset=utf-8")
             #expect(page.text.contains("/leaflet/leaflet.js") && page.text.contains("tile.openstreetmap.org") && !page.text.contains("{{SETTINGS}}"))
@@ -228,27 +230,36 @@ import Testing
     }
 
     /// The request metrics count each route, method and status, and time it; a request the
-    /// route refuses counts under its status. (The registry is the process's, and other tests
-    /// run at once, so counts are compared as at least one more.)
+    /// route refuses counts under its status; a method a path does not have (405) counts under
+    /// the path's template, and a path no route has under `unmatched`, never the raw path.
+    /// (The registry is the process's, and other tests run at once, so counts are compared as
+    /// at least one more.)
     @Test func requestMetricsCountEachRouteAndStatus() async throws {
         @Sendable func count(_ text: String, _ labels: String) -> Int {
-            let prefix = "hb_requests{\(labels)} "
+            let prefix = "geoquery_http_requests_total{\(labels)} "
             guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix(prefix) }) else { return 0 }
             return Int(Double(line.dropFirst(prefix.count)) ?? 0)
         }
-        let refused = #"http_route="/v1/places/nearest",http_request_method="GET",http_response_status_code="400""#
-        let answered = #"http_route="/v1/places/nearest",http_request_method="GET",http_response_status_code="200""#
+        let refused = #"route="/v1/places/nearest",method="GET",status="400""#
+        let answered = #"route="/v1/places/nearest",method="GET",status="200""#
+        let wrongMethod = #"route="/v1/places/{id}",method="DELETE",status="405""#
+        let nowhere = #"route="unmatched",method="GET",status="404""#
         try await app().test(.router) { client in
             let before = try await client.execute(uri: "/metrics", method: .get).text
             let bad = try await client.execute(uri: "/v1/places/nearest?lat=1&lon=1&k=zero", method: .get)
             #expect(bad.status == .badRequest)
             let good = try await client.execute(uri: "/v1/places/nearest?lat=48.8584&lon=2.2945&k=3", method: .get)
             #expect(good.status == .ok)
+            #expect(try await client.execute(uri: "/v1/places/airport:LFPG", method: .delete).status == .methodNotAllowed)
+            #expect(try await client.execute(uri: "/v1/no-such-route/12345", method: .get).status == .notFound)
             let after = try await client.execute(uri: "/metrics", method: .get).text
             #expect(count(after, refused) >= count(before, refused) + 1, "\(after)")
             #expect(count(after, answered) >= count(before, answered) + 1)
-            #expect(after.contains(#"http_server_request_duration_count{\#(answered)}"#))
-            #expect(after.contains(#"http_server_active_requests{http_request_method="GET"}"#))
+            #expect(count(after, wrongMethod) >= count(before, wrongMethod) + 1, "a 405 is labelled with its path's template")
+            #expect(count(after, nowhere) >= count(before, nowhere) + 1)
+            #expect(!after.contains("no-such-route") && !after.contains("NotFound"), "no raw path and no NotFound label")
+            #expect(after.contains(#"geoquery_http_request_duration_seconds_count{\#(answered)}"#))
+            #expect(after.contains(#"geoquery_http_active_requests{method="GET"}"#))
         }
     }
 
