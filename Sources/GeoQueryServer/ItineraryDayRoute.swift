@@ -10,18 +10,25 @@ import Trips
 extension GeoQueryService {
     func addDayOptimizeRoute(to router: Router<ServiceRequestContext>, table: inout RouteTable) {
         router.route(
-            .post, "/v1/itineraries/{id}/days/{day}/optimize", in: &table,
-            bound: .cancelling(configuration.requestTimeout)
-        ) { request, context in
-            let user = try await signedIn(request)
-            let id = try planID(context, .itinerary)
+            .post, "/v1/itineraries/{id}/days/{day}/optimize", in: &table, bound: .cancelling(configuration.requestTimeout)
+        ) { try await optimizeDay($0, $1) }
+    }
+
+    /// What `POST …/days/{n}/optimize` asks: the day, the travel mode, the hours of the day.
+    struct DayOptimizeInput: Sendable {
+        var day: Int
+        var mode: DayPlan.Mode
+        var dayStart: Int
+        var dayEnd: Int
+
+        init(_ request: Request, _ context: ServiceRequestContext) async throws {
             let dayText = try context.parameters.require("day")
             guard let day = Int(dayText), (1...366).contains(day) else {
                 throw APIProblem.badRequest("day '\(dayText.prefix(20))' is invalid: give the day's number, 1 for the first")
             }
-            let body =
+            let empty =
                 request.headers[.contentLength] == "0" || request.headers[.contentLength] == nil && request.headers[.transferEncoding] == nil
-                ? JSONBody(members: [:]) : try await JSONBody(request, limit: 4_096, allowed: ["mode", "day_start", "day_end"])
+            let body = empty ? JSONBody(members: [:]) : try await JSONBody(request, limit: 4_096, allowed: ["mode", "day_start", "day_end"])
             let modeText = try body.string("mode", maxLength: 10) ?? "walk"
             guard let mode = DayPlan.Mode(rawValue: modeText) else {
                 throw APIProblem.badRequest("mode '\(modeText)' is invalid: use walk, bike or car")
@@ -33,81 +40,91 @@ extension GeoQueryService {
                 }
                 return minutes
             }
-            let dayStart = try clock("day_start", "09:00"), dayEnd = try clock("day_end", "21:00")
+            (self.day, self.mode) = (day, mode)
+            (dayStart, dayEnd) = (try clock("day_start", "09:00"), try clock("day_end", "21:00"))
             guard dayStart < dayEnd else { throw APIProblem.badRequest("day_start must be before day_end") }
-
-            // Opening hours of the stops that are places of the index (read before the write).
-            let (current, _) = try await plan(id, .itinerary, viewer: user.username, needs: .edit)
-            let before = try Self.decodeDocument(ItineraryDocument.self, current)
-            let stopsOfTheDay = before.stops.filter { $0.day == day }
-            let places = try await searchIndex.places(stopsOfTheDay.compactMap { $0.location.placeID.flatMap { try? PlaceID($0) } })
-            var hours: [String: OpeningHours] = [:]
-            for stop in stopsOfTheDay {
-                if let text = stop.location.placeID, let placeID = try? PlaceID(text),
-                    let opening = places[placeID]?.openingHours, !opening.periods.isEmpty
-                {
-                    hours[stop.id] = opening
-                }
-            }
-            let knownHours = hours
-            let outcome = ResultBox()
-            let (record, _) = try await changePlan(id, .itinerary, user: user.username, needs: .edit, request: request) { record in
-                var document = try Self.decodeDocument(ItineraryDocument.self, record)
-                let result: DayPlan.Result
-                do {
-                    result = try DayPlan.optimize(
-                        document, day: day, hours: knownHours, mode: mode,
-                        dayStartMinute: dayStart, dayEndMinute: dayEnd)
-                } catch let error as DayPlan.PlanError {
-                    throw APIProblem.badRequest(error.description)
-                }
-                guard result.unplaced.isEmpty else {
-                    var problem = APIProblem(
-                        .unprocessableContent,
-                        "day \(day) cannot hold every stop: "
-                            + result.unplaced.map { "\($0.stop.id) (\($0.stop.location.name ?? "unnamed")): \($0.reason)" }.joined(separator: "; "))
-                    problem.extensions = [
-                        (
-                            "unplaced",
-                            .array(
-                                result.unplaced.map {
-                                    .object([
-                                        ("stop_id", .string($0.stop.id)), ("name", .optional($0.stop.location.name)), ("reason", .string($0.reason)),
-                                    ])
-                                })
-                        )
-                    ]
-                    throw problem
-                }
-                // The day's stops in the new order, where the day's stops were; other days untouched.
-                var ordered = result.order.makeIterator()
-                document.stops = document.stops.map { $0.day == day ? (ordered.next() ?? $0) : $0 }
-                record.document = try Self.encodeDocument(document)
-                outcome.set(result)
-            }
-            guard let result = outcome.value else { throw APIProblem(.internalServerError, "the day was not ordered") }
-            return Self.planResponse(
-                .object([
-                    ("itinerary", .string(record.id)), ("day", .int(day)), ("mode", .string(mode.rawValue)),
-                    ("start", result.startLodging.map { .string($0.name) } ?? .null),
-                    ("end", result.endLodging.map { .string($0.name) } ?? .null),
-                    ("order", .array(result.order.map { .string($0.id) })),
-                    (
-                        "schedule",
-                        .array(
-                            zip(result.order, result.startMinutes).map { stop, start in
-                                .object([
-                                    ("stop_id", .string(stop.id)), ("name", .optional(stop.location.name)),
-                                    ("start", .string(DayPlan.clock(start))), ("end", .string(DayPlan.clock(start + stop.durationMinutes))),
-                                ])
-                            })
-                    ),
-                    ("travel_minutes", .int(result.travelMinutes)), ("proven_optimal", .bool(result.isProvenOptimal)),
-                    ("revision", .int(record.revision)),
-                ]), revision: record.revision)
         }
     }
 
+    /// `POST /v1/itineraries/{id}/days/{day}/optimize`.
+    func optimizeDay(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
+        let user = try await signedIn(request)
+        let id = try planID(context, .itinerary)
+        let input = try await DayOptimizeInput(request, context)
+        // Opening hours of the stops that are places of the index (read before the write).
+        let (current, _) = try await plan(id, .itinerary, viewer: user.username, needs: .edit)
+        let hours = try await openingHours(ofDay: input.day, of: try Self.decodeDocument(ItineraryDocument.self, current))
+        let outcome = ResultBox()
+        let (record, _) = try await changePlan(id, .itinerary, user: user.username, needs: .edit, request: request) { record in
+            var document = try Self.decodeDocument(ItineraryDocument.self, record)
+            let result = try Self.orderDay(&document, input, hours: hours)
+            record.document = try Self.encodeDocument(document)
+            outcome.set(result)
+        }
+        guard let result = outcome.value else { throw APIProblem(.internalServerError, "the day was not ordered") }
+        return Self.planResponse(Self.dayPlanJSON(result, input, itinerary: record.id, revision: record.revision), revision: record.revision)
+    }
+
+    /// The opening hours of the day's stops that are places of the index, by stop id.
+    func openingHours(ofDay day: Int, of document: ItineraryDocument) async throws -> [String: OpeningHours] {
+        let stopsOfTheDay = document.stops.filter { $0.day == day }
+        let places = try await searchIndex.places(stopsOfTheDay.compactMap { $0.location.placeID.flatMap { try? PlaceID($0) } })
+        var hours: [String: OpeningHours] = [:]
+        for stop in stopsOfTheDay {
+            if let text = stop.location.placeID, let placeID = try? PlaceID(text), let opening = places[placeID]?.openingHours,
+                !opening.periods.isEmpty
+            {
+                hours[stop.id] = opening
+            }
+        }
+        return hours
+    }
+
+    /// Puts the day's stops of `document` in their new order, where the day's stops were (other
+    /// days untouched); a day that cannot hold every stop is a 422 that lists why.
+    static func orderDay(
+        _ document: inout ItineraryDocument, _ input: DayOptimizeInput, hours: [String: OpeningHours]
+    ) throws
+        -> DayPlan.Result
+    {
+        let result: DayPlan.Result
+        do {
+            result = try DayPlan.optimize(
+                document, day: input.day, hours: hours, mode: input.mode, dayStartMinute: input.dayStart, dayEndMinute: input.dayEnd)
+        } catch let error as DayPlan.PlanError {
+            throw APIProblem.badRequest(error.description)
+        }
+        guard result.unplaced.isEmpty else {
+            var problem = APIProblem(
+                .unprocessableContent,
+                "day \(input.day) cannot hold every stop: "
+                    + result.unplaced.map { "\($0.stop.id) (\($0.stop.location.name ?? "unnamed")): \($0.reason)" }.joined(separator: "; "))
+            let unplaced = result.unplaced.map { item -> OrderedJSON in
+                .object([("stop_id", .string(item.stop.id)), ("name", .optional(item.stop.location.name)), ("reason", .string(item.reason))])
+            }
+            problem.extensions = [("unplaced", .array(unplaced))]
+            throw problem
+        }
+        var ordered = result.order.makeIterator()
+        document.stops = document.stops.map { $0.day == input.day ? (ordered.next() ?? $0) : $0 }
+        return result
+    }
+
+    /// The answer of an ordered day: the order, each stop's times, the travel and the revision.
+    static func dayPlanJSON(_ result: DayPlan.Result, _ input: DayOptimizeInput, itinerary: String, revision: Int) -> OrderedJSON {
+        let schedule = zip(result.order, result.startMinutes).map { stop, start -> OrderedJSON in
+            .object([
+                ("stop_id", .string(stop.id)), ("name", .optional(stop.location.name)), ("start", .string(DayPlan.clock(start))),
+                ("end", .string(DayPlan.clock(start + stop.durationMinutes))),
+            ])
+        }
+        return .object([
+            ("itinerary", .string(itinerary)), ("day", .int(input.day)), ("mode", .string(input.mode.rawValue)),
+            ("start", result.startLodging.map { .string($0.name) } ?? .null), ("end", result.endLodging.map { .string($0.name) } ?? .null),
+            ("order", .array(result.order.map { .string($0.id) })), ("schedule", .array(schedule)),
+            ("travel_minutes", .int(result.travelMinutes)), ("proven_optimal", .bool(result.isProvenOptimal)), ("revision", .int(revision)),
+        ])
+    }
 }
 
 /// The day plan made inside the write closure, read after it.

@@ -45,6 +45,11 @@ extension GeoQueryService {
             let bytes = try await baseMapBytes()
             return .bytes(bytes, contentType: "application/geo+json", headers: [.cacheControl: "public, max-age=86400"])
         }
+        addLeafletRoutes(to: router, table: &table)
+    }
+
+    /// Leaflet from Debian's `libjs-leaflet` under `/leaflet/` (its script, styles and images).
+    func addLeafletRoutes(to router: Router<ServiceRequestContext>, table: inout RouteTable) {
         let directory = configuration.leafletDirectory
         let serveLeaflet: @Sendable (String) async throws -> Response = { name in
             // Only plain names of Leaflet's own files: no "..", no absolute paths.

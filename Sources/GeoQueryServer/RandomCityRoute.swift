@@ -6,6 +6,7 @@ import Hummingbird
 import PlaceModel
 import PlaceQuery
 import Providers
+import Regions
 import Trips
 
 /// `GET /v1/discover/random-city`: "surprise me".
@@ -20,60 +21,79 @@ extension GeoQueryService {
         router.route(.get, "/v1/discover/random-city", in: &table, bound: .cancelling(timeout)) { try await surpriseCity($0, $1) }
     }
 
+    /// What "surprise me" asks: where (continent, country), how big, how drawn, and how many
+    /// suggestions per group.
+    struct SurpriseInput: Sendable {
+        var continent: Continent?
+        var country: String?
+        var minimumPopulation: Int
+        var weighting: CityWeighting
+        var seed: Int
+        var perGroup: Int
+
+        init(_ parameters: QueryParameters, countries: CountryTable) throws {
+            continent = try parameters.single("continent").map { text in
+                guard let continent = Continent(codeOrName: text) else {
+                    throw APIProblem.badRequest(
+                        "continent '\(text)' is invalid: use one of \(Continent.allCases.map(\.rawValue).joined(separator: ", ")) or a name such as Europe"
+                    )
+                }
+                return continent
+            }
+            country = try parameters.single("country").map { text -> String in
+                guard case .country(let code, _)? = try? RegionQuery(parsing: "country:" + text, countries: countries) else {
+                    throw APIProblem.badRequest("country '\(text)' is invalid: give an ISO 3166 code such as FR or a name such as France")
+                }
+                return code
+            }
+            minimumPopulation = try parameters.int("min_population", range: 0...100_000_000) ?? 0
+            weighting =
+                try parameters.single("weighting").map { text in
+                    guard let weighting = CityWeighting(rawValue: text.lowercased()) else {
+                        throw APIProblem.badRequest("weighting '\(text)' is invalid: use uniform or population")
+                    }
+                    return weighting
+                } ?? .uniform
+            seed = try parameters.int("seed", range: 0...GeoQueryService.largestSeed) ?? Int.random(in: 0...GeoQueryService.largestSeed)
+            perGroup = try parameters.int("per_group", range: 1...20) ?? 5
+        }
+    }
+
     /// `GET /v1/discover/random-city`.
     func surpriseCity(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
         let parameters = try QueryParameters(request, allowed: ["continent", "country", "min_population", "weighting", "seed", "per_group"])
-        let continent = try parameters.single("continent").map { text in
-            guard let continent = Continent(codeOrName: text) else {
-                throw APIProblem.badRequest(
-                    "continent '\(text)' is invalid: use one of \(Continent.allCases.map(\.rawValue).joined(separator: ", ")) or a name such as Europe"
-                )
-            }
-            return continent
-        }
-        let country = try parameters.single("country").map { text -> String in
-            guard case .country(let code, _)? = try? RegionQuery(parsing: "country:" + text, countries: configuration.countries) else {
-                throw APIProblem.badRequest("country '\(text)' is invalid: give an ISO 3166 code such as FR or a name such as France")
-            }
-            return code
-        }
-        let minimumPopulation = try parameters.int("min_population", range: 0...100_000_000) ?? 0
-        let weighting =
-            try parameters.single("weighting").map { text in
-                guard let weighting = CityWeighting(rawValue: text.lowercased()) else {
-                    throw APIProblem.badRequest("weighting '\(text)' is invalid: use uniform or population")
-                }
-                return weighting
-            } ?? .uniform
-        let seed = try parameters.int("seed", range: 0...Self.largestSeed) ?? Int.random(in: 0...Self.largestSeed)
-        let perGroup = try parameters.int("per_group", range: 1...20) ?? 5
+        let input = try SurpriseInput(parameters, countries: configuration.countries)
         let (viewer, friends) = try await viewerScope(request)
-
         let directory = try await cities.current(index)
         let eligible = RandomCityPicker.eligible(
-            directory.cities.map(\.place), continent: continent, country: country,
-            minimumPopulation: minimumPopulation, countries: configuration.countries)
-        let picker = RandomCityPicker(cities: eligible, weighting: weighting)
+            directory.cities.map(\.place), continent: input.continent, country: input.country,
+            minimumPopulation: input.minimumPopulation, countries: configuration.countries)
+        let picker = RandomCityPicker(cities: eligible, weighting: input.weighting)
         // The city this user was shown last, whichever server showed it: the draw goes around it.
         var previous: PlaceID?
         if let viewer, let store = userData { previous = try await store.lastRandomCity(of: viewer).flatMap { try? PlaceID($0) } }
-        guard let city = picker.pick(seed: UInt64(seed), avoiding: previous) else {
+        guard let city = picker.pick(seed: UInt64(input.seed), avoiding: previous) else {
             throw APIProblem(
                 .notFound,
-                "no city matches: continent \(continent?.rawValue ?? "any"), country \(country ?? "any"), at least \(minimumPopulation) people")
+                "no city matches: continent \(input.continent?.rawValue ?? "any"), country \(input.country ?? "any"), at least \(input.minimumPopulation) people"
+            )
         }
         if let viewer, let store = userData { try await store.rememberRandomCity(city.id.rawValue, for: viewer) }
+        let extras = await cityExtras(city, perGroup: input.perGroup, viewer: viewer, friends: friends, timeout: configuration.requestTimeout)
+        return .writer(surpriseJSON(input, candidates: eligible.count, city: city, extras: extras))
+    }
 
-        let extras = await cityExtras(city, perGroup: perGroup, viewer: viewer, friends: friends, timeout: configuration.requestTimeout)
-
+    /// The answer of "surprise me": the draw, the city, its picture, weather, airports and
+    /// suggestions by group, and which providers failed.
+    func surpriseJSON(_ input: SurpriseInput, candidates: Int, city: Place, extras: CityExtras) -> JSONWriter {
         var json = JSONWriter(capacity: 8_192)
         json.beginObject()
         json.key("seed")
-        json.int(seed)
+        json.int(input.seed)
         json.key("weighting")
-        json.string(weighting.rawValue)
+        json.string(input.weighting.rawValue)
         json.key("candidates")
-        json.int(eligible.count)
+        json.int(candidates)
         json.key("city")
         CityJSON.write(city, countries: configuration.countries, to: &json)
         json.key("image")
@@ -111,7 +131,7 @@ extension GeoQueryService {
         }
         json.endArray()
         json.endObject()
-        return .writer(json)
+        return json
     }
 
     /// `POST /v1/me/favorites` `{"place_id", "suggestions": [ids], "title"}`: saves a place as a

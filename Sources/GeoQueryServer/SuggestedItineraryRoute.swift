@@ -21,6 +21,65 @@ extension GeoQueryService {
         }
     }
 
+    /// What a suggested itinerary is asked for, beside its destination: days, dates, hours,
+    /// budget, preferences, pace, travel mode, where a day starts and how far to look.
+    struct SuggestionInput {
+        var days: Int
+        var startDate: LocalDate?
+        var dayStart: Int
+        var dayEnd: Int
+        var budget: Money?
+        var preferred: [Category]
+        var pace: Pace
+        var mode: DayPlan.Mode
+        var start: Coordinate
+        var radius: Distance
+
+        init(_ body: JSONBody, centre: Coordinate) throws {
+            days = try body.int("days", in: 1...14) ?? 1
+            startDate = try body.string("start_date", maxLength: 10).map { text -> LocalDate in
+                guard let date = LocalDate(text) else { throw APIProblem.badRequest("start_date '\(text)' is invalid: give a date YYYY-MM-DD") }
+                return date
+            }
+            dayStart = try GeoQueryService.clockField(body, "day_start", default: 9 * 60)
+            dayEnd = try GeoQueryService.clockField(body, "day_end", default: 18 * 60)
+            guard dayEnd > dayStart else {
+                throw APIProblem.badRequest("day_end \(DayPlan.clock(dayEnd)) must be after day_start \(DayPlan.clock(dayStart))")
+            }
+            budget = try GeoQueryService.money(body, "budget")
+            preferred = try (body.strings("preferred", maxCount: 20, maxLength: 60) ?? []).map { text in
+                do { return try Category(text) } catch { throw APIProblem.badRequest("preferred: \(error)") }
+            }
+            pace =
+                try body.string("pace", maxLength: 10).map { text in
+                    guard let pace = Pace(rawValue: text) else {
+                        throw APIProblem.badRequest("pace '\(text)' is invalid: use relaxed, normal or packed")
+                    }
+                    return pace
+                } ?? .normal
+            let mode =
+                try body.string("mode", maxLength: 10).map { text in
+                    guard let mode = DayPlan.Mode(rawValue: text) else {
+                        throw APIProblem.badRequest("mode '\(text)' is invalid: use walk, bike or car")
+                    }
+                    return mode
+                } ?? .walk
+            self.mode = mode
+            start = try body.coordinate("start") ?? centre
+            radius =
+                try body.string("radius", maxLength: 20).map { text in
+                    do { return try Distance(parsing: text) } catch { throw APIProblem.badRequest("radius: \(error)") }
+                } ?? GeoQueryService.suggestionRadius(mode)
+            guard radius.meters <= 100_000 else { throw APIProblem.badRequest("radius \(radius) is too large: at most 100km") }
+        }
+
+        var wish: ItineraryWish {
+            ItineraryWish(
+                start: start, days: days, startDate: startDate, dayStartMinute: dayStart, dayEndMinute: dayEnd,
+                budget: budget.map { NSDecimalNumber(decimal: $0.amount).doubleValue }, preferred: preferred, pace: pace, mode: mode)
+        }
+    }
+
     /// `POST /v1/discover/itinerary`.
     func suggestItinerary(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
         let body = try await JSONBody(request, limit: 65_536, allowed: Self.suggestionFields)
@@ -30,77 +89,41 @@ extension GeoQueryService {
         guard let centre = destination.coordinate else {
             throw APIProblem.badRequest("the destination has no known point: give {\"lat\", \"lon\"}")
         }
-        let days = try body.int("days", in: 1...14) ?? 1
-        let startText = try body.string("start_date", maxLength: 10)
-        let startDate = try startText.map { text -> LocalDate in
-            guard let date = LocalDate(text) else { throw APIProblem.badRequest("start_date '\(text)' is invalid: give a date YYYY-MM-DD") }
-            return date
-        }
-        let dayStart = try Self.clockField(body, "day_start", default: 9 * 60)
-        let dayEnd = try Self.clockField(body, "day_end", default: 18 * 60)
-        guard dayEnd > dayStart else {
-            throw APIProblem.badRequest("day_end \(DayPlan.clock(dayEnd)) must be after day_start \(DayPlan.clock(dayStart))")
-        }
-        let budget = try Self.money(body, "budget")
-        let preferred = try (body.strings("preferred", maxCount: 20, maxLength: 60) ?? []).map { text in
-            do { return try Category(text) } catch { throw APIProblem.badRequest("preferred: \(error)") }
-        }
-        let pace =
-            try body.string("pace", maxLength: 10).map { text in
-                guard let pace = Pace(rawValue: text) else {
-                    throw APIProblem.badRequest("pace '\(text)' is invalid: use relaxed, normal or packed")
-                }
-                return pace
-            } ?? .normal
-        let mode =
-            try body.string("mode", maxLength: 10).map { text in
-                guard let mode = DayPlan.Mode(rawValue: text) else {
-                    throw APIProblem.badRequest("mode '\(text)' is invalid: use walk, bike or car")
-                }
-                return mode
-            } ?? .walk
-        let start = try body.coordinate("start") ?? centre
-        let radius =
-            try body.string("radius", maxLength: 20).map { text in
-                do { return try Distance(parsing: text) } catch { throw APIProblem.badRequest("radius: \(error)") }
-            } ?? Self.suggestionRadius(mode)
-        guard radius.meters <= 100_000 else { throw APIProblem.badRequest("radius \(radius) is too large: at most 100km") }
-
+        let input = try SuggestionInput(body, centre: centre)
         // Candidates: the visitable places and gems the viewer may see, nearest first.
         var filter = PlaceFilter(categories: ItinerarySuggester.visitable)
         filter.viewer = viewer
-        let candidates = try await searchIndex.near(centre, radius: radius, filter: filter, limit: 2_000, cursor: nil).matches.map(\.place)
-        let wish = ItineraryWish(
-            start: start, days: days, startDate: startDate, dayStartMinute: dayStart, dayEndMinute: dayEnd,
-            budget: budget.map { NSDecimalNumber(decimal: $0.amount).doubleValue }, preferred: preferred,
-            pace: pace, mode: mode)
-        // What the service's users do lifts a place's popularity (the month's 500 most popular).
-        let now = Date()
-        let popular =
-            (try? await userData?.popular(
-                .place, period: .month, activeSince: now.addingTimeInterval(-PopularityPeriod.month.seconds),
-                after: nil, limit: 500)) ?? []
-        let boosts = Dictionary(
-            popular.map { ($0.subject, min(1, PopularityMath.value($0.key, at: now, period: .month) / 20)) },
-            uniquingKeysWith: { first, _ in first })
+        let candidates = try await searchIndex.near(centre, radius: input.radius, filter: filter, limit: 2_000, cursor: nil).matches.map(\.place)
+        let wish = input.wish
+        let boosts = await popularityBoosts()
         let suggestion = try await onBackgroundWorker { ItinerarySuggester.suggest(candidates: candidates, wish: wish, boosts: boosts) }
-
         var savedID: String?
         if save, let viewer {
-            guard let startDate else { throw APIProblem.badRequest("saving needs 'start_date' (YYYY-MM-DD): an itinerary has dates") }
+            guard let startDate = input.startDate else {
+                throw APIProblem.badRequest("saving needs 'start_date' (YYYY-MM-DD): an itinerary has dates")
+            }
             savedID = try await saveSuggestion(
-                suggestion, body: body, owner: viewer, destination: destination, startDate: startDate,
-                days: days, budget: budget)
+                suggestion, body: body, owner: viewer, destination: destination, startDate: startDate, days: input.days, budget: input.budget)
         }
         // An empty answer is an answer, with the reason beside it.
         let note =
             candidates.isEmpty
-            ? "no places to visit within \(radius.formatted(in: .kilometers, fractionDigits: 1)) of the destination in this index: give a larger radius (at most 100km)"
+            ? "no places to visit within \(input.radius.formatted(in: .kilometers, fractionDigits: 1)) of the destination in this index: give a larger radius (at most 100km)"
             : nil
         let json = Self.suggestionJSON(
-            suggestion, destination: destination, startDate: startDate, budget: budget, savedID: savedID,
-            note: note)
+            suggestion, destination: destination, startDate: input.startDate, budget: input.budget, savedID: savedID, note: note)
         return .json(json, status: savedID == nil ? .ok : .created)
+    }
+
+    /// What the service's users do lifts a place's popularity: the month's 500 most popular
+    /// places, each with a boost up to 1 (none when the store cannot say).
+    func popularityBoosts() async -> [PlaceID: Double] {
+        let now = Date()
+        let popular =
+            (try? await userData?.popular(
+                .place, period: .month, activeSince: now.addingTimeInterval(-PopularityPeriod.month.seconds), after: nil, limit: 500)) ?? []
+        return Dictionary(
+            popular.map { ($0.subject, min(1, PopularityMath.value($0.key, at: now, period: .month) / 20)) }, uniquingKeysWith: { first, _ in first })
     }
 
     /// How far candidates are looked for by default: a day's reach.
