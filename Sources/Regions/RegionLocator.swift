@@ -98,6 +98,7 @@ public struct RegionLocator: Sendable {
     /// The country and continent at `coordinate`; nil out at sea (beyond ``coastalReach``) and
     /// in the few areas no polygon covers.
     ///
+    /// - Parameter coordinate: the point.
     /// - Parameter claimedCountry: the country the place's source names (ISO alpha-2), if any:
     ///   it wins over the polygons within ``borderReach`` of that country.
     public func region(at coordinate: Coordinate, claimedCountry: String? = nil) -> PlaceRegion? {
@@ -126,8 +127,8 @@ public struct RegionLocator: Sendable {
         timeZones?.timeZone(at: coordinate, countryCode: countryCode)
     }
 
-    /// Sets the place's ``Place/region`` (its source's country, ``Address/countryCode``, counts
-    /// near a border) and, when the source gave none, its ``Place/timeZone``.
+    /// Sets the place's `Place.region` (its source's country, `Address.countryCode`, counts
+    /// near a border) and, when the source gave none, its `Place.timeZone`.
     public func annotate(_ place: inout Place) {
         let region = self.region(at: place.coordinate, claimedCountry: place.address?.countryCode)
         if place.region != region { place.region = region }

@@ -5,7 +5,7 @@ import Routing
 
 /// The order of one itinerary day: from the night's lodging through the day's stops and back
 /// (or on to the next night's lodging), each stop begun inside its opening hours or at its
-/// fixed time, with the least travel (``Routing/TimeWindowScheduler``).
+/// fixed time, with the least travel (`Routing.TimeWindowScheduler`).
 public enum DayPlan {
     /// How travellers get between stops, and how fast (straight-line distance × ``detour``).
     public enum Mode: String, Sendable, CaseIterable {

@@ -125,7 +125,7 @@ public struct Lodging: Sendable, Hashable, Codable {
     }
 }
 
-/// What an itinerary holds besides who may see it (the store's ``PlaceQuery/PlanRecord``).
+/// What an itinerary holds besides who may see it (the store's `PlaceQuery.PlanRecord`).
 public struct ItineraryDocument: Sendable, Hashable, Codable {
     public var title: String
     public var destination: PlanLocation
