@@ -4,6 +4,7 @@ import Foundation
 import GeoCore
 import GeoQueryServer
 import Logging
+import NIOCore
 import PlaceQuery
 import PlaceStore
 import PostGISStore
@@ -254,18 +255,20 @@ struct Serve: AsyncParsableCommand, CheckedAfterParsing {
 
     /// What a stopped service says: a port it cannot listen on in one sentence with the fix.
     static func failure(_ error: any Error, host: String, port: Int) -> CLIFailure {
+        // NIO's bind error carries the errno; the text is read too for an error that wraps it.
+        let code = (error as? IOError)?.errnoCode
         let text = String(describing: error)
-        if text.contains("errno: \(EADDRINUSE)") || text.contains("Address already in use") {
+        if code == EADDRINUSE || text.contains("errno: \(EADDRINUSE)") || text.contains("Address already in use") {
             return CLIFailure(
                 "port \(port) on \(host) is in use by another program: stop it, or give another --port (0 picks a free one)",
                 exitCode: CLIFailure.unavailable)
         }
-        if text.contains("errno: \(EACCES)") || text.contains("Permission denied") {
+        if code == EACCES || text.contains("errno: \(EACCES)") || text.contains("Permission denied") {
             return CLIFailure(
                 "geoquery may not listen on port \(port) on \(host) (permission denied): give a port above 1023, or let a proxy hold the low port",
                 exitCode: CLIFailure.unavailable)
         }
-        if text.contains("errno: \(EADDRNOTAVAIL)") || text.contains("Cannot assign requested address") {
+        if code == EADDRNOTAVAIL || text.contains("errno: \(EADDRNOTAVAIL)") || text.contains("Cannot assign requested address") {
             return CLIFailure(
                 "\(host) is not an address of this machine: give --host one of its addresses (127.0.0.1, 0.0.0.0 for all)",
                 exitCode: CLIFailure.unavailable)
