@@ -24,10 +24,12 @@ struct CLI {
         var json: [String: Any] { (try? JSONSerialization.jsonObject(with: Data(stdout.utf8))) as? [String: Any] ?? [:] }
     }
 
-    static func run(_ arguments: [String], environment: [String: String] = [:]) throws -> Result {
+    /// Runs `geoquery` with `arguments` (in `folder` when given, else where the tests run).
+    static func run(_ arguments: [String], environment: [String: String] = [:], in folder: URL? = nil) throws -> Result {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
+        if let folder { process.currentDirectoryURL = folder }
         var env = ProcessInfo.processInfo.environment
         env.removeValue(forKey: "GEOQUERY_DB")
         for (key, value) in environment { env[key] = value }

@@ -38,22 +38,7 @@ import Testing
     }
 
     static func run(_ arguments: [String], in folder: URL) throws -> CLI.Result {
-        let process = Process()
-        process.executableURL = CLI.executable
-        process.arguments = arguments
-        process.currentDirectoryURL = folder
-        var environment = ProcessInfo.processInfo.environment
-        environment.removeValue(forKey: "GEOQUERY_DB")
-        process.environment = environment
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        let stderr = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return CLI.Result(
-            status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self), stderr: String(decoding: stderr, as: UTF8.self))
+        try CLI.run(arguments, in: folder)
     }
 
     /// One `$ geoquery …` line of a console block and the lines shown under it.
