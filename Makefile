@@ -152,7 +152,7 @@ format:
 # archive under .build/docs; `make docs DOCS_TARGETS=GeoCore` for one. (Not yet warnings-as-errors:
 # links written ``Place/region`` across modules need their module's name first to resolve.)
 DOCS_TARGETS ?= GeoQuery GeoCore PlaceModel PlaceQuery PlaceStore PlaceImport Regions Routing Trips Discovery Providers \
-                GeoQueryWire GeoQueryServer Accounts PostGISStore
+                GeoQueryWire GeoQueryServer Accounts PostGISStore Social
 docs: deps
 	swift package --allow-writing-to-directory .build/docs generate-documentation \
 	  $(foreach target,$(DOCS_TARGETS),--target $(target)) --enable-experimental-combined-documentation \

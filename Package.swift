@@ -29,6 +29,7 @@ let package = Package(
         .library(name: "Providers", targets: ["Providers"]),
         .library(name: "Trips", targets: ["Trips"]),
         .library(name: "Discovery", targets: ["Discovery"]),
+        .library(name: "Social", targets: ["Social"]),
         .executable(name: "geoquery", targets: ["GeoQueryCLI"]),
     ],
     dependencies: [
@@ -98,7 +99,7 @@ let package = Package(
         .target(
             name: "Accounts",
             dependencies: [
-                "PlaceQuery", "PlaceModel",
+                "GeoCore", "PlaceQuery", "PlaceModel",
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -131,6 +132,8 @@ let package = Package(
                 "Routing", "Trips",
             ],
             swiftSettings: swiftSettings),
+        // Use cases of what people do with one another: friends and blocks.
+        .target(name: "Social", dependencies: ["GeoCore", "PlaceQuery"], swiftSettings: swiftSettings),
         // Itineraries and trips: their documents, who may do what, costs, meeting times, day plans.
         .target(name: "Trips", dependencies: ["GeoCore", "PlaceModel", "PlaceQuery", "Routing"], swiftSettings: swiftSettings),
         .target(
@@ -145,8 +148,10 @@ let package = Package(
             name: "GeoQueryServer",
             dependencies: [
                 "GeoCore", "PlaceModel", "PlaceQuery", "Routing", "Providers", "GeoQueryWire", "Regions", "Accounts", "Trips", "Discovery",
-                "CVips",
+                "Social", "CVips",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                // The authenticator middleware and the identity in the request context.
+                .product(name: "HummingbirdAuth", package: "hummingbird-auth"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -190,6 +195,7 @@ let package = Package(
             name: "DiscoveryTests", dependencies: ["Discovery", "PlaceModel", "Regions", "Routing", "Trips", "GeoCore"],
             swiftSettings: swiftSettings),
         .testTarget(name: "TripsTests", dependencies: ["Trips", "Routing", "PlaceQuery", "GeoCore"], swiftSettings: swiftSettings),
+        .testTarget(name: "SocialTests", dependencies: ["Social", "PlaceStore", "PlaceQuery"], swiftSettings: swiftSettings),
         .testTarget(name: "PlaceModelTests", dependencies: ["PlaceModel"], swiftSettings: swiftSettings),
         .testTarget(name: "RegionsTests", dependencies: ["Regions", "PlaceModel", "GeoCore"], swiftSettings: swiftSettings),
         // The conformance suite every store implementation runs (index = brute force, paging = unpaged).

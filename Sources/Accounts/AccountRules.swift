@@ -1,4 +1,5 @@
 import Foundation
+import GeoCore
 
 /// The rules a new account's fields follow, with sentences a person can act on.
 public enum AccountRules {
@@ -83,7 +84,7 @@ public enum AccountRules {
 }
 
 /// Why an account operation was refused, in words the person can act on.
-public enum AccountError: Error, Equatable, Sendable, CustomStringConvertible {
+public enum AccountError: ClassifiedError, Equatable, Sendable {
     /// A field breaks its rule.
     case invalid(field: String, value: String, rule: String)
     case weakPassword(String)
@@ -105,6 +106,18 @@ public enum AccountError: Error, Equatable, Sendable, CustomStringConvertible {
                 "sign in first: the token is missing, unknown or ended (tokens end 30 days after their last use, at sign-out and at a password change)"
         case .rateLimited(let wait): return "too many sign-in attempts: try again in \(Int(wait.components.seconds) + 1) s"
         case .taken(let field, let value): return "\(field) '\(value)' is taken: choose another"
+        }
+    }
+}
+
+extension AccountError {
+    /// How the faces answer it: the service's status.
+    public var kind: FailureKind {
+        switch self {
+        case .invalid, .weakPassword: .invalidInput
+        case .wrongCredentials, .notSignedIn: .notSignedIn
+        case .rateLimited(let wait): .rateLimited(retryAfter: wait)
+        case .taken: .conflict
         }
     }
 }

@@ -88,7 +88,7 @@ public struct Whereabouts: Sendable {
 }
 
 /// Why a whereabouts lookup was refused.
-public enum WhereaboutsError: Error, Sendable, Hashable, CustomStringConvertible {
+public enum WhereaboutsError: ClassifiedError, Sendable, Hashable {
     case radiusTooLarge(Distance)
     case cityCountOutOfRange(Int)
 
@@ -106,5 +106,12 @@ public enum WhereaboutsError: Error, Sendable, Hashable, CustomStringConvertible
         let kilometres = distance.meters / 1000
         if kilometres < 1e9, kilometres == kilometres.rounded() { return "\(Int(kilometres)) km" }
         return "\(kilometres) km"
+    }
+}
+
+extension WhereaboutsError {
+    /// How the faces answer it: the service's status.
+    public var kind: FailureKind {
+        .invalidInput
     }
 }

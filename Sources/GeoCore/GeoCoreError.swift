@@ -2,7 +2,7 @@
 ///
 /// Every case carries the offending input so the message can name it; `description` says what
 /// is valid, in words a user at a terminal can act on.
-public enum GeoCoreError: Error, Sendable, Equatable, CustomStringConvertible {
+public enum GeoCoreError: ClassifiedError, Sendable, Equatable {
     /// A latitude that is NaN, infinite or outside [-90, 90].
     case invalidLatitude(Double)
     /// A longitude that is NaN, infinite or outside [-180, 180].
@@ -37,5 +37,12 @@ public enum GeoCoreError: Error, Sendable, Equatable, CustomStringConvertible {
         if value.isNaN { return "NaN" }
         if value.isInfinite { return value < 0 ? "-infinity" : "infinity" }
         return String(value)
+    }
+}
+
+extension GeoCoreError {
+    /// How the faces answer it: the service's status.
+    public var kind: FailureKind {
+        .invalidInput
     }
 }

@@ -6,23 +6,17 @@ import Hummingbird
 import PlaceModel
 import PlaceQuery
 
-/// A signed-in request: the account and the session its token opened.
-struct SignedIn: Sendable {
-    var account: UserAccount
-    var session: SessionRecord
-    var username: String { account.username }
-}
-
 /// `/v1/users`, `/v1/sessions`, `/v1/me`: sign-up, sign-in and out, profiles.
 extension GeoQueryService {
     func addAccountRoutes(to router: Router<ServiceRequestContext>, table: inout RouteTable) {
+        let groups = routeGroups(router)
         let bound = RequestBound.queries(configuration.requestTimeout)
         router.route(.post, "/v1/users", in: &table, bound: bound) { try await signUp($0, $1) }
         router.route(.post, "/v1/sessions", in: &table, bound: bound) { try await signIn($0, $1) }
-        router.route(.delete, "/v1/sessions/current", in: &table, bound: bound) { try await signOut($0, $1) }
-        router.route(.get, "/v1/me", in: &table, bound: bound) { try await showMe($0, $1) }
-        router.route(.patch, "/v1/me", in: &table, bound: bound) { try await changeMe($0, $1) }
-        router.route(.delete, "/v1/me", in: &table, bound: bound) { try await deleteMe($0, $1) }
+        groups.members.route(.delete, "/v1/sessions/current", in: &table, bound: bound) { try await signOut($0, $1) }
+        groups.members.route(.get, "/v1/me", in: &table, bound: bound) { try await showMe($0, $1) }
+        groups.members.route(.patch, "/v1/me", in: &table, bound: bound) { try await changeMe($0, $1) }
+        groups.members.route(.delete, "/v1/me", in: &table, bound: bound) { try await deleteMe($0, $1) }
         router.route(.get, "/v1/users/{username}", in: &table, bound: bound) { try await showUser($0, $1) }
         router.route(.get, "/v1/users", in: &table, bound: bound) { try await findUsers($0, $1) }
     }
@@ -64,22 +58,22 @@ extension GeoQueryService {
     }
 
     /// `DELETE /v1/sessions/current`.
-    func signOut(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
-        let user = try await signedIn(request)
+    func signOut(_ request: Request, _ context: SignedInRequestContext) async throws -> Response {
+        let user = context.user
         try await requireAccounts().signOut(tokenHash: user.session.tokenHash)
         return Response(status: .noContent)
     }
 
     /// `GET /v1/me`.
-    func showMe(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
+    func showMe(_ request: Request, _ context: SignedInRequestContext) async throws -> Response {
         _ = try QueryParameters(request, allowed: [])
-        let account = try await signedIn(request).account
+        let account = context.user.account
         return .json(privateProfile(account, photoBytes: try await requireUserData().photoBytes(ownedBy: account.username)))
     }
 
     /// `PATCH /v1/me`.
-    func changeMe(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
-        let user = try await signedIn(request)
+    func changeMe(_ request: Request, _ context: SignedInRequestContext) async throws -> Response {
+        let user = context.user
         let body = try Self.settingsLifted(
             try await JSONBody(
                 request, limit: 65_536,
@@ -110,8 +104,8 @@ extension GeoQueryService {
     }
 
     /// `DELETE /v1/me`.
-    func deleteMe(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
-        let user = try await signedIn(request)
+    func deleteMe(_ request: Request, _ context: SignedInRequestContext) async throws -> Response {
+        let user = context.user
         let unused = try await requireUserData().deleteUser(named: user.username)
         try await removePhotoFiles(unused)
         return Response(status: .noContent)
@@ -159,42 +153,6 @@ extension GeoQueryService {
         return userData
     }
 
-    /// The signed-in user; 401 without a valid bearer token.
-    func signedIn(_ request: Request) async throws -> SignedIn {
-        guard let user = try await viewer(request) else { throw AccountError.notSignedIn }
-        return user
-    }
-
-    /// ``signedIn(_:)`` for a request that creates something (a gem, a photo, a favourite, a report, a
-    /// friend request, an itinerary, a trip, a share link): it spends one of the account's creations
-    /// this hour, or is answered 429 with `Retry-After` when none is left. Every attempt counts,
-    /// whether or not it then succeeds.
-    func signedInCreator(_ request: Request) async throws -> SignedIn {
-        let user = try await signedIn(request)
-        if let limiter = creationLimiter, let wait = try await limiter.spend(user.username) {
-            let seconds = max(1, Int((wait / .seconds(1)).rounded(.up)))
-            throw APIProblem(
-                .tooManyRequests,
-                """
-                \(user.username) has created \(limiter.capacity) things (gems, photos, favourites, reports, friend requests, itineraries, trips, share links) \
-                within the hour, the most an account may: try again in \(seconds) s
-                """, headers: [.retryAfter: String(seconds)])
-        }
-        return user
-    }
-
-    /// Who asks and their accepted friends, whose friends-only gems a query lists to them.
-    /// The session, its account and the friends are one read of the store
-    /// (``ViewerStore/sessionWithAccountAndFriends(tokenHash:)``).
-    func viewerScope(_ request: Request) async throws -> (String?, [String]) {
-        guard let token = try bearerToken(request) else { return (nil, []) }
-        guard let store = userData else { return (try await requireAccounts().authenticate(token: token).0.username, []) }
-        let (account, _, friends) = try await requireAccounts().authenticate(token: token) { hash in
-            try await store.sessionWithAccountAndFriends(tokenHash: hash).map { ($0.session, $0.account, $0.friends) }
-        }
-        return (account.username, friends)
-    }
-
     /// Whether `viewer` may open a place by its id: anything but a gem they may not reach (a
     /// friends-only gem asks the store whether they are the owner's friend).
     func mayOpen(_ place: Place, viewer: String?) async throws -> Bool {
@@ -202,24 +160,6 @@ extension GeoQueryService {
         if gem.isReachable(by: viewer) { return true }
         guard gem.visibility == .friends, let viewer, let store = userData else { return false }
         return try await store.areFriends(viewer, gem.owner)
-    }
-
-    /// The signed-in user, or nil for a request without `Authorization`; a token that is sent
-    /// but unknown or ended is 401 (not silently anonymous).
-    func viewer(_ request: Request) async throws -> SignedIn? {
-        guard let token = try bearerToken(request) else { return nil }
-        let (account, session) = try await requireAccounts().authenticate(token: token)
-        return SignedIn(account: account, session: session)
-    }
-
-    /// The bearer token of `Authorization`; nil without the header, 401 for another scheme.
-    func bearerToken(_ request: Request) throws -> String? {
-        guard let header = request.headers[.authorization] else { return nil }
-        let parts = header.split(separator: " ", maxSplits: 1)
-        guard parts.count == 2, parts[0].lowercased() == "bearer" else {
-            throw APIProblem(.unauthorized, "the Authorization header must be 'Bearer <token>'", headers: [.wwwAuthenticate: "Bearer"])
-        }
-        return String(parts[1])
     }
 
     /// A profile change as `GET /v1/me` shows the profile, with `settings` an object, read as the

@@ -18,12 +18,13 @@ import Trips
 /// chunked body's end, which a client sees as an error, never as a whole document).
 extension GeoQueryService {
     func addExportRoute(to router: Router<ServiceRequestContext>, table: inout RouteTable) {
-        router.route(.get, "/v1/me/export", in: &table, bound: .queries(configuration.requestTimeout)) { try await exportMyData($0, $1) }
+        let groups = routeGroups(router)
+        groups.members.route(.get, "/v1/me/export", in: &table, bound: .queries(configuration.requestTimeout)) { try await exportMyData($0, $1) }
     }
 
     /// `GET /v1/me/export`.
-    func exportMyData(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
-        let user = try await signedIn(request)
+    func exportMyData(_ request: Request, _ context: SignedInRequestContext) async throws -> Response {
+        let user = context.user
         _ = try QueryParameters(request, allowed: [])
         let small = try await ExportPrefetch(of: user, service: self)
         let service = self

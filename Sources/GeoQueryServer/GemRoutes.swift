@@ -17,21 +17,22 @@ extension GeoQueryService {
     static let gemVisibilities: [HiddenGem.Visibility] = [.public, .unlisted, .friends, .private]
 
     func addGemRoutes(to router: Router<ServiceRequestContext>, table: inout RouteTable) {
+        let groups = routeGroups(router)
         let bound = RequestBound.queries(configuration.requestTimeout)
-        router.route(.post, "/v1/gems", in: &table, bound: bound) { try await createGem($0, $1) }
-        router.route(.get, "/v1/gems/near", in: &table, bound: bound) { try await listGemsNear($0, $1) }
-        router.route(.get, "/v1/gems/{id}", in: &table, bound: bound) { try await showGem($0, $1) }
-        router.route(.patch, "/v1/gems/{id}", in: &table, bound: bound) { try await editGem($0, $1) }
-        router.route(.delete, "/v1/gems/{id}", in: &table, bound: bound) { try await deleteGem($0, $1) }
-        router.route(.get, "/v1/me/gems", in: &table, bound: bound) { try await listMyGems($0, $1) }
-        router.route(.put, "/v1/gems/{id}/rating", in: &table, bound: bound) { try await rateGem($0, $1) }
-        router.route(.delete, "/v1/gems/{id}/rating", in: &table, bound: bound) { try await withdrawGemRating($0, $1) }
-        router.route(.get, "/v1/gems/{id}/rating", in: &table, bound: bound) { try await showGemRating($0, $1) }
+        groups.creators.route(.post, "/v1/gems", in: &table, bound: bound) { try await createGem($0, $1) }
+        groups.viewers.route(.get, "/v1/gems/near", in: &table, bound: bound) { try await listGemsNear($0, $1) }
+        groups.viewers.route(.get, "/v1/gems/{id}", in: &table, bound: bound) { try await showGem($0, $1) }
+        groups.members.route(.patch, "/v1/gems/{id}", in: &table, bound: bound) { try await editGem($0, $1) }
+        groups.members.route(.delete, "/v1/gems/{id}", in: &table, bound: bound) { try await deleteGem($0, $1) }
+        groups.members.route(.get, "/v1/me/gems", in: &table, bound: bound) { try await listMyGems($0, $1) }
+        groups.members.route(.put, "/v1/gems/{id}/rating", in: &table, bound: bound) { try await rateGem($0, $1) }
+        groups.members.route(.delete, "/v1/gems/{id}/rating", in: &table, bound: bound) { try await withdrawGemRating($0, $1) }
+        groups.members.route(.get, "/v1/gems/{id}/rating", in: &table, bound: bound) { try await showGemRating($0, $1) }
     }
 
     /// `POST /v1/gems`.
-    func createGem(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
-        let user = try await signedInCreator(request)
+    func createGem(_ request: Request, _ context: SignedInRequestContext) async throws -> Response {
+        let user = context.user
         let body = try await JSONBody(request, limit: 65_536, allowed: Self.gemFields)
         let now = Date()
         guard let latitude = try body.double("lat"), let longitude = try body.double("lon") else {
@@ -59,7 +60,7 @@ extension GeoQueryService {
         let capped = asked.meters > configuration.gemRadiusCap.meters
         let radius = capped ? configuration.gemRadiusCap : asked
         var filter = try parameters.filter(countries: knownCountries)
-        (filter.viewer, filter.viewerFriends) = try await viewerScope(request)
+        (filter.viewer, filter.viewerFriends) = context.viewerScope
         let limit = try pageLimit(parameters)
         let format = try AnswerFormat(parameters)
         let page = try await requireUserData().near(
@@ -76,14 +77,14 @@ extension GeoQueryService {
     /// `GET /v1/gems/{id}`.
     func showGem(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
         _ = try QueryParameters(request, allowed: [])
-        let viewer = try await viewer(request)?.username
+        let viewer = context.identity?.username
         let gem = try await reachableGem(try gemID(context), viewer: viewer)
         return gemAnswer(gem, request: request, moderation: try await moderation(of: gem, shownTo: viewer))
     }
 
     /// `PATCH /v1/gems/{id}`.
-    func editGem(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
-        let user = try await signedIn(request)
+    func editGem(_ request: Request, _ context: SignedInRequestContext) async throws -> Response {
+        let user = context.user
         let id = try gemID(context)
         _ = try await ownedGem(id, by: user.username)
         let body = try await JSONBody(request, limit: 65_536, allowed: Self.gemFields)
@@ -97,16 +98,16 @@ extension GeoQueryService {
     }
 
     /// `DELETE /v1/gems/{id}`.
-    func deleteGem(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
-        let user = try await signedIn(request)
+    func deleteGem(_ request: Request, _ context: SignedInRequestContext) async throws -> Response {
+        let user = context.user
         let gem = try await ownedGem(try gemID(context), by: user.username)
         try await removePhotoFiles(try await requireUserData().deleteGem(gem.id))
         return Response(status: .noContent)
     }
 
     /// `GET /v1/me/gems`.
-    func listMyGems(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
-        let user = try await signedIn(request)
+    func listMyGems(_ request: Request, _ context: SignedInRequestContext) async throws -> Response {
+        let user = context.user
         let parameters = try QueryParameters(request, allowed: ["limit", "cursor", "format"])
         let limit = try pageLimit(parameters)
         let format = try AnswerFormat(parameters)
@@ -128,8 +129,8 @@ extension GeoQueryService {
     }
 
     /// `PUT /v1/gems/{id}/rating`.
-    func rateGem(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
-        let user = try await signedIn(request)
+    func rateGem(_ request: Request, _ context: SignedInRequestContext) async throws -> Response {
+        let user = context.user
         let gem = try await reachableGem(try gemID(context), viewer: user.username)
         guard gem.gem?.owner != user.username else {
             throw APIProblem(.forbidden, "you cannot rate your own gem \(gem.id)")
@@ -148,16 +149,16 @@ extension GeoQueryService {
     }
 
     /// `DELETE /v1/gems/{id}/rating`.
-    func withdrawGemRating(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
-        let user = try await signedIn(request)
+    func withdrawGemRating(_ request: Request, _ context: SignedInRequestContext) async throws -> Response {
+        let user = context.user
         let gem = try await reachableGem(try gemID(context), viewer: user.username)
         let rating = try await requireUserData().rate(gem.id, by: user.username, stars: nil)
         return .json(Self.ratingJSON(gem.id, mine: nil, rating: rating))
     }
 
     /// `GET /v1/gems/{id}/rating`.
-    func showGemRating(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
-        let user = try await signedIn(request)
+    func showGemRating(_ request: Request, _ context: SignedInRequestContext) async throws -> Response {
+        let user = context.user
         let gem = try await reachableGem(try gemID(context), viewer: user.username)
         let mine = try await requireUserData().rating(of: gem.id, by: user.username)
         return .json(Self.ratingJSON(gem.id, mine: mine, rating: gem.rating))
@@ -171,7 +172,7 @@ extension GeoQueryService {
         return Hex.lowercase((0..<12).map { _ in UInt8.random(in: .min ... .max, using: &generator) })
     }
 
-    func gemID(_ context: ServiceRequestContext) throws -> PlaceID {
+    func gemID(_ context: some RequestContext) throws -> PlaceID {
         let raw = try context.parameters.require("id")
         let text = raw.removingPercentEncoding ?? raw
         guard let id = try? PlaceID(text), id.source == "gem" else {

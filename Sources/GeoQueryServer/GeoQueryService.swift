@@ -111,7 +111,6 @@ public struct GeoQueryService: Sendable {
         }
         router.add(middleware: ProblemMiddleware(routes: tableBox, logger: logger))
         router.add(middleware: PublicURLMiddleware(configured: configuration.publicURL))
-        router.add(middleware: IdempotencyMiddleware(service: self))
 
         addPlaceRoutes(to: router, table: &table)
         addAccountRoutes(to: router, table: &table)

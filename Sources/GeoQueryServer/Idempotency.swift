@@ -15,7 +15,7 @@ import PlaceQuery
 /// same name never sees an earlier one's answers) and live in the user store, so every server
 /// of a deployment honours them.
 struct IdempotencyMiddleware: RouterMiddleware {
-    typealias Context = ServiceRequestContext
+    typealias Context = SignedInRequestContext
 
     static let header = HTTPField.Name("Idempotency-Key")!
     static let replayed = HTTPField.Name("Idempotent-Replayed")!
@@ -33,11 +33,12 @@ struct IdempotencyMiddleware: RouterMiddleware {
     let service: GeoQueryService
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        // A request with no session, or one the service does not accept, goes on as it came:
-        // its route answers it as it would without the key (sign-up and sign-in take none).
-        guard request.method == .post, let key = request.headers[Self.header], let store = service.userData,
-            let user = try? await service.viewer(request)
-        else { return try await next(request, context) }
+        // Only the routes of signed-in accounts honour keys (sign-up and sign-in take none):
+        // the account is the one ``SessionAuthenticator`` read.
+        guard request.method == .post, let key = request.headers[Self.header], let store = service.userData else {
+            return try await next(request, context)
+        }
+        let user = context.user
         guard (1...200).contains(key.utf8.count), key.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else {
             throw APIProblem.badRequest(
                 "Idempotency-Key '\(key.prefix(40))' is invalid: give 1 to 200 visible ASCII characters, e.g. a UUID")

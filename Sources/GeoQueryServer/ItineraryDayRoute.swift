@@ -9,7 +9,7 @@ import Trips
 /// least travel that keeps fixed times and opening hours, and saves it.
 extension GeoQueryService {
     func addDayOptimizeRoute(to router: Router<ServiceRequestContext>, table: inout RouteTable) {
-        router.route(
+        routeGroups(router).members.route(
             .post, "/v1/itineraries/{id}/days/{day}/optimize", in: &table, bound: .cancelling(configuration.requestTimeout)
         ) { try await optimizeDay($0, $1) }
     }
@@ -21,7 +21,7 @@ extension GeoQueryService {
         var dayStart: Int
         var dayEnd: Int
 
-        init(_ request: Request, _ context: ServiceRequestContext) async throws {
+        init(_ request: Request, _ context: SignedInRequestContext) async throws {
             let dayText = try context.parameters.require("day")
             guard let day = Int(dayText), (1...366).contains(day) else {
                 throw APIProblem.badRequest("day '\(dayText.prefix(20))' is invalid: give the day's number, 1 for the first")
@@ -47,8 +47,8 @@ extension GeoQueryService {
     }
 
     /// `POST /v1/itineraries/{id}/days/{day}/optimize`.
-    func optimizeDay(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
-        let user = try await signedIn(request)
+    func optimizeDay(_ request: Request, _ context: SignedInRequestContext) async throws -> Response {
+        let user = context.user
         let id = try planID(context, .itinerary)
         let input = try await DayOptimizeInput(request, context)
         // Opening hours of the stops that are places of the index (read before the write).

@@ -20,25 +20,28 @@ extension GeoQueryService {
     static let stopFields = ["id", "location", "day", "fixed_start", "duration_minutes", "notes", "price"]
 
     func addItineraryRoutes(to router: Router<ServiceRequestContext>, table: inout RouteTable) {
+        let groups = routeGroups(router)
         // Resolving a provider's place by id is network work: raced against the request's time.
         let bound = RequestBound.cancelling(configuration.requestTimeout)
-        router.route(.post, "/v1/itineraries", in: &table, bound: bound) { try await createItinerary($0, $1) }
-        router.route(.get, "/v1/itineraries", in: &table, bound: bound) { try await listItineraries($0, $1) }
-        router.route(.get, "/v1/itineraries/{id}", in: &table, bound: bound) { try await showItinerary($0, $1) }
-        router.route(.patch, "/v1/itineraries/{id}", in: &table, bound: bound) { try await changeItinerary($0, $1) }
-        router.route(.delete, "/v1/itineraries/{id}", in: &table, bound: bound) { try await deleteItinerary($0, $1) }
+        groups.creators.route(.post, "/v1/itineraries", in: &table, bound: bound) { try await createItinerary($0, $1) }
+        groups.members.route(.get, "/v1/itineraries", in: &table, bound: bound) { try await listItineraries($0, $1) }
+        groups.viewers.route(.get, "/v1/itineraries/{id}", in: &table, bound: bound) { try await showItinerary($0, $1) }
+        groups.members.route(.patch, "/v1/itineraries/{id}", in: &table, bound: bound) { try await changeItinerary($0, $1) }
+        groups.members.route(.delete, "/v1/itineraries/{id}", in: &table, bound: bound) { try await deleteItinerary($0, $1) }
 
         // One call adds a place (a favourite, a gem, a place of the index, a point) to a day.
-        router.route(.post, "/v1/itineraries/{id}/stops", in: &table, bound: bound) { try await addItineraryStop($0, $1) }
-        router.route(.put, "/v1/itineraries/{id}/collaborators/{username}", in: &table, bound: bound) { try await addCollaborator($0, $1) }
-        router.route(.delete, "/v1/itineraries/{id}/collaborators/{username}", in: &table, bound: bound) { try await removeCollaborator($0, $1) }
+        groups.members.route(.post, "/v1/itineraries/{id}/stops", in: &table, bound: bound) { try await addItineraryStop($0, $1) }
+        groups.members.route(.put, "/v1/itineraries/{id}/collaborators/{username}", in: &table, bound: bound) { try await addCollaborator($0, $1) }
+        groups.members.route(.delete, "/v1/itineraries/{id}/collaborators/{username}", in: &table, bound: bound) {
+            try await removeCollaborator($0, $1)
+        }
 
         addDayOptimizeRoute(to: router, table: &table)
     }
 
     /// `POST /v1/itineraries`.
-    func createItinerary(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
-        let user = try await signedInCreator(request)
+    func createItinerary(_ request: Request, _ context: SignedInRequestContext) async throws -> Response {
+        let user = context.user
         let body = try await JSONBody(request, limit: 262_144, allowed: Self.itineraryFields)
         let (destination, zone) = try await placeAndTimeZone(body, "destination", viewer: user.username)
         var document = ItineraryDocument(
@@ -60,21 +63,21 @@ extension GeoQueryService {
     }
 
     /// `GET /v1/itineraries`.
-    func listItineraries(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
-        let user = try await signedIn(request)
+    func listItineraries(_ request: Request, _ context: SignedInRequestContext) async throws -> Response {
+        let user = context.user
         return try await planList(request, kind: .itinerary, user: user.username)
     }
 
     /// `GET /v1/itineraries/{id}`.
     func showItinerary(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
         let parameters = try QueryParameters(request, allowed: ["format"])
-        let (record, access) = try await plan(try planID(context, .itinerary), .itinerary, viewer: try await viewer(request)?.username)
+        let (record, access) = try await plan(try planID(context, .itinerary), .itinerary, viewer: context.identity?.username)
         return try Self.itineraryAnswer(record, access: access, format: try parameters.single("format"))
     }
 
     /// `PATCH /v1/itineraries/{id}`.
-    func changeItinerary(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
-        let user = try await signedIn(request)
+    func changeItinerary(_ request: Request, _ context: SignedInRequestContext) async throws -> Response {
+        let user = context.user
         let body = try await JSONBody(request, limit: 262_144, allowed: Self.itineraryFields)
         let id = try planID(context, .itinerary)
         let visibility = try Self.planVisibility(body)
@@ -111,16 +114,16 @@ extension GeoQueryService {
     }
 
     /// `DELETE /v1/itineraries/{id}`.
-    func deleteItinerary(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
-        let user = try await signedIn(request)
+    func deleteItinerary(_ request: Request, _ context: SignedInRequestContext) async throws -> Response {
+        let user = context.user
         let (record, _) = try await plan(try planID(context, .itinerary), .itinerary, viewer: user.username, needs: .own, action: "delete")
         try await removePhotoFiles(try await requireUserData().deletePlan(id: record.id) ?? [])
         return Response(status: .noContent)
     }
 
     /// `POST /v1/itineraries/{id}/stops`.
-    func addItineraryStop(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
-        let user = try await signedIn(request)
+    func addItineraryStop(_ request: Request, _ context: SignedInRequestContext) async throws -> Response {
+        let user = context.user
         let body = try await JSONBody(request, limit: 16_384, allowed: Self.stopFields.filter { $0 != "id" } + ["place_id"])
         let id = try planID(context, .itinerary)
         let added: ItineraryStop
@@ -150,8 +153,8 @@ extension GeoQueryService {
     }
 
     /// `PUT /v1/itineraries/{id}/collaborators/{username}`.
-    func addCollaborator(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
-        let user = try await signedIn(request)
+    func addCollaborator(_ request: Request, _ context: SignedInRequestContext) async throws -> Response {
+        let user = context.user
         let body = try await JSONBody(request, limit: 1_024, allowed: ["role"])
         let roleText = try body.requiredString("role", maxLength: 20, expected: "editor or viewer")
         guard let role = PlanRole(rawValue: roleText), role != .invitee else {
@@ -172,8 +175,8 @@ extension GeoQueryService {
     }
 
     /// `DELETE /v1/itineraries/{id}/collaborators/{username}`.
-    func removeCollaborator(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
-        let user = try await signedIn(request)
+    func removeCollaborator(_ request: Request, _ context: SignedInRequestContext) async throws -> Response {
+        let user = context.user
         let collaborator = try context.parameters.require("username").lowercased()
         let id = try planID(context, .itinerary)
         // A collaborator may leave; only the owner removes others.

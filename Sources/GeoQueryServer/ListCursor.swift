@@ -1,6 +1,8 @@
 import Foundation
+import GeoQueryWire
 import Hummingbird
 import PlaceQuery
+import Social
 
 /// The one cursor format of the lists that are not place queries (docs/api-conventions.md):
 /// opaque base64url text holding a fingerprint of the query that issued it and the position
@@ -38,5 +40,22 @@ enum ListCursor {
             )
         }
         return position
+    }
+}
+
+extension GeoQueryService {
+    /// A use case's page as every list answers (docs/api-conventions.md): `count`, `total`
+    /// when known, the items under `name`, `next_cursor` (the page's position in the one
+    /// cursor format) and a `Link: rel="next"` header with the next page's URL.
+    static func listResponse<Item>(
+        _ name: String, _ page: ListPage<Item>, request: Request, item: (Item) -> OrderedJSON
+    ) -> Response {
+        let next = page.nextPosition.map { ListCursor.encode($0, for: request) }
+        var members: [(String, OrderedJSON)] = [("count", .int(page.items.count))]
+        if let total = page.total { members.append(("total", .int(total))) }
+        members += [(name, .array(page.items.map(item))), ("next_cursor", .optional(next))]
+        var response = Response.json(.object(members))
+        if let next { response.headers[linkHeader] = "<\(nextURL(request, cursor: next))>; rel=\"next\"" }
+        return response
     }
 }

@@ -8,15 +8,16 @@ import Trips
 /// `PUT /v1/trips/{id}/availability` and `GET /v1/trips/{id}/meeting-times`.
 extension GeoQueryService {
     func addMeetingTimeRoutes(to router: Router<ServiceRequestContext>, table: inout RouteTable) {
+        let groups = routeGroups(router)
         let bound = RequestBound.cancelling(configuration.requestTimeout)
         // JSON `{"busy": [{"start", "end"}]}` or an iCalendar VFREEBUSY body (`text/calendar`).
-        router.route(.put, "/v1/trips/{id}/availability", in: &table, bound: bound) { try await giveAvailability($0, $1) }
-        router.route(.get, "/v1/trips/{id}/meeting-times", in: &table, bound: bound) { try await findMeetingTimes($0, $1) }
+        groups.members.route(.put, "/v1/trips/{id}/availability", in: &table, bound: bound) { try await giveAvailability($0, $1) }
+        groups.members.route(.get, "/v1/trips/{id}/meeting-times", in: &table, bound: bound) { try await findMeetingTimes($0, $1) }
     }
 
     /// `PUT /v1/trips/{id}/availability`.
-    func giveAvailability(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
-        let user = try await signedIn(request)
+    func giveAvailability(_ request: Request, _ context: SignedInRequestContext) async throws -> Response {
+        let user = context.user
         let (record, _) = try await plan(try planID(context, .trip), .trip, viewer: user.username)
         guard Self.isAttendee(user.username, of: record) else {
             throw APIProblem(.forbidden, "only the author and invitees who have not declined give availability for trip \(record.id)")
@@ -47,8 +48,8 @@ extension GeoQueryService {
     }
 
     /// `GET /v1/trips/{id}/meeting-times`.
-    func findMeetingTimes(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
-        let user = try await signedIn(request)
+    func findMeetingTimes(_ request: Request, _ context: SignedInRequestContext) async throws -> Response {
+        let user = context.user
         let parameters = try QueryParameters(request, allowed: ["duration", "from", "to", "daily", "limit"])
         let (record, _) = try await plan(try planID(context, .trip), .trip, viewer: user.username)
         guard Self.isAttendee(user.username, of: record) else {

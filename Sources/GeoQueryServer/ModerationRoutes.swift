@@ -10,17 +10,18 @@ import PlaceQuery
 /// becomes private and its owner cannot publish it again), restore it, or dismiss its reports.
 extension GeoQueryService {
     func addModerationRoutes(to router: Router<ServiceRequestContext>, table: inout RouteTable) {
+        let groups = routeGroups(router)
         let bound = RequestBound.queries(configuration.requestTimeout)
-        router.route(.put, "/v1/gems/{id}/report", in: &table, bound: bound) { try await reportGem($0, $1) }
-        router.route(.get, "/v1/moderation/reports", in: &table, bound: bound) { try await listReports($0, $1) }
-        router.route(.post, "/v1/moderation/gems/{id}/hide", in: &table, bound: bound) { try await hideGem($0, $1) }
-        router.route(.post, "/v1/moderation/gems/{id}/restore", in: &table, bound: bound) { try await restoreGem($0, $1) }
-        router.route(.post, "/v1/moderation/gems/{id}/dismiss", in: &table, bound: bound) { try await dismissReports($0, $1) }
+        groups.creators.route(.put, "/v1/gems/{id}/report", in: &table, bound: bound) { try await reportGem($0, $1) }
+        groups.moderators.route(.get, "/v1/moderation/reports", in: &table, bound: bound) { try await listReports($0, $1) }
+        groups.moderators.route(.post, "/v1/moderation/gems/{id}/hide", in: &table, bound: bound) { try await hideGem($0, $1) }
+        groups.moderators.route(.post, "/v1/moderation/gems/{id}/restore", in: &table, bound: bound) { try await restoreGem($0, $1) }
+        groups.moderators.route(.post, "/v1/moderation/gems/{id}/dismiss", in: &table, bound: bound) { try await dismissReports($0, $1) }
     }
 
     /// `PUT /v1/gems/{id}/report`.
-    func reportGem(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
-        let user = try await signedInCreator(request)
+    func reportGem(_ request: Request, _ context: SignedInRequestContext) async throws -> Response {
+        let user = context.user
         let gem = try await reachableGem(try gemID(context), viewer: user.username)
         guard gem.gem?.owner != user.username else {
             throw APIProblem(.forbidden, "gem \(gem.id) is yours: change or delete it instead of reporting it")
@@ -40,8 +41,7 @@ extension GeoQueryService {
     }
 
     /// `GET /v1/moderation/reports`.
-    func listReports(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
-        _ = try await moderator(request)
+    func listReports(_ request: Request, _ context: SignedInRequestContext) async throws -> Response {
         let parameters = try QueryParameters(request, allowed: ["limit", "cursor"])
         let limit = try parameters.int("limit", range: 1...100) ?? 20
         let after = try ListCursor.position(request, parameters).map { text in
@@ -88,8 +88,8 @@ extension GeoQueryService {
     }
 
     /// `POST /v1/moderation/gems/{id}/hide`.
-    func hideGem(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
-        let moderator = try await moderator(request)
+    func hideGem(_ request: Request, _ context: SignedInRequestContext) async throws -> Response {
+        let moderator = context.user.username
         let id = try gemID(context)
         let body = try await JSONBody(request, limit: 16_384, allowed: ["reason"])
         let reason = try body.requiredString("reason", maxLength: 500).trimmingCharacters(in: .whitespacesAndNewlines)
@@ -103,8 +103,7 @@ extension GeoQueryService {
     }
 
     /// `POST /v1/moderation/gems/{id}/restore`.
-    func restoreGem(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
-        _ = try await moderator(request)
+    func restoreGem(_ request: Request, _ context: SignedInRequestContext) async throws -> Response {
         let id = try gemID(context)
         guard try await requireUserData().restoreGem(id) else {
             throw APIProblem(.notFound, "gem \(id) is not hidden by a moderator")
@@ -116,20 +115,10 @@ extension GeoQueryService {
     }
 
     /// `POST /v1/moderation/gems/{id}/dismiss`.
-    func dismissReports(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
-        _ = try await moderator(request)
+    func dismissReports(_ request: Request, _ context: SignedInRequestContext) async throws -> Response {
         let id = try gemID(context)
         let dismissed = try await requireUserData().dismissReports(of: id)
         return .json(.object([("gem_id", .string(id.rawValue)), ("dismissed", .int(dismissed))]))
-    }
-
-    /// The signed-in moderator's username: 401 without a token, 403 for anyone else.
-    func moderator(_ request: Request) async throws -> String {
-        let user = try await signedIn(request)
-        guard moderatorRoster.isModerator(user.account) else {
-            throw APIProblem(.forbidden, "only this service's moderators may do this; \(user.username) is not one")
-        }
-        return user.username
     }
 
     /// A 403 for an owner's edit that would publish a gem a moderator hid; nothing otherwise.

@@ -11,17 +11,18 @@ import Providers
 /// (`/v1/me/favorites…`).
 extension GeoQueryService {
     func addPhotoRoutes(to router: Router<ServiceRequestContext>, table: inout RouteTable) {
+        let groups = routeGroups(router)
         let bound = RequestBound.queries(configuration.requestTimeout)
-        router.route(.post, "/v1/gems/{id}/photos", in: &table, bound: bound) { try await addGemPhoto($0, $1) }
+        groups.creators.route(.post, "/v1/gems/{id}/photos", in: &table, bound: bound) { try await addGemPhoto($0, $1) }
 
         // A photo taken off its gem; its file goes when nothing else (another gem, an avatar,
         // an album) uses it.
-        router.route(.delete, "/v1/gems/{id}/photos/{photoId}", in: &table, bound: bound) { try await removeGemPhoto($0, $1) }
-        router.route(.put, "/v1/me/avatar", in: &table, bound: bound) { try await setAvatar($0, $1) }
+        groups.members.route(.delete, "/v1/gems/{id}/photos/{photoId}", in: &table, bound: bound) { try await removeGemPhoto($0, $1) }
+        groups.creators.route(.put, "/v1/me/avatar", in: &table, bound: bound) { try await setAvatar($0, $1) }
 
         // The photos that count against the asker's storage, newest first and paged, and where
         // the asker shows each.
-        router.route(.get, "/v1/me/photos", in: &table, bound: bound) { try await listMyPhotos($0, $1) }
+        groups.members.route(.get, "/v1/me/photos", in: &table, bound: bound) { try await listMyPhotos($0, $1) }
 
         // `?w=320`: a variant at most that wide, for lists and pins, made once and kept beside
         // the photo's file.
@@ -29,8 +30,8 @@ extension GeoQueryService {
     }
 
     /// `POST /v1/gems/{id}/photos`.
-    func addGemPhoto(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
-        let user = try await signedInCreator(request)
+    func addGemPhoto(_ request: Request, _ context: SignedInRequestContext) async throws -> Response {
+        let user = context.user
         let gem = try await ownedGem(try gemID(context), by: user.username)
         let full = APIProblem(.conflict, "gem \(gem.id) has 20 photos, the most a gem may have")
         guard gem.photos.count < 20 else { throw full }
@@ -48,8 +49,8 @@ extension GeoQueryService {
     }
 
     /// `DELETE /v1/gems/{id}/photos/{photoId}`.
-    func removeGemPhoto(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
-        let user = try await signedIn(request)
+    func removeGemPhoto(_ request: Request, _ context: SignedInRequestContext) async throws -> Response {
+        let user = context.user
         let id = try gemID(context)
         let photoID = try context.parameters.require("photoId")
         _ = try await changeGem(id, by: user.username, request: request) { gem in
@@ -63,8 +64,8 @@ extension GeoQueryService {
     }
 
     /// `PUT /v1/me/avatar`.
-    func setAvatar(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
-        let user = try await signedInCreator(request)
+    func setAvatar(_ request: Request, _ context: SignedInRequestContext) async throws -> Response {
+        let user = context.user
         var previous: String?
         let (photo, _) = try await storePhoto(request, owner: user.username) { photo in
             try await changeAccount(user.username) { account in
@@ -79,8 +80,8 @@ extension GeoQueryService {
     }
 
     /// `GET /v1/me/photos`.
-    func listMyPhotos(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
-        let user = try await signedIn(request)
+    func listMyPhotos(_ request: Request, _ context: SignedInRequestContext) async throws -> Response {
+        let user = context.user
         let parameters = try QueryParameters(request, allowed: ["limit", "cursor"])
         let limit = try pageLimit(parameters)
         let after = try ListCursor.position(request, parameters).map { text in
@@ -181,18 +182,21 @@ extension GeoQueryService {
     }
 
     func addFavoriteRoutes(to router: Router<ServiceRequestContext>, table: inout RouteTable) {
+        let groups = routeGroups(router)
         let bound = RequestBound.queries(configuration.requestTimeout)
-        router.route(.put, "/v1/me/favorites/{placeId}", in: &table, bound: bound) { try await addFavorite($0, $1) }
-        router.route(.delete, "/v1/me/favorites/{placeId}", in: &table, bound: bound) { try await removeFavorite($0, $1) }
+        groups.creators.route(.put, "/v1/me/favorites/{placeId}", in: &table, bound: bound) { try await addFavorite($0, $1) }
+        groups.members.route(.delete, "/v1/me/favorites/{placeId}", in: &table, bound: bound) { try await removeFavorite($0, $1) }
 
         // Listing fetches provider places again: network work, so the request's time is raced
         // and the fetches run eight at a time.
-        router.route(.get, "/v1/me/favorites", in: &table, bound: .cancelling(configuration.requestTimeout)) { try await listFavorites($0, $1) }
+        groups.members.route(.get, "/v1/me/favorites", in: &table, bound: .cancelling(configuration.requestTimeout)) {
+            try await listFavorites($0, $1)
+        }
     }
 
     /// `GET /v1/me/favorites`.
-    func listFavorites(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
-        let user = try await signedIn(request)
+    func listFavorites(_ request: Request, _ context: SignedInRequestContext) async throws -> Response {
+        let user = context.user
         let parameters = try QueryParameters(request, allowed: ["limit", "cursor"])
         let limit = try pageLimit(parameters)
         let after = try ListCursor.position(request, parameters).map { text -> PlaceID in
@@ -237,8 +241,8 @@ extension GeoQueryService {
     }
 
     /// `PUT /v1/me/favorites/{placeId}`.
-    func addFavorite(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
-        let user = try await signedInCreator(request)
+    func addFavorite(_ request: Request, _ context: SignedInRequestContext) async throws -> Response {
+        let user = context.user
         let id = try favoriteID(context)
         try await checkFavoritable(id, viewer: user.username)
         let added = try await requireUserData().addFavorite(id, for: user.username, at: Date())
@@ -247,8 +251,8 @@ extension GeoQueryService {
     }
 
     /// `DELETE /v1/me/favorites/{placeId}`.
-    func removeFavorite(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
-        let user = try await signedIn(request)
+    func removeFavorite(_ request: Request, _ context: SignedInRequestContext) async throws -> Response {
+        let user = context.user
         let id = try favoriteID(context)
         guard try await requireUserData().removeFavorite(id, for: user.username) else {
             throw APIProblem(.notFound, "\(id) is not among your favourites")
@@ -414,7 +418,7 @@ extension GeoQueryService {
 
     // MARK: - Favourites
 
-    func favoriteID(_ context: ServiceRequestContext) throws -> PlaceID {
+    func favoriteID(_ context: some RequestContext) throws -> PlaceID {
         let raw = try context.parameters.require("placeId")
         let text = raw.removingPercentEncoding ?? raw
         do { return try PlaceID(text) } catch { throw APIProblem.badRequest(String(describing: error)) }

@@ -15,12 +15,13 @@ extension GeoQueryService {
     public static let filterParameters = ["category", "query", "source", "min_rating", "price", "country", "continent", "open_now", "open_at"]
 
     func addPlaceRoutes(to router: Router<ServiceRequestContext>, table: inout RouteTable) {
+        let groups = routeGroups(router)
         let deadline = RequestBound.queries(configuration.requestTimeout)
-        router.route(.get, "/v1/places", in: &table, bound: deadline) { try await listRegionPlaces($0, $1) }
-        router.route(.get, "/v1/places/near", in: &table, bound: deadline) { try await listPlacesNear($0, $1) }
-        router.route(.get, "/v1/places/bbox", in: &table, bound: deadline) { try await listPlacesInBox($0, $1) }
-        router.route(.get, "/v1/places/nearest", in: &table, bound: deadline) { try await listNearestPlaces($0, $1) }
-        router.route(.get, "/v1/places/{id}", in: &table, bound: deadline) { try await showPlace($0, $1) }
+        groups.viewers.route(.get, "/v1/places", in: &table, bound: deadline) { try await listRegionPlaces($0, $1) }
+        groups.viewers.route(.get, "/v1/places/near", in: &table, bound: deadline) { try await listPlacesNear($0, $1) }
+        groups.viewers.route(.get, "/v1/places/bbox", in: &table, bound: deadline) { try await listPlacesInBox($0, $1) }
+        groups.viewers.route(.get, "/v1/places/nearest", in: &table, bound: deadline) { try await listNearestPlaces($0, $1) }
+        groups.viewers.route(.get, "/v1/places/{id}", in: &table, bound: deadline) { try await showPlace($0, $1) }
         router.route(.get, "/v1/cities", in: &table, bound: deadline) { try await findCities($0, $1) }
         router.route(.get, "/v1/categories", in: &table, bound: deadline) { try await listCategories($0, $1) }
         router.route(.get, "/v1/airports/near", in: &table, bound: deadline) { try await listAirportsNear($0, $1) }
@@ -34,7 +35,7 @@ extension GeoQueryService {
         if let city = try await region(parameters, filter: &filter) {
             throw APIProblem.badRequest("region '\(city.name)' is a city: ask /v1/places/near?region=\(city.name) for the places around it")
         }
-        return try await rankedAnswer(parameters, filter: filter, request: request)
+        return try await rankedAnswer(parameters, filter: filter, request: request, viewerScope: context.viewerScope)
     }
 
     /// `GET /v1/places/near`.
@@ -46,11 +47,11 @@ extension GeoQueryService {
         if try parameters.single("region") != nil, try parameters.optionalCoordinate() == nil, try parameters.single("radius") == nil {
             var regional = filter
             if try await region(parameters, filter: &regional) == nil {
-                return try await rankedAnswer(parameters, filter: regional, request: request)
+                return try await rankedAnswer(parameters, filter: regional, request: request, viewerScope: context.viewerScope)
             }
         }
         let (center, radius) = try await circle(parameters, filter: &filter)
-        (filter.viewer, filter.viewerFriends) = try await viewerScope(request)
+        (filter.viewer, filter.viewerFriends) = context.viewerScope
         let limit = try pageLimit(parameters)
         let format = try AnswerFormat(parameters)
         let page = try await searchIndex.near(center, radius: radius, filter: filter, limit: limit, cursor: try parameters.single("cursor"))
@@ -70,7 +71,7 @@ extension GeoQueryService {
         let text = try parameters.required("bbox", example: "2.2,48.8,2.4,48.9")
         let box: BoundingBox
         do { box = try BoundingBox(parsing: text) } catch { throw APIProblem.badRequest("bbox: \(error)") }
-        (filter.viewer, filter.viewerFriends) = try await viewerScope(request)
+        (filter.viewer, filter.viewerFriends) = context.viewerScope
         let limit = try pageLimit(parameters)
         let format = try AnswerFormat(parameters)
         let page = try await searchIndex.within(box, filter: filter, limit: limit, cursor: try parameters.single("cursor"))
@@ -85,7 +86,7 @@ extension GeoQueryService {
         let k = try parameters.int("k", range: 1...configuration.maximumNearestCount) ?? 10
         let ceiling = try parameters.distance("max_distance")
         var filter = try parameters.filter(countries: knownCountries)
-        (filter.viewer, filter.viewerFriends) = try await viewerScope(request)
+        (filter.viewer, filter.viewerFriends) = context.viewerScope
         let format = try AnswerFormat(parameters)
         let matches = try await searchIndex.nearest(center, count: k, maxDistance: ceiling, filter: filter)
         let query = QueryDescription(
@@ -103,7 +104,7 @@ extension GeoQueryService {
         let text = raw.removingPercentEncoding ?? raw
         let id: PlaceID
         do { id = try PlaceID(text) } catch { throw APIProblem.badRequest(String(describing: error)) }
-        let viewer = try await viewer(request)?.username
+        let viewer = context.identity?.username
         guard let place = try await searchIndex.place(id), try await mayOpen(place, viewer: viewer) else {
             throw APIProblem(.notFound, "no place with id \(text)")
         }
@@ -248,13 +249,15 @@ extension GeoQueryService {
 
     /// The places of the countries and continents `filter` names, best first (highest rating,
     /// then most ratings, then id), as `GET /v1/places` answers them.
-    func rankedAnswer(_ parameters: QueryParameters, filter: PlaceFilter, request: Request) async throws -> Response {
+    func rankedAnswer(
+        _ parameters: QueryParameters, filter: PlaceFilter, request: Request, viewerScope: (String?, [String])
+    ) async throws -> Response {
         guard !filter.countries.isEmpty || !filter.continents.isEmpty else {
             throw APIProblem.badRequest(
                 "places by region need a region: region=fr, region=France, region=EU or region=Europe (or country= / continent=)")
         }
         var filter = filter
-        (filter.viewer, filter.viewerFriends) = try await viewerScope(request)
+        (filter.viewer, filter.viewerFriends) = viewerScope
         let limit = try pageLimit(parameters)
         let format = try AnswerFormat(parameters)
         let page = try await searchIndex.ranked(filter: filter, limit: limit, cursor: try parameters.single("cursor"))

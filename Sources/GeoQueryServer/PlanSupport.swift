@@ -4,6 +4,7 @@ import GeoQueryWire
 import Hummingbird
 import PlaceModel
 import PlaceQuery
+import Social
 import Trips
 
 /// What itinerary and trip routes share: loading a plan with the viewer's access (404 for
@@ -18,7 +19,7 @@ extension GeoQueryService {
     /// 96 random bits, hex, after a prefix naming the kind.
     static func newPlanID(_ kind: PlanKind) -> String { (kind == .itinerary ? "it_" : "tr_") + newGemID() }
 
-    func planID(_ context: ServiceRequestContext, _ kind: PlanKind) throws -> String {
+    func planID(_ context: some RequestContext, _ kind: PlanKind) throws -> String {
         let raw = try context.parameters.require("id")
         let prefix = kind == .itinerary ? "it_" : "tr_"
         guard raw.hasPrefix(prefix), raw.count == 27, raw.dropFirst(3).allSatisfy(\.isHexDigit) else {
@@ -276,13 +277,22 @@ extension GeoQueryService {
     /// asker, or whom the asker blocked, is answered as no user at all (404), so a block is
     /// not announced to the person blocked.
     func existingUser(_ name: String, reachableBy asker: String) async throws -> String {
-        let folded = name.lowercased()
-        guard try await requireUserData().user(named: folded) != nil,
-            try await !requireUserData().isBlocked(between: asker, and: folded)
-        else {
-            throw APIProblem(.notFound, "no user named '\(name.prefix(60))'")
-        }
-        return folded
+        try await requireFriendService().existingUser(name, reachableBy: asker)
+    }
+
+    /// Friends and blocks over the user store; 503 on a service without one.
+    func requireFriendService() throws -> FriendService {
+        FriendService(store: try requireUserData(), notifier: ServiceNotifier(service: self), friendLimit: configuration.friendsPerAccount)
+    }
+}
+
+/// The service's ``Notifier``: a notification is stored for `GET /v1/me/notifications` and
+/// sent to the person's webhook (``GeoQueryService/notify(_:_:_:id:)``).
+struct ServiceNotifier: Notifier {
+    let service: GeoQueryService
+
+    func notify(_ username: String, kind: String, data: [String: String], id: String?) async {
+        await service.notify(username, kind, data, id: id)
     }
 }
 

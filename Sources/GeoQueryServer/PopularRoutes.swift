@@ -40,7 +40,10 @@ extension GeoQueryService {
     }
 
     func addPopularRoute(to router: Router<ServiceRequestContext>, table: inout RouteTable) {
-        router.route(.get, "/v1/discover/popular", in: &table, bound: .queries(configuration.requestTimeout)) { try await listPopular($0, $1) }
+        let groups = routeGroups(router)
+        groups.viewers.route(.get, "/v1/discover/popular", in: &table, bound: .queries(configuration.requestTimeout)) {
+            try await listPopular($0, $1)
+        }
     }
 
     /// `GET /v1/discover/popular`.
@@ -65,7 +68,7 @@ extension GeoQueryService {
             throw APIProblem.badRequest("category applies to kind=places; destinations are cities")
         }
         let city = try await region(parameters, filter: &filter)
-        (filter.viewer, filter.viewerFriends) = try await viewerScope(request)
+        (filter.viewer, filter.viewerFriends) = context.viewerScope
         // The cursor keeps the first page's instant, so every page reads scores at one moment.
         let after = try ListCursor.position(request, parameters).map { text in
             guard let position = PopularRanking.Position(text: text) else {

@@ -44,6 +44,23 @@ public struct APIProblem: Error, Sendable, HTTPResponseError {
         return Response(status: status, headers: fields, body: .init(byteBuffer: ByteBuffer(string: body)))
     }
 
+    /// The problem of a library error of `kind`, its sentence the detail.
+    static func problem(_ kind: FailureKind, _ detail: String) -> APIProblem {
+        switch kind {
+        case .invalidInput: return .badRequest(detail)
+        case .notSignedIn: return APIProblem(.unauthorized, detail, headers: [.wwwAuthenticate: "Bearer"])
+        case .forbidden: return APIProblem(.forbidden, detail)
+        case .notFound: return APIProblem(.notFound, detail)
+        case .conflict: return APIProblem(.conflict, detail)
+        case .unprocessable: return APIProblem(.unprocessableContent, detail)
+        case .rateLimited(let wait):
+            return APIProblem(.tooManyRequests, detail, headers: [.retryAfter: String(max(1, Int((wait / .seconds(1)).rounded(.up))))])
+        case .unavailable(let wait):
+            return APIProblem(
+                .serviceUnavailable, detail, headers: wait.map { [.retryAfter: String(max(1, Int(($0 / .seconds(1)).rounded(.up))))] } ?? [:])
+        }
+    }
+
     /// Maps any error to the problem a client sees. Bad input from any library becomes 400 with
     /// the library's sentence; Hummingbird's own errors keep their status; anything else is a 500
     /// whose detail says nothing of the internals (the log has them).
@@ -51,48 +68,8 @@ public struct APIProblem: Error, Sendable, HTTPResponseError {
         switch error {
         case let problem as APIProblem:
             return problem
-        case let error as GeoCoreError:
-            return .badRequest(error.description)
-        case let error as AccountError:
-            switch error {
-            case .invalid, .weakPassword: return .badRequest(error.description)
-            case .wrongCredentials, .notSignedIn:
-                return APIProblem(.unauthorized, error.description, headers: [.wwwAuthenticate: "Bearer"])
-            case .rateLimited(let wait):
-                return APIProblem(.tooManyRequests, error.description, headers: [.retryAfter: String(Int(wait.components.seconds) + 1)])
-            case .taken: return APIProblem(.conflict, error.description)
-            }
-        case let error as UserDataError:
-            switch error {
-            case .usernameTaken, .emailTaken, .conflict: return APIProblem(.conflict, error.description)
-            case .notFound: return APIProblem(.notFound, error.description)
-            case .storageFull: return APIProblem(.forbidden, error.description)
-            case .friendLimit: return APIProblem(.conflict, error.description)
-            }
-        case let error as PlaceModelError:
-            return .badRequest(error.description)
-        case let error as WhereaboutsError:
-            return .badRequest(error.description)
-        case let error as PlaceQueryError:
-            switch error {
-            case .deadlineExceeded: return APIProblem(.serviceUnavailable, error.description, headers: [.retryAfter: "1"])
-            case .storeUnavailable: return APIProblem(.serviceUnavailable, error.description, headers: [.retryAfter: "5"])
-            default: break
-            }
-            return .badRequest(error.description)
-        case let error as RouteInputError:
-            return APIProblem(.unprocessableContent, error.description)
-        case let error as RoutingError:
-            switch error {
-            case .noStops, .stopOutOfRange: return .badRequest(error.description)
-            default: return APIProblem(.unprocessableContent, error.description)
-            }
-        case let error as ProviderError:
-            switch error {
-            case .unsupported: return .badRequest(error.description)
-            // A missing key is the deployment's to fix, not the client's: the provider is unavailable here.
-            default: return APIProblem(.serviceUnavailable, error.description)
-            }
+        case let error as any ClassifiedError:
+            return problem(error.kind, error.description)
         case let error as HTTPError:
             if error.status == .notFound {
                 let allowed = routes.methods(forPath: request.uri.path)

@@ -9,9 +9,10 @@ import Providers
 /// `/v1/search` (federated over the local index and the providers with keys) and `/v1/weather`.
 extension GeoQueryService {
     func addProviderRoutes(to router: Router<ServiceRequestContext>, table: inout RouteTable) {
+        let groups = routeGroups(router)
         let deadline = configuration.requestTimeout
         let bound = RequestBound.cancelling(deadline)
-        router.route(.get, "/v1/search", in: &table, bound: bound) { try await federatedSearch($0, $1) }
+        groups.viewers.route(.get, "/v1/search", in: &table, bound: bound) { try await federatedSearch($0, $1) }
         router.route(.get, "/v1/weather", in: &table, bound: bound) { try await weather($0, $1) }
     }
 
@@ -33,7 +34,7 @@ extension GeoQueryService {
         settings.timeout = min(settings.timeout, seconds)
         var sources = FederatedSearch.sources(names.filter { $0 != .local }, settings: settings, localIndex: nil)
         if names.contains(.local) {
-            let (viewer, friends) = try await viewerScope(request)
+            let (viewer, friends) = context.viewerScope
             sources.insert(LocalIndexProvider(index: ViewerScopedIndex(base: searchIndex, viewer: viewer, viewerFriends: friends)), at: 0)
         }
         let search = FederatedSearch(sources: sources, deadline: seconds)

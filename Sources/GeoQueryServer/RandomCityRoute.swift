@@ -17,8 +17,9 @@ extension GeoQueryService {
     static let largestSeed = 9_007_199_254_740_991
 
     func addRandomCityRoute(to router: Router<ServiceRequestContext>, table: inout RouteTable) {
+        let groups = routeGroups(router)
         let timeout = configuration.requestTimeout
-        router.route(.get, "/v1/discover/random-city", in: &table, bound: .cancelling(timeout)) { try await surpriseCity($0, $1) }
+        groups.viewers.route(.get, "/v1/discover/random-city", in: &table, bound: .cancelling(timeout)) { try await surpriseCity($0, $1) }
     }
 
     /// What "surprise me" asks: where (continent, country), how big, how drawn, and how many
@@ -63,7 +64,7 @@ extension GeoQueryService {
     func surpriseCity(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
         let parameters = try QueryParameters(request, allowed: ["continent", "country", "min_population", "weighting", "seed", "per_group"])
         let input = try SurpriseInput(parameters, countries: configuration.countries)
-        let (viewer, friends) = try await viewerScope(request)
+        let (viewer, friends) = context.viewerScope
         let directory = try await cities.current(index)
         let eligible = RandomCityPicker.eligible(
             directory.cities.map(\.place), continent: input.continent, country: input.country,
@@ -138,12 +139,13 @@ extension GeoQueryService {
     /// favourite and, with suggestions, a private one-day itinerary of them (a "surprise me"
     /// result kept as it was shown).
     func addSaveFavoriteRoute(to router: Router<ServiceRequestContext>, table: inout RouteTable) {
-        router.route(.post, "/v1/me/favorites", in: &table, bound: .queries(configuration.requestTimeout)) { try await saveFavorite($0, $1) }
+        let groups = routeGroups(router)
+        groups.creators.route(.post, "/v1/me/favorites", in: &table, bound: .queries(configuration.requestTimeout)) { try await saveFavorite($0, $1) }
     }
 
     /// `POST /v1/me/favorites`.
-    func saveFavorite(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
-        let user = try await signedInCreator(request)
+    func saveFavorite(_ request: Request, _ context: SignedInRequestContext) async throws -> Response {
+        let user = context.user
         let body = try await JSONBody(request, limit: 65_536, allowed: ["place_id", "suggestions", "title"])
         let text = try body.requiredString("place_id", maxLength: 300)
         guard let id = try? PlaceID(text) else {

@@ -15,7 +15,8 @@ import Routing
 /// query parameters: `start`, `end`, `closed`, `deadline`, `seed`, `format` (json or geojson).
 extension GeoQueryService {
     func addRouteRoute(to router: Router<ServiceRequestContext>, table: inout RouteTable) {
-        router.route(.post, "/v1/route", in: &table, bound: .cancelling(configuration.requestTimeout)) { try await orderRoute($0, $1) }
+        let groups = routeGroups(router)
+        groups.viewers.route(.post, "/v1/route", in: &table, bound: .cancelling(configuration.requestTimeout)) { try await orderRoute($0, $1) }
     }
 
     /// `POST /v1/route`.
@@ -39,7 +40,7 @@ extension GeoQueryService {
                 .contentTooLarge, "the request body is larger than \(configuration.maximumBodyBytes) bytes, the most this service accepts")
         }
         let text = String(buffer: body)
-        let stops = try await readStops(text, viewer: try await viewer(request)?.username)
+        let stops = try await readStops(text, viewer: context.identity?.username)
         guard stops.ids.count <= configuration.maximumRouteStops else {
             throw APIProblem.badRequest("\(stops.ids.count) stops is too many: a route takes at most \(configuration.maximumRouteStops)")
         }

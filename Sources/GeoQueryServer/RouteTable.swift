@@ -75,7 +75,7 @@ enum RequestBound: Sendable {
     case cancelling(Duration)
 }
 
-extension Router {
+extension RouterMethods {
     /// Adds a route and records it in `table`, bounded as `bound` says.
     func route(
         _ method: HTTPRequest.Method, _ template: String, in table: inout RouteTable, bound: RequestBound,

@@ -8,15 +8,16 @@ import PlaceQuery
 /// used — and ending one (a lost phone) or all but the one asking.
 extension GeoQueryService {
     func addSessionRoutes(to router: Router<ServiceRequestContext>, table: inout RouteTable) {
+        let groups = routeGroups(router)
         let bound = RequestBound.queries(configuration.requestTimeout)
-        router.route(.get, "/v1/me/sessions", in: &table, bound: bound) { try await listSessions($0, $1) }
-        router.route(.delete, "/v1/me/sessions/{sessionId}", in: &table, bound: bound) { try await endSession($0, $1) }
-        router.route(.delete, "/v1/me/sessions", in: &table, bound: bound) { try await endOtherSessions($0, $1) }
+        groups.members.route(.get, "/v1/me/sessions", in: &table, bound: bound) { try await listSessions($0, $1) }
+        groups.members.route(.delete, "/v1/me/sessions/{sessionId}", in: &table, bound: bound) { try await endSession($0, $1) }
+        groups.members.route(.delete, "/v1/me/sessions", in: &table, bound: bound) { try await endOtherSessions($0, $1) }
     }
 
     /// `GET /v1/me/sessions`.
-    func listSessions(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
-        let user = try await signedIn(request)
+    func listSessions(_ request: Request, _ context: SignedInRequestContext) async throws -> Response {
+        let user = context.user
         _ = try QueryParameters(request, allowed: [])
         let accounts = try requireAccounts()
         let open = try await openSessions(of: user.username)
@@ -30,8 +31,8 @@ extension GeoQueryService {
     }
 
     /// `DELETE /v1/me/sessions/{sessionId}`.
-    func endSession(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
-        let user = try await signedIn(request)
+    func endSession(_ request: Request, _ context: SignedInRequestContext) async throws -> Response {
+        let user = context.user
         let id = try context.parameters.require("sessionId")
         // Only the asker's own sessions are searched: another's id is simply not found.
         guard let session = try await openSessions(of: user.username).first(where: { SessionToken.publicID(ofHash: $0.tokenHash) == id }) else {
@@ -42,8 +43,8 @@ extension GeoQueryService {
     }
 
     /// `DELETE /v1/me/sessions`.
-    func endOtherSessions(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
-        let user = try await signedIn(request)
+    func endOtherSessions(_ request: Request, _ context: SignedInRequestContext) async throws -> Response {
+        let user = context.user
         _ = try QueryParameters(request, allowed: [])
         let ended = try await requireUserData().deleteSessions(of: user.username, keeping: user.session.tokenHash)
         return .json(.object([("ended", .int(ended))]))

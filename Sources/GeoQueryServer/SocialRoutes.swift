@@ -3,6 +3,7 @@ import Foundation
 import GeoQueryWire
 import Hummingbird
 import PlaceQuery
+import Social
 import Trips
 
 /// Friends (`/v1/me/friends…`), notifications (`/v1/me/notifications…`) and share links of
@@ -13,18 +14,19 @@ import Trips
 /// 410 would tell a guesser that the token was real once).
 extension GeoQueryService {
     func addSocialRoutes(to router: Router<ServiceRequestContext>, table: inout RouteTable) {
+        let groups = routeGroups(router)
         let bound = RequestBound.queries(configuration.requestTimeout)
-        router.route(.get, "/v1/me/friends", in: &table, bound: bound) { try await listFriends($0, $1) }
+        groups.members.route(.get, "/v1/me/friends", in: &table, bound: bound) { try await listFriends($0, $1) }
 
         // Asks someone to be friends; asking someone who asked you accepts their request.
-        router.route(.post, "/v1/me/friends/{username}", in: &table, bound: bound) { try await befriend($0, $1) }
+        groups.creators.route(.post, "/v1/me/friends/{username}", in: &table, bound: bound) { try await befriend($0, $1) }
 
         // Declines a request made to you, withdraws yours, or ends a friendship.
-        router.route(.delete, "/v1/me/friends/{username}", in: &table, bound: bound) { try await unfriend($0, $1) }
-        router.route(.get, "/v1/me/notifications", in: &table, bound: bound) { try await listNotifications($0, $1) }
+        groups.members.route(.delete, "/v1/me/friends/{username}", in: &table, bound: bound) { try await unfriend($0, $1) }
+        groups.members.route(.get, "/v1/me/notifications", in: &table, bound: bound) { try await listNotifications($0, $1) }
 
         // `{"ids": […]}` marks those read; `{}` marks every one.
-        router.route(.post, "/v1/me/notifications/read", in: &table, bound: bound) { try await markNotificationsRead($0, $1) }
+        groups.members.route(.post, "/v1/me/notifications/read", in: &table, bound: bound) { try await markNotificationsRead($0, $1) }
 
         for kind in PlanKind.allCases { addShareRoutes(kind, to: router, table: &table) }
 
@@ -64,74 +66,30 @@ extension GeoQueryService {
     }
 
     /// `GET /v1/me/friends`.
-    func listFriends(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
-        let user = try await signedIn(request)
+    func listFriends(_ request: Request, _ context: SignedInRequestContext) async throws -> Response {
         let parameters = try QueryParameters(request, allowed: ["state", "limit", "cursor"])
-        let limit = try pageLimit(parameters)
-        let states = try parameters.single("state").map { text -> Set<Friendship.State> in
-            var states: Set<Friendship.State> = []
-            for name in text.split(separator: ",", omittingEmptySubsequences: false) {
-                guard let state = Friendship.State(rawValue: String(name)) else {
-                    throw APIProblem.badRequest(
-                        "state '\(text.prefix(60))' is invalid: use accepted, requested or incoming (or several, comma-separated)")
-                }
-                states.insert(state)
-            }
-            return states
-        }
-        // By the other's username; the cursor is the last username of the previous page.
-        let after = try ListCursor.position(request, parameters).map { text in
-            guard (try? AccountRules.username(text)) == text else {
-                throw APIProblem.badRequest("cursor '\(text.prefix(60))' is invalid: pass next_cursor of the previous page")
-            }
-            return text
-        }
-        // The whole list is read (at most the friend limit), so the total costs nothing.
-        let listed = try await requireUserData().friendships(of: user.username).filter { states?.contains($0.state) ?? true }
-        let matching = listed.filter { friendship in after.map { friendship.username > $0 } ?? true }
-        let page = Array(matching.prefix(limit))
-        let next = matching.count > limit ? page.last.map { ListCursor.encode($0.username, for: request) } : nil
-        var response = Response.json(
-            .object([
-                ("count", .int(page.count)), ("total", .int(listed.count)), ("friends", .array(page.map(Self.friendshipJSON))),
-                ("next_cursor", .optional(next)),
-            ]))
-        if let next { response.headers[Self.linkHeader] = "<\(Self.nextURL(request, cursor: next))>; rel=\"next\"" }
-        return response
+        let page = try await requireFriendService().friends(
+            of: context.user.username, states: try parameters.single("state").map(FriendService.states),
+            after: try ListCursor.position(request, parameters), limit: try pageLimit(parameters))
+        return Self.listResponse("friends", page, request: request, item: Self.friendshipJSON)
     }
 
     /// `POST /v1/me/friends/{username}`.
-    func befriend(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
-        let user = try await signedInCreator(request)
-        let other = try await existingUser(try context.parameters.require("username"), reachableBy: user.username)
-        guard other != user.username else { throw APIProblem.badRequest("you cannot befriend yourself") }
-        let before = try await requireUserData().friendships(of: user.username).first { $0.username == other }
-        let friendship = try await requireUserData().requestFriendship(
-            from: user.username, to: other, at: Date(),
-            friendLimit: configuration.friendsPerAccount)
-        // One notification per asker, whatever they do: asking again after a decline, or
-        // asking and withdrawing in a loop, tells the other person once.
-        if before == nil {
-            await notify(other, "friend_request", ["from": user.username], id: "friend_request:" + user.username)
-        } else if before?.state == .incoming && friendship.state == .accepted {
-            await notify(other, "friend_accepted", ["from": user.username], id: "friend_accepted:" + user.username)
-        }
-        return .json(Self.friendshipJSON(friendship), status: before == nil ? .created : .ok)
+    func befriend(_ request: Request, _ context: SignedInRequestContext) async throws -> Response {
+        let (friendship, isNew) = try await requireFriendService().befriend(
+            try context.parameters.require("username"), by: context.user.username, at: Date())
+        return .json(Self.friendshipJSON(friendship), status: isNew ? .created : .ok)
     }
 
     /// `DELETE /v1/me/friends/{username}`.
-    func unfriend(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
-        let user = try await signedIn(request)
-        let other = try context.parameters.require("username").lowercased()
-        guard try await requireUserData().removeFriendship(between: user.username, and: other) else {
-            throw APIProblem(.notFound, "you have no friendship or request with '\(other.prefix(60))'")
-        }
+    func unfriend(_ request: Request, _ context: SignedInRequestContext) async throws -> Response {
+        try await requireFriendService().unfriend(try context.parameters.require("username"), by: context.user.username)
         return Response(status: .noContent)
     }
 
     /// `GET /v1/me/notifications`.
-    func listNotifications(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
-        let user = try await signedIn(request)
+    func listNotifications(_ request: Request, _ context: SignedInRequestContext) async throws -> Response {
+        let user = context.user
         let parameters = try QueryParameters(request, allowed: ["unread", "limit", "cursor"])
         let limit = try pageLimit(parameters)
         let unread: Bool
@@ -153,8 +111,8 @@ extension GeoQueryService {
     }
 
     /// `POST /v1/me/notifications/read`.
-    func markNotificationsRead(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
-        let user = try await signedIn(request)
+    func markNotificationsRead(_ request: Request, _ context: SignedInRequestContext) async throws -> Response {
+        let user = context.user
         let body = try await JSONBody(request, limit: 65_536, allowed: ["ids"])
         let ids = try body.strings("ids", maxCount: 500, maxLength: 200)
         let changed = try await requireUserData().markNotificationsRead(of: user.username, ids: ids, at: Date())
@@ -162,54 +120,62 @@ extension GeoQueryService {
     }
 
     func addShareRoutes(_ kind: PlanKind, to router: Router<ServiceRequestContext>, table: inout RouteTable) {
+        let groups = routeGroups(router)
         let bound = RequestBound.queries(configuration.requestTimeout)
         let base = kind == .itinerary ? "/v1/itineraries/{id}/shares" : "/v1/trips/{id}/shares"
-        router.route(.post, base, in: &table, bound: bound) { request, context in
-            let user = try await signedInCreator(request)
-            let (record, _) = try await plan(try planID(context, kind), kind, viewer: user.username, needs: .own, action: "share")
-            let body =
-                request.headers[.contentLength] == "0" || (request.headers[.contentLength] == nil && request.headers[.transferEncoding] == nil)
-                ? JSONBody(members: [:]) : try await JSONBody(request, limit: 1_024, allowed: ["expires_at"])
-            let now = Date()
-            var expires: Date?
-            if let text = try body.string("expires_at", maxLength: 40) {
-                guard let date = Self.instant(text), date > now else {
-                    throw APIProblem.badRequest("expires_at '\(text.prefix(40))' is invalid: give a future RFC 3339 time, e.g. 2027-06-30T00:00:00Z")
-                }
-                expires = date
-            }
-            let token = SessionToken.make()
-            let link = ShareLink(
-                id: "sh_" + Self.newGemID(), tokenHash: SessionToken.hash(token), planID: record.id, createdAt: now,
-                expiresAt: expires)
-            try await requireUserData().createShare(link)
-            var answer = Self.shareJSON(link)
-            if case .object(var members) = answer {
-                members.insert(("token", .string(token)), at: 1)
-                members.insert(("url", .string(PublicURL.absolute("/v1/shared/\(token)"))), at: 2)
-                members.insert(("map_url", .string(PublicURL.absolute("/s/\(token)"))), at: 3)
-                answer = .object(members)
-            }
-            return .json(answer, status: .created)
-        }
+        groups.creators.route(.post, base, in: &table, bound: bound) { try await createShare(kind, $0, $1) }
+        groups.members.route(.get, base, in: &table, bound: bound) { try await listShares(kind, $0, $1) }
+        groups.members.route(.delete, base + "/{shareId}", in: &table, bound: bound) { try await revokeShare(kind, $0, $1) }
+    }
 
-        router.route(.get, base, in: &table, bound: bound) { request, context in
-            let user = try await signedIn(request)
-            _ = try QueryParameters(request, allowed: [])
-            let (record, _) = try await plan(try planID(context, kind), kind, viewer: user.username, needs: .own, action: "see the links of")
-            let links = try await requireUserData().shares(of: record.id)
-            return .json(.object([("shares", .array(links.map(Self.shareJSON)))]))
-        }
-
-        router.route(.delete, base + "/{shareId}", in: &table, bound: bound) { request, context in
-            let user = try await signedIn(request)
-            let (record, _) = try await plan(try planID(context, kind), kind, viewer: user.username, needs: .own, action: "revoke links of")
-            let shareID = try context.parameters.require("shareId")
-            guard try await requireUserData().revokeShare(id: shareID, of: record.id, at: Date()) else {
-                throw APIProblem(.notFound, "\(Self.noun(kind)) \(record.id) has no live link \(shareID.prefix(60))")
+    /// `POST /v1/{itineraries|trips}/{id}/shares`.
+    func createShare(_ kind: PlanKind, _ request: Request, _ context: SignedInRequestContext) async throws -> Response {
+        let user = context.user
+        let (record, _) = try await plan(try planID(context, kind), kind, viewer: user.username, needs: .own, action: "share")
+        let body =
+            request.headers[.contentLength] == "0" || (request.headers[.contentLength] == nil && request.headers[.transferEncoding] == nil)
+            ? JSONBody(members: [:]) : try await JSONBody(request, limit: 1_024, allowed: ["expires_at"])
+        let now = Date()
+        var expires: Date?
+        if let text = try body.string("expires_at", maxLength: 40) {
+            guard let date = Self.instant(text), date > now else {
+                throw APIProblem.badRequest("expires_at '\(text.prefix(40))' is invalid: give a future RFC 3339 time, e.g. 2027-06-30T00:00:00Z")
             }
-            return Response(status: .noContent)
+            expires = date
         }
+        let token = SessionToken.make()
+        let link = ShareLink(
+            id: "sh_" + Self.newGemID(), tokenHash: SessionToken.hash(token), planID: record.id, createdAt: now,
+            expiresAt: expires)
+        try await requireUserData().createShare(link)
+        var answer = Self.shareJSON(link)
+        if case .object(var members) = answer {
+            members.insert(("token", .string(token)), at: 1)
+            members.insert(("url", .string(PublicURL.absolute("/v1/shared/\(token)"))), at: 2)
+            members.insert(("map_url", .string(PublicURL.absolute("/s/\(token)"))), at: 3)
+            answer = .object(members)
+        }
+        return .json(answer, status: .created)
+    }
+
+    /// `GET /v1/{itineraries|trips}/{id}/shares`.
+    func listShares(_ kind: PlanKind, _ request: Request, _ context: SignedInRequestContext) async throws -> Response {
+        let user = context.user
+        _ = try QueryParameters(request, allowed: [])
+        let (record, _) = try await plan(try planID(context, kind), kind, viewer: user.username, needs: .own, action: "see the links of")
+        let links = try await requireUserData().shares(of: record.id)
+        return .json(.object([("shares", .array(links.map(Self.shareJSON)))]))
+    }
+
+    /// `DELETE /v1/{itineraries|trips}/{id}/shares/{shareId}`.
+    func revokeShare(_ kind: PlanKind, _ request: Request, _ context: SignedInRequestContext) async throws -> Response {
+        let user = context.user
+        let (record, _) = try await plan(try planID(context, kind), kind, viewer: user.username, needs: .own, action: "revoke links of")
+        let shareID = try context.parameters.require("shareId")
+        guard try await requireUserData().revokeShare(id: shareID, of: record.id, at: Date()) else {
+            throw APIProblem(.notFound, "\(Self.noun(kind)) \(record.id) has no live link \(shareID.prefix(60))")
+        }
+        return Response(status: .noContent)
     }
 
     static func notificationJSON(_ note: UserNotification) -> OrderedJSON {

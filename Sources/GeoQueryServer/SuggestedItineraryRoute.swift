@@ -1,3 +1,4 @@
+import Accounts
 import Discovery
 import Foundation
 import GeoCore
@@ -16,7 +17,7 @@ extension GeoQueryService {
     ]
 
     func addSuggestedItineraryRoute(to router: Router<ServiceRequestContext>, table: inout RouteTable) {
-        router.route(.post, "/v1/discover/itinerary", in: &table, bound: .queries(configuration.requestTimeout)) {
+        routeGroups(router).viewers.route(.post, "/v1/discover/itinerary", in: &table, bound: .queries(configuration.requestTimeout)) {
             try await suggestItinerary($0, $1)
         }
     }
@@ -84,7 +85,9 @@ extension GeoQueryService {
     func suggestItinerary(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
         let body = try await JSONBody(request, limit: 65_536, allowed: Self.suggestionFields)
         let save = try body.bool("save") ?? false
-        let viewer = save ? try await signedIn(request).username : try await viewer(request)?.username
+        // Anyone may ask for a suggestion; saving it makes an itinerary of the signed-in account.
+        let viewer = context.identity?.username
+        if save && viewer == nil { throw AccountError.notSignedIn }
         let destination = try await suggestionDestination(body, viewer: viewer)
         guard let centre = destination.coordinate else {
             throw APIProblem.badRequest("the destination has no known point: give {\"lat\", \"lon\"}")

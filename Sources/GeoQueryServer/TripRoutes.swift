@@ -16,22 +16,23 @@ extension GeoQueryService {
     static let tripFields = ["title", "place", "start", "end", "time_zone", "notes", "budget", "visibility", "invitees"]
 
     func addTripRoutes(to router: Router<ServiceRequestContext>, table: inout RouteTable) {
+        let groups = routeGroups(router)
         let bound = RequestBound.cancelling(configuration.requestTimeout)
-        router.route(.post, "/v1/trips", in: &table, bound: bound) { try await createTrip($0, $1) }
-        router.route(.get, "/v1/trips/{id}", in: &table, bound: bound) { try await showTrip($0, $1) }
-        router.route(.patch, "/v1/trips/{id}", in: &table, bound: bound) { try await changeTrip($0, $1) }
-        router.route(.delete, "/v1/trips/{id}", in: &table, bound: bound) { try await deleteTrip($0, $1) }
-        router.route(.put, "/v1/trips/{id}/rsvp", in: &table, bound: bound) { try await answerTripInvitation($0, $1) }
-        router.route(.get, "/v1/me/trips", in: &table, bound: bound) { try await listMyTrips($0, $1) }
-        router.route(.post, "/v1/trips/{id}/photos", in: &table, bound: bound) { try await addTripPhoto($0, $1) }
-        router.route(.delete, "/v1/trips/{id}/photos/{photoId}", in: &table, bound: bound) { try await removeTripPhoto($0, $1) }
+        groups.creators.route(.post, "/v1/trips", in: &table, bound: bound) { try await createTrip($0, $1) }
+        groups.viewers.route(.get, "/v1/trips/{id}", in: &table, bound: bound) { try await showTrip($0, $1) }
+        groups.members.route(.patch, "/v1/trips/{id}", in: &table, bound: bound) { try await changeTrip($0, $1) }
+        groups.members.route(.delete, "/v1/trips/{id}", in: &table, bound: bound) { try await deleteTrip($0, $1) }
+        groups.members.route(.put, "/v1/trips/{id}/rsvp", in: &table, bound: bound) { try await answerTripInvitation($0, $1) }
+        groups.members.route(.get, "/v1/me/trips", in: &table, bound: bound) { try await listMyTrips($0, $1) }
+        groups.creators.route(.post, "/v1/trips/{id}/photos", in: &table, bound: bound) { try await addTripPhoto($0, $1) }
+        groups.members.route(.delete, "/v1/trips/{id}/photos/{photoId}", in: &table, bound: bound) { try await removeTripPhoto($0, $1) }
 
         addMeetingTimeRoutes(to: router, table: &table)
     }
 
     /// `POST /v1/trips`.
-    func createTrip(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
-        let user = try await signedInCreator(request)
+    func createTrip(_ request: Request, _ context: SignedInRequestContext) async throws -> Response {
+        let user = context.user
         let body = try await JSONBody(request, limit: 65_536, allowed: Self.tripFields)
         let (place, zone) = try await placeAndTimeZone(body, "place", viewer: user.username)
         let (start, end, starts, ends) = try Self.tripTimes(
@@ -61,13 +62,13 @@ extension GeoQueryService {
     /// `GET /v1/trips/{id}`.
     func showTrip(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
         _ = try QueryParameters(request, allowed: [])
-        let (record, access) = try await plan(try planID(context, .trip), .trip, viewer: try await viewer(request)?.username)
+        let (record, access) = try await plan(try planID(context, .trip), .trip, viewer: context.identity?.username)
         return Self.planResponse(try await tripJSON(record, access: access), revision: record.revision)
     }
 
     /// `PATCH /v1/trips/{id}`.
-    func changeTrip(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
-        let user = try await signedIn(request)
+    func changeTrip(_ request: Request, _ context: SignedInRequestContext) async throws -> Response {
+        let user = context.user
         let body = try await JSONBody(request, limit: 65_536, allowed: Self.tripFields)
         let id = try planID(context, .trip)
         // Only the author changes a trip: asked first, so that nobody else learns from the
@@ -107,16 +108,16 @@ extension GeoQueryService {
     }
 
     /// `DELETE /v1/trips/{id}`.
-    func deleteTrip(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
-        let user = try await signedIn(request)
+    func deleteTrip(_ request: Request, _ context: SignedInRequestContext) async throws -> Response {
+        let user = context.user
         let (record, _) = try await plan(try planID(context, .trip), .trip, viewer: user.username, needs: .own, action: "delete")
         try await removePhotoFiles(try await requireUserData().deletePlan(id: record.id) ?? [])
         return Response(status: .noContent)
     }
 
     /// `PUT /v1/trips/{id}/rsvp`.
-    func answerTripInvitation(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
-        let user = try await signedIn(request)
+    func answerTripInvitation(_ request: Request, _ context: SignedInRequestContext) async throws -> Response {
+        let user = context.user
         let body = try await JSONBody(request, limit: 1_024, allowed: ["answer"])
         let text = try body.requiredString("answer", maxLength: 20, expected: "accepted, declined or maybe")
         guard let answer = PlanAnswer(rawValue: text), answer != .invited else {
@@ -142,14 +143,14 @@ extension GeoQueryService {
     }
 
     /// `GET /v1/me/trips`.
-    func listMyTrips(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
-        let user = try await signedIn(request)
+    func listMyTrips(_ request: Request, _ context: SignedInRequestContext) async throws -> Response {
+        let user = context.user
         return try await planList(request, kind: .trip, user: user.username)
     }
 
     /// `POST /v1/trips/{id}/photos`.
-    func addTripPhoto(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
-        let user = try await signedInCreator(request)
+    func addTripPhoto(_ request: Request, _ context: SignedInRequestContext) async throws -> Response {
+        let user = context.user
         let (record, _) = try await plan(try planID(context, .trip), .trip, viewer: user.username)
         guard Self.isAttendee(user.username, of: record) else {
             throw APIProblem(.forbidden, "only the author and invitees who have not declined add photos to trip \(record.id)")
@@ -162,8 +163,8 @@ extension GeoQueryService {
     }
 
     /// `DELETE /v1/trips/{id}/photos/{photoId}`.
-    func removeTripPhoto(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
-        let user = try await signedIn(request)
+    func removeTripPhoto(_ request: Request, _ context: SignedInRequestContext) async throws -> Response {
+        let user = context.user
         let (record, _) = try await plan(try planID(context, .trip), .trip, viewer: user.username)
         let photoID = try context.parameters.require("photoId")
         let album = try await requireUserData().album(of: record.id)

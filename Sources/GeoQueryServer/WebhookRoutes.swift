@@ -18,15 +18,16 @@ extension GeoQueryService {
     static let webhookSignatureHeader = "X-GeoQuery-Signature"
 
     func addWebhookRoutes(to router: Router<ServiceRequestContext>, table: inout RouteTable) {
+        let groups = routeGroups(router)
         let bound = RequestBound.cancelling(configuration.requestTimeout)
-        router.route(.put, "/v1/me/webhook", in: &table, bound: bound) { try await setWebhook($0, $1) }
-        router.route(.get, "/v1/me/webhook", in: &table, bound: bound) { try await showWebhook($0, $1) }
-        router.route(.delete, "/v1/me/webhook", in: &table, bound: bound) { try await removeWebhook($0, $1) }
+        groups.members.route(.put, "/v1/me/webhook", in: &table, bound: bound) { try await setWebhook($0, $1) }
+        groups.members.route(.get, "/v1/me/webhook", in: &table, bound: bound) { try await showWebhook($0, $1) }
+        groups.members.route(.delete, "/v1/me/webhook", in: &table, bound: bound) { try await removeWebhook($0, $1) }
     }
 
     /// `PUT /v1/me/webhook`.
-    func setWebhook(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
-        let user = try await signedIn(request)
+    func setWebhook(_ request: Request, _ context: SignedInRequestContext) async throws -> Response {
+        let user = context.user
         let signer = try requireWebhookSigner()
         let body = try await JSONBody(request, limit: 4_096, allowed: ["url"])
         let text = try body.requiredString("url", maxLength: 2_000)
@@ -45,15 +46,15 @@ extension GeoQueryService {
     }
 
     /// `GET /v1/me/webhook`.
-    func showWebhook(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
-        let user = try await signedIn(request)
+    func showWebhook(_ request: Request, _ context: SignedInRequestContext) async throws -> Response {
+        let user = context.user
         guard let url = user.account.profile.webhookURL else { throw APIProblem(.notFound, "you have no webhook: PUT /v1/me/webhook sets one") }
         return .json(.object([("url", .string(url)), ("id", .optional(user.account.profile.webhookID))]))
     }
 
     /// `DELETE /v1/me/webhook`.
-    func removeWebhook(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
-        let user = try await signedIn(request)
+    func removeWebhook(_ request: Request, _ context: SignedInRequestContext) async throws -> Response {
+        let user = context.user
         guard user.account.profile.webhookURL != nil else { throw APIProblem(.notFound, "you have no webhook") }
         _ = try await changeAccount(user.username) { account in
             account.profile.webhookURL = nil

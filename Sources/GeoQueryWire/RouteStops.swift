@@ -5,7 +5,7 @@ import PlaceModel
 import Routing
 
 /// Stops that cannot be read: where they came from (a file name, a request body) and why.
-public struct RouteInputError: Error, Sendable, CustomStringConvertible {
+public struct RouteInputError: ClassifiedError, Sendable {
     /// Where the stops came from: a file name, or `request body`.
     public var origin: String
     public var reason: String
@@ -188,5 +188,12 @@ public struct RouteStops: Sendable {
         for id in ids where !seen.insert(id).inserted {
             throw bad(file, "id '\(id)' appears twice; each stop needs its own id")
         }
+    }
+}
+
+extension RouteInputError {
+    /// How the faces answer it: the service's status.
+    public var kind: FailureKind {
+        .unprocessable
     }
 }

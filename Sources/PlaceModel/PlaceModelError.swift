@@ -1,5 +1,7 @@
+import GeoCore
+
 /// Errors for values that do not fit the place model.
-public enum PlaceModelError: Error, Sendable, Equatable, CustomStringConvertible {
+public enum PlaceModelError: ClassifiedError, Sendable, Equatable {
     /// A place id that is not `source:localId`.
     case invalidPlaceID(String)
     /// A category id that is not dotted lower-case words under a known top level.
@@ -21,5 +23,12 @@ public enum PlaceModelError: Error, Sendable, Equatable, CustomStringConvertible
         case .invalidPriceLevel(let value):
             return "price level \(value) is invalid: it must be 1, 2, 3 or 4"
         }
+    }
+}
+
+extension PlaceModelError {
+    /// How the faces answer it: the service's status.
+    public var kind: FailureKind {
+        .invalidInput
     }
 }

@@ -1,8 +1,10 @@
+import GeoCore
+
 /// Errors every store gives for a query it cannot answer as asked.
 ///
 /// `description` names the bad value and what is valid, in words that suit any face (a CLI, an
 /// HTTP answer, a library caller).
-public enum PlaceQueryError: Error, Sendable, Hashable, CustomStringConvertible {
+public enum PlaceQueryError: ClassifiedError, Sendable, Hashable {
     /// A page cursor that is malformed or belongs to another query.
     case invalidCursor(String, reason: String)
     /// A limit or count outside its valid range: what it was, and what is valid.
@@ -33,4 +35,15 @@ public enum PlaceQueryError: Error, Sendable, Hashable, CustomStringConvertible 
 /// ``PlaceQueryError/deadlineExceeded``, so a query that would scan for seconds frees its thread.
 public enum QueryDeadline {
     @TaskLocal public static var current: ContinuousClock.Instant?
+}
+
+extension PlaceQueryError {
+    /// How the faces answer it: the service's status.
+    public var kind: FailureKind {
+        switch self {
+        case .deadlineExceeded: .unavailable(retryAfter: .seconds(1))
+        case .storeUnavailable: .unavailable(retryAfter: .seconds(5))
+        default: .invalidInput
+        }
+    }
 }

@@ -128,7 +128,7 @@ public struct PhotoUse: Sendable, Hashable {
 }
 
 /// Why a user-data store refused a write.
-public enum UserDataError: Error, Equatable, Sendable, CustomStringConvertible {
+public enum UserDataError: ClassifiedError, Equatable, Sendable {
     case usernameTaken(String)
     case emailTaken(String)
     case notFound(String)
@@ -380,5 +380,16 @@ public enum GemVersions {
         guard let new = gem.gem?.updatedAt else { return stored }
         guard let stored, new <= stored else { return new }
         return stored.addingTimeInterval(0.000_001)
+    }
+}
+
+extension UserDataError {
+    /// How the faces answer it: the service's status.
+    public var kind: FailureKind {
+        switch self {
+        case .usernameTaken, .emailTaken, .conflict, .friendLimit: .conflict
+        case .notFound: .notFound
+        case .storageFull: .forbidden
+        }
     }
 }

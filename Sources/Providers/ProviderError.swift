@@ -1,7 +1,8 @@
 import Foundation
+import GeoCore
 
 /// Why a provider gave no answer. Messages name what to change and never contain a key.
-public enum ProviderError: Error, Sendable, Hashable, CustomStringConvertible {
+public enum ProviderError: ClassifiedError, Sendable, Hashable {
     /// The provider's API key is not set.
     case missingKey(provider: ProviderName, variable: String)
     /// An environment setting has an unusable value.
@@ -85,4 +86,15 @@ public enum ProviderName: String, Sendable, Hashable, CaseIterable, Codable, Com
     var priority: Int { ProviderName.allCases.firstIndex(of: self)! }
 
     public static func < (lhs: ProviderName, rhs: ProviderName) -> Bool { lhs.priority < rhs.priority }
+}
+
+extension ProviderError {
+    /// How the faces answer it: the service's status.
+    public var kind: FailureKind {
+        switch self {
+        case .unsupported: .invalidInput
+        // A missing key is the deployment's to fix, not the client's: the provider is unavailable here.
+        default: .unavailable(retryAfter: nil)
+        }
+    }
 }

@@ -1,7 +1,9 @@
+import GeoCore
+
 /// Errors from building a routing problem or solving it.
 ///
 /// Each case names the bad value and says what is valid, so the message can go to a user as is.
-public enum RoutingError: Error, Sendable, Equatable, CustomStringConvertible {
+public enum RoutingError: ClassifiedError, Sendable, Equatable {
     /// No stops were given.
     case noStops
     /// A distance matrix that is not square: row `row` has `length` entries, `expected` wanted.
@@ -37,6 +39,16 @@ public enum RoutingError: Error, Sendable, Equatable, CustomStringConvertible {
             return "TSPLIB \(what) is not supported; supported: TYPE TSP or ATSP, EDGE_WEIGHT_TYPE EUC_2D, "
                 + "CEIL_2D, GEO, ATT, MAN_2D, MAX_2D or EXPLICIT (FULL_MATRIX, UPPER_ROW, LOWER_ROW, "
                 + "UPPER_DIAG_ROW, LOWER_DIAG_ROW, UPPER_COL, LOWER_COL, UPPER_DIAG_COL, LOWER_DIAG_COL)"
+        }
+    }
+}
+
+extension RoutingError {
+    /// How the faces answer it: the service's status.
+    public var kind: FailureKind {
+        switch self {
+        case .noStops, .stopOutOfRange: .invalidInput
+        default: .unprocessable
         }
     }
 }
