@@ -132,7 +132,7 @@ let package = Package(
                 "Routing", "Trips",
             ],
             swiftSettings: swiftSettings),
-        // Use cases of what people do with one another: friends and blocks.
+        // Use cases of what people do with one another: friends, blocks and follows.
         .target(name: "Social", dependencies: ["GeoCore", "PlaceQuery"], swiftSettings: swiftSettings),
         // Itineraries and trips: their documents, who may do what, costs, meeting times, day plans.
         .target(name: "Trips", dependencies: ["GeoCore", "PlaceModel", "PlaceQuery", "Routing"], swiftSettings: swiftSettings),

@@ -173,14 +173,23 @@ sign_up = {"type": "object", "required": ["username", "email", "password"], "add
     "password": {"type": "string", "minLength": 12, "description": "12 characters or more, not all white space, at most 72 bytes of UTF-8 (bcrypt reads no further), not a common password, and containing neither the username nor the email address."}}}
 sign_in = {"type": "object", "required": ["password"], "additionalProperties": False, "properties": {
     "username": {"type": "string", "description": "The username or the email."}, "email": {"type": "string"}, "password": {"type": "string"}}}
+notification_kinds = ["friend_request", "friend_accepted", "new_follower", "trip_invitation", "trip_answer", "share_viewed", "trip_reminder", "itinerary_reminder", "gem_hidden", "gem_restored"]
+notification_settings = {"type": ["object", "null"], "additionalProperties": False,
+    "description": "Which kinds of notification reach you over which channels (in_app: kept for GET /v1/me/notifications; webhook: also POSTed to your webhook; [] turns a kind off; kinds not named keep theirs) and quiet hours, during which webhook deliveries wait for their end. null: every kind over every channel, at any hour.",
+    "properties": {
+      "channels": {"type": "object", "additionalProperties": False, "properties": {kind: {"type": "array", "maxItems": 2, "uniqueItems": True, "items": {"enum": ["in_app", "webhook"]}} for kind in notification_kinds}},
+      "quiet_hours": {"type": ["object", "null"], "additionalProperties": False, "required": ["start", "end", "time_zone"], "properties": {
+          "start": {"type": "string", "pattern": "^([01][0-9]|2[0-3]):[0-5][0-9]$", "example": "22:00"},
+          "end": {"type": "string", "pattern": "^([01][0-9]|2[0-3]):[0-5][0-9]$", "example": "07:00"},
+          "time_zone": {"type": "string", "example": "Europe/Paris"}}}}}
 profile_patch = {"type": "object", "additionalProperties": False, "properties": {
     "display_name": nullable("string"), "bio": nullable("string"), "avatar_photo": nullable("string"),
     "language": nullable("string"), "units": {"enum": ["metric", "imperial", None]},
     "home_location": {"type": ["object", "null"], "required": ["lat", "lon"], "properties": {"lat": {"type": "number", "minimum": -90, "maximum": 90}, "lon": {"type": "number", "minimum": -180, "maximum": 180}}},
     "email": {"type": "string"}, "password": {"type": "string", "description": "A new password; needs current_password. Every other session ends."},
-    "current_password": {"type": "string"},
-    "settings": {"type": "object", "additionalProperties": False, "description": "language, home_location and units as GET /v1/me shows them; each may instead be given at the top level, not both.",
-                 "properties": {"language": nullable("string"), "units": {"enum": ["metric", "imperial", None]},
+    "current_password": {"type": "string"}, "notifications": notification_settings,
+    "settings": {"type": "object", "additionalProperties": False, "description": "language, home_location, units and notifications as GET /v1/me shows them; each may instead be given at the top level, not both.",
+                 "properties": {"language": nullable("string"), "units": {"enum": ["metric", "imperial", None]}, "notifications": notification_settings,
                                 "home_location": {"type": ["object", "null"], "required": ["lat", "lon"], "properties": {"lat": {"type": "number", "minimum": -90, "maximum": 90}, "lon": {"type": "number", "minimum": -180, "maximum": 180}}}}}}}
 gem_fields = {"name": {"type": "string", "minLength": 1, "maxLength": 200}, "lat": {"type": "number", "minimum": -90, "maximum": 90},
     "lon": {"type": "number", "minimum": -180, "maximum": 180}, "categories": {"type": "array", "maxItems": 10, "items": ref("Category")},
@@ -215,8 +224,13 @@ paths.update({
         param("limit", {"type": "integer", "minimum": 1, "maximum": 100, "default": 20}, "At most this many."), cursor],
         "responses": {"200": json_body({"type": "object", "required": ["query", "count", "users", "next_cursor"], "properties": {
             "query": {"type": "object"}, "count": {"type": "integer"}, "users": {"type": "array", "items": ref("PublicProfile")}, "next_cursor": nullable("string")}}), **common_errors}}},
-  "/v1/users/{username}": {"get": {"summary": "A public profile", "parameters": [path_param("username", "A username.", "anna")],
-      "responses": {"200": json_body(ref("PublicProfile")), "404": problem("No such user."), **common_errors}}},
+  "/v1/users/{username}": {"get": {"summary": "A public profile, with how many accounts it follows and how many follow it", "security": optional_bearer,
+      "parameters": [path_param("username", "A username.", "anna")],
+      "responses": {"200": json_body({"type": "object", "required": ["username", "display_name", "bio", "avatar_url", "created_at", "following_count", "followers_count"], "properties": {
+          "username": {"type": "string"}, "display_name": nullable("string"), "bio": nullable("string"), "avatar_url": nullable("string"),
+          "created_at": {"type": "string", "format": "date-time"},
+          "following_count": {"type": "integer", "minimum": 0}, "followers_count": {"type": "integer", "minimum": 0}}}),
+          "401": unauthorized, "404": problem("No such user (or one of you blocked the other)."), **common_errors}}},
   "/v1/sessions": {"post": {"summary": "Sign in: a bearer token for 30 days after its last use",
       "description": "Rate limited per account (failed attempts) and per client address; a wrong username and a wrong password answer alike.",
       "requestBody": body(sign_in, {"username": "anna", "password": "a long passphrase"}),
@@ -334,9 +348,9 @@ paths.update({
                             "content": {"image/jpeg": {"schema": {"type": "string", "format": "binary"}}, "image/png": {"schema": {"type": "string", "format": "binary"}}, "image/webp": {"schema": {"type": "string", "format": "binary"}}}},
                     "304": {"description": "Not modified (If-None-Match)."}, "400": problem("w is not one of the variant widths."), "404": problem("No such photo."), **common_errors}}},
   "/v1/me/export": {"get": {"summary": "Download everything you made or were given", "security": bearer,
-      "description": "One JSON document (Content-Disposition: attachment; Cache-Control: no-store): your account and profile, every gem you own (private ones too), your ratings, favourites, photos, friends, the gems you reported, the people you blocked, the itineraries and trips you own or were invited to, your notifications, and where you are signed in. No password hash and no token is included.",
+      "description": "One JSON document (Content-Disposition: attachment; Cache-Control: no-store): your account and profile, every gem you own (private ones too), your ratings, favourites, photos, friends, the gems you reported, the people you blocked, whom you follow, the itineraries and trips you own or were invited to, your notifications, and where you are signed in. No password hash and no token is included.",
       "responses": {"200": json_body({"type": "object", "required": ["format", "exported_at", "account", "gems", "ratings", "favorites", "photos", "friends", "reports", "blocks",
-                                                                     "itineraries", "trips", "notifications", "sessions"], "properties": {
+                                                                     "following", "itineraries", "trips", "notifications", "sessions"], "properties": {
           "format": {"const": "geoquery-export/1"}, "exported_at": {"type": "string", "format": "date-time"}, "account": ref("PrivateProfile"),
           "gems": {"type": "array", "items": ref("Place")},
           "ratings": {"type": "array", "items": {"type": "object", "required": ["gem_id", "stars", "rated_at"], "properties": {
@@ -348,6 +362,7 @@ paths.update({
           "friends": {"type": "array", "items": {"type": "object", "required": ["username", "state", "since"], "properties": {
               "username": {"type": "string"}, "state": {"enum": ["requested", "incoming", "accepted"]}, "since": {"type": "string", "format": "date-time"}}}},
           "reports": {"type": "array", "items": ref("Report")}, "blocks": {"type": "array", "items": ref("Block")},
+          "following": {"type": "array", "items": ref("Follow")},
           "itineraries": {"type": "array", "items": {"type": "object"}}, "trips": {"type": "array", "items": {"type": "object"}},
           "notifications": {"type": "array", "items": {"type": "object", "required": ["id", "kind", "data", "created_at", "read_at"], "properties": {
               "id": {"type": "string"}, "kind": {"type": "string"}, "data": {"type": "object"}, "created_at": {"type": "string", "format": "date-time"},
@@ -463,10 +478,27 @@ paths.update({
                           "404": problem("No such user."), **common_errors}},
     "delete": {"summary": "Lift your block", "security": bearer, "parameters": [path_param("username", "A username.", "anna")],
                "responses": {"204": no_content, "401": unauthorized, "404": problem("You have not blocked them."), **common_errors}}},
+  "/v1/me/following": {"get": {"summary": "Whom you follow, newest first, in pages", "security": bearer, "parameters": [limit, cursor],
+      "responses": {"200": json_body({"type": "object", "required": ["count", "total", "following", "next_cursor"], "properties": {
+          "count": {"type": "integer", "description": "On this page."}, "total": {"type": "integer", "description": "In the whole list."},
+          "following": {"type": "array", "items": ref("Follow")}, "next_cursor": nullable("string")}}, headers=link), "401": unauthorized, **common_errors}}},
+  "/v1/me/following/{username}": {
+    "put": {"summary": "Follow someone: their posts reach your feed. No acceptance is needed; they are told once. A block between you ends it and prevents it",
+            "security": bearer, "parameters": [path_param("username", "A username.", "anna")],
+            "responses": {"201": json_body(ref("Follow"), "Followed"), "200": json_body(ref("Follow"), "Already followed"), "401": unauthorized,
+                          "404": problem("No such user (or one of you blocked the other)."), **common_errors}},
+    "delete": {"summary": "Stop following someone", "security": bearer, "parameters": [path_param("username", "A username.", "anna")],
+               "responses": {"204": no_content, "401": unauthorized, "404": problem("You do not follow them."), **common_errors}}},
+  "/v1/users/{username}/followers": {"get": {"summary": "Who follows someone, newest first, in pages", "security": optional_bearer,
+      "parameters": [path_param("username", "A username.", "anna"), limit, cursor],
+      "responses": {"200": json_body({"type": "object", "required": ["count", "total", "followers", "next_cursor"], "properties": {
+          "count": {"type": "integer", "description": "On this page."}, "total": {"type": "integer", "description": "In the whole list."},
+          "followers": {"type": "array", "items": ref("Follow")}, "next_cursor": nullable("string")}}, headers=link),
+          "401": unauthorized, "404": problem("No such user (or one of you blocked the other)."), **common_errors}}},
   "/v1/me/notifications": {"get": {"summary": "Your notifications, newest first", "security": bearer, "parameters": [
       param("unread", {"type": "boolean"}, "Only unread ones."), limit, cursor],
       "responses": {"200": listing("notifications", {"type": "object", "required": ["id", "kind", "data", "created_at", "read_at"], "properties": {
-          "id": {"type": "string"}, "kind": {"enum": ["friend_request", "friend_accepted", "trip_invitation", "trip_answer", "share_viewed", "trip_reminder", "gem_hidden", "gem_restored"]},
+          "id": {"type": "string"}, "kind": {"enum": notification_kinds},
           "data": {"type": "object", "additionalProperties": {"type": "string"}}, "created_at": {"type": "string", "format": "date-time"}, "read_at": nullable("string")}}),
           "401": unauthorized, **common_errors}}},
   "/v1/me/notifications/read": {"post": {"summary": "Mark notifications read (all of them without ids)", "security": bearer,
@@ -661,6 +693,9 @@ place_props = {
   "imported_at": {"type": "string", "format": "date-time"}, "fetched_at": {"type": "string", "format": "date-time"},
 }
 schemas = {
+  "Follow": {"type": "object", "required": ["username", "followed_at"], "properties": {
+      "username": {"type": "string", "description": "The other account: whom you follow, or who follows."},
+      "followed_at": {"type": "string", "format": "date-time"}}},
   "Block": {"type": "object", "required": ["username", "blocked_at"], "properties": {
       "username": {"type": "string"}, "blocked_at": {"type": "string", "format": "date-time"}}},
   "Report": {"type": "object", "required": ["gem_id", "reason", "note", "reported_at"], "properties": {

@@ -239,7 +239,7 @@ struct Serve: AsyncParsableCommand, CheckedAfterParsing {
             configuration: .init(
                 services: [
                     .named("http", application),
-                    .named("reminders", PeriodicService.tripReminders(service)),
+                    .named("reminders", PeriodicService.planReminders(service)),
                     .named("webhooks", PeriodicService.webhookDeliveries(service)),
                     .named("housekeeping", PeriodicService.housekeeping(service)),
                 ],

@@ -17,7 +17,7 @@ extension GeoQueryService {
         groups.members.route(.get, "/v1/me", in: &table, bound: bound) { try await showMe($0, $1) }
         groups.members.route(.patch, "/v1/me", in: &table, bound: bound) { try await changeMe($0, $1) }
         groups.members.route(.delete, "/v1/me", in: &table, bound: bound) { try await deleteMe($0, $1) }
-        router.route(.get, "/v1/users/{username}", in: &table, bound: bound) { try await showUser($0, $1) }
+        groups.viewers.route(.get, "/v1/users/{username}", in: &table, bound: bound) { try await showUser($0, $1) }
         router.route(.get, "/v1/users", in: &table, bound: bound) { try await findUsers($0, $1) }
     }
 
@@ -78,7 +78,8 @@ extension GeoQueryService {
             try await JSONBody(
                 request, limit: 65_536,
                 allowed: [
-                    "display_name", "bio", "avatar_photo", "language", "home_location", "units", "settings", "email", "password",
+                    "display_name", "bio", "avatar_photo", "language", "home_location", "units", "notifications", "settings", "email",
+                    "password",
                     "current_password",
                 ]))
         var account: UserAccount
@@ -114,11 +115,10 @@ extension GeoQueryService {
     /// `GET /v1/users/{username}`.
     func showUser(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
         _ = try QueryParameters(request, allowed: [])
-        let name = try context.parameters.require("username").lowercased()
-        guard let account = try await requireUserData().user(named: name) else {
-            throw APIProblem(.notFound, "no user named '\(name)'")
-        }
-        return .json(Self.publicProfile(account))
+        let (account, following, followers) = try await requireFollowService().profile(
+            of: try context.parameters.require("username"), viewer: context.identity?.username)
+        guard case .object(let members) = Self.publicProfile(account) else { return .json(Self.publicProfile(account)) }
+        return .json(.object(members + [("following_count", .int(following)), ("followers_count", .int(followers))]))
     }
 
     /// `GET /v1/users`.
@@ -174,7 +174,7 @@ extension GeoQueryService {
     }
 
     /// The members of a profile's `settings`.
-    static let settingFields = ["language", "home_location", "units"]
+    static let settingFields = ["language", "home_location", "units", "notifications"]
 
     /// The profile with the body's changes (not the password).
     func updatedProfile(_ account: UserAccount, _ body: JSONBody) async throws -> UserAccount {
@@ -199,6 +199,7 @@ extension GeoQueryService {
             profile.units = value
         }
         if body.has("home_location") { profile.homeLocation = try body.coordinate("home_location") }
+        if body.has("notifications") { profile.notifications = try Self.notificationSettings(body, current: profile.notifications) }
         if let value = try text("avatar_photo", max: 100) {
             if let value {
                 guard let photo = try await requireUserData().photo(id: value), photo.owner == account.username else {
@@ -262,6 +263,7 @@ extension GeoQueryService {
                     .object([
                         ("language", .optional(profile.language)), ("home_location", home),
                         ("units", .optional(profile.units)),
+                        ("notifications", notificationSettingsJSON(profile.notifications)),
                     ])
                 ),
             ] + (photoStorage.map { [("photo_storage", $0)] } ?? []) + [

@@ -83,6 +83,10 @@ extension GeoQueryService {
         OrderedJSON.array(small.reports.map { Self.reportJSON($0, includeReporter: false) }).write(to: &json)
         json.key("blocks")
         OrderedJSON.array(small.blocks.map(Self.blockJSON)).write(to: &json)
+        let following = KeysetPages(
+            position: { FollowPosition(createdAt: $0.createdAt, username: $0.followee) },
+            next: { try await store.following(of: username, after: $0, limit: $1) })
+        try await UserExport.array("following", following, &json, &writer) { Self.followJSON($0.followee, $0).write(to: &$1) }
         for kind in [PlanKind.itinerary, .trip] {
             let plans = KeysetPages(
                 position: { PlanListPosition(startsAt: $0.startsAt, id: $0.id) },

@@ -117,6 +117,7 @@ public struct GeoQueryService: Sendable {
         addSessionRoutes(to: router, table: &table)
         addModerationRoutes(to: router, table: &table)
         addBlockRoutes(to: router, table: &table)
+        addFollowRoutes(to: router, table: &table)
         addGemRoutes(to: router, table: &table)
         addFavoriteRoutes(to: router, table: &table)
         addPhotoRoutes(to: router, table: &table)

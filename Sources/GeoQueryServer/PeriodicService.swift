@@ -7,7 +7,7 @@ import ServiceLifecycle
 public struct PeriodicService: Service {
     let interval: Duration
     let logger: Logger
-    /// What a failed round is logged as (`"trip reminders failed this round"`).
+    /// What a failed round is logged as (`"plan reminders failed this round"`).
     let failure: String
     let work: @Sendable () async throws -> Void
 
@@ -31,10 +31,10 @@ public struct PeriodicService: Service {
 }
 
 extension PeriodicService {
-    /// ``GeoQueryService/sendTripReminders(now:)`` every minute.
-    public static func tripReminders(_ service: GeoQueryService, every interval: Duration = .seconds(60)) -> PeriodicService {
-        PeriodicService(every: interval, logger: service.logger, failure: "trip reminders failed this round") {
-            try await service.sendTripReminders()
+    /// ``GeoQueryService/sendPlanReminders(now:)`` every minute.
+    public static func planReminders(_ service: GeoQueryService, every interval: Duration = .seconds(60)) -> PeriodicService {
+        PeriodicService(every: interval, logger: service.logger, failure: "plan reminders failed this round") {
+            try await service.sendPlanReminders()
         }
     }
 

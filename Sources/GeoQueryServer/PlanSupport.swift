@@ -193,12 +193,23 @@ extension GeoQueryService {
 
     /// Adds a notification (and sends it to the user's webhook, if any); a failure is logged,
     /// never fails the request that caused it.
-    func notify(_ username: String, _ kind: String, _ data: [String: String], id: String? = nil) async {
+    /// The person's settings decide: a kind they turned off is not made, and one they keep in
+    /// the app only is not sent to their webhook.
+    /// - Returns: whether it was made (false for an id the user already has, a kind turned
+    ///   off, or a failure).
+    @discardableResult
+    func notify(_ username: String, _ kind: String, _ data: [String: String], id: String? = nil) async -> Bool {
         let notification = UserNotification(id: id ?? "n_" + Self.newGemID(), username: username, kind: kind, data: data, createdAt: Date())
         do {
-            if try await requireUserData().addNotification(notification) { deliverWebhook(notification) }
+            let store = try requireUserData()
+            guard let account = try await store.user(named: username) else { return false }
+            let channels = account.profile.notifications?.channels(for: kind) ?? Set(NotificationSettings.Channel.allCases)
+            guard channels.contains(.inApp), try await store.addNotification(notification) else { return false }
+            if channels.contains(.webhook) { deliverWebhook(notification, to: account) }
+            return true
         } catch {
             logger.warning("could not notify \(username) of \(kind): \(error)")
+            return false
         }
     }
 
@@ -291,7 +302,7 @@ extension GeoQueryService {
 struct ServiceNotifier: Notifier {
     let service: GeoQueryService
 
-    func notify(_ username: String, kind: String, data: [String: String], id: String?) async {
+    func notify(_ username: String, kind: String, data: [String: String], id: String?) async -> Bool {
         await service.notify(username, kind, data, id: id)
     }
 }

@@ -204,39 +204,12 @@ extension GeoQueryService {
 
     // MARK: - Reminders
 
-    /// Notifies each trip's author and those who accepted, once, of trips that start within
-    /// the next 24 hours. The notification's id names the trip and its start, so running this
-    /// again — on this process after a restart, or on another process on the same database —
-    /// adds nothing; a trip moved to a new start gets a new reminder.
-    /// - Returns: how many notifications were added.
+    /// Reminds of the itineraries and trips that start within the next 24 hours (Trips'
+    /// `PlanReminders`): each once, however often this runs and on however many servers.
+    /// - Returns: how many reminders were made.
     @discardableResult
-    public func sendTripReminders(now: Date = Date()) async throws -> Int {
+    public func sendPlanReminders(now: Date = Date()) async throws -> Int {
         guard let store = userData else { return 0 }
-        var added = 0
-        var from = now
-        let until = now.addingTimeInterval(86_400)
-        while true {
-            let trips = try await store.plans(of: .trip, startingFrom: from, to: until, limit: 1_000)
-            for trip in trips {
-                let people = [trip.owner] + trip.members.filter { $0.answer == .accepted || $0.answer == .maybe }.map(\.username)
-                let title = (try? JSONDecoder().decode(TripDocument.self, from: trip.document).title) ?? ""
-                for person in people {
-                    let note = UserNotification(
-                        id: "reminder:\(trip.id):\(Int(trip.startsAt.timeIntervalSince1970))", username: person,
-                        kind: "trip_reminder",
-                        data: [
-                            "trip": trip.id, "title": title,
-                            "start": Timestamp.iso8601(trip.startsAt),
-                        ], createdAt: now)
-                    if try await store.addNotification(note) {
-                        added += 1
-                        deliverWebhook(note)
-                    }
-                }
-            }
-            guard trips.count == 1_000, let last = trips.last else { break }
-            from = last.startsAt.addingTimeInterval(0.001)
-        }
-        return added
+        return try await PlanReminders(store: store, notifier: ServiceNotifier(service: self)).send(now: now)
     }
 }

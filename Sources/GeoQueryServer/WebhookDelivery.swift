@@ -26,12 +26,13 @@ extension GeoQueryService {
             maximumAnswerBytes: 64 << 10)
     }
 
-    /// Queues the delivery of a notification to the user's webhook, if they have one, and
-    /// attempts it in the background.
-    func deliverWebhook(_ notification: UserNotification) {
-        guard configuration.webhookKey != nil, let store = userData else { return }
+    /// Queues the delivery of a notification to the webhook of `account`, if it has one, and
+    /// attempts it in the background; during the account's quiet hours the delivery waits in
+    /// the store until they end (when the periodic round takes it).
+    func deliverWebhook(_ notification: UserNotification, to account: UserAccount, now: Date = Date()) {
+        guard configuration.webhookKey != nil, let store = userData, account.profile.webhookURL != nil else { return }
+        let quietUntil = account.profile.notifications?.quietHours?.end(after: now)
         Task.detached { [self] in
-            guard let account = try? await store.user(named: notification.username), account.profile.webhookURL != nil else { return }
             var body = JSONWriter()
             OrderedJSON.object([
                 ("id", .string(notification.id)), ("username", .string(notification.username)), ("kind", .string(notification.kind)),
@@ -42,11 +43,13 @@ extension GeoQueryService {
                 notificationID: notification.id, username: notification.username,
                 body: String(decoding: body.bytes, as: UTF8.self), failedAttempts: 0)
             do {
-                try await store.queueDelivery(delivery, leaseUntil: Date().addingTimeInterval(Self.webhookDeliveryLease))
+                try await store.queueDelivery(delivery, leaseUntil: quietUntil ?? Date().addingTimeInterval(Self.webhookDeliveryLease))
             } catch {
                 logger.warning("webhook delivery of \(notification.id) not queued: \(error)")
                 return
             }
+            // Held until the quiet hours end: due then, for whichever server's round comes first.
+            guard quietUntil == nil else { return }
             await attemptDelivery(delivery, store: store)
         }
     }

@@ -17,7 +17,8 @@ public struct UserBlock: Sendable, Hashable {
 /// no friendship or request between them, and neither can ask the other to be a friend, invite
 /// them to a trip or add them to an itinerary. Deleting an account deletes its blocks both ways.
 public protocol BlockStore: Sendable {
-    /// Records the block and ends any friendship or request between the two, in one transaction.
+    /// Records the block and ends any friendship, request or follow between the two, in one
+    /// transaction.
     /// - Returns: true when `blocked` was not blocked by `blocker` before.
     func block(_ blocked: String, by blocker: String, at: Date) async throws -> Bool
     /// - Returns: false when there was no such block.

@@ -176,8 +176,8 @@ public struct UserNotification: Sendable, Hashable {
     /// reminder), so a second attempt, even after a restart, is a no-op.
     public var id: String
     public var username: String
-    /// `friend_request`, `friend_accepted`, `trip_invitation`, `trip_answer`, `share_viewed`, `trip_reminder`,
-    /// `gem_hidden`, `gem_restored`.
+    /// `friend_request`, `friend_accepted`, `new_follower`, `trip_invitation`, `trip_answer`,
+    /// `share_viewed`, `trip_reminder`, `itinerary_reminder`, `gem_hidden`, `gem_restored`.
     public var kind: String
     /// What it is about, by name (`from`, `plan`, `answer`…).
     public var data: [String: String]

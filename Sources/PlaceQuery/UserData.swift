@@ -37,6 +37,9 @@ public struct UserProfile: Sendable, Hashable, Codable {
     public var webhookURL: String?
     /// Names the current webhook registration; its signing secret is derived from it.
     public var webhookID: String?
+    /// Which notifications reach the person, over which channels, and their quiet hours (nil:
+    /// every kind over every channel, at any hour).
+    public var notifications: NotificationSettings?
 
     public init(
         displayName: String? = nil, bio: String? = nil, avatarPhoto: String? = nil, language: String? = nil,
@@ -363,7 +366,7 @@ public enum ByteCountText {
 
 /// Everything people make, in one store (one backend serves all of it).
 public typealias UserDataStore = GemStore & ViewerStore & FavoriteStore & PhotoStore & PlanStore & PopularityStore & ModerationStore & BlockStore
-    & IdempotencyStore
+    & FollowStore & IdempotencyStore
     & AttemptStore & WebhookDeliveryStore & RandomCityMemory
 
 /// A gem's version is its ``HiddenGem/updatedAt``: how every store checks and moves it.

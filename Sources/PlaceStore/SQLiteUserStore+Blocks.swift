@@ -12,6 +12,9 @@ extension SQLiteUserStore {
                 """
                 DELETE FROM friendships WHERE (requester = ?1 AND addressee = ?2) OR (requester = ?2 AND addressee = ?1)
                 """, [.text(blocker), .text(blocked)])
+            try connection.run(
+                "DELETE FROM follows WHERE (follower = ?1 AND followee = ?2) OR (follower = ?2 AND followee = ?1)",
+                [.text(blocker), .text(blocked)])
             return added
         }
     }

@@ -317,6 +317,7 @@ extension SQLiteUserStore {
             try connection.run("DELETE FROM random_city_memory WHERE username = ?1", [.text(username)])
             try connection.run("DELETE FROM gem_reports WHERE username = ?1", [.text(username)])
             try connection.run("DELETE FROM blocks WHERE blocker = ?1 OR blocked = ?1", [.text(username)])
+            try connection.run("DELETE FROM follows WHERE follower = ?1 OR followee = ?1", [.text(username)])
             try connection.run("DELETE FROM sessions WHERE username = ?1", [.text(username)])
             // Photos that others still show stay, counted against one of them from now on: a
             // later account of the same name neither pays for them nor finds them in its export.

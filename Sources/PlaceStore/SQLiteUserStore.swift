@@ -137,6 +137,12 @@ public final class SQLiteUserStore: UserDataStore, Sendable {
         ALTER TABLE photos ADD COLUMN width INTEGER;
         ALTER TABLE photos ADD COLUMN height INTEGER;
         """,
+        // 16: who follows whom; each side's list newest first is an index's range.
+        """
+        CREATE TABLE follows (follower TEXT NOT NULL, followee TEXT NOT NULL, created_at REAL NOT NULL, PRIMARY KEY (follower, followee));
+        CREATE INDEX follows_by_follower ON follows(follower, created_at DESC, followee);
+        CREATE INDEX follows_by_followee ON follows(followee, created_at DESC, follower);
+        """,
     ]
 
     /// Opens the file at `path`, creating it and migrating the user tables to the current

@@ -206,6 +206,13 @@ enum PostGISSchema {
         """
         ALTER TABLE photos ADD COLUMN IF NOT EXISTS width integer, ADD COLUMN IF NOT EXISTS height integer
         """,
+        // 19: who follows whom (the SQLite file's migration 16).
+        """
+        CREATE TABLE IF NOT EXISTS follows (follower text COLLATE "C" NOT NULL, followee text COLLATE "C" NOT NULL,
+                                            created_at double precision NOT NULL, PRIMARY KEY (follower, followee));
+        CREATE INDEX IF NOT EXISTS follows_by_follower ON follows (follower, created_at DESC, followee);
+        CREATE INDEX IF NOT EXISTS follows_by_followee ON follows (followee, created_at DESC, follower)
+        """,
     ]
 
     /// The integer key of a region code (a country's ISO 3166 alpha-2 code or a continent's

@@ -15,6 +15,10 @@ extension PostGISUserStore {
                 """
                 DELETE FROM friendships WHERE (requester = \(blocker) AND addressee = \(blocked)) OR (requester = \(blocked) AND addressee = \(blocker))
                 """)
+            try await connection.all(
+                """
+                DELETE FROM follows WHERE (follower = \(blocker) AND followee = \(blocked)) OR (follower = \(blocked) AND followee = \(blocker))
+                """)
             return added
         }
     }

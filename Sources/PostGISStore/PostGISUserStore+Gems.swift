@@ -133,6 +133,7 @@ extension PostGISUserStore {
             try await connection.all("DELETE FROM random_city_memory WHERE username = \(username)")
             try await connection.all("DELETE FROM gem_reports WHERE username = \(username)")
             try await connection.all("DELETE FROM blocks WHERE blocker = \(username) OR blocked = \(username)")
+            try await connection.all("DELETE FROM follows WHERE follower = \(username) OR followee = \(username)")
             try await connection.all("DELETE FROM sessions WHERE username = \(username)")
             // Photos that others still show stay, counted against one of them (see the SQLite store).
             let held = try await connection.all("SELECT id FROM photos WHERE owner = \(username)").map { try $0.decode(String.self) }

@@ -77,11 +77,7 @@ public struct FriendService: Sendable {
     /// - Throws: ``SocialError/noSuchUser(_:)`` otherwise, the same whether the account is
     ///   missing or blocked.
     public func existingUser(_ name: String, reachableBy asker: String) async throws -> String {
-        let folded = name.lowercased()
-        guard try await store.user(named: folded) != nil, try await !store.isBlocked(between: asker, and: folded) else {
-            throw SocialError.noSuchUser(name)
-        }
-        return folded
+        try await Reachability.user(name, reachableBy: asker, in: store)
     }
 
     // MARK: - Blocks
@@ -89,18 +85,13 @@ public struct FriendService: Sendable {
     /// The people `blocker` blocked, newest first, after the position `after` (a block's time
     /// and username, as ``ListPage/nextPosition`` gave it).
     public func blocks(by blocker: String, after: String?, limit: Int) async throws -> ListPage<UserBlock> {
-        let resume = try after.map { text -> (Double, String) in
-            let parts = text.split(separator: "_", maxSplits: 1)
-            guard parts.count == 2, let seconds = Double(parts[0]), seconds.isFinite else { throw SocialError.invalidCursor(text) }
-            return (seconds, String(parts[1]))
-        }
+        let resume = try after.map(TimeAndName.position)
         let listed = try await store.blocks(by: blocker)
         let matching = listed.filter { block in
-            guard let (seconds, name) = resume else { return true }
-            let time = block.createdAt.timeIntervalSince1970
-            return time < seconds || (time == seconds && block.blocked > name)
+            guard let resume else { return true }
+            return block.createdAt < resume.createdAt || (block.createdAt == resume.createdAt && block.blocked > resume.username)
         }
-        return ListPage(matching, limit: limit, total: listed.count) { "\($0.createdAt.timeIntervalSince1970)_\($0.blocked)" }
+        return ListPage(matching, limit: limit, total: listed.count) { TimeAndName.text($0.createdAt, $0.blocked) }
     }
 
     /// `blocker` blocks `name`, ending any friendship or request between them. Blocking

@@ -11,6 +11,9 @@ public enum SocialError: ClassifiedError, Equatable {
     case noFriendship(with: String)
     /// The asker has not blocked this user.
     case notBlocked(String)
+    case cannotFollowYourself
+    /// The asker does not follow this user.
+    case notFollowing(String)
     /// A paging position that no page of this list gave.
     case invalidCursor(String)
     /// A friendship state that is not one.
@@ -18,8 +21,8 @@ public enum SocialError: ClassifiedError, Equatable {
 
     public var kind: FailureKind {
         switch self {
-        case .noSuchUser, .noFriendship, .notBlocked: .notFound
-        case .cannotBefriendYourself, .cannotBlockYourself, .invalidCursor, .invalidState: .invalidInput
+        case .noSuchUser, .noFriendship, .notBlocked, .notFollowing: .notFound
+        case .cannotBefriendYourself, .cannotBlockYourself, .cannotFollowYourself, .invalidCursor, .invalidState: .invalidInput
         }
     }
 
@@ -30,6 +33,8 @@ public enum SocialError: ClassifiedError, Equatable {
         case .cannotBlockYourself: "you cannot block yourself"
         case .noFriendship(let other): "you have no friendship or request with '\(other.prefix(60))'"
         case .notBlocked(let name): "you have not blocked '\(name.prefix(60))'"
+        case .cannotFollowYourself: "you cannot follow yourself"
+        case .notFollowing(let name): "you do not follow '\(name.prefix(60))'"
         case .invalidCursor(let text): "cursor '\(text.prefix(60))' is invalid: pass next_cursor of the previous page"
         case .invalidState(let text):
             "state '\(text.prefix(60))' is invalid: use accepted, requested or incoming (or several, comma-separated)"

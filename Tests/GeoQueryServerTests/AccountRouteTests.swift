@@ -85,7 +85,7 @@ import FoundationNetworking
             let twice = try await client.send(.patch, "/v1/me", token: token, json: #"{"units":"metric","settings":{"units":"imperial"}}"#)
             #expect(twice.json["detail"] as? String == "units is given twice, at the top level and in settings: give it once")
             let stray = try await client.send(.patch, "/v1/me", token: token, json: #"{"settings":{"theme":"dark"}}"#)
-            #expect(stray.json["detail"] as? String == "unknown field 'settings.theme': the fields are language, home_location, units")
+            #expect(stray.json["detail"] as? String == "unknown field 'settings.theme': the fields are language, home_location, units, notifications")
             let profile = try await client.send(.get, "/v1/users/anna.b")
             #expect(profile.json["display_name"] as? String == "Anna" && profile.json["email"] == nil)
             #expect(try await client.send(.get, "/v1/users/nobody").status == .notFound)

@@ -35,6 +35,8 @@ import Testing
         "DELETE /v1/me/friends/{username}": "the caller's own side of a friendship",
         "PUT /v1/me/blocks/{username}": "the caller's own block list",
         "DELETE /v1/me/blocks/{username}": "the caller's own block list",
+        "PUT /v1/me/following/{username}": "the caller's own follows (FollowRouteTests: another's unfollow finds nothing)",
+        "DELETE /v1/me/following/{username}": "the caller's own follows (FollowRouteTests: another's unfollow finds nothing)",
         "POST /v1/me/notifications/read": "the caller's own notifications",
         "PUT /v1/me/webhook": "the caller's own webhook",
         "DELETE /v1/me/webhook": "the caller's own webhook",

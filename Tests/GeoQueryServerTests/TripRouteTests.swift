@@ -269,24 +269,56 @@ import Testing
         let fixture = try await AccountFixture()
         try await fixture.test { client in
             let ann = try await client.account("ann"), bob = try await client.account("bob"), cat = try await client.account("cat")
+            let dan = try await client.account("dan")
             let formatter = ISO8601DateFormatter()
             let soon = Date().addingTimeInterval(3 * 3_600), later = Date().addingTimeInterval(3 * 86_400)
             for start in [soon, later] {
                 let made = try await client.send(
                     .post, "/v1/trips", token: ann,
                     json: Self.trip(
-                        start: formatter.string(from: start), end: formatter.string(from: start.addingTimeInterval(3_600)), invitees: ["bob", "cat"]))
+                        start: formatter.string(from: start), end: formatter.string(from: start.addingTimeInterval(3_600)),
+                        invitees: ["bob", "cat", "dan"]))
                 _ = try await client.send(.put, "/v1/trips/\(made.json["id"] as? String ?? "")/rsvp", token: bob, json: #"{"answer":"accepted"}"#)
+                _ = try await client.send(.put, "/v1/trips/\(made.json["id"] as? String ?? "")/rsvp", token: dan, json: #"{"answer":"declined"}"#)
             }
-            #expect(try await fixture.service.sendTripReminders() == 2, "the author and bob, for the trip within 24 hours")
+            #expect(
+                try await fixture.service.sendPlanReminders() == 3,
+                "the author, bob who accepted and cat yet to answer (not dan, who declined), for the trip within 24 hours")
             // A restart: a new service on the same store.
             let restarted = GeoQueryService(
                 index: fixture.service.index, userData: fixture.store,
                 configuration: fixture.service.configuration, logger: fixture.service.logger)
-            #expect(try await restarted.sendTripReminders() == 0)
-            for (token, count) in [(ann, 1), (bob, 1), (cat, 0)] {
+            #expect(try await restarted.sendPlanReminders() == 0)
+            for (token, count) in [(ann, 1), (bob, 1), (cat, 1), (dan, 0)] {
                 let notes = try await client.send(.get, "/v1/me/notifications", token: token)
                 #expect(((notes.json["notifications"] as? [[String: Any]]) ?? []).filter { $0["kind"] as? String == "trip_reminder" }.count == count)
+            }
+        }
+    }
+
+    /// An itinerary reminds its owner and collaborators 24 hours before midnight of its first
+    /// day in its own time zone (Paris: 22:00 UTC the evening before, in April).
+    @Test func itinerariesRemindBeforeTheirFirstDayInTheirTimeZone() async throws {
+        let fixture = try await AccountFixture()
+        try await fixture.test { client in
+            let ann = try await client.account("ann"), bob = try await client.account("bob"), cat = try await client.account("cat")
+            let made = try await client.send(.post, "/v1/itineraries", token: ann, json: PlanRouteTests.itinerary)
+            let id = try #require(made.json["id"] as? String, "\(made.text)")
+            #expect(try await client.send(.put, "/v1/itineraries/\(id)/collaborators/bob", token: ann, json: #"{"role":"editor"}"#).status.code < 300)
+            let utc = ISO8601DateFormatter()
+            // 2027-04-10 00:00 in Paris is 2027-04-09 22:00 UTC.
+            #expect(try await fixture.service.sendPlanReminders(now: try #require(utc.date(from: "2027-04-08T21:59:00Z"))) == 0, "25 h before")
+            #expect(try await fixture.service.sendPlanReminders(now: try #require(utc.date(from: "2027-04-08T22:01:00Z"))) == 2, "ann and bob")
+            #expect(try await fixture.service.sendPlanReminders(now: try #require(utc.date(from: "2027-04-09T12:00:00Z"))) == 0, "once")
+            for (token, count) in [(ann, 1), (bob, 1), (cat, 0)] {
+                let notes = try await client.send(.get, "/v1/me/notifications", token: token)
+                let reminders = ((notes.json["notifications"] as? [[String: Any]]) ?? []).filter { $0["kind"] as? String == "itinerary_reminder" }
+                #expect(reminders.count == count, "\(notes.text)")
+                if let data = reminders.first?["data"] as? [String: Any] {
+                    #expect(
+                        data["itinerary"] as? String == id && data["title"] as? String == "Paris in spring"
+                            && data["start"] as? String == "2027-04-09T22:00:00Z")
+                }
             }
         }
     }

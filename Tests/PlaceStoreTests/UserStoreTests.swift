@@ -180,6 +180,8 @@ import Testing
 
     @Test func conformsToThePlanStoreSuite() async throws { try await Self.conforms(PlanStoreConformance.check) }
 
+    @Test func conformsToTheFollowSuite() async throws { try await Self.conforms(FollowConformance.check) }
+
     @Test func conformsToThePhotoAndSessionSuite() async throws { try await Self.conforms(PhotoAndSessionConformance.check) }
 
     @Test func conformsToThePhotoOwnershipSuite() async throws { try await Self.conforms(PhotoOwnershipConformance.check) }

@@ -22,6 +22,8 @@ struct PostGISPlanStoreTests {
 
     @Test func conformsToThePlanStoreSuite() async throws { try await Self.conforms("plans", PlanStoreConformance.check) }
 
+    @Test func conformsToTheFollowSuite() async throws { try await Self.conforms("follows", FollowConformance.check) }
+
     @Test func conformsToThePhotoAndSessionSuite() async throws { try await Self.conforms("storage", PhotoAndSessionConformance.check) }
 
     @Test func conformsToThePhotoOwnershipSuite() async throws { try await Self.conforms("photo_owners", PhotoOwnershipConformance.check) }

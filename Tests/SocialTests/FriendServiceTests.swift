@@ -14,10 +14,11 @@ import Testing
         private let lock = NSLock()
         private var sent: [(username: String, kind: String, data: [String: String], id: String?)] = []
 
-        func notify(_ username: String, kind: String, data: [String: String], id: String?) async {
+        func notify(_ username: String, kind: String, data: [String: String], id: String?) async -> Bool {
             lock.withLock {
-                guard id == nil || !sent.contains(where: { $0.id == id }) else { return }
+                guard id == nil || !sent.contains(where: { $0.id == id }) else { return false }
                 sent.append((username, kind, data, id))
+                return true
             }
         }
 
@@ -134,5 +135,24 @@ import Testing
             zip(blocks, blocks.dropFirst()).allSatisfy { $0.createdAt > $1.createdAt || ($0.createdAt == $1.createdAt && $0.blocked < $1.blocked) },
             "newest first")
         await #expect(throws: SocialError.invalidCursor("garbage")) { try await setup.friends.blocks(by: "ann", after: "garbage", limit: 2) }
+    }
+
+    @Test func aFollowTellsTheFollowedOnceAndABlockEndsIt() async throws {
+        let setup = try await Setup(users: ["ann", "bob"])
+        defer { setup.remove() }
+        let follows = FollowService(store: setup.store, notifier: setup.inbox)
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        #expect(try await follows.follow("BOB", by: "ann", at: now).isNew)
+        try await follows.unfollow("bob", by: "ann")
+        #expect(try await follows.follow("bob", by: "ann", at: now.addingTimeInterval(1)).isNew)
+        #expect(setup.inbox.kinds == ["bob new_follower from ann"])
+        await #expect(throws: SocialError.cannotFollowYourself) { try await follows.follow("ann", by: "ann", at: now) }
+        let page = try await follows.followers(of: "bob", viewer: nil, after: nil, limit: 5)
+        #expect(page.items.map(\.follower) == ["ann"] && page.total == 1 && page.nextPosition == nil)
+        _ = try await setup.friends.block("ann", by: "bob", at: now)
+        #expect(try await follows.following(of: "ann", after: nil, limit: 5).total == 0)
+        await #expect(throws: SocialError.noSuchUser("bob")) { try await follows.follow("bob", by: "ann", at: now) }
+        await #expect(throws: SocialError.noSuchUser("bob")) { try await follows.followers(of: "bob", viewer: "ann", after: nil, limit: 5) }
+        await #expect(throws: SocialError.notFollowing("bob")) { try await follows.unfollow("bob", by: "ann") }
     }
 }
