@@ -89,33 +89,23 @@ extension GeoQueryService {
 
     /// `GET /v1/me/notifications`.
     func listNotifications(_ request: Request, _ context: SignedInRequestContext) async throws -> Response {
-        let user = context.user
         let parameters = try QueryParameters(request, allowed: ["unread", "limit", "cursor"])
-        let limit = try pageLimit(parameters)
         let unread: Bool
         switch try parameters.single("unread") {
         case nil, "false": unread = false
         case "true": unread = true
         case let other?: throw APIProblem.badRequest("unread '\(other.prefix(20))' is invalid: use true or false")
         }
-        let found = try await requireUserData().notifications(
-            of: user.username, unreadOnly: unread,
-            after: try ListCursor.position(request, parameters), limit: limit + 1)
-        let page = Array(found.prefix(limit))
-        return .json(
-            .object([
-                ("count", .int(page.count)),
-                ("notifications", .array(page.map(Self.notificationJSON))),
-                ("next_cursor", .optional(found.count > limit ? page.last.map { ListCursor.encode($0.id, for: request) } : nil)),
-            ]))
+        let page = try await NotificationService(store: try requireUserData()).notifications(
+            of: context.user.username, unreadOnly: unread, after: try ListCursor.position(request, parameters), limit: try pageLimit(parameters))
+        return Self.listResponse("notifications", page, request: request, item: Self.notificationJSON)
     }
 
     /// `POST /v1/me/notifications/read`.
     func markNotificationsRead(_ request: Request, _ context: SignedInRequestContext) async throws -> Response {
-        let user = context.user
         let body = try await JSONBody(request, limit: 65_536, allowed: ["ids"])
-        let ids = try body.strings("ids", maxCount: 500, maxLength: 200)
-        let changed = try await requireUserData().markNotificationsRead(of: user.username, ids: ids, at: Date())
+        let changed = try await NotificationService(store: try requireUserData()).markRead(
+            of: context.user.username, ids: try body.strings("ids", maxCount: 500, maxLength: 200), at: Date())
         return .json(.object([("marked_read", .int(changed))]))
     }
 

@@ -306,7 +306,7 @@ public protocol FriendStore: Sendable {
 
 /// Itineraries and trips with their members, share links, availability and albums; and the
 /// notifications of every user.
-public protocol PlanStore: FriendStore {
+public protocol PlanStore: FriendStore, NotificationStore {
     func createPlan(_ plan: PlanRecord) async throws
     func plan(id: String) async throws -> PlanRecord?
     /// Replaces a plan (members too) when its stored revision is `expectedRevision`; the
@@ -347,7 +347,10 @@ public protocol PlanStore: FriendStore {
     func removeAlbumPhoto(_ photoID: String, from planID: String) async throws -> [String]?
     /// The album, oldest first.
     func album(of planID: String) async throws -> [AlbumPhoto]
+}
 
+/// What people are told: kept per account, newest first, read or not.
+public protocol NotificationStore: Sendable {
     /// Adds a notification. - Returns: false when the user already has one with its id.
     @discardableResult
     func addNotification(_ notification: UserNotification) async throws -> Bool
