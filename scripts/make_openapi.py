@@ -426,8 +426,8 @@ not_yours = problem("You may see it but not do this (only its owner, or its edit
 unseen = problem("No such plan you may see.")
 too_large = problem("The body is too large.")
 def plan_ok(schema, description="OK"): return json_body(schema, description, headers=etag)
-def listing(key, item): return json_body({"type": "object", "required": ["count", key, "next_cursor"], "properties": {
-    "count": {"type": "integer"}, key: {"type": "array", "items": item}, "next_cursor": nullable("string")}})
+def listing(key, item, headers=None): return json_body({"type": "object", "required": ["count", key, "next_cursor"], "properties": {
+    "count": {"type": "integer"}, key: {"type": "array", "items": item}, "next_cursor": nullable("string")}}, headers=headers)
 when = param("when", {"type": "string", "enum": ["upcoming", "past", "all"]}, "upcoming: not yet ended, earliest first; past: ended, latest first; all (default): by start.")
 if_match = {"name": "If-Match", "in": "header", "required": False, "schema": {"type": "string"}, "description": "The revision you read, quoted: a change made since is refused with 412."}
 changed = {"409": problem("Others kept changing it at the same moment: try again."), "412": problem("It changed since the revision in If-Match: read it again.")}
@@ -497,7 +497,7 @@ paths.update({
           "401": unauthorized, "404": problem("No such user (or one of you blocked the other)."), **common_errors}}},
   "/v1/me/notifications": {"get": {"summary": "Your notifications, newest first", "security": bearer, "parameters": [
       param("unread", {"type": "boolean"}, "Only unread ones."), limit, cursor],
-      "responses": {"200": listing("notifications", {"type": "object", "required": ["id", "kind", "data", "created_at", "read_at"], "properties": {
+      "responses": {"200": listing("notifications", headers=link, item={"type": "object", "required": ["id", "kind", "data", "created_at", "read_at"], "properties": {
           "id": {"type": "string"}, "kind": {"enum": notification_kinds},
           "data": {"type": "object", "additionalProperties": {"type": "string"}}, "created_at": {"type": "string", "format": "date-time"}, "read_at": nullable("string")}}),
           "401": unauthorized, **common_errors}}},
