@@ -304,9 +304,15 @@ public protocol FriendStore: Sendable {
     func areFriends(_ username: String, _ other: String) async throws -> Bool
 }
 
+/// When plans start: what reminders read.
+public protocol PlanSchedule: Sendable {
+    /// Plans of `kind` starting in `[from, to)`, earliest first (for reminders).
+    func plans(of kind: PlanKind, startingFrom from: Date, to: Date, limit: Int) async throws -> [PlanRecord]
+}
+
 /// Itineraries and trips with their members, share links, availability and albums; and the
 /// notifications of every user.
-public protocol PlanStore: FriendStore, NotificationStore {
+public protocol PlanStore: FriendStore, NotificationStore, PlanSchedule {
     func createPlan(_ plan: PlanRecord) async throws
     func plan(id: String) async throws -> PlanRecord?
     /// Replaces a plan (members too) when its stored revision is `expectedRevision`; the
@@ -322,8 +328,6 @@ public protocol PlanStore: FriendStore, NotificationStore {
         of kind: PlanKind, involving username: String, window: PlanWindow, after: PlanListPosition?,
         limit: Int
     ) async throws -> [PlanRecord]
-    /// Plans of `kind` starting in `[from, to)`, earliest first (for reminders).
-    func plans(of kind: PlanKind, startingFrom from: Date, to: Date, limit: Int) async throws -> [PlanRecord]
 
     func createShare(_ link: ShareLink) async throws
     /// The plan's links, newest first, revoked ones included.

@@ -9,10 +9,10 @@ import PlaceQuery
 /// another server on the same database — makes nothing new, and a plan moved to a new start
 /// reminds again. An itinerary starts at midnight of its first day in its own time zone.
 public struct PlanReminders: Sendable {
-    let store: any PlanStore
+    let store: any PlanSchedule
     let notifier: any Notifier
 
-    public init(store: any PlanStore, notifier: any Notifier) {
+    public init(store: any PlanSchedule, notifier: any Notifier) {
         self.store = store
         self.notifier = notifier
     }
