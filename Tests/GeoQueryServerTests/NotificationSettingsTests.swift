@@ -11,11 +11,7 @@ import Testing
 /// to the webhook, and during quiet hours a delivery waits for their end.
 extension WebhookTests {
     @Test func settingsChooseTheKindsTheChannelsAndTheQuietHours() async throws {
-        let received = Received()
-        let receiver = try await LoopbackServer.start { request in
-            _ = received.add(request)
-            return .json("{}")
-        }
+        let (received, receiver) = try await Self.acceptingReceiver()
         let fixture = try await AccountFixture { configuration in
             configuration.webhookKey = WebhookSigner.makeKey()
             configuration.webhooksMayReachPrivateAddresses = true

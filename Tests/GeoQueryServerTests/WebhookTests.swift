@@ -26,6 +26,16 @@ import Testing
         var all: [LoopbackServer.Request] { lock.withLock { requests } }
     }
 
+    /// A webhook receiver on loopback that answers every delivery 200, and what it received.
+    static func acceptingReceiver() async throws -> (Received, LoopbackServer) {
+        let received = Received()
+        let receiver = try await LoopbackServer.start { request in
+            _ = received.add(request)
+            return .json("{}")
+        }
+        return (received, receiver)
+    }
+
     @Test func aNotificationIsDeliveredSignedAndRetried() async throws {
         let received = Received()
         // The first delivery fails; the retry succeeds.
@@ -75,11 +85,7 @@ import Testing
     /// with the user's secret; a delivery to a user who has no webhook any more is dropped;
     /// nothing is left in the store afterwards.
     @Test func deliveriesAStoppedServerLeftAreMadeOnceByTheNextServers() async throws {
-        let received = Received()
-        let receiver = try await LoopbackServer.start { request in
-            _ = received.add(request)
-            return .json("{}")
-        }
+        let (received, receiver) = try await Self.acceptingReceiver()
         let fixture = try await AccountFixture { configuration in
             configuration.webhookKey = WebhookSigner.makeKey()
             configuration.webhooksMayReachPrivateAddresses = true

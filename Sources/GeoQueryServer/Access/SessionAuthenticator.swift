@@ -9,24 +9,32 @@ public struct SignedIn: Sendable {
     public var account: UserAccount
     public var session: SessionRecord
     /// The usernames of the account's accepted friends, whose friends-only gems it may see;
-    /// empty on a service without a user store.
+    /// read on the routes whose answers depend on who asks (``RouteGroups/viewers``), empty
+    /// on the others.
     public var friends: [String]
     public var username: String { account.username }
 }
 
 /// Reads the bearer token of `Authorization` into ``ServiceRequestContext/identity``: the
-/// session, its account and the account's friends in one read of the store
-/// (``ViewerStore/sessionWithAccountAndFriends(tokenHash:)``). A request without the header
+/// session and its account, with the account's friends in the same read where the routes
+/// need them (`ViewerStore.sessionWithAccountAndFriends(tokenHash:)`). A request without the header
 /// goes on anonymous; a token that is sent but unknown or ended is 401, never silently
 /// anonymous; another scheme is 401.
 struct SessionAuthenticator: AuthenticatorMiddleware {
     typealias Context = ServiceRequestContext
 
     let service: GeoQueryService
+    /// Whether the routes read the account's friends (what a query shows depends on them);
+    /// a signed-in account's own routes do not, and their read is one join shorter.
+    let readsFriends: Bool
 
     func authenticate(request: Request, context: Context) async throws -> SignedIn? {
         guard let token = try Self.bearerToken(request) else { return nil }
         let accounts = try service.requireAccounts()
+        guard readsFriends else {
+            let (account, session) = try await accounts.authenticate(token: token)
+            return SignedIn(account: account, session: session, friends: [])
+        }
         let store = try service.requireUserData()
         let (account, session, friends) = try await accounts.authenticate(token: token) { hash in
             try await store.sessionWithAccountAndFriends(tokenHash: hash).map { ($0.session, $0.account, $0.friends) }
@@ -102,11 +110,12 @@ struct ModeratorsOnlyMiddleware: RouterMiddleware {
 extension GeoQueryService {
     /// The groups a capability's routes are added to.
     func routeGroups(_ router: Router<ServiceRequestContext>) -> RouteGroups {
-        let viewers = router.group().add(middleware: SessionAuthenticator(service: self))
-        let members = viewers.group(context: SignedInRequestContext.self).add(middleware: IdempotencyMiddleware(service: self))
-        let creators = viewers.group(context: SignedInRequestContext.self).add(middleware: IdempotencyMiddleware(service: self))
+        let viewers = router.group().add(middleware: SessionAuthenticator(service: self, readsFriends: true))
+        let signedIn = router.group().add(middleware: SessionAuthenticator(service: self, readsFriends: false))
+        let members = signedIn.group(context: SignedInRequestContext.self).add(middleware: IdempotencyMiddleware(service: self))
+        let creators = signedIn.group(context: SignedInRequestContext.self).add(middleware: IdempotencyMiddleware(service: self))
             .add(middleware: CreationBudgetMiddleware(limiter: creationLimiter))
-        let moderators = viewers.group(context: SignedInRequestContext.self).add(middleware: ModeratorsOnlyMiddleware(roster: moderatorRoster))
+        let moderators = signedIn.group(context: SignedInRequestContext.self).add(middleware: ModeratorsOnlyMiddleware(roster: moderatorRoster))
             .add(middleware: IdempotencyMiddleware(service: self))
         return RouteGroups(anyone: router, viewers: viewers, members: members, creators: creators, moderators: moderators)
     }
